@@ -1,0 +1,1 @@
+ALTER TABLE produto_estoque ADD COLUMN categoria VARCHAR(30);

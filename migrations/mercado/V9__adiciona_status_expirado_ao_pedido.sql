@@ -1,0 +1,3 @@
+ALTER TABLE pedido DROP CONSTRAINT ck_pedido_status;
+ALTER TABLE pedido ADD CONSTRAINT ck_pedido_status
+    CHECK (status IN ('AGUARDANDO_PAGAMENTO', 'PAGO', 'CANCELADO', 'EXPIRADO'));

@@ -1,0 +1,124 @@
+//! The command line: one executable, a subcommand per role (SPEC §1). clap types only; each role's
+//! work lives in its own module and `main` dispatches.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::config::{LogFormat, Servico};
+
+/// Girô: a virtual market whose stock restocks itself.
+///
+/// Two services, mercado (the storefront) and estoque (the warehouse), each with its own
+/// PostgreSQL database, agree through a transactional outbox, a publisher that delivers it over
+/// HTTP and an idempotent inbox. One executable runs every role.
+#[derive(Debug, Parser)]
+#[command(name = "giro", version, propagate_version = true)]
+pub struct Cli {
+    /// TOML configuration file (default: config/giro.toml in the working directory, when present).
+    #[arg(long, global = true, env = "GIRO_CONFIG", value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// Log format: human-readable lines or one JSON object per line.
+    #[arg(long, global = true, value_enum, value_name = "FORMAT")]
+    pub log_format: Option<LogFormat>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Apply the embedded migrations to a database (running it twice changes nothing).
+    Migrate(MigrateArgs),
+    /// The storefront service: catalogue, checkout with reservations, payment, restock requests.
+    Mercado {
+        #[command(subcommand)]
+        command: ServeCommand,
+    },
+    /// The warehouse service: lots (FEFO), restock shipments, pent-up demand, the dashboard API.
+    Estoque {
+        #[command(subcommand)]
+        command: ServeCommand,
+    },
+    /// An outbox publisher as its own process; any number may compete over one outbox (SKIP LOCKED).
+    Publisher(PublisherArgs),
+    /// Print the effective configuration (secrets masked) and where each value came from.
+    Config,
+}
+
+#[derive(Debug, Args)]
+pub struct MigrateArgs {
+    /// Which database to migrate.
+    #[arg(long, value_enum)]
+    pub db: DbAlvo,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DbAlvo {
+    Mercado,
+    Estoque,
+    All,
+}
+
+impl DbAlvo {
+    pub fn servicos(self) -> Vec<Servico> {
+        match self {
+            DbAlvo::Mercado => vec![Servico::Mercado],
+            DbAlvo::Estoque => vec![Servico::Estoque],
+            DbAlvo::All => vec![Servico::Mercado, Servico::Estoque],
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ServeCommand {
+    /// Serve the HTTP API (and, unless disabled, a publisher for this service's outbox).
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Port to listen on (default: MERCADO_PORTA / ESTOQUE_PORTA, 18080 / 18081).
+    #[arg(long, value_name = "PORT")]
+    pub porta: Option<u16>,
+
+    /// Do not run the embedded publisher; separate `giro publisher` processes relay the outbox.
+    #[arg(long)]
+    pub sem_publicador: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PublisherArgs {
+    /// Relay only this service's outbox (default: both).
+    #[arg(long, value_enum)]
+    pub db: Option<Servico>,
+
+    /// Events claimed per round (outbox.lote).
+    #[arg(long, value_name = "N")]
+    pub lote: Option<usize>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn verify_cli() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_spec_examples_parse() {
+        for args in [
+            &["giro", "mercado", "serve"][..],
+            &["giro", "publisher", "--lote", "100"],
+            &["giro", "migrate", "--db", "estoque"],
+            &["giro", "estoque", "serve", "--porta", "9000", "--sem-publicador"],
+            &["giro", "publisher", "--db", "mercado"],
+        ] {
+            assert!(Cli::try_parse_from(args).is_ok(), "{args:?}");
+        }
+    }
+}

@@ -1,0 +1,373 @@
+//! Configuration: resolved once at start into a typed, validated [`Config`].
+//!
+//! Layers (SPEC §1), lowest first: built-in defaults < TOML file < `.env` < environment < flags
+//! (see [`layers`]). Values are parsed here with messages that name the key and where it came
+//! from. Secrets are [`Secret`]s: redacted in `Debug`, compared in constant time. A secret that is
+//! present but too short is an error at load; a missing one is an error only for a role that needs
+//! it ([`Config::token_servico`], [`Config::operador`]), so `giro migrate` runs without tokens.
+//! Every configuration error ends the process with exit code 2.
+
+pub mod duration;
+pub mod keys;
+pub mod layers;
+pub mod secret;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+pub use layers::{Layers, Origin, Sources};
+pub use secret::Secret;
+
+/// A configuration problem; the message names the variable or key and says how to fix it.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
+
+/// The two services; each has its own database, port, token and events endpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
+pub enum Servico {
+    Mercado,
+    Estoque,
+}
+
+impl Servico {
+    pub fn nome(self) -> &'static str {
+        match self {
+            Servico::Mercado => "mercado",
+            Servico::Estoque => "estoque",
+        }
+    }
+
+    /// The peer that receives this service's events.
+    pub fn par(self) -> Servico {
+        match self {
+            Servico::Mercado => Servico::Estoque,
+            Servico::Estoque => Servico::Mercado,
+        }
+    }
+}
+
+impl fmt::Display for Servico {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.nome())
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Human,
+    Json,
+}
+
+/// How to reach one database. `Debug` shows host, port, database and user, never the password.
+#[derive(Clone)]
+pub struct DbConfig {
+    pub pg: tokio_postgres::Config,
+}
+
+impl fmt::Debug for DbConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let hosts: Vec<String> = self
+            .pg
+            .get_hosts()
+            .iter()
+            .map(|h| match h {
+                tokio_postgres::config::Host::Tcp(s) => s.clone(),
+                tokio_postgres::config::Host::Unix(p) => p.display().to_string(),
+            })
+            .collect();
+        f.debug_struct("DbConfig")
+            .field("hosts", &hosts)
+            .field("ports", &self.pg.get_ports())
+            .field("dbname", &self.pg.get_dbname())
+            .field("user", &self.pg.get_user())
+            .field("password", &self.pg.get_password().map(|_| "***"))
+            .finish()
+    }
+}
+
+/// One service's own settings.
+#[derive(Clone, Debug)]
+pub struct ServicoConfig {
+    pub db: DbConfig,
+    pub porta: u16,
+    /// Base URL where this service receives events (`POST {url}/eventos`); its peer's publisher sends there.
+    pub eventos_url: String,
+    /// This service's own token: incoming service calls must present it; callers send it.
+    pub token_servico: Option<Secret>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Operador {
+    pub usuario: String,
+    pub senha: Secret,
+}
+
+#[derive(Clone, Debug)]
+pub struct OutboxConfig {
+    pub intervalo: Duration,
+    pub lote: usize,
+    pub timeout: Duration,
+    pub backoff_maximo: Duration,
+    pub max_tentativas: i32,
+    pub publicador_embutido: bool,
+    pub visibilidade: Duration,
+    pub concorrencia: usize,
+    pub lote_max: usize,
+    pub notify: bool,
+    pub retencao: Duration,
+}
+
+#[derive(Clone, Debug)]
+pub struct ReservaConfig {
+    pub ttl: Duration,
+    pub intervalo_expiracao: Duration,
+    pub lote_expiracao: i64,
+    pub expiracao_habilitada: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct TagsConfig {
+    pub worker_url: String,
+    pub worker_token: Option<Secret>,
+    pub timeout: Duration,
+    pub reclassificacao_habilitada: bool,
+    pub intervalo_reclassificacao: Duration,
+    pub lote_reclassificacao: i64,
+}
+
+#[derive(Clone, Debug)]
+pub struct WebConfig {
+    pub porta_vitrine: u16,
+    pub porta_painel: u16,
+    pub dir_vitrine: Option<PathBuf>,
+    pub dir_painel: Option<PathBuf>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub mercado: ServicoConfig,
+    pub estoque: ServicoConfig,
+    /// estoque base URL for mercado's synchronous product lookup (SPEC §3.10).
+    pub estoque_url: String,
+    pub estoque_timeout: Duration,
+    operador_usuario: Option<String>,
+    operador_senha: Option<Secret>,
+    pub db_pool_max: usize,
+    pub db_timeout: Duration,
+    pub endereco: std::net::IpAddr,
+    pub prazo_desligamento: Duration,
+    pub log_format: LogFormat,
+    pub outbox: OutboxConfig,
+    pub inbox_retencao: Duration,
+    pub reserva: ReservaConfig,
+    pub tags: TagsConfig,
+    pub web: WebConfig,
+}
+
+const GENERATE: &str = "generate one with `openssl rand -hex 32`";
+
+impl Config {
+    /// Reads every source and resolves the configuration.
+    pub fn load(src: &Sources) -> Result<Config, ConfigError> {
+        Config::from_layers(&Layers::resolve(src)?)
+    }
+
+    pub fn from_layers(l: &Layers) -> Result<Config, ConfigError> {
+        let r = Reader(l);
+        let servico = |s: Servico| -> Result<ServicoConfig, ConfigError> {
+            let n = s.nome();
+            Ok(ServicoConfig {
+                db: r.db(n)?,
+                porta: r.parse(&format!("{n}.porta"))?,
+                eventos_url: r.url(&format!("{n}.eventos-url"))?,
+                token_servico: r.secret(&format!("{n}.token-servico"), 32, true)?,
+            })
+        };
+        Ok(Config {
+            mercado: servico(Servico::Mercado)?,
+            estoque: servico(Servico::Estoque)?,
+            estoque_url: r.url("estoque.url")?,
+            estoque_timeout: r.duration("estoque.timeout")?,
+            operador_usuario: r.opt_string("operador.usuario"),
+            operador_senha: r.secret("operador.senha", 8, false)?,
+            db_pool_max: r.positive("db.pool-max")?,
+            db_timeout: r.duration("db.timeout")?,
+            endereco: r.parse("http.endereco")?,
+            prazo_desligamento: r.duration("http.prazo-desligamento")?,
+            log_format: r.choice("log.formato")?,
+            outbox: OutboxConfig {
+                intervalo: r.duration("outbox.intervalo")?,
+                lote: r.positive("outbox.lote")?,
+                timeout: r.duration("outbox.timeout")?,
+                backoff_maximo: r.duration("outbox.backoff-maximo")?,
+                max_tentativas: r.positive::<i32>("outbox.max-tentativas")?,
+                publicador_embutido: r.parse("outbox.publicador-embutido")?,
+                visibilidade: r.duration("outbox.visibilidade")?,
+                concorrencia: r.positive("outbox.concorrencia")?,
+                lote_max: r.positive("outbox.lote-max")?,
+                notify: r.parse("outbox.notify")?,
+                retencao: r.duration("outbox.retencao")?,
+            },
+            inbox_retencao: r.duration("inbox.retencao")?,
+            reserva: ReservaConfig {
+                ttl: r.duration("reserva.ttl")?,
+                intervalo_expiracao: r.duration("reserva.intervalo-expiracao")?,
+                lote_expiracao: r.positive("reserva.lote-expiracao")?,
+                expiracao_habilitada: r.parse("reserva.expiracao-habilitada")?,
+            },
+            tags: TagsConfig {
+                worker_url: r.url("tags.worker-url")?,
+                worker_token: r.secret("tags.worker-token", 16, false)?,
+                timeout: r.duration("tags.timeout")?,
+                reclassificacao_habilitada: r.parse("tags.reclassificacao-habilitada")?,
+                intervalo_reclassificacao: r.duration("tags.intervalo-reclassificacao")?,
+                lote_reclassificacao: r.positive("tags.lote-reclassificacao")?,
+            },
+            web: WebConfig {
+                porta_vitrine: r.parse("web.porta-vitrine")?,
+                porta_painel: r.parse("web.porta-painel")?,
+                dir_vitrine: r.opt_string("web.dir-vitrine").map(PathBuf::from),
+                dir_painel: r.opt_string("web.dir-painel").map(PathBuf::from),
+            },
+        })
+    }
+
+    pub fn servico(&self, s: Servico) -> &ServicoConfig {
+        match s {
+            Servico::Mercado => &self.mercado,
+            Servico::Estoque => &self.estoque,
+        }
+    }
+
+    /// The service token of `s`, required by the roles that receive or send with it.
+    pub fn token_servico(&self, s: Servico) -> Result<&Secret, ConfigError> {
+        let var = match s {
+            Servico::Mercado => "MERCADO_TOKEN_SERVICO",
+            Servico::Estoque => "ESTOQUE_TOKEN_SERVICO",
+        };
+        self.servico(s).token_servico.as_ref().ok_or_else(|| {
+            ConfigError(format!(
+                "{var} is not set: the {s} service token (at least 32 characters) is required; {GENERATE}"
+            ))
+        })
+    }
+
+    /// The operator login, required by both services.
+    pub fn operador(&self) -> Result<Operador, ConfigError> {
+        let usuario = self.operador_usuario.clone().ok_or_else(|| {
+            ConfigError("OPERADOR_USUARIO is not set: the operator login is required".into())
+        })?;
+        let senha = self.operador_senha.clone().ok_or_else(|| {
+            ConfigError(format!(
+                "OPERADOR_SENHA is not set: the operator password (at least 8 characters) is required; {GENERATE}"
+            ))
+        })?;
+        Ok(Operador { usuario, senha })
+    }
+}
+
+/// Typed access to the layers, with errors that say which key, which value and where it came from.
+struct Reader<'a>(&'a Layers);
+
+impl Reader<'_> {
+    fn raw(&self, key: &str) -> Result<&(String, Origin), ConfigError> {
+        self.0.get(key).ok_or_else(|| ConfigError(format!("configuration key `{key}` has no value")))
+    }
+
+    fn env_of(key: &str) -> &'static str {
+        keys::by_name(key).map(|k| k.env).unwrap_or("?")
+    }
+
+    fn invalid(key: &str, value: &str, origin: &Origin, why: impl fmt::Display) -> ConfigError {
+        let shown = if keys::by_name(key).is_some_and(|k| k.secret) { "***" } else { value };
+        ConfigError(format!("invalid {key} ({}) = {shown:?} from {origin}: {why}", Self::env_of(key)))
+    }
+
+    fn parse<T: FromStr>(&self, key: &str) -> Result<T, ConfigError>
+    where
+        T::Err: fmt::Display,
+    {
+        let (v, o) = self.raw(key)?;
+        v.trim().parse().map_err(|e| Self::invalid(key, v, o, e))
+    }
+
+    fn positive<T: FromStr + PartialOrd + Default>(&self, key: &str) -> Result<T, ConfigError>
+    where
+        T::Err: fmt::Display,
+    {
+        let n: T = self.parse(key)?;
+        if n <= T::default() {
+            let (v, o) = self.raw(key)?;
+            return Err(Self::invalid(key, v, o, "must be positive"));
+        }
+        Ok(n)
+    }
+
+    fn duration(&self, key: &str) -> Result<Duration, ConfigError> {
+        let (v, o) = self.raw(key)?;
+        duration::parse(v).map_err(|e| Self::invalid(key, v, o, e))
+    }
+
+    fn choice<T: clap::ValueEnum>(&self, key: &str) -> Result<T, ConfigError> {
+        let (v, o) = self.raw(key)?;
+        T::from_str(v.trim(), true).map_err(|e| Self::invalid(key, v, o, e))
+    }
+
+    fn url(&self, key: &str) -> Result<String, ConfigError> {
+        let (v, o) = self.raw(key)?;
+        let v = v.trim().trim_end_matches('/');
+        if !(v.starts_with("http://") || v.starts_with("https://")) {
+            return Err(Self::invalid(key, v, o, "expected an http:// or https:// URL"));
+        }
+        Ok(v.to_string())
+    }
+
+    fn opt_string(&self, key: &str) -> Option<String> {
+        self.0.get(key).map(|(v, _)| v.trim().to_string()).filter(|v| !v.is_empty())
+    }
+
+    /// A secret: absent or empty → `None`; present but shorter than `min` → error.
+    fn secret(&self, key: &str, min: usize, generate: bool) -> Result<Option<Secret>, ConfigError> {
+        let Some((v, o)) = self.0.get(key) else { return Ok(None) };
+        if v.is_empty() {
+            return Ok(None);
+        }
+        let s = Secret::new(v.clone());
+        if s.len() < min {
+            let hint = if generate { format!("; {GENERATE}") } else { String::new() };
+            return Err(ConfigError(format!(
+                "{} ({key}) from {o} is too short: {} characters, at least {min} required{hint}",
+                Self::env_of(key),
+                s.len()
+            )));
+        }
+        Ok(Some(s))
+    }
+
+    /// A database URL (`postgres://` or the original's `jdbc:postgresql://`), completed with the
+    /// `*_DB_USER` / `*_DB_PASSWORD` credentials when the URL has none.
+    fn db(&self, service: &str) -> Result<DbConfig, ConfigError> {
+        let key = format!("{service}.db-url");
+        let (v, o) = self.raw(&key)?;
+        let url = v.trim().strip_prefix("jdbc:").unwrap_or(v.trim());
+        let mut pg: tokio_postgres::Config =
+            url.parse().map_err(|e| Self::invalid(&key, "<url>", o, e))?;
+        if pg.get_user().is_none() {
+            if let Some(user) = self.opt_string(&format!("{service}.db-usuario")) {
+                pg.user(user);
+            }
+        }
+        if pg.get_password().is_none() {
+            if let Some(pw) = self.0.get(&format!("{service}.db-senha")).filter(|(p, _)| !p.is_empty()) {
+                pg.password(pw.0.as_bytes());
+            }
+        }
+        if pg.get_application_name().is_none() {
+            pg.application_name(&format!("giro-{service}"));
+        }
+        Ok(DbConfig { pg })
+    }
+}

@@ -1,0 +1,71 @@
+//! HTTP plumbing shared by both services: the layers every router gets (problem rendering,
+//! request tracing, body size limit, request timeout, deny-by-default fallback) and [`serve`],
+//! which runs a router on an already-bound listener until a shutdown token fires, then drains
+//! in-flight requests within a grace period.
+
+pub mod health;
+pub mod problem;
+
+use std::io;
+use std::time::Duration;
+
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
+use axum::middleware;
+use axum::response::Response;
+use axum::Router;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tower_http::trace::TraceLayer;
+
+pub use problem::Problem;
+
+/// Body limit of `/eventos` and the JSON routes (SPEC §9.2); `/eventos/lote` raises its own.
+pub const BODY_LIMIT: usize = 64 * 1024;
+
+/// The layers every service router gets. `fallback` answers routes that are not listed.
+pub fn finish(router: Router) -> Router {
+    router
+        .fallback(deny)
+        .method_not_allowed_fallback(deny)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(middleware::from_fn(problem::render))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(|req: &Request| {
+                    let route = req
+                        .extensions()
+                        .get::<MatchedPath>()
+                        .map(|m| m.as_str().to_string())
+                        .unwrap_or_else(|| "-".to_string());
+                    tracing::info_span!("http", method = %req.method(), route = %route)
+                })
+                .on_response(|res: &Response, latency: Duration, _span: &tracing::Span| {
+                    tracing::info!(status = res.status().as_u16(), latency_ms = latency.as_millis() as u64, "request");
+                }),
+        )
+}
+
+/// Every route not listed is denied (the original's `anyRequest().denyAll()`): 401 for an
+/// anonymous caller. The security layer of the services refines this into 403 for an
+/// authenticated one.
+async fn deny() -> Problem {
+    Problem::unauthorized()
+}
+
+/// Serves `router` on `listener` until `shutdown` is cancelled, then lets in-flight requests
+/// finish for at most `grace`.
+pub async fn serve(listener: TcpListener, router: Router, shutdown: CancellationToken, grace: Duration) -> io::Result<()> {
+    let stop = shutdown.clone();
+    let server = axum::serve(listener, router).with_graceful_shutdown(async move { stop.cancelled().await });
+    let deadline = async {
+        shutdown.cancelled().await;
+        tokio::time::sleep(grace).await;
+    };
+    tokio::select! {
+        r = server => r,
+        _ = deadline => {
+            tracing::warn!(grace_s = grace.as_secs_f64(), "grace period over; closing the remaining connections");
+            Ok(())
+        }
+    }
+}

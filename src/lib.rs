@@ -1,0 +1,30 @@
+//! Girô: a virtual market whose stock restocks itself.
+//!
+//! Two services, each owning its PostgreSQL database, agree on what happened without a broker
+//! and without distributed transactions:
+//!
+//! - [`mercado`] (the storefront) debits the shelf on each sale; below the minimum, its restock
+//!   trigger writes a `ReposicaoSolicitada` to its **outbox** in the same transaction.
+//! - [`estoque`] (the warehouse) receives it through its **inbox** (`ON CONFLICT (event_id) DO
+//!   NOTHING` in the effect's transaction), ships from its lots (FEFO) or records pent-up demand,
+//!   and answers through its own outbox.
+//! - [`outbox`] holds the writer and the publisher that delivers events over HTTP (a lease
+//!   committed at claim time, fencing token, backoff, dead letter); [`inbox`] the receiving side.
+//! - [`contracts`] are the four integration events, one enum.
+//!
+//! Infrastructure, shared and role-free: [`config`] (layered, typed), [`db`] (pools, the `Tx`
+//! type that business functions take, migrations), [`http`] (problem+json, health, layers,
+//! serving with graceful shutdown), [`server`] (the start-up sequence of a service role),
+//! [`telemetry`], [`shutdown`]. [`cli`] is clap only; `main.rs` dispatches.
+
+pub mod cli;
+pub mod config;
+pub mod db;
+pub mod estoque;
+pub mod http;
+pub mod mercado;
+pub mod publisher;
+pub mod server;
+pub mod shutdown;
+pub mod telemetry;
+pub mod report;

@@ -1,0 +1,92 @@
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use giro::cli::{Cli, Command, ServeCommand};
+use giro::config::{Config, ConfigError, Sources};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let sources = Sources::from_process(cli.config.clone(), flags(&cli));
+    if let Command::Config = cli.command {
+        return match giro::report::config(&sources) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => config_error(&e),
+        };
+    }
+    let config = match Config::load(&sources) {
+        Ok(c) => c,
+        Err(e) => return config_error(&e),
+    };
+    giro::telemetry::init(config.log_format);
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("giro: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(dispatch(cli.command, config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => match e.downcast_ref::<ConfigError>() {
+            Some(c) => config_error(c),
+            None => {
+                tracing::error!("{e:#}");
+                eprintln!("giro: {e:#}");
+                ExitCode::FAILURE
+            }
+        },
+    }
+}
+
+async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
+    let shutdown = giro::shutdown::on_signal();
+    match command {
+        Command::Migrate(args) => {
+            for s in args.db.servicos() {
+                let applied = giro::db::migrate::run(s, &config.servico(s).db).await?;
+                tracing::info!(db = %s, applied = applied.len(), "migrations applied: {}", applied.join(", "));
+            }
+            Ok(())
+        }
+        Command::Mercado { command: ServeCommand::Serve(_) } => giro::mercado::serve(config, shutdown).await,
+        Command::Estoque { command: ServeCommand::Serve(_) } => giro::estoque::serve(config, shutdown).await,
+        Command::Publisher(args) => giro::publisher::run(config, args.db, shutdown).await,
+        Command::Config => Ok(()),
+    }
+}
+
+/// Flags that override configuration keys (the highest layer).
+fn flags(cli: &Cli) -> Vec<(&'static str, String, &'static str)> {
+    let mut f = Vec::new();
+    if let Some(fmt) = cli.log_format {
+        f.push(("log.formato", format!("{fmt:?}").to_lowercase(), "--log-format"));
+    }
+    let serve = |f: &mut Vec<_>, porta_key: &'static str, a: &giro::cli::ServeArgs| {
+        if let Some(p) = a.porta {
+            f.push((porta_key, p.to_string(), "--porta"));
+        }
+        if a.sem_publicador {
+            f.push(("outbox.publicador-embutido", "false".to_string(), "--sem-publicador"));
+        }
+    };
+    match &cli.command {
+        Command::Mercado { command: ServeCommand::Serve(a) } => serve(&mut f, "mercado.porta", a),
+        Command::Estoque { command: ServeCommand::Serve(a) } => serve(&mut f, "estoque.porta", a),
+        Command::Publisher(a) => {
+            if let Some(n) = a.lote {
+                f.push(("outbox.lote", n.to_string(), "--lote"));
+            }
+        }
+        _ => {}
+    }
+    f
+}
+
+fn config_error(e: &ConfigError) -> ExitCode {
+    eprintln!("giro: configuration error: {e}");
+    ExitCode::from(2)
+}

@@ -1,0 +1,28 @@
+//! Logging through `tracing`: human-readable lines by default, one JSON object per line with
+//! `--log-format json` / `GIRO_LOG_FORMAT=json`. Logs go to stderr so stdout stays for command
+//! output (`giro config`, `giro outbox list`). `RUST_LOG` refines the filter.
+//!
+//! What never to log: service tokens, the operator password, database passwords, Authorization
+//! headers, session cookies. Configuration reaches logs only through its redacted `Debug`.
+
+use tracing_subscriber::{fmt, EnvFilter};
+
+use crate::config::LogFormat;
+
+const DEFAULT_FILTER: &str = "info,tower_http=info,tokio_postgres=warn";
+
+pub fn init(format: LogFormat) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
+    let builder = fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    // A second init (tests) keeps the first subscriber.
+    let _ = match format {
+        LogFormat::Human => builder.with_target(false).try_init(),
+        LogFormat::Json => builder.json().flatten_event(true).with_current_span(false).try_init(),
+    };
+}
+
+/// For tests: output captured per test by the test harness.
+pub fn init_for_test() {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"));
+    let _ = fmt().with_env_filter(filter).with_test_writer().try_init();
+}
