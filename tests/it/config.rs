@@ -1,0 +1,174 @@
+//! Configuration: layer precedence, validation of secrets with exit code 2, and no secret in
+//! `Debug`.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use giro::config::{Config, Sources};
+
+use crate::support::process::{command, scratch_dir};
+use crate::support::{ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
+
+fn sources(dir: &std::path::Path, env: &[(&str, &str)], flags: Vec<(&'static str, String, &'static str)>) -> Sources {
+    Sources {
+        file: None,
+        cwd: dir.to_path_buf(),
+        env: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        flags,
+    }
+}
+
+#[test]
+fn each_layer_overrides_the_one_below_file_then_dotenv_then_env_then_flag() {
+    let dir = scratch_dir();
+    std::fs::create_dir_all(dir.join("config")).unwrap();
+    std::fs::write(
+        dir.join("config/giro.toml"),
+        "[outbox]\nlote = 11\nintervalo = \"3s\"\nretencao = \"2d\"\nmax-tentativas = 7\n[mercado]\nporta = 1111\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join(".env"), "GIRO_OUTBOX_LOTE=22\nGIRO_OUTBOX_INTERVALO=4s\nGIRO_OUTBOX_RETENCAO=3d\nMERCADO_PORTA=2222\n").unwrap();
+
+    let defaults = Config::load(&sources(&scratch_dir(), &[], vec![])).unwrap();
+    assert_eq!(defaults.outbox.lote, 50);
+    assert_eq!(defaults.outbox.intervalo, Duration::from_secs(1));
+    assert_eq!(defaults.mercado.porta, 18080);
+    assert_eq!(defaults.estoque.porta, 18081);
+    assert_eq!(defaults.reserva.ttl, Duration::from_secs(15 * 60));
+
+    let c = Config::load(&sources(
+        &dir,
+        &[("GIRO_OUTBOX_LOTE", "33"), ("GIRO_OUTBOX_INTERVALO", "5s")],
+        vec![("outbox.lote", "44".into(), "--lote")],
+    ))
+    .unwrap();
+    assert_eq!(c.outbox.max_tentativas, 7, "file over default");
+    assert_eq!(c.outbox.retencao, Duration::from_secs(3 * 86_400), ".env over file");
+    assert_eq!(c.mercado.porta, 2222, ".env over file");
+    assert_eq!(c.outbox.intervalo, Duration::from_secs(5), "env over .env");
+    assert_eq!(c.outbox.lote, 44, "flag over env");
+}
+
+#[test]
+fn an_explicit_config_file_replaces_the_default_location_and_must_exist() {
+    let dir = scratch_dir();
+    let file = dir.join("outro.toml");
+    std::fs::write(&file, "[estoque]\nporta = 9191\n").unwrap();
+    let mut src = sources(&dir, &[], vec![]);
+    src.file = Some(file);
+    assert_eq!(Config::load(&src).unwrap().estoque.porta, 9191);
+
+    let mut missing = sources(&dir, &[], vec![]);
+    missing.file = Some(dir.join("nao-existe.toml"));
+    let err = Config::load(&missing).unwrap_err().to_string();
+    assert!(err.contains("nao-existe.toml"), "{err}");
+}
+
+#[test]
+fn bad_values_and_unknown_keys_are_named_in_the_error() {
+    let dir = scratch_dir();
+    let err = Config::load(&sources(&dir, &[("GIRO_OUTBOX_INTERVALO", "soon")], vec![])).unwrap_err().to_string();
+    assert!(err.contains("outbox.intervalo") && err.contains("GIRO_OUTBOX_INTERVALO") && err.contains("soon"), "{err}");
+
+    std::fs::create_dir_all(dir.join("config")).unwrap();
+    std::fs::write(dir.join("config/giro.toml"), "[outbox]\nlotes = 3\n").unwrap();
+    let err = Config::load(&sources(&dir, &[], vec![])).unwrap_err().to_string();
+    assert!(err.contains("unknown configuration key `outbox.lotes`"), "{err}");
+}
+
+#[test]
+fn jdbc_urls_and_separate_credentials_are_accepted() {
+    let c = Config::load(&sources(
+        &scratch_dir(),
+        &[("MERCADO_DB_URL", "jdbc:postgresql://db.local:5433/vitrine"), ("MERCADO_DB_USER", "app"), ("MERCADO_DB_PASSWORD", "s3cr3t-pw")],
+        vec![],
+    ))
+    .unwrap();
+    let pg = &c.mercado.db.pg;
+    assert_eq!(pg.get_dbname(), Some("vitrine"));
+    assert_eq!(pg.get_ports(), &[5433]);
+    assert_eq!(pg.get_user(), Some("app"));
+    assert_eq!(pg.get_password(), Some(&b"s3cr3t-pw"[..]));
+    let debug = format!("{c:?}");
+    assert!(!debug.contains("s3cr3t-pw"), "{debug}");
+}
+
+#[test]
+fn debug_of_the_configuration_shows_no_secret() {
+    let c = Config::load(&sources(
+        &scratch_dir(),
+        &[
+            ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN),
+            ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN),
+            ("OPERADOR_USUARIO", OPERADOR),
+            ("OPERADOR_SENHA", SENHA),
+            ("TAG_WORKER_TOKEN", "tag-worker-token-123456"),
+            ("ESTOQUE_DB_URL", "postgres://estoque:db-password-xyz@127.0.0.1:15432/estoque"),
+        ],
+        vec![],
+    ))
+    .unwrap();
+    let debug = format!("{c:?} {:?}", c.operador().unwrap());
+    for secret in [MERCADO_TOKEN, ESTOQUE_TOKEN, SENHA, "tag-worker-token-123456", "db-password-xyz"] {
+        assert!(!debug.contains(secret), "{secret} in {debug}");
+    }
+}
+
+fn serve_env(without: &str, overrides: &[(&'static str, &str)]) -> BTreeMap<&'static str, String> {
+    let mut env: BTreeMap<&str, String> = [
+        ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN),
+        ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN),
+        ("OPERADOR_USUARIO", OPERADOR),
+        ("OPERADOR_SENHA", SENHA),
+        ("MERCADO_PORTA", "0"),
+    ]
+    .into_iter()
+    .filter(|(k, _)| *k != without)
+    .map(|(k, v)| (k, v.to_string()))
+    .collect();
+    for (k, v) in overrides {
+        env.insert(k, v.to_string());
+    }
+    env
+}
+
+#[test]
+fn a_missing_secret_stops_the_service_with_exit_code_2_naming_the_variable() {
+    for (var, expected) in [
+        ("MERCADO_TOKEN_SERVICO", "giro: configuration error: MERCADO_TOKEN_SERVICO is not set: the mercado service token (at least 32 characters) is required; generate one with `openssl rand -hex 32`"),
+        ("ESTOQUE_TOKEN_SERVICO", "giro: configuration error: ESTOQUE_TOKEN_SERVICO is not set: the estoque service token (at least 32 characters) is required; generate one with `openssl rand -hex 32`"),
+        ("OPERADOR_SENHA", "giro: configuration error: OPERADOR_SENHA is not set: the operator password (at least 8 characters) is required; generate one with `openssl rand -hex 32`"),
+        ("OPERADOR_USUARIO", "giro: configuration error: OPERADOR_USUARIO is not set: the operator login is required"),
+    ] {
+        let out = command(&["mercado", "serve"], &serve_env(var, &[])).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{var}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.trim_end(), expected);
+    }
+}
+
+#[test]
+fn a_too_short_secret_stops_the_service_with_exit_code_2() {
+    let out = command(&["estoque", "serve"], &serve_env("", &[("ESTOQUE_TOKEN_SERVICO", "curto-demais")])).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "giro: configuration error: ESTOQUE_TOKEN_SERVICO (estoque.token-servico) from env ESTOQUE_TOKEN_SERVICO is too short: 12 characters, at least 32 required; generate one with `openssl rand -hex 32`"
+    );
+    let out = command(&["mercado", "serve"], &serve_env("", &[("OPERADOR_SENHA", "1234567")])).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("OPERADOR_SENHA (operador.senha) from env OPERADOR_SENHA is too short: 7 characters, at least 8 required"));
+}
+
+#[test]
+fn giro_config_masks_secrets_and_shows_where_values_came_from() {
+    let out = command(&["config"], &serve_env("", &[("GIRO_OUTBOX_LOTE", "77")])).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("outbox.lote = \"77\"  # env GIRO_OUTBOX_LOTE"), "{text}");
+    assert!(text.contains("mercado.token-servico = \"***\"  # env MERCADO_TOKEN_SERVICO"), "{text}");
+    assert!(text.contains("reserva.ttl = \"15m\"  # default"), "{text}");
+    for secret in [MERCADO_TOKEN, ESTOQUE_TOKEN, SENHA] {
+        assert!(!text.contains(secret));
+    }
+}

@@ -1,0 +1,11 @@
+//! Integration tests: one binary (one link on a 2-core machine), a module per area.
+//! Every test that touches PostgreSQL gets its own database cloned from a migrated template
+//! (see `support::db`).
+
+mod support;
+
+mod cli;
+mod config;
+mod constraints;
+mod migrations;
+mod service;

@@ -1,0 +1,98 @@
+//! A started service: health, graceful shutdown on SIGTERM, readiness that follows the database,
+//! and a log with no secret in it.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use giro::config::Servico;
+
+use crate::support::chaos::ChaosProxy;
+use crate::support::process::Giro;
+use crate::support::{wait_until, TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
+
+fn env(db_url: String) -> BTreeMap<&'static str, String> {
+    [
+        ("MERCADO_DB_URL", db_url),
+        ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN.to_string()),
+        ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN.to_string()),
+        ("OPERADOR_USUARIO", OPERADOR.to_string()),
+        ("OPERADOR_SENHA", SENHA.to_string()),
+        ("MERCADO_PORTA", "0".to_string()),
+        ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
+        // Nothing listens there: the embedded publisher's failures must not leak secrets either.
+        ("ESTOQUE_EVENTOS_URL", "http://127.0.0.1:9".to_string()),
+        ("ESTOQUE_URL", "http://127.0.0.1:9".to_string()),
+    ]
+    .into_iter()
+    .collect()
+}
+
+async fn get(addr: SocketAddr, path: &str) -> (u16, String) {
+    let client = reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap();
+    let res = client.get(format!("http://{addr}{path}")).send().await.unwrap();
+    (res.status().as_u16(), res.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn mercado_answers_health_and_stops_within_5s_of_sigterm_with_exit_0() {
+    let db = TestDb::new(Servico::Mercado).await;
+    let mut giro = Giro::spawn(&["mercado", "serve"], &env(db.url()));
+    let addr = giro.wait_listening();
+
+    let (status, body) = get(addr, "/actuator/health").await;
+    assert_eq!(status, 200);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&body).unwrap(), serde_json::json!({"status": "UP"}));
+    assert_eq!(get(addr, "/healthz").await.0, 200);
+    assert_eq!(get(addr, "/readyz").await.0, 200);
+
+    // A route nobody listed is denied, with a problem body.
+    let (status, body) = get(addr, "/actuator/env").await;
+    assert_eq!(status, 401);
+    assert!(body.contains("autenticação necessária"), "{body}");
+
+    let sent = Instant::now();
+    giro.signal("TERM");
+    let status = giro.wait_exit(Duration::from_secs(5)).expect("giro did not stop within 5 s of SIGTERM");
+    assert!(status.success(), "exit status {status}");
+    assert!(sent.elapsed() < Duration::from_secs(5));
+
+    let log = giro.log();
+    for secret in [MERCADO_TOKEN, ESTOQUE_TOKEN, SENHA] {
+        assert!(!log.contains(secret), "secret in the log:\n{log}");
+    }
+}
+
+#[tokio::test]
+async fn readyz_answers_503_while_the_database_is_unreachable_and_200_once_it_is_back() {
+    let db = TestDb::new(Servico::Mercado).await;
+    let target: SocketAddr = {
+        let host = match db.pg.get_hosts().first() {
+            Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
+            _ => "127.0.0.1".to_string(),
+        };
+        let port = db.pg.get_ports().first().copied().unwrap_or(5432);
+        let mut addrs = tokio::net::lookup_host((host.as_str(), port)).await.unwrap();
+        addrs.next().unwrap()
+    };
+    let proxy = ChaosProxy::start(target).await;
+    let url = db.url().replace(&format!(":{}/", target.port()), &format!(":{}/", proxy.addr.port()));
+    let mut env = env(url);
+    env.insert("GIRO_DB_TIMEOUT", "1s".into());
+    let mut giro = Giro::spawn(&["mercado", "serve"], &env);
+    let addr = giro.wait_listening();
+
+    wait_until(Duration::from_secs(10), "readyz 200", || async { (get(addr, "/readyz").await.0 == 200).then_some(()) }).await;
+    proxy.cut();
+    wait_until(Duration::from_secs(15), "readyz 503 with the database cut", || async {
+        (get(addr, "/readyz").await.0 == 503).then_some(())
+    })
+    .await;
+    // The process is still up and healthy.
+    assert_eq!(get(addr, "/healthz").await.0, 200);
+    proxy.restore();
+    wait_until(Duration::from_secs(15), "readyz 200 again once the database is back", || async {
+        (get(addr, "/readyz").await.0 == 200).then_some(())
+    })
+    .await;
+}

@@ -1,0 +1,202 @@
+//! A fresh database per test, cloned from a migrated template.
+//!
+//! The template of each service (`giro_tpl_<service>_<hash of its migrations>`) is migrated once
+//! — under an advisory lock, so concurrent test processes agree — and never connected to again
+//! (PostgreSQL refuses to clone a template in use). Each test then gets
+//! `CREATE DATABASE giro_t_<pid>_<n> TEMPLATE … STRATEGY FILE_COPY`, which costs milliseconds
+//! whatever the number of migrations, and drops it when the [`TestDb`] is dropped. Databases
+//! left by a test process that died are swept at the next start.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use giro::config::{DbConfig, Servico};
+use giro::db::{self, Pool};
+use tokio_postgres::NoTls;
+
+static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+/// The cluster's superuser URL: `GIRO_TEST_PG_URL`, set by `scripts/test`, or the private cluster.
+pub fn admin_url() -> String {
+    std::env::var("GIRO_TEST_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres:postgres@127.0.0.1:15432/postgres".to_string())
+}
+
+pub fn admin_config() -> tokio_postgres::Config {
+    admin_url().parse().unwrap_or_else(|e| panic!("GIRO_TEST_PG_URL is not a valid URL: {e}"))
+}
+
+pub async fn admin() -> tokio_postgres::Client {
+    connect(&admin_config()).await
+}
+
+pub async fn connect(cfg: &tokio_postgres::Config) -> tokio_postgres::Client {
+    let (client, conn) = cfg
+        .connect(NoTls)
+        .await
+        .unwrap_or_else(|e| panic!("cannot connect to the test cluster ({}): {e}; run scripts/pg start", admin_url()));
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    client
+}
+
+/// FNV-1a of the service's migration files, so a changed migration gets a new template.
+fn migrations_hash(s: Servico) -> String {
+    let dir = format!("{}/migrations/{}", env!("CARGO_MANIFEST_DIR"), s.nome());
+    let mut entries: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    let mut h: u64 = 0xcbf29ce484222325;
+    for p in entries {
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let body = std::fs::read(&p).unwrap_or_default();
+        for b in name.as_bytes().iter().chain(body.iter()) {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x100000001b3);
+        }
+    }
+    format!("{:012x}", h & 0xffff_ffff_ffff)
+}
+
+fn template_name(s: Servico) -> String {
+    format!("giro_tpl_{}_{}", s.nome(), migrations_hash(s))
+}
+
+async fn ensure_template(s: Servico) -> String {
+    let name = template_name(s);
+    let admin = admin().await;
+    admin.execute("SELECT pg_advisory_lock(7354221)", &[]).await.expect("advisory lock");
+    let exists = admin
+        .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
+        .await
+        .expect("query pg_database")
+        .is_some();
+    if !exists {
+        sweep(&admin, s).await;
+        admin.batch_execute(&format!("CREATE DATABASE {name}")).await.expect("create template");
+        let mut cfg = admin_config();
+        cfg.dbname(&name);
+        let mut client = connect(&cfg).await;
+        giro::db::migrate::run_on(s, &mut client).await.expect("migrate template");
+        drop(client);
+        // Wait for the migration connection to be gone: a template in use cannot be cloned.
+        wait_no_connections(&admin, &name).await;
+        admin
+            .batch_execute(&format!("ALTER DATABASE {name} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false"))
+            .await
+            .expect("mark template");
+    }
+    admin.execute("SELECT pg_advisory_unlock(7354221)", &[]).await.expect("advisory unlock");
+    name
+}
+
+async fn wait_no_connections(admin: &tokio_postgres::Client, name: &str) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let n: i64 = admin
+            .query_one("SELECT count(*) FROM pg_stat_activity WHERE datname = $1", &[&name])
+            .await
+            .expect("pg_stat_activity")
+            .get(0);
+        if n == 0 || tokio::time::Instant::now() > deadline {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Drops old templates of `s` and test databases whose process is gone.
+async fn sweep(admin: &tokio_postgres::Client, s: Servico) {
+    let rows = admin
+        .query("SELECT datname FROM pg_database WHERE datname LIKE 'giro\\_t\\_%' OR datname LIKE $1", &[&format!(
+            "giro\\_tpl\\_{}\\_%",
+            s.nome()
+        )])
+        .await
+        .expect("list databases");
+    for r in rows {
+        let name: String = r.get(0);
+        let stale = if let Some(rest) = name.strip_prefix("giro_t_") {
+            let pid = rest.split('_').next().unwrap_or("");
+            !std::path::Path::new(&format!("/proc/{pid}")).exists()
+        } else {
+            true
+        };
+        if stale {
+            let _ = admin.batch_execute(&format!("ALTER DATABASE {name} WITH IS_TEMPLATE false")).await;
+            let _ = admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await;
+        }
+    }
+}
+
+/// A database of the test's own, dropped at the end.
+pub struct TestDb {
+    pub name: String,
+    pub pg: tokio_postgres::Config,
+}
+
+impl TestDb {
+    /// A clone of the migrated template of `s`.
+    pub async fn new(s: Servico) -> TestDb {
+        let template = ensure_template(s).await;
+        Self::create(&format!("TEMPLATE {template} STRATEGY FILE_COPY")).await
+    }
+
+    /// An empty database (for the migration tests themselves).
+    pub async fn empty() -> TestDb {
+        Self::create("").await
+    }
+
+    async fn create(options: &str) -> TestDb {
+        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+        let name = format!("giro_t_{}_{n}", std::process::id());
+        let admin = admin().await;
+        admin.batch_execute(&format!("CREATE DATABASE {name} {options}")).await.expect("create test database");
+        let mut pg = admin_config();
+        pg.dbname(&name);
+        TestDb { name, pg }
+    }
+
+    pub fn db_config(&self) -> DbConfig {
+        DbConfig { pg: self.pg.clone() }
+    }
+
+    /// A URL for a `giro` process (the cluster's superuser: tests own their database).
+    pub fn url(&self) -> String {
+        let admin = admin_url();
+        match admin.rfind('/') {
+            Some(i) => format!("{}/{}", &admin[..i], self.name),
+            None => admin,
+        }
+    }
+
+    #[allow(dead_code)]
+    pub fn pool(&self) -> Pool {
+        db::pool(&self.db_config(), 8, Duration::from_secs(5)).expect("pool")
+    }
+
+    pub async fn client(&self) -> tokio_postgres::Client {
+        connect(&self.pg).await
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        let name = self.name.clone();
+        // Drop cannot be async; a short-lived thread with its own runtime drops the database.
+        let _ = std::thread::spawn(move || {
+            if let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                rt.block_on(async move {
+                    if let Ok((c, conn)) = admin_config().connect(NoTls).await {
+                        tokio::spawn(conn);
+                        let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await;
+                    }
+                });
+            }
+        })
+        .join();
+    }
+}

@@ -1,0 +1,35 @@
+//! Test support: fresh databases ([`db`]), the real `giro` binary as a child process
+//! ([`process`]), a TCP proxy that can cut the database ([`chaos`]), and polling with a deadline.
+
+pub mod chaos;
+pub mod db;
+pub mod process;
+
+use std::future::Future;
+use std::time::Duration;
+
+pub use db::TestDb;
+
+/// Service tokens and operator login that satisfy validation; tests check none of them leaks.
+pub const MERCADO_TOKEN: &str = "mercado-token-0123456789abcdef0123456789abcdef";
+pub const ESTOQUE_TOKEN: &str = "estoque-token-0123456789abcdef0123456789abcdef";
+pub const OPERADOR: &str = "operador";
+pub const SENHA: &str = "senha-do-operador-42";
+
+/// Polls `check` until it returns `Some`, or panics with `what` after `timeout`.
+pub async fn wait_until<T, F, Fut>(timeout: Duration, what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        if let Some(v) = check().await {
+            return v;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            panic!("timed out after {timeout:?} waiting for {what}");
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
