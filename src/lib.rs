@@ -19,10 +19,13 @@
 
 pub mod cli;
 pub mod config;
+pub mod contracts;
 pub mod db;
 pub mod estoque;
 pub mod http;
+pub mod inbox;
 pub mod mercado;
+pub mod outbox;
 pub mod publisher;
 pub mod server;
 pub mod shutdown;

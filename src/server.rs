@@ -1,60 +1,100 @@
 //! Start-up of a service role (`giro mercado serve`, `giro estoque serve`): validate what the role
-//! needs, build its pool, bind its listener, compose the router (health + the role's routes + the
-//! shared layers), run the background loops, and serve until shutdown.
+//! needs, build its pool, bind its listener, compose the router (health, `/sessao`, `/eventos`,
+//! the role's routes, the shared layers), run the background loops (the embedded publisher, the
+//! role's jobs), and serve until shutdown.
 //!
-//! The role modules only say what their router and loops are; the sequence lives here once.
+//! The role modules only say what their routes, consumer and jobs are; the sequence lives here once.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use axum::Router;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::config::{Config, Servico};
-use crate::db::{self, Pool};
-use crate::http;
+use crate::config::{Config, ConfigError, Servico};
+use crate::db::{self, Db};
+use crate::http::{self, auth::Seguranca};
+use crate::inbox::receiver::{self, Consumidor};
+
+/// What a role is given to build itself.
+pub struct Contexto {
+    pub config: Config,
+    pub db: Db,
+    pub seguranca: Arc<Seguranca>,
+    /// Background loops are spawned here; shutdown waits for them.
+    pub tasks: TaskTracker,
+    pub shutdown: CancellationToken,
+}
 
 /// What a role contributes to a running service.
 pub struct Role {
+    /// The role's own routes, each with its authorization layer.
     pub router: Router,
+    /// The effects of the events the role accepts on `/eventos`.
+    pub consumidor: Arc<dyn Consumidor>,
 }
 
 /// Checks, before anything starts, the secrets every service needs: its own token (to
 /// authenticate incoming service calls), its peer's token (to send events and, for mercado,
 /// the product lookup) and the operator login.
-pub fn validate(config: &Config, servico: Servico) -> Result<(), crate::config::ConfigError> {
+pub fn validate(config: &Config, servico: Servico) -> Result<(), ConfigError> {
     config.token_servico(servico)?;
     config.token_servico(servico.par())?;
     config.operador()?;
     Ok(())
 }
 
+/// Builds the security layout of `servico` (cookies `MERCADO_SESSAO` / `XSRF-MERCADO`, …).
+pub fn seguranca(config: &Config, servico: Servico) -> Result<Arc<Seguranca>, ConfigError> {
+    let (sessao, csrf) = match servico {
+        Servico::Mercado => ("MERCADO_SESSAO", "XSRF-MERCADO"),
+        Servico::Estoque => ("ESTOQUE_SESSAO", "XSRF-ESTOQUE"),
+    };
+    Ok(Seguranca::new(config.token_servico(servico)?.clone(), config.operador()?, sessao, csrf))
+}
+
+/// The complete router of a service: what [`run`] serves, and what in-process tests drive.
+pub fn app(ctx: &Contexto, role: Role) -> Router {
+    let routes = role
+        .router
+        .merge(http::auth::sessao_router(ctx.seguranca.clone()))
+        .merge(receiver::router(ctx.db.clone(), role.consumidor, ctx.config.outbox.lote_max))
+        .merge(http::health::router(ctx.db.pool.clone()));
+    http::finish(routes, ctx.seguranca.clone())
+}
+
 pub async fn run(
     servico: Servico,
     config: Config,
-    build: impl FnOnce(&Config, Pool, &TaskTracker, &CancellationToken) -> anyhow::Result<Role>,
+    build: impl FnOnce(&Contexto) -> anyhow::Result<Role>,
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
     validate(&config, servico)?;
     let own = config.servico(servico);
     let pool = db::pool(&own.db, config.db_pool_max, config.db_timeout)?;
+    let db = Db::new(pool, config.outbox.notify);
 
     let addr = SocketAddr::new(config.endereco, own.porta);
-    let listener = TcpListener::bind(addr)
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+    let listener = TcpListener::bind(addr).await.map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
     let bound = listener.local_addr()?;
 
-    let tasks = TaskTracker::new();
-    let role = build(&config, pool.clone(), &tasks, &shutdown)?;
-    let router = http::finish(role.router.merge(http::health::router(pool.clone())));
+    let ctx = Contexto {
+        seguranca: seguranca(&config, servico)?,
+        config,
+        db,
+        tasks: TaskTracker::new(),
+        shutdown: shutdown.clone(),
+    };
+    let role = build(&ctx)?;
+    let router = app(&ctx, role);
 
-    tracing::info!(service = %servico, addr = %bound, config = ?config.servico(servico).db, "giro {servico} listening on http://{bound}");
-    let served = http::serve(listener, router, shutdown.clone(), config.prazo_desligamento).await;
+    tracing::info!(service = %servico, addr = %bound, db = ?ctx.config.servico(servico).db, "giro {servico} listening on http://{bound}");
+    let served = http::serve(listener, router, shutdown.clone(), ctx.config.prazo_desligamento).await;
     shutdown.cancel();
-    tasks.close();
-    if tokio::time::timeout(config.prazo_desligamento, tasks.wait()).await.is_err() {
+    ctx.tasks.close();
+    if tokio::time::timeout(ctx.config.prazo_desligamento, ctx.tasks.wait()).await.is_err() {
         tracing::warn!("background tasks did not finish within the grace period");
     }
     tracing::info!(service = %servico, "stopped");

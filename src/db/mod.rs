@@ -1,23 +1,27 @@
-//! Database access: one deadpool pool per service database, and the transaction type that
-//! business functions take.
+//! Database access: one pool per service database ([`Db`]), and the transaction type that
+//! business functions take ([`Tx`]).
 //!
 //! A function that must run inside a business transaction (outbox writer, inbox, restock trigger,
 //! every write of a role) takes `&Tx<'_>`: there is no pool or `GenericClient` variant, so calling
 //! it outside a transaction does not compile (the original's "propagation MANDATORY").
+//! [`Tx::commit`] also wakes the in-process publisher when the transaction wrote an outbox event,
+//! after the commit, so the publisher never looks before the row is visible.
 
 pub mod migrate;
 
+use std::ops::Deref;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, RecyclingMethod, Runtime};
+use tokio::sync::Notify;
 use tokio_postgres::NoTls;
 
 use crate::config::DbConfig;
 
 pub type Pool = deadpool_postgres::Pool;
 pub type Client = deadpool_postgres::Client;
-/// An open business transaction.
-pub type Tx<'a> = deadpool_postgres::Transaction<'a>;
 
 /// Builds a pool; it connects lazily, so a service starts while its database is down and
 /// answers `/readyz` with 503 until it is back. Every wait is bounded by `timeout`, so an
@@ -45,4 +49,83 @@ pub async fn ping(pool: &Pool, timeout: Duration) -> anyhow::Result<()> {
         anyhow::Ok(())
     };
     tokio::time::timeout(timeout, check).await.map_err(|_| anyhow::anyhow!("database did not answer within {timeout:?}"))?
+}
+
+/// How a committed outbox event reaches publishers at once: in-process for the embedded one
+/// (`wake`), `NOTIFY` at commit for separate processes (`notify_pg`, `outbox.notify`).
+#[derive(Debug, Default)]
+pub struct OutboxSignal {
+    pub wake: Notify,
+    pub notify_pg: bool,
+}
+
+/// A service's database: its pool and its outbox signal.
+#[derive(Clone)]
+pub struct Db {
+    pub pool: Pool,
+    pub signal: Arc<OutboxSignal>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error("database unavailable: {0}")]
+    Pool(#[from] deadpool_postgres::PoolError),
+    #[error(transparent)]
+    Pg(#[from] tokio_postgres::Error),
+}
+
+impl Db {
+    pub fn new(pool: Pool, notify_pg: bool) -> Db {
+        Db { pool, signal: Arc::new(OutboxSignal { wake: Notify::new(), notify_pg }) }
+    }
+
+    pub async fn client(&self) -> Result<Client, DbError> {
+        Ok(self.pool.get().await?)
+    }
+
+    /// Opens a business transaction on `client` (READ COMMITTED, as the original).
+    pub async fn begin<'a>(&self, client: &'a mut Client) -> Result<Tx<'a>, DbError> {
+        let inner = client.transaction().await?;
+        Ok(Tx { inner, signal: self.signal.clone(), wrote_event: AtomicBool::new(false) })
+    }
+}
+
+/// An open business transaction.
+pub struct Tx<'a> {
+    inner: deadpool_postgres::Transaction<'a>,
+    signal: Arc<OutboxSignal>,
+    wrote_event: AtomicBool,
+}
+
+impl<'a> Deref for Tx<'a> {
+    type Target = deadpool_postgres::Transaction<'a>;
+    fn deref(&self) -> &Self::Target {
+        &self.inner
+    }
+}
+
+impl Tx<'_> {
+    /// Marks that this transaction wrote an outbox event; returns true the first time, so the
+    /// writer sends one `NOTIFY` per transaction, not per event.
+    pub(crate) fn mark_event_written(&self) -> bool {
+        !self.wrote_event.swap(true, Ordering::Relaxed)
+    }
+
+    pub(crate) fn notify_pg(&self) -> bool {
+        self.signal.notify_pg
+    }
+
+    pub async fn commit(self) -> Result<(), tokio_postgres::Error> {
+        let wrote = self.wrote_event.load(Ordering::Relaxed);
+        let signal = self.signal.clone();
+        self.inner.commit().await?;
+        if wrote {
+            signal.wake.notify_one();
+        }
+        Ok(())
+    }
+
+    pub async fn rollback(self) -> Result<(), tokio_postgres::Error> {
+        self.inner.rollback().await
+    }
 }

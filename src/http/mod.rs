@@ -3,10 +3,12 @@
 //! which runs a router on an already-bound listener until a shutdown token fires, then drains
 //! in-flight requests within a grace period.
 
+pub mod auth;
 pub mod health;
 pub mod problem;
 
 use std::io;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
@@ -22,12 +24,14 @@ pub use problem::Problem;
 /// Body limit of `/eventos` and the JSON routes (SPEC §9.2); `/eventos/lote` raises its own.
 pub const BODY_LIMIT: usize = 64 * 1024;
 
-/// The layers every service router gets. `fallback` answers routes that are not listed.
-pub fn finish(router: Router) -> Router {
+/// The layers every service router gets: unlisted routes denied, the caller identified, problem
+/// bodies rendered, a body limit, request tracing.
+pub fn finish(router: Router, seg: Arc<auth::Seguranca>) -> Router {
     router
-        .fallback(deny)
-        .method_not_allowed_fallback(deny)
+        .fallback(auth::deny)
+        .method_not_allowed_fallback(auth::deny)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(middleware::from_fn_with_state(seg, auth::identify))
         .layer(middleware::from_fn(problem::render))
         .layer(
             TraceLayer::new_for_http()
@@ -45,18 +49,11 @@ pub fn finish(router: Router) -> Router {
         )
 }
 
-/// Every route not listed is denied (the original's `anyRequest().denyAll()`): 401 for an
-/// anonymous caller. The security layer of the services refines this into 403 for an
-/// authenticated one.
-async fn deny() -> Problem {
-    Problem::unauthorized()
-}
-
 /// Serves `router` on `listener` until `shutdown` is cancelled, then lets in-flight requests
 /// finish for at most `grace`.
 pub async fn serve(listener: TcpListener, router: Router, shutdown: CancellationToken, grace: Duration) -> io::Result<()> {
     let stop = shutdown.clone();
-    let server = axum::serve(listener, router).with_graceful_shutdown(async move { stop.cancelled().await });
+    let server = axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>()).with_graceful_shutdown(async move { stop.cancelled().await });
     let deadline = async {
         shutdown.cancelled().await;
         tokio::time::sleep(grace).await;

@@ -2,6 +2,8 @@
 //! Every test that touches PostgreSQL gets its own database cloned from a migrated template
 //! (see `support::db`).
 
+#![allow(dead_code)]
+
 mod support;
 
 mod cli;

@@ -1,6 +1,7 @@
 //! Test support: fresh databases ([`db`]), the real `giro` binary as a child process
 //! ([`process`]), a TCP proxy that can cut the database ([`chaos`]), and polling with a deadline.
 
+pub mod app;
 pub mod chaos;
 pub mod db;
 pub mod process;

@@ -1,0 +1,199 @@
+//! `POST /eventos` (SPEC §4.5) and `POST /eventos/lote` (SPEC §9.2), the same on both services.
+//!
+//! Validation, the inbox row and the transaction live here, once; the effect of each event type
+//! is the role's [`Consumidor`]. Only the peer service may call (the service token; an operator
+//! session gets 403); CSRF does not apply.
+//!
+//! `/eventos`: 204 for a new event and for a duplicate, 400 problem+json for a missing
+//! `Evento-Tipo`, a type this service does not accept, an unreadable body or a contract
+//! violation (the detail names the field), 5xx when the effect fails (the sender retries).
+//! `/eventos/lote`: up to `outbox.lote-max` items (more → 413), one result per item in order,
+//! each applied in its own transaction: 204 applied or duplicate, 400 invalid, 500 failed.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::middleware::from_fn;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use chrono::Utc;
+use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::contracts::{ErroContrato, EventoIntegracao};
+use crate::db::{Db, Tx};
+use crate::http::{auth, Problem};
+
+/// Body limit of `/eventos/lote` (SPEC §9.2).
+pub const LOTE_BODY_LIMIT: usize = 8 * 1024 * 1024;
+
+/// A role's effects for the events it accepts.
+pub trait Consumidor: Send + Sync + 'static {
+    /// The `Evento-Tipo`s this service accepts; any other is a 400.
+    fn aceitos(&self) -> &'static [&'static str];
+
+    /// Applies the effect of a new event inside `tx`; the inbox row is already written there.
+    /// An error rolls both back and the sender retries.
+    fn aplicar<'a>(&'a self, tx: &'a Tx<'_>, evento: &'a EventoIntegracao) -> BoxFuture<'a, anyhow::Result<()>>;
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recebido {
+    Novo,
+    Duplicado,
+}
+
+struct Receptor {
+    db: Db,
+    consumidor: Arc<dyn Consumidor>,
+    lote_max: usize,
+}
+
+pub fn router(db: Db, consumidor: Arc<dyn Consumidor>, lote_max: usize) -> Router {
+    let state = Arc::new(Receptor { db, consumidor, lote_max });
+    Router::new()
+        .route("/eventos", post(um))
+        .route("/eventos/lote", post(lote).layer(DefaultBodyLimit::max(LOTE_BODY_LIMIT)))
+        .route_layer(from_fn(auth::require_servico))
+        .with_state(state)
+}
+
+/// Parses, validates and applies one event with the inbox guarantee.
+pub async fn receber(db: &Db, consumidor: &dyn Consumidor, evento: &EventoIntegracao) -> anyhow::Result<Recebido> {
+    let mut client = db.client().await?;
+    let tx = db.begin(&mut client).await?;
+    if !crate::inbox::registrar_se_novo(&tx, evento.event_id(), Utc::now()).await? {
+        tx.rollback().await?;
+        tracing::info!(event_id = %evento.event_id(), tipo = evento.tipo(), "duplicate event ignored");
+        return Ok(Recebido::Duplicado);
+    }
+    consumidor.aplicar(&tx, evento).await?;
+    tx.commit().await?;
+    Ok(Recebido::Novo)
+}
+
+fn ler(consumidor: &dyn Consumidor, tipo: &str, body: &[u8]) -> Result<EventoIntegracao, ErroContrato> {
+    if !consumidor.aceitos().contains(&tipo) {
+        return Err(ErroContrato::TipoNaoAceito(tipo.to_string()));
+    }
+    EventoIntegracao::ler(tipo, body)
+}
+
+fn rejeicao(r: BytesRejection) -> Problem {
+    Problem::new(r.status(), r.body_text())
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| {
+            let m = m.trim().to_ascii_lowercase();
+            m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
+        })
+}
+
+async fn um(State(r): State<Arc<Receptor>>, headers: HeaderMap, body: Result<Bytes, BytesRejection>) -> Response {
+    let body = match body {
+        Ok(b) => b,
+        Err(e) => return rejeicao(e).into_response(),
+    };
+    if !is_json(&headers) {
+        return Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Content-Type deve ser application/json").into_response();
+    }
+    let Some(tipo) = headers.get("evento-tipo").and_then(|v| v.to_str().ok()).map(str::trim) else {
+        return Problem::bad_request("cabeçalho Evento-Tipo ausente").into_response();
+    };
+    let evento = match ler(r.consumidor.as_ref(), tipo, &body) {
+        Ok(e) => e,
+        Err(e) => return Problem::bad_request(e.to_string()).into_response(),
+    };
+    match receber(&r.db, r.consumidor.as_ref(), &evento).await {
+        Ok(_) => StatusCode::NO_CONTENT.into_response(),
+        Err(e) => {
+            tracing::error!(event_id = %evento.event_id(), tipo, error = %format!("{e:#}"), "applying an event failed");
+            Problem::internal().into_response()
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct LoteRequest {
+    eventos: Vec<ItemLote>,
+}
+
+#[derive(Deserialize)]
+struct ItemLote {
+    tipo: String,
+    evento: Box<RawValue>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    traceparent: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct ResultadoItem {
+    #[serde(rename = "eventId")]
+    pub event_id: Option<uuid::Uuid>,
+    pub status: u16,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub detalhe: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+pub struct LoteResposta {
+    pub resultados: Vec<ResultadoItem>,
+}
+
+async fn lote(State(r): State<Arc<Receptor>>, headers: HeaderMap, body: Result<Bytes, BytesRejection>) -> Response {
+    let body = match body {
+        Ok(b) => b,
+        Err(e) => return rejeicao(e).into_response(),
+    };
+    if !is_json(&headers) {
+        return Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Content-Type deve ser application/json").into_response();
+    }
+    let pedido: LoteRequest = match serde_json::from_slice(&body) {
+        Ok(p) => p,
+        Err(e) => return Problem::bad_request(format!("lote ilegível: {e}")).into_response(),
+    };
+    if pedido.eventos.len() > r.lote_max {
+        return Problem::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("lote com {} eventos; o máximo é {}", pedido.eventos.len(), r.lote_max),
+        )
+        .into_response();
+    }
+    let mut resultados = Vec::with_capacity(pedido.eventos.len());
+    for item in &pedido.eventos {
+        let raw = item.evento.get().as_bytes();
+        let resultado = match ler(r.consumidor.as_ref(), item.tipo.trim(), raw) {
+            Err(e) => ResultadoItem { event_id: event_id_de(raw), status: 400, detalhe: Some(e.to_string()) },
+            Ok(evento) => match receber(&r.db, r.consumidor.as_ref(), &evento).await {
+                Ok(_) => ResultadoItem { event_id: Some(evento.event_id()), status: 204, detalhe: None },
+                Err(e) => {
+                    tracing::error!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "applying an event failed");
+                    ResultadoItem { event_id: Some(evento.event_id()), status: 500, detalhe: Some("falha ao aplicar; tente novamente".into()) }
+                }
+            },
+        };
+        resultados.push(resultado);
+    }
+    Json(LoteResposta { resultados }).into_response()
+}
+
+/// The `eventId` of an item that did not validate, when it has a readable one.
+fn event_id_de(raw: &[u8]) -> Option<uuid::Uuid> {
+    #[derive(Deserialize)]
+    struct SoId {
+        #[serde(rename = "eventId")]
+        event_id: Option<uuid::Uuid>,
+    }
+    serde_json::from_slice::<SoId>(raw).ok().and_then(|s| s.event_id)
+}

@@ -1,0 +1,154 @@
+//! A service running in-process on a loopback port, with a database of its own: the fast way to
+//! test routes and consumers (the real binary is tested in `service.rs` and the end-to-end tests).
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+
+use giro::config::{Config, Servico, Sources};
+use giro::db::Db;
+use giro::server::{self, Contexto};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::{TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
+
+/// A configuration for tests: valid secrets, the given database for `servico`, background jobs
+/// and the embedded publisher off unless `env` turns them on.
+pub fn config(servico: Servico, db: &TestDb, env: &[(&str, &str)]) -> Config {
+    let db_var = match servico {
+        Servico::Mercado => "MERCADO_DB_URL",
+        Servico::Estoque => "ESTOQUE_DB_URL",
+    };
+    let mut vars: BTreeMap<String, String> = [
+        ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN),
+        ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN),
+        ("OPERADOR_USUARIO", OPERADOR),
+        ("OPERADOR_SENHA", SENHA),
+        ("GIRO_OUTBOX_PUBLICADOR_EMBUTIDO", "false"),
+        ("GIRO_RESERVA_EXPIRACAO_HABILITADA", "false"),
+        ("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false"),
+        ("GIRO_DB_POOL_MAX", "8"),
+        ("GIRO_HTTP_PRAZO_DESLIGAMENTO", "2s"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    vars.insert(db_var.to_string(), db.url());
+    for (k, v) in env {
+        vars.insert(k.to_string(), v.to_string());
+    }
+    let src = Sources { file: None, cwd: super::process::scratch_dir(), env: vars, flags: vec![] };
+    Config::load(&src).expect("test configuration")
+}
+
+pub struct TestApp {
+    pub addr: SocketAddr,
+    pub db: TestDb,
+    pub dbh: Db,
+    pub config: Config,
+    pub http: reqwest::Client,
+    shutdown: CancellationToken,
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    /// A request with the service token of this service (what its peer sends).
+    pub fn as_servico(&self, rb: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        let token = self.config.token_servico(self.servico()).expect("token").expose().to_string();
+        rb.bearer_auth(token)
+    }
+
+    fn servico(&self) -> Servico {
+        if self.config.mercado.db.pg.get_dbname() == self.db.pg.get_dbname() {
+            Servico::Mercado
+        } else {
+            Servico::Estoque
+        }
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+/// Starts `servico` in-process on 127.0.0.1 with a fresh database.
+pub async fn spawn_app(servico: Servico, env: &[(&str, &str)]) -> TestApp {
+    giro::telemetry::init_for_test();
+    let db = TestDb::new(servico).await;
+    let config = config(servico, &db, env);
+    let pool = giro::db::pool(&config.servico(servico).db, config.db_pool_max, config.db_timeout).expect("pool");
+    let dbh = Db::new(pool, config.outbox.notify);
+    let shutdown = CancellationToken::new();
+    let ctx = Contexto {
+        seguranca: server::seguranca(&config, servico).expect("security"),
+        config: config.clone(),
+        db: dbh.clone(),
+        tasks: TaskTracker::new(),
+        shutdown: shutdown.clone(),
+    };
+    let role = match servico {
+        Servico::Mercado => giro::mercado::build(&ctx),
+        Servico::Estoque => giro::estoque::build(&ctx),
+    }
+    .expect("build role");
+    let router = server::app(&ctx, role);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let stop = shutdown.clone();
+    tokio::spawn(async move {
+        let _ = giro::http::serve(listener, router, stop, std::time::Duration::from_secs(2)).await;
+    });
+    let http = reqwest::Client::builder().timeout(std::time::Duration::from_secs(30)).build().expect("client");
+    TestApp { addr, db, dbh, config, http, shutdown }
+}
+
+/// An operator session: logs in through `/sessao` and keeps the cookies for the next requests.
+pub struct Operador {
+    pub cookie: String,
+    pub csrf: String,
+}
+
+impl Operador {
+    /// Logs in on `app` (GET /sessao for the CSRF cookie, then POST /sessao).
+    pub async fn login(app: &TestApp) -> Operador {
+        let servico = app.servico();
+        let csrf_name = match servico {
+            Servico::Mercado => "XSRF-MERCADO",
+            Servico::Estoque => "XSRF-ESTOQUE",
+        };
+        let csrf = uuid::Uuid::new_v4().to_string();
+        let res = app
+            .http
+            .post(app.url("/sessao"))
+            .header("cookie", format!("{csrf_name}={csrf}"))
+            .header("x-xsrf-token", &csrf)
+            .form(&[("usuario", OPERADOR), ("senha", SENHA)])
+            .send()
+            .await
+            .expect("login");
+        assert_eq!(res.status(), 204, "operator login");
+        let mut cookies = Vec::new();
+        let mut new_csrf = csrf.clone();
+        for v in res.headers().get_all("set-cookie") {
+            let v = v.to_str().expect("cookie");
+            let kv = v.split(';').next().unwrap_or("").to_string();
+            if let Some(t) = kv.strip_prefix(&format!("{csrf_name}=")) {
+                new_csrf = t.to_string();
+            } else {
+                cookies.push(kv);
+            }
+        }
+        cookies.push(format!("{csrf_name}={new_csrf}"));
+        Operador { cookie: cookies.join("; "), csrf: new_csrf }
+    }
+
+    /// Adds the session cookie and the CSRF header to a request.
+    pub fn on(&self, rb: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        rb.header("cookie", &self.cookie).header("x-xsrf-token", &self.csrf)
+    }
+}
