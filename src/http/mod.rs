@@ -4,6 +4,7 @@
 //! in-flight requests within a grace period.
 
 pub mod auth;
+pub mod extract;
 pub mod health;
 pub mod problem;
 
