@@ -1,10 +1,15 @@
-//! The `giro publisher` role: an outbox publisher as its own process, for one service's outbox or
-//! both. Any number may run against one database; they compete through `FOR UPDATE SKIP LOCKED`.
+//! The `giro publisher` role: outbox publishers as their own process, for one service's outbox or
+//! both. Any number may run against one database; they compete through `FOR UPDATE SKIP LOCKED`
+//! and the lease, and wake on `NOTIFY` (`outbox.notify`) or the poll interval.
+
+use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use crate::config::{Config, Servico};
-use crate::db;
+use crate::db::{self, OutboxSignal};
+use crate::outbox::publisher::Publisher;
 
 pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationToken) -> anyhow::Result<()> {
     let servicos = match only {
@@ -15,16 +20,20 @@ pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationTo
         // A publisher sends to the peer with the peer's token.
         config.token_servico(s.par())?;
     }
-    let mut pools = Vec::new();
+    crate::http::metrics::install();
+    let tasks = TaskTracker::new();
     for s in servicos {
-        pools.push((s, db::pool(&config.servico(s).db, 4, config.db_timeout)?));
+        // Claims and settlements are short statements: a few connections suffice.
+        let pool = db::pool(&config.servico(s).db, 4, config.db_timeout)?;
+        let signal = Arc::new(OutboxSignal::default());
+        let p = Publisher::for_service(&config, s, pool, signal, true)?;
+        tasks.spawn(p.run(shutdown.clone()));
     }
-    for (s, pool) in &pools {
-        match db::ping(pool, config.db_timeout).await {
-            Ok(()) => tracing::info!(outbox = %s, lote = config.outbox.lote, "publisher connected"),
-            Err(e) => tracing::warn!(outbox = %s, error = %e, "database not reachable yet; will retry"),
-        }
-    }
+    tracing::info!("publisher ready");
+    tasks.close();
     shutdown.cancelled().await;
+    if tokio::time::timeout(config.prazo_desligamento, tasks.wait()).await.is_err() {
+        tracing::warn!("publisher did not finish its batch within the grace period");
+    }
     Ok(())
 }

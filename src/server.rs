@@ -17,6 +17,7 @@ use crate::config::{Config, ConfigError, Servico};
 use crate::db::{self, Db};
 use crate::http::{self, auth::Seguranca};
 use crate::inbox::receiver::{self, Consumidor};
+use crate::outbox::publisher::Publisher;
 
 /// What a role is given to build itself.
 pub struct Contexto {
@@ -61,7 +62,8 @@ pub fn app(ctx: &Contexto, role: Role) -> Router {
         .router
         .merge(http::auth::sessao_router(ctx.seguranca.clone()))
         .merge(receiver::router(ctx.db.clone(), role.consumidor, ctx.config.outbox.lote_max))
-        .merge(http::health::router(ctx.db.pool.clone()));
+        .merge(http::health::router(ctx.db.pool.clone()))
+        .merge(http::metrics::router(ctx.db.pool.clone()));
     http::finish(routes, ctx.seguranca.clone())
 }
 
@@ -89,6 +91,12 @@ pub async fn run(
     };
     let role = build(&ctx)?;
     let router = app(&ctx, role);
+    crate::http::metrics::install();
+    if ctx.config.outbox.publicador_embutido {
+        // Woken in-process by this service's commits; no LISTEN needed.
+        let p = Publisher::for_service(&ctx.config, servico, ctx.db.pool.clone(), ctx.db.signal.clone(), false)?;
+        ctx.tasks.spawn(p.run(shutdown.clone()));
+    }
 
     tracing::info!(service = %servico, addr = %bound, db = ?ctx.config.servico(servico).db, "giro {servico} listening on http://{bound}");
     let served = http::serve(listener, router, shutdown.clone(), ctx.config.prazo_desligamento).await;

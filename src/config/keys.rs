@@ -54,6 +54,8 @@ pub const KEYS: &[Key] = &[
     k("outbox.lote-max", "GIRO_OUTBOX_LOTE_MAX"),
     k("outbox.notify", "GIRO_OUTBOX_NOTIFY"),
     k("outbox.retencao", "GIRO_OUTBOX_RETENCAO"),
+    k("outbox.transporte", "GIRO_OUTBOX_TRANSPORTE"),
+    k("outbox.reenviar", "GIRO_OUTBOX_REENVIAR"),
     k("inbox.retencao", "GIRO_INBOX_RETENCAO"),
     k("reserva.ttl", "GIRO_RESERVA_TTL"),
     k("reserva.intervalo-expiracao", "GIRO_RESERVA_INTERVALO"),

@@ -118,6 +118,16 @@ pub struct OutboxConfig {
     pub lote_max: usize,
     pub notify: bool,
     pub retencao: Duration,
+    pub transporte: Transporte,
+    /// Testing only: every event delivered twice.
+    pub reenviar: bool,
+}
+
+/// How a publisher sends a batch: `/eventos/lote` when the peer has it, or `/eventos` only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Transporte {
+    Lote,
+    Single,
 }
 
 #[derive(Clone, Debug)]
@@ -210,6 +220,8 @@ impl Config {
                 lote_max: r.positive("outbox.lote-max")?,
                 notify: r.parse("outbox.notify")?,
                 retencao: r.duration("outbox.retencao")?,
+                transporte: r.choice("outbox.transporte")?,
+                reenviar: r.parse("outbox.reenviar")?,
             },
             inbox_retencao: r.duration("inbox.retencao")?,
             reserva: ReservaConfig {

@@ -6,6 +6,7 @@
 pub mod auth;
 pub mod extract;
 pub mod health;
+pub mod metrics;
 pub mod problem;
 
 use std::io;
@@ -34,6 +35,7 @@ pub fn finish(router: Router, seg: Arc<auth::Seguranca>) -> Router {
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(middleware::from_fn_with_state(seg, auth::identify))
         .layer(middleware::from_fn(problem::render))
+        .layer(middleware::from_fn(metrics::track))
         .layer(
             TraceLayer::new_for_http()
                 .make_span_with(|req: &Request| {

@@ -19,3 +19,14 @@ pub async fn registrar_se_novo(tx: &Tx<'_>, event_id: Uuid, agora: DateTime<Utc>
         .await?;
     Ok(tx.execute(&stmt, &[&event_id, &agora]).await? == 1)
 }
+
+/// Deletes at most `limite` inbox rows processed before `antes` (SPEC §9.1 retention); returns
+/// how many. Rows another sweep holds are skipped.
+pub async fn prune(c: &impl tokio_postgres::GenericClient, antes: DateTime<Utc>, limite: i64) -> Result<u64, tokio_postgres::Error> {
+    c.execute(
+        "DELETE FROM inbox_event WHERE event_id IN ( \
+             SELECT event_id FROM inbox_event WHERE processado_em < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
+        &[&antes, &limite],
+    )
+    .await
+}

@@ -69,11 +69,13 @@ pub async fn receber(db: &Db, consumidor: &dyn Consumidor, evento: &EventoIntegr
     let tx = db.begin(&mut client).await?;
     if !crate::inbox::registrar_se_novo(&tx, evento.event_id(), Utc::now()).await? {
         tx.rollback().await?;
+        metrics::counter!("giro_inbox_events_total", "tipo" => evento.tipo(), "result" => "duplicate").increment(1);
         tracing::info!(event_id = %evento.event_id(), tipo = evento.tipo(), "duplicate event ignored");
         return Ok(Recebido::Duplicado);
     }
     consumidor.aplicar(&tx, evento).await?;
     tx.commit().await?;
+    metrics::counter!("giro_inbox_events_total", "tipo" => evento.tipo(), "result" => "new").increment(1);
     Ok(Recebido::Novo)
 }
 

@@ -15,6 +15,10 @@
 //! A publisher that dies mid-batch loses nothing: its rows come back when the lease ends. A late
 //! one cannot overwrite a newer attempt: its token no longer matches. The outbox knows no role.
 
+pub mod admin;
+pub mod backoff;
+pub mod delivery;
+pub mod publisher;
 pub mod store;
 
 pub use store::registrar;

@@ -1,10 +1,18 @@
-//! The outbox table's SQL (`outbox_event`, identical in both databases).
+//! The outbox table's SQL (`outbox_event`, identical in both databases). Every statement that
+//! decides by time takes `agora` as a parameter, so tests drive the clock.
+
+use chrono::{DateTime, Utc};
+use tokio_postgres::GenericClient;
+use uuid::Uuid;
 
 use crate::contracts::EventoIntegracao;
 use crate::db::Tx;
 
 /// The channel separate publishers `LISTEN` on; writers `NOTIFY` it (delivered at commit).
 pub const CHANNEL: &str = "giro_outbox";
+
+/// `ultimo_erro` is `VARCHAR(500)`.
+pub const MAX_ERRO: usize = 500;
 
 /// Writes `evento` as a `PENDING` row in the open business transaction (the original's
 /// `Outbox.registrar`, propagation MANDATORY): id = eventId, tipo, payload, criado_em =
@@ -22,4 +30,143 @@ pub async fn registrar(tx: &Tx<'_>, evento: &EventoIntegracao) -> Result<(), tok
         tx.execute("SELECT pg_notify($1, '')", &[&CHANNEL]).await?;
     }
     Ok(())
+}
+
+/// A claimed event: leased to one publisher until `proxima_tentativa_em`, under `lease_token`.
+#[derive(Clone, Debug)]
+pub struct Claimed {
+    pub id: Uuid,
+    pub tipo: String,
+    /// The stored JSON, sent as it is.
+    pub payload: String,
+    pub tentativas: i32,
+    pub criado_em: DateTime<Utc>,
+    pub traceparent: Option<String>,
+}
+
+/// Claims up to `limite` due events and leases them until `lease_until` under `token`, in one
+/// statement that commits at once: no transaction stays open while they are delivered, and rows
+/// another publisher holds are skipped without waiting.
+pub async fn claim(
+    c: &impl GenericClient,
+    agora: DateTime<Utc>,
+    limite: i64,
+    lease_until: DateTime<Utc>,
+    token: Uuid,
+) -> Result<Vec<Claimed>, tokio_postgres::Error> {
+    let rows = c
+        .query(
+            "WITH due AS ( \
+                 SELECT id FROM outbox_event \
+                  WHERE status = 'PENDING' AND proxima_tentativa_em <= $1 \
+                  ORDER BY proxima_tentativa_em \
+                  LIMIT $2 \
+                  FOR UPDATE SKIP LOCKED) \
+             UPDATE outbox_event o SET proxima_tentativa_em = $3, lease_token = $4 \
+               FROM due WHERE o.id = due.id \
+             RETURNING o.id, o.tipo, o.payload::text, o.tentativas, o.criado_em, o.traceparent",
+            &[&agora, &limite, &lease_until, &token],
+        )
+        .await?;
+    let mut claimed: Vec<Claimed> = rows
+        .iter()
+        .map(|r| Claimed {
+            id: r.get(0),
+            tipo: r.get(1),
+            payload: r.get(2),
+            tentativas: r.get(3),
+            criado_em: r.get(4),
+            traceparent: r.get(5),
+        })
+        .collect();
+    claimed.sort_by_key(|e| e.criado_em);
+    Ok(claimed)
+}
+
+/// Marks delivered events `SENT` in one statement; only rows still under `token` change.
+pub async fn mark_sent(c: &impl GenericClient, ids: &[Uuid], token: Uuid, agora: DateTime<Utc>) -> Result<u64, tokio_postgres::Error> {
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    c.execute(
+        "UPDATE outbox_event SET status = 'SENT', enviado_em = $3, tentativas = tentativas + 1, \
+                ultimo_erro = NULL, lease_token = NULL \
+          WHERE id = ANY($1) AND lease_token = $2 AND status = 'PENDING'",
+        &[&ids, &token, &agora],
+    )
+    .await
+}
+
+/// A failed attempt of one event.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub id: Uuid,
+    pub erro: String,
+    /// `None` = permanent: dead letter at once. `Some(t)` = transient: next attempt at `t`.
+    pub proxima: Option<DateTime<Utc>>,
+}
+
+/// Settles failed attempts in one statement: transient ones are rescheduled (or become `FAILED`
+/// when this was attempt `max_tentativas`), permanent ones become `FAILED`. Only rows still under
+/// `token` change.
+pub async fn mark_failed(c: &impl GenericClient, failures: &[Failure], token: Uuid, max_tentativas: i32) -> Result<u64, tokio_postgres::Error> {
+    if failures.is_empty() {
+        return Ok(0);
+    }
+    let ids: Vec<Uuid> = failures.iter().map(|f| f.id).collect();
+    let erros: Vec<String> = failures.iter().map(|f| truncate(&f.erro, MAX_ERRO)).collect();
+    let proximas: Vec<Option<DateTime<Utc>>> = failures.iter().map(|f| f.proxima).collect();
+    c.execute(
+        "UPDATE outbox_event o SET \
+                tentativas = o.tentativas + 1, \
+                ultimo_erro = f.erro, \
+                lease_token = NULL, \
+                proxima_tentativa_em = COALESCE(f.proxima, o.proxima_tentativa_em), \
+                status = CASE WHEN f.proxima IS NULL OR o.tentativas + 1 >= $4 THEN 'FAILED' ELSE 'PENDING' END \
+           FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS f(id, erro, proxima) \
+          WHERE o.id = f.id AND o.lease_token = $5 AND o.status = 'PENDING'",
+        &[&ids, &erros, &proximas, &max_tentativas, &token],
+    )
+    .await
+}
+
+pub fn truncate(s: &str, max: usize) -> String {
+    s.chars().take(max).collect()
+}
+
+/// Deletes at most `limite` `SENT` rows delivered before `antes`; returns how many.
+pub async fn prune_sent(c: &impl GenericClient, antes: DateTime<Utc>, limite: i64) -> Result<u64, tokio_postgres::Error> {
+    c.execute(
+        "DELETE FROM outbox_event WHERE id IN ( \
+             SELECT id FROM outbox_event WHERE status = 'SENT' AND enviado_em < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
+        &[&antes, &limite],
+    )
+    .await
+}
+
+/// Counts per status and the age of the oldest pending event.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Status {
+    pub pending: i64,
+    pub sent: i64,
+    pub failed: i64,
+    pub oldest_pending: Option<DateTime<Utc>>,
+}
+
+pub async fn status(c: &impl GenericClient) -> Result<Status, tokio_postgres::Error> {
+    let mut s = Status::default();
+    for r in c.query("SELECT status, count(*) FROM outbox_event GROUP BY status", &[]).await? {
+        let n: i64 = r.get(1);
+        match r.get::<_, &str>(0) {
+            "PENDING" => s.pending = n,
+            "SENT" => s.sent = n,
+            "FAILED" => s.failed = n,
+            _ => {}
+        }
+    }
+    s.oldest_pending = c
+        .query_one("SELECT min(criado_em) FROM outbox_event WHERE status = 'PENDING'", &[])
+        .await?
+        .get(0);
+    Ok(s)
 }

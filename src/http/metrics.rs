@@ -1,0 +1,95 @@
+//! `GET /metrics` (Prometheus text, SPEC §9.3) and the request metrics layer.
+//!
+//! Counters and histograms go through the `metrics` facade into one process-wide Prometheus
+//! recorder ([`install`]). The outbox gauges are read from the database at scrape time, so they
+//! are exact whichever process (service or separate publisher) moved the rows.
+//!
+//! Names: `giro_outbox_events{status}`, `giro_outbox_oldest_pending_seconds`,
+//! `giro_outbox_deliveries_total{tipo,result}`, `giro_outbox_delivery_seconds`,
+//! `giro_inbox_events_total{tipo,result}`, `giro_http_requests_total{route,status}`,
+//! `giro_http_request_seconds`.
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+use crate::db::Pool;
+
+static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+
+const SECONDS_BUCKETS: &[f64] = &[0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0];
+
+/// Installs the process-wide recorder (once; later calls return the same handle).
+pub fn install() -> Option<&'static PrometheusHandle> {
+    HANDLE
+        .get_or_init(|| {
+            let builder = PrometheusBuilder::new()
+                .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), SECONDS_BUCKETS)
+                .ok()?;
+            match builder.install_recorder() {
+                Ok(h) => {
+                    describe();
+                    Some(h)
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "metrics recorder not installed");
+                    None
+                }
+            }
+        })
+        .as_ref()
+}
+
+fn describe() {
+    metrics::describe_counter!("giro_outbox_deliveries_total", "Outbox delivery attempts by event type and result (sent|transient|permanent)");
+    metrics::describe_histogram!("giro_outbox_delivery_seconds", "Time from an event's commit to the receiver's 2xx");
+    metrics::describe_counter!("giro_inbox_events_total", "Received events by type and result (new|duplicate)");
+    metrics::describe_counter!("giro_http_requests_total", "HTTP requests by route and status");
+    metrics::describe_histogram!("giro_http_request_seconds", "HTTP request latency");
+}
+
+pub fn router(pool: Pool) -> Router {
+    Router::new().route("/metrics", get(scrape)).with_state(pool)
+}
+
+async fn scrape(State(pool): State<Pool>) -> Response {
+    let Some(handle) = install() else {
+        return (StatusCode::SERVICE_UNAVAILABLE, "metrics unavailable").into_response();
+    };
+    let mut text = String::new();
+    text.push_str("# HELP giro_outbox_events Outbox rows by status\n# TYPE giro_outbox_events gauge\n");
+    text.push_str("# HELP giro_outbox_oldest_pending_seconds Age of the oldest PENDING outbox row\n# TYPE giro_outbox_oldest_pending_seconds gauge\n");
+    match pool.get().await {
+        Ok(client) => match crate::outbox::store::status(&**client).await {
+            Ok(s) => {
+                for (status, n) in [("PENDING", s.pending), ("SENT", s.sent), ("FAILED", s.failed)] {
+                    text.push_str(&format!("giro_outbox_events{{status=\"{status}\"}} {n}\n"));
+                }
+                let age = s.oldest_pending.map(|t| (chrono::Utc::now() - t).num_milliseconds().max(0) as f64 / 1000.0).unwrap_or(0.0);
+                text.push_str(&format!("giro_outbox_oldest_pending_seconds {age}\n"));
+            }
+            Err(e) => tracing::warn!(error = %e, "metrics: outbox status query failed"),
+        },
+        Err(e) => tracing::warn!(error = %e, "metrics: database unavailable"),
+    }
+    text.push_str(&handle.render());
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()
+}
+
+/// Middleware: counts and times every request by matched route.
+pub async fn track(req: Request, next: Next) -> Response {
+    let route = req.extensions().get::<MatchedPath>().map(|m| m.as_str().to_string()).unwrap_or_else(|| "unmatched".into());
+    let start = Instant::now();
+    let res = next.run(req).await;
+    let status = res.status().as_u16().to_string();
+    metrics::counter!("giro_http_requests_total", "route" => route.clone(), "status" => status).increment(1);
+    metrics::histogram!("giro_http_request_seconds", "route" => route).record(start.elapsed().as_secs_f64());
+    res
+}

@@ -1,0 +1,194 @@
+//! `giro outbox status|list|retry|discard` (SPEC §9.1): looking into an outbox and acting on its
+//! dead letters.
+//!
+//! `retry` refuses an event older than `inbox.retencao` without `--force`: the receiver may have
+//! forgotten it (its inbox row pruned) and would apply it a second time.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use tokio_postgres::GenericClient;
+use uuid::Uuid;
+
+use crate::contracts::instante;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum StatusFiltro {
+    Pending,
+    Sent,
+    Failed,
+}
+
+impl StatusFiltro {
+    fn sql(self) -> &'static str {
+        match self {
+            StatusFiltro::Pending => "PENDING",
+            StatusFiltro::Sent => "SENT",
+            StatusFiltro::Failed => "FAILED",
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Linha {
+    pub id: Uuid,
+    pub tipo: String,
+    pub status: String,
+    pub tentativas: i32,
+    #[serde(serialize_with = "ser_instante")]
+    pub criado_em: DateTime<Utc>,
+    #[serde(serialize_with = "ser_instante")]
+    pub proxima_tentativa_em: DateTime<Utc>,
+    #[serde(serialize_with = "ser_opt_instante")]
+    pub enviado_em: Option<DateTime<Utc>>,
+    pub ultimo_erro: Option<String>,
+    pub payload: serde_json::Value,
+}
+
+fn ser_instante<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+    instante::serialize(t, s)
+}
+
+fn ser_opt_instante<S: serde::Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
+    instante::opcional::serialize(t, s)
+}
+
+const COLS: &str = "id, tipo, status, tentativas, criado_em, proxima_tentativa_em, enviado_em, ultimo_erro, payload";
+
+fn linha(r: &tokio_postgres::Row) -> Linha {
+    Linha {
+        id: r.get(0),
+        tipo: r.get(1),
+        status: r.get(2),
+        tentativas: r.get(3),
+        criado_em: r.get(4),
+        proxima_tentativa_em: r.get(5),
+        enviado_em: r.get(6),
+        ultimo_erro: r.get(7),
+        payload: r.get(8),
+    }
+}
+
+pub async fn status_text(c: &impl GenericClient, agora: DateTime<Utc>) -> anyhow::Result<String> {
+    let s = crate::outbox::store::status(c).await?;
+    let mut out = format!("PENDING {}\nSENT    {}\nFAILED  {}\n", s.pending, s.sent, s.failed);
+    match s.oldest_pending {
+        Some(t) => {
+            let _ = writeln!(out, "oldest pending: {} ({}s ago)", instante::formatar(&t), (agora - t).num_seconds().max(0));
+        }
+        None => out.push_str("oldest pending: none\n"),
+    }
+    Ok(out)
+}
+
+pub async fn list(c: &impl GenericClient, status: Option<StatusFiltro>, limite: i64) -> anyhow::Result<Vec<Linha>> {
+    let rows = match status {
+        Some(s) => {
+            c.query(&format!("SELECT {COLS} FROM outbox_event WHERE status = $1 ORDER BY criado_em LIMIT $2"), &[&s.sql(), &limite])
+                .await?
+        }
+        None => c.query(&format!("SELECT {COLS} FROM outbox_event ORDER BY criado_em LIMIT $1"), &[&limite]).await?,
+    };
+    Ok(rows.iter().map(linha).collect())
+}
+
+pub fn list_text(linhas: &[Linha]) -> String {
+    let mut out = String::new();
+    for l in linhas {
+        let _ = writeln!(
+            out,
+            "{}  {:<20} {:<7} tentativas={:<3} criado={} {}",
+            l.id,
+            l.tipo,
+            l.status,
+            l.tentativas,
+            instante::formatar(&l.criado_em),
+            l.ultimo_erro.as_deref().map(|e| format!("erro={e}")).unwrap_or_default()
+        );
+    }
+    out
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RetryError {
+    #[error("event {0} not found")]
+    NotFound(Uuid),
+    #[error("event {id} was created {age_days} days ago, beyond inbox.retencao ({limit_days} days): the receiver may have forgotten it and would apply it again; use --force to retry anyway")]
+    TooOld { id: Uuid, age_days: i64, limit_days: i64 },
+    #[error(transparent)]
+    Db(#[from] tokio_postgres::Error),
+}
+
+/// Puts `ids` back to `PENDING` with attempts reset, due now. Refuses events older than
+/// `inbox_retencao` unless `force`. Returns how many rows changed.
+pub async fn retry(c: &impl GenericClient, ids: &[Uuid], agora: DateTime<Utc>, inbox_retencao: Duration, force: bool) -> Result<u64, RetryError> {
+    let limite = agora - chrono::Duration::from_std(inbox_retencao).unwrap_or(chrono::Duration::MAX);
+    for id in ids {
+        let row = c.query_opt("SELECT criado_em FROM outbox_event WHERE id = $1", &[id]).await?.ok_or(RetryError::NotFound(*id))?;
+        let criado: DateTime<Utc> = row.get(0);
+        if criado < limite && !force {
+            return Err(RetryError::TooOld {
+                id: *id,
+                age_days: (agora - criado).num_days(),
+                limit_days: (inbox_retencao.as_secs() / 86_400) as i64,
+            });
+        }
+    }
+    Ok(c.execute(
+        "UPDATE outbox_event SET status = 'PENDING', tentativas = 0, proxima_tentativa_em = $2, lease_token = NULL, enviado_em = NULL \
+          WHERE id = ANY($1) AND status <> 'PENDING'",
+        &[&ids, &agora],
+    )
+    .await?)
+}
+
+pub async fn failed_ids(c: &impl GenericClient) -> Result<Vec<Uuid>, tokio_postgres::Error> {
+    Ok(c.query("SELECT id FROM outbox_event WHERE status = 'FAILED' ORDER BY criado_em", &[]).await?.iter().map(|r| r.get(0)).collect())
+}
+
+/// Deletes a `FAILED` event and returns it (printed as JSON before it goes).
+pub async fn discard(c: &impl GenericClient, id: Uuid) -> anyhow::Result<Linha> {
+    let row = c
+        .query_opt(&format!("DELETE FROM outbox_event WHERE id = $1 AND status = 'FAILED' RETURNING {COLS}"), &[&id])
+        .await?;
+    match row {
+        Some(r) => Ok(linha(&r)),
+        None => anyhow::bail!("event {id} is not a FAILED event of this outbox; only dead letters can be discarded"),
+    }
+}
+
+/// Runs an admin command against the outbox of the database it names.
+pub async fn run(cmd: crate::cli::OutboxCommand, config: &crate::config::Config) -> anyhow::Result<()> {
+    use crate::cli::OutboxCommand as C;
+    let db = match &cmd {
+        C::Status { db } | C::List { db, .. } | C::Retry { db, .. } | C::Discard { db, .. } => *db,
+    };
+    let pool = crate::db::pool(&config.servico(db).db, 1, config.db_timeout)?;
+    let client = pool.get().await?;
+    let c = &**client;
+    let agora = Utc::now();
+    match cmd {
+        C::Status { .. } => print!("{}", status_text(c, agora).await?),
+        C::List { status, limite, json, .. } => {
+            let linhas = list(c, status, limite).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&linhas)?);
+            } else {
+                print!("{}", list_text(&linhas));
+            }
+        }
+        C::Retry { id, failed, force, .. } => {
+            let ids = if failed { failed_ids(c).await? } else { id.into_iter().collect() };
+            let n = retry(c, &ids, agora, config.inbox_retencao, force).await?;
+            println!("{n} event(s) back to PENDING");
+        }
+        C::Discard { id, .. } => {
+            let l = discard(c, id).await?;
+            println!("{}", serde_json::to_string_pretty(&l)?);
+        }
+    }
+    Ok(())
+}
