@@ -10,4 +10,5 @@ mod cli;
 mod config;
 mod constraints;
 mod migrations;
+mod outbox;
 mod service;

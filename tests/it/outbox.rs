@@ -1,0 +1,349 @@
+//! The outbox and its publisher against a real PostgreSQL and a real HTTP receiver on loopback.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use giro::config::Servico;
+use giro::contracts::{EventoIntegracao, ReposicaoSolicitada};
+use giro::db::Db;
+use giro::outbox::publisher::Publisher;
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+use crate::support::app::config;
+use crate::support::peer::{FakePeer, Lote};
+use crate::support::{wait_until, TestDb};
+
+pub fn solicitada(qtd: i32) -> EventoIntegracao {
+    EventoIntegracao::ReposicaoSolicitada(ReposicaoSolicitada {
+        event_id: Uuid::new_v4(),
+        sku: "7894900011517".into(),
+        qtd_faltante: qtd,
+        ocorrido_em: Utc::now(),
+    })
+}
+
+/// Writes `eventos` in one committed transaction.
+pub async fn write(db: &Db, eventos: &[EventoIntegracao]) {
+    let mut client = db.client().await.unwrap();
+    let tx = db.begin(&mut client).await.unwrap();
+    for e in eventos {
+        giro::outbox::registrar(&tx, e).await.unwrap();
+    }
+    tx.commit().await.unwrap();
+}
+
+pub struct Setup {
+    pub db: TestDb,
+    pub dbh: Db,
+    pub peer: Arc<FakePeer>,
+}
+
+pub async fn setup(lote: Lote) -> Setup {
+    giro::telemetry::init_for_test();
+    let db = TestDb::new(Servico::Mercado).await;
+    let dbh = Db::new(db.pool(), false);
+    let peer = FakePeer::start(lote).await;
+    Setup { db, dbh, peer }
+}
+
+impl Setup {
+    pub fn publisher(&self, env: &[(&str, &str)]) -> Publisher {
+        let url = self.peer.url();
+        let mut vars = vec![("ESTOQUE_EVENTOS_URL", url.as_str())];
+        vars.extend_from_slice(env);
+        let cfg = config(Servico::Mercado, &self.db, &vars);
+        Publisher::for_service(&cfg, Servico::Mercado, self.db.pool(), self.dbh.signal.clone(), false).unwrap()
+    }
+
+    pub async fn row(&self, id: Uuid) -> tokio_postgres::Row {
+        let c = self.db.client().await;
+        c.query_one(
+            "SELECT status, tentativas, ultimo_erro, proxima_tentativa_em, enviado_em, lease_token FROM outbox_event WHERE id = $1",
+            &[&id],
+        )
+        .await
+        .unwrap()
+    }
+
+    pub async fn count(&self, status: &str) -> i64 {
+        let c = self.db.client().await;
+        c.query_one("SELECT count(*) FROM outbox_event WHERE status = $1", &[&status]).await.unwrap().get(0)
+    }
+}
+
+#[tokio::test]
+async fn an_event_of_a_rolled_back_transaction_is_never_delivered_and_a_committed_one_is_sent() {
+    let s = setup(Lote::Supported).await;
+    let perdido = solicitada(1);
+    {
+        let mut client = s.dbh.client().await.unwrap();
+        let tx = s.dbh.begin(&mut client).await.unwrap();
+        giro::outbox::registrar(&tx, &perdido).await.unwrap();
+        tx.rollback().await.unwrap();
+    }
+    let enviado = solicitada(16);
+    write(&s.dbh, std::slice::from_ref(&enviado)).await;
+
+    let r = s.publisher(&[]).round(Utc::now()).await.unwrap();
+    assert_eq!((r.claimed, r.sent), (1, 1));
+    let got = s.peer.all();
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].event_id(), enviado.event_id().to_string());
+    assert_eq!(got[0].tipo, "ReposicaoSolicitada");
+    assert_eq!(got[0].body, enviado.to_json());
+    assert_eq!(got[0].authorization.as_deref(), Some(format!("Bearer {}", crate::support::ESTOQUE_TOKEN).as_str()));
+    let row = s.row(enviado.event_id()).await;
+    assert_eq!(row.get::<_, &str>(0), "SENT");
+    assert!(row.get::<_, Option<chrono::DateTime<Utc>>>(4).is_some(), "enviado_em set");
+    let c = s.db.client().await;
+    let n: i64 = c.query_one("SELECT count(*) FROM outbox_event WHERE id = $1", &[&perdido.event_id()]).await.unwrap().get(0);
+    assert_eq!(n, 0);
+}
+
+#[tokio::test]
+async fn a_503_keeps_the_event_pending_with_backoff_and_a_round_inside_the_backoff_does_not_call_again() {
+    for transporte in ["lote", "single"] {
+        let s = setup(Lote::Supported).await;
+        s.peer.set_status(503);
+        let e = solicitada(3);
+        write(&s.dbh, std::slice::from_ref(&e)).await;
+        let p = s.publisher(&[("GIRO_OUTBOX_TRANSPORTE", transporte)]);
+        let agora = Utc::now();
+        let r = p.round(agora).await.unwrap();
+        assert_eq!((r.claimed, r.transient), (1, 1), "{transporte}");
+        let row = s.row(e.event_id()).await;
+        assert_eq!(row.get::<_, &str>(0), "PENDING");
+        assert_eq!(row.get::<_, i32>(1), 1);
+        let erro: String = row.get(2);
+        assert!(erro.contains("503"), "{erro}");
+        let proxima: chrono::DateTime<Utc> = row.get(3);
+        // Attempt 1 → 1 s times [0.8, 1.0].
+        let espera = proxima - agora;
+        assert!(espera >= chrono::Duration::milliseconds(800) && espera <= chrono::Duration::seconds(1), "{espera:?}");
+        let before = s.peer.requests.load(std::sync::atomic::Ordering::SeqCst);
+        let r = p.round(agora + chrono::Duration::milliseconds(500)).await.unwrap();
+        assert_eq!(r.claimed, 0);
+        assert_eq!(s.peer.requests.load(std::sync::atomic::Ordering::SeqCst), before, "no call inside the backoff");
+        // After the backoff it is delivered.
+        s.peer.set_status(204);
+        let r = p.round(agora + chrono::Duration::seconds(2)).await.unwrap();
+        assert_eq!(r.sent, 1);
+        assert_eq!(s.row(e.event_id()).await.get::<_, i32>(1), 2);
+    }
+}
+
+#[tokio::test]
+async fn a_400_is_a_dead_letter_at_once_and_retry_brings_it_back_to_be_delivered() {
+    let s = setup(Lote::Supported).await;
+    s.peer.set_status(400);
+    let e = solicitada(3);
+    write(&s.dbh, std::slice::from_ref(&e)).await;
+    let p = s.publisher(&[]);
+    let r = p.round(Utc::now()).await.unwrap();
+    assert_eq!(r.permanent, 1);
+    let row = s.row(e.event_id()).await;
+    assert_eq!(row.get::<_, &str>(0), "FAILED");
+    assert!(row.get::<_, Option<String>>(2).is_some_and(|m| m.contains("400")));
+
+    // `giro outbox retry` (the real binary) puts it back; then it is delivered.
+    let env = [("MERCADO_DB_URL", s.db.url())].into_iter().collect();
+    let out = crate::support::process::command(&["outbox", "retry", "--db", "mercado", &e.event_id().to_string()], &env).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let row = s.row(e.event_id()).await;
+    assert_eq!((row.get::<_, &str>(0), row.get::<_, i32>(1)), ("PENDING", 0));
+    s.peer.set_status(204);
+    assert_eq!(p.round(Utc::now()).await.unwrap().sent, 1);
+    assert_eq!(s.row(e.event_id()).await.get::<_, &str>(0), "SENT");
+}
+
+#[tokio::test]
+async fn transient_failures_become_failed_after_max_attempts() {
+    let s = setup(Lote::Supported).await;
+    s.peer.set_status(500);
+    let e = solicitada(3);
+    write(&s.dbh, std::slice::from_ref(&e)).await;
+    let p = s.publisher(&[("GIRO_OUTBOX_MAX_TENTATIVAS", "3")]);
+    let mut agora = Utc::now();
+    for _ in 0..3 {
+        p.round(agora).await.unwrap();
+        agora += chrono::Duration::seconds(10);
+    }
+    let row = s.row(e.event_id()).await;
+    assert_eq!((row.get::<_, &str>(0), row.get::<_, i32>(1)), ("FAILED", 3));
+}
+
+#[tokio::test]
+async fn rows_locked_by_another_publisher_are_skipped_without_waiting() {
+    let s = setup(Lote::Supported).await;
+    let eventos: Vec<_> = (0..4).map(|_| solicitada(1)).collect();
+    write(&s.dbh, &eventos).await;
+    // Another publisher's claim in progress: two rows locked in an open transaction.
+    let mut other = s.db.client().await;
+    let tx = other.transaction().await.unwrap();
+    let locked: Vec<Uuid> = vec![eventos[0].event_id(), eventos[1].event_id()];
+    tx.query("SELECT id FROM outbox_event WHERE id = ANY($1) FOR UPDATE", &[&locked]).await.unwrap();
+
+    let started = Instant::now();
+    let r = tokio::time::timeout(Duration::from_secs(10), s.publisher(&[]).round(Utc::now())).await.expect("the round waited for locked rows").unwrap();
+    assert_eq!((r.claimed, r.sent), (2, 2));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let delivered: Vec<String> = s.peer.all().iter().map(|d| d.event_id()).collect();
+    for id in &locked {
+        assert!(!delivered.contains(&id.to_string()));
+    }
+    tx.rollback().await.unwrap();
+}
+
+#[tokio::test]
+async fn no_transaction_is_open_while_a_delivery_is_in_flight_and_a_stale_token_changes_nothing() {
+    let s = setup(Lote::Supported).await;
+    s.peer.set_delay(Duration::from_millis(1500));
+    write(&s.dbh, &[solicitada(1), solicitada(2)]).await;
+    let p = s.publisher(&[]);
+    let round = tokio::spawn(async move { p.round(Utc::now()).await.map(|r| r.sent) });
+    let peer = s.peer.clone();
+    wait_until(Duration::from_secs(10), "a delivery in flight", || async { (peer.in_flight.load(std::sync::atomic::Ordering::SeqCst) > 0).then_some(()) }).await;
+    let c = s.db.client().await;
+    let me: i32 = c.query_one("SELECT pg_backend_pid()", &[]).await.unwrap().get(0);
+    let idle_in_tx: i64 = c
+        .query_one(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> $1 AND state LIKE 'idle in transaction%'",
+            &[&me],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(idle_in_tx, 0, "a publisher session is idle in transaction during delivery");
+    // The rows are leased: PENDING, with a token, due only after the lease.
+    let leased: i64 = c.query_one("SELECT count(*) FROM outbox_event WHERE status = 'PENDING' AND lease_token IS NOT NULL AND proxima_tentativa_em > now()", &[]).await.unwrap().get(0);
+    assert_eq!(leased, 2);
+    // A late publisher with another token cannot settle them.
+    let ids: Vec<Uuid> = c.query("SELECT id FROM outbox_event", &[]).await.unwrap().iter().map(|r| r.get(0)).collect();
+    assert_eq!(giro::outbox::store::mark_sent(&c, &ids, Uuid::new_v4(), Utc::now()).await.unwrap(), 0);
+    let failures: Vec<_> = ids.iter().map(|id| giro::outbox::store::Failure { id: *id, erro: "late".into(), proxima: None }).collect();
+    assert_eq!(giro::outbox::store::mark_failed(&c, &failures, Uuid::new_v4(), 25).await.unwrap(), 0);
+    assert_eq!(s.count("PENDING").await, 2);
+    assert_eq!(round.await.unwrap().unwrap(), 2);
+    assert_eq!(s.count("SENT").await, 2);
+}
+
+#[tokio::test]
+async fn deliveries_of_one_batch_overlap() {
+    for lote in [Lote::Supported, Lote::Missing(404)] {
+        let s = setup(lote).await;
+        s.peer.set_delay(Duration::from_millis(300));
+        let eventos: Vec<_> = (0..16).map(|_| solicitada(1)).collect();
+        write(&s.dbh, &eventos).await;
+        let r = s.publisher(&[("GIRO_OUTBOX_CONCORRENCIA", "8")]).round(Utc::now()).await.unwrap();
+        assert_eq!(r.sent, 16);
+        let max = s.peer.max_in_flight.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(max >= 2, "{lote:?}: at most {max} request in flight");
+    }
+}
+
+#[tokio::test]
+async fn a_peer_without_the_batch_route_gets_every_event_through_eventos() {
+    for status in [404, 403] {
+        let s = setup(Lote::Missing(status)).await;
+        let eventos: Vec<_> = (0..10).map(|_| solicitada(1)).collect();
+        write(&s.dbh, &eventos).await;
+        let p = s.publisher(&[]);
+        assert_eq!(p.round(Utc::now()).await.unwrap().sent, 10, "peer answering {status}");
+        let got = s.peer.all();
+        assert_eq!(got.len(), 10);
+        assert!(got.iter().all(|d| !d.via_lote));
+        let mut ids: Vec<String> = got.iter().map(|d| d.event_id()).collect();
+        ids.sort();
+        let mut want: Vec<String> = eventos.iter().map(|e| e.event_id().to_string()).collect();
+        want.sort();
+        assert_eq!(ids, want);
+        assert_eq!(s.count("SENT").await, 10);
+    }
+}
+
+#[tokio::test]
+async fn the_embedded_publisher_wakes_in_process_without_notify() {
+    let s = setup(Lote::Supported).await;
+    let p = s.publisher(&[("GIRO_OUTBOX_INTERVALO", "10s"), ("GIRO_OUTBOX_NOTIFY", "false")]);
+    let stop = CancellationToken::new();
+    let task = tokio::spawn(p.run(stop.clone()));
+    // Let it finish its first (empty) round and go to sleep.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let e = solicitada(5);
+    let committed = Instant::now();
+    write(&s.dbh, std::slice::from_ref(&e)).await;
+    let peer = s.peer.clone();
+    wait_until(Duration::from_secs(2), "delivery after an in-process wake-up", || async { (peer.count() == 1).then_some(()) }).await;
+    assert!(committed.elapsed() < Duration::from_secs(2));
+    stop.cancel();
+    task.await.unwrap();
+}
+
+#[tokio::test]
+async fn retention_deletes_old_sent_and_inbox_rows_and_keeps_recent_ones() {
+    let s = setup(Lote::Supported).await;
+    let c = s.db.client().await;
+    c.batch_execute(
+        "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, proxima_tentativa_em, enviado_em) VALUES
+           (gen_random_uuid(), 'ReposicaoSolicitada', '{}', 'SENT', now() - interval '1 hour', now(), now() - interval '1 hour'),
+           (gen_random_uuid(), 'ReposicaoSolicitada', '{}', 'SENT', now(), now(), now()),
+           (gen_random_uuid(), 'ReposicaoSolicitada', '{}', 'PENDING', now() - interval '1 hour', now(), NULL),
+           (gen_random_uuid(), 'ReposicaoSolicitada', '{}', 'FAILED', now() - interval '1 hour', now(), NULL);
+         INSERT INTO inbox_event VALUES (gen_random_uuid(), now() - interval '1 hour'), (gen_random_uuid(), now());",
+    )
+    .await
+    .unwrap();
+    let p = s.publisher(&[("GIRO_OUTBOX_RETENCAO", "30s"), ("GIRO_INBOX_RETENCAO", "30s")]);
+    assert_eq!(p.prune(Utc::now()).await.unwrap(), (1, 1));
+    let left: Vec<(String, bool)> = c
+        .query("SELECT status, enviado_em > now() - interval '1 minute' FROM outbox_event WHERE status = 'SENT'", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(left, vec![("SENT".to_string(), true)]);
+    assert_eq!(s.count("PENDING").await, 1, "pending rows are never pruned");
+    assert_eq!(s.count("FAILED").await, 1, "dead letters are never pruned");
+    let inbox: i64 = c.query_one("SELECT count(*) FROM inbox_event", &[]).await.unwrap().get(0);
+    assert_eq!(inbox, 1);
+}
+
+#[tokio::test]
+async fn retry_of_an_event_older_than_the_inbox_retention_is_refused_without_force() {
+    let s = setup(Lote::Supported).await;
+    let c = s.db.client().await;
+    let id = Uuid::new_v4();
+    c.execute(
+        "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, proxima_tentativa_em, tentativas, ultimo_erro) VALUES ($1, 'ReposicaoSolicitada', '{}', 'FAILED', now() - interval '40 days', now(), 1, 'HTTP 400')",
+        &[&id],
+    )
+    .await
+    .unwrap();
+    let env = [("MERCADO_DB_URL", s.db.url())].into_iter().collect();
+    let out = crate::support::process::command(&["outbox", "retry", "--db", "mercado", &id.to_string()], &env).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("beyond inbox.retencao") && err.contains("--force"), "{err}");
+    assert_eq!(s.row(id).await.get::<_, &str>(0), "FAILED");
+    let out = crate::support::process::command(&["outbox", "retry", "--db", "mercado", "--force", &id.to_string()], &env).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(s.row(id).await.get::<_, &str>(0), "PENDING");
+
+    // status, list --json and discard.
+    c.execute("UPDATE outbox_event SET status = 'FAILED' WHERE id = $1", &[&id]).await.unwrap();
+    let out = crate::support::process::command(&["outbox", "status", "--db", "mercado"], &env).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("FAILED  1"), "{text}");
+    let out = crate::support::process::command(&["outbox", "list", "--db", "mercado", "--status", "failed", "--json"], &env).output().unwrap();
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(list[0]["id"], id.to_string());
+    let out = crate::support::process::command(&["outbox", "discard", "--db", "mercado", &id.to_string()], &env).output().unwrap();
+    assert!(out.status.success());
+    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(printed["ultimoErro"], "HTTP 400");
+    let n: i64 = c.query_one("SELECT count(*) FROM outbox_event", &[]).await.unwrap().get(0);
+    assert_eq!(n, 0);
+}
