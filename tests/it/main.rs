@@ -9,6 +9,7 @@ mod support;
 mod cli;
 mod config;
 mod constraints;
+mod eventos;
 mod migrations;
 mod outbox;
 mod service;

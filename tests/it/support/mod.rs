@@ -6,6 +6,7 @@ pub mod chaos;
 pub mod db;
 pub mod peer;
 pub mod process;
+pub mod receiver;
 
 use std::future::Future;
 use std::time::Duration;

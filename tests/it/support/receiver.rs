@@ -1,0 +1,68 @@
+//! A real receiver (`/eventos`, `/eventos/lote` with the inbox) in front of a test consumer whose
+//! effect is a row in `efeito`, so tests can count effects.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use giro::config::{Secret, Servico};
+use giro::contracts::{EventoIntegracao, TIPOS};
+use giro::db::{Db, Tx};
+use giro::http::auth::Seguranca;
+use giro::inbox::receiver::{self, Consumidor};
+
+use super::{TestDb, ESTOQUE_TOKEN, OPERADOR, SENHA};
+
+pub struct Efeitos;
+
+impl Consumidor for Efeitos {
+    fn aceitos(&self) -> &'static [&'static str] {
+        &TIPOS
+    }
+
+    fn aplicar<'a>(&'a self, tx: &'a Tx<'_>, evento: &'a EventoIntegracao) -> BoxFuture<'a, anyhow::Result<()>> {
+        Box::pin(async move {
+            tx.execute("INSERT INTO efeito (event_id, tipo) VALUES ($1, $2)", &[&evento.event_id(), &evento.tipo()]).await?;
+            Ok(())
+        })
+    }
+}
+
+pub struct Receiver {
+    pub addr: SocketAddr,
+    pub db: TestDb,
+}
+
+impl Receiver {
+    /// Starts a receiver that authenticates with `ESTOQUE_TOKEN` (it plays estoque).
+    pub async fn start(lote_max: usize) -> Receiver {
+        let db = TestDb::new(Servico::Estoque).await;
+        let c = db.client().await;
+        c.batch_execute("CREATE TABLE efeito (event_id UUID NOT NULL, tipo TEXT NOT NULL)").await.expect("efeito");
+        let dbh = Db::new(db.pool(), false);
+        let seg = Seguranca::new(
+            Secret::new(ESTOQUE_TOKEN),
+            giro::config::Operador { usuario: OPERADOR.into(), senha: Secret::new(SENHA) },
+            "ESTOQUE_SESSAO",
+            "XSRF-ESTOQUE",
+        );
+        let router = giro::http::finish(
+            receiver::router(dbh, Arc::new(Efeitos), lote_max).merge(giro::http::auth::sessao_router(seg.clone())),
+            seg,
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        tokio::spawn(async move {
+            let _ = giro::http::serve(listener, router, tokio_util::sync::CancellationToken::new(), std::time::Duration::from_secs(1)).await;
+        });
+        Receiver { addr, db }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub async fn count(&self, sql: &str) -> i64 {
+        self.db.client().await.query_one(sql, &[]).await.expect("count").get(0)
+    }
+}
