@@ -378,7 +378,7 @@ impl Reader<'_> {
             }
         }
         if pg.get_application_name().is_none() {
-            pg.application_name(&format!("giro-{service}"));
+            pg.application_name(format!("giro-{service}"));
         }
         Ok(DbConfig { pg })
     }

@@ -2,7 +2,7 @@
 //! Every test that touches PostgreSQL gets its own database cloned from a migrated template
 //! (see `support::db`).
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

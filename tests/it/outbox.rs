@@ -347,3 +347,159 @@ async fn retry_of_an_event_older_than_the_inbox_retention_is_refused_without_for
     let n: i64 = c.query_one("SELECT count(*) FROM outbox_event", &[]).await.unwrap().get(0);
     assert_eq!(n, 0);
 }
+
+fn publisher_env(s: &Setup, extra: &[(&'static str, &str)]) -> std::collections::BTreeMap<&'static str, String> {
+    let mut env: std::collections::BTreeMap<&'static str, String> = [
+        ("MERCADO_DB_URL", s.db.url()),
+        ("ESTOQUE_EVENTOS_URL", s.peer.url()),
+        ("ESTOQUE_TOKEN_SERVICO", crate::support::ESTOQUE_TOKEN.to_string()),
+    ]
+    .into_iter()
+    .collect();
+    for (k, v) in extra {
+        env.insert(k, v.to_string());
+    }
+    env
+}
+
+#[tokio::test]
+async fn a_separate_publisher_sleeping_on_a_10s_poll_delivers_within_2s_through_notify() {
+    let s = setup(Lote::Supported).await;
+    let env = publisher_env(&s, &[("GIRO_OUTBOX_INTERVALO", "10s"), ("GIRO_OUTBOX_NOTIFY", "true")]);
+    let mut giro = crate::support::process::Giro::spawn(&["publisher", "--db", "mercado"], &env);
+    giro.wait_for_line("publisher started", Duration::from_secs(30));
+    // Let its first (empty) round pass, so it sleeps on the 10 s poll.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let writer = Db::new(s.db.pool(), true);
+    let committed = Instant::now();
+    write(&writer, &[solicitada(7)]).await;
+    let peer = s.peer.clone();
+    wait_until(Duration::from_secs(2), "delivery woken by NOTIFY", || async { (peer.count() == 1).then_some(()) }).await;
+    assert!(committed.elapsed() < Duration::from_secs(2));
+    giro.signal("TERM");
+    assert!(giro.wait_exit(Duration::from_secs(10)).is_some_and(|st| st.success()));
+}
+
+#[tokio::test]
+async fn a_publisher_killed_mid_batch_loses_nothing() {
+    let s = setup(Lote::Supported).await;
+    // The receiver holds every request long enough for the kill to land mid-delivery.
+    s.peer.set_delay(Duration::from_secs(30));
+    let eventos: Vec<_> = (0..20).map(|_| solicitada(1)).collect();
+    write(&s.dbh, &eventos).await;
+    let env = publisher_env(&s, &[("GIRO_OUTBOX_VISIBILIDADE", "3s")]);
+    let mut giro = crate::support::process::Giro::spawn(&["publisher", "--db", "mercado"], &env);
+    let peer = s.peer.clone();
+    wait_until(Duration::from_secs(30), "deliveries in flight", || async {
+        (peer.in_flight.load(std::sync::atomic::Ordering::SeqCst) > 0).then_some(())
+    })
+    .await;
+    giro.signal("KILL");
+    giro.wait_exit(Duration::from_secs(5)).expect("killed");
+    // Nothing was settled: all 20 are still PENDING and leased.
+    assert_eq!(s.count("PENDING").await, 20);
+    s.peer.set_delay(Duration::ZERO);
+    let p = s.publisher(&[]);
+    // Before the lease ends another publisher finds nothing to claim…
+    assert_eq!(p.round(Utc::now()).await.unwrap().claimed, 0);
+    // …after it, every event is delivered.
+    let mut sent = 0;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while sent < 20 && Instant::now() < deadline {
+        sent += p.round(Utc::now() + chrono::Duration::seconds(4)).await.unwrap().sent;
+    }
+    assert_eq!(sent, 20);
+    assert_eq!(s.count("SENT").await, 20);
+    let delivered: std::collections::HashSet<String> = s.peer.all().iter().map(|d| d.event_id()).collect();
+    for e in &eventos {
+        assert!(delivered.contains(&e.event_id().to_string()));
+    }
+}
+
+#[tokio::test]
+async fn two_publishers_over_20000_events_deliver_all_and_apply_each_exactly_once() {
+    use crate::support::receiver::Receiver;
+    let s = setup(Lote::Supported).await;
+    let receiver = Receiver::start(500).await;
+    let c = s.db.client().await;
+    c.batch_execute(
+        "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, proxima_tentativa_em)
+         SELECT id, 'ReposicaoSolicitada',
+                jsonb_build_object('eventId', id, 'sku', '7894900011517', 'qtdFaltante', 1, 'ocorridoEm', '2026-09-25T12:00:00Z'),
+                'PENDING', now(), now()
+           FROM (SELECT gen_random_uuid() AS id FROM generate_series(1, 20000)) g",
+    )
+    .await
+    .unwrap();
+    let url = receiver.url();
+    let mk = || {
+        let cfg = config(Servico::Mercado, &s.db, &[("ESTOQUE_EVENTOS_URL", url.as_str()), ("GIRO_OUTBOX_LOTE", "200"), ("GIRO_OUTBOX_INTERVALO", "100ms")]);
+        Publisher::for_service(&cfg, Servico::Mercado, s.db.pool(), Arc::new(giro::db::OutboxSignal::default()), false).unwrap()
+    };
+    let stop = CancellationToken::new();
+    let a = tokio::spawn(mk().run(stop.clone()));
+    let b = tokio::spawn(mk().run(stop.clone()));
+    let db = &s;
+    wait_until(Duration::from_secs(240), "20000 events SENT", || async { (db.count("SENT").await == 20_000).then_some(()) }).await;
+    stop.cancel();
+    let _ = tokio::join!(a, b);
+    assert_eq!(receiver.count("SELECT count(*) FROM inbox_event").await, 20_000);
+    assert_eq!(receiver.count("SELECT count(*) FROM efeito").await, 20_000);
+    assert_eq!(receiver.count("SELECT count(*) FROM (SELECT event_id FROM efeito GROUP BY event_id HAVING count(*) > 1) d").await, 0);
+}
+
+#[tokio::test]
+async fn metrics_carry_every_name_and_the_counters_move_as_events_flow() {
+    use crate::support::app::spawn_app;
+    let peer = FakePeer::start(Lote::Supported).await;
+    let app = spawn_app(Servico::Mercado, &[("ESTOQUE_EVENTOS_URL", &peer.url()), ("GIRO_OUTBOX_PUBLICADOR_EMBUTIDO", "true")]).await;
+    // The embedded publisher runs only under `server::run`; here a publisher with the app's signal.
+    let p = Publisher::for_service(&app.config, Servico::Mercado, app.dbh.pool.clone(), app.dbh.signal.clone(), false).unwrap();
+    let stop = CancellationToken::new();
+    tokio::spawn(p.run(stop.clone()));
+    let scrape = || async {
+        let res = reqwest::get(app.url("/metrics")).await.unwrap();
+        assert_eq!(res.status(), 200);
+        res.text().await.unwrap()
+    };
+    let value = |text: &str, prefix: &str| -> f64 {
+        text.lines().filter(|l| l.starts_with(prefix)).filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok()).sum()
+    };
+    let before = scrape().await;
+    write(&app.dbh, &[solicitada(4)]).await;
+    wait_until(Duration::from_secs(5), "the event delivered", || async { (peer.count() == 1).then_some(()) }).await;
+    // An event received by this service.
+    let negada = r#"{"eventId":"9e8d7c6b-5a49-4382-a1b0-c9d8e7f6a5b4","correlationId":"0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a","sku":"7894900011517","motivo":"SEM_SALDO","ocorridoEm":"2026-09-25T12:00:05Z"}"#;
+    let res = app
+        .as_servico(app.http.post(app.url("/eventos")))
+        .header("content-type", "application/json")
+        .header("Evento-Tipo", "ReposicaoNegada")
+        .body(negada)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 204);
+    let after = wait_until(Duration::from_secs(5), "SENT in metrics", || async {
+        let t = scrape().await;
+        t.contains("giro_outbox_events{status=\"SENT\"} 1").then_some(t)
+    })
+    .await;
+    for name in [
+        "giro_outbox_events{status=\"PENDING\"}",
+        "giro_outbox_events{status=\"FAILED\"}",
+        "giro_outbox_oldest_pending_seconds",
+        "giro_outbox_deliveries_total{",
+        "giro_outbox_delivery_seconds_bucket",
+        "giro_inbox_events_total{",
+        "giro_http_requests_total{",
+        "giro_http_request_seconds_bucket",
+    ] {
+        assert!(after.contains(name), "{name} missing from /metrics:\n{after}");
+    }
+    let sent = "giro_outbox_deliveries_total{tipo=\"ReposicaoSolicitada\",result=\"sent\"}";
+    assert!(value(&after, sent) >= value(&before, sent) + 1.0, "deliveries counter moved");
+    let new = "giro_inbox_events_total{tipo=\"ReposicaoNegada\",result=\"new\"}";
+    assert!(value(&after, new) >= value(&before, new) + 1.0, "inbox counter moved");
+    assert!(value(&after, "giro_outbox_delivery_seconds_count") >= 1.0);
+    stop.cancel();
+}
