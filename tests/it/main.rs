@@ -11,3 +11,5 @@ mod config;
 mod constraints;
 mod migrations;
 mod service;
+mod estoque_fixtures;
+mod estoque_atendimento;
