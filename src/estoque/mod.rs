@@ -1,17 +1,45 @@
 //! estoque, the warehouse: lots with FEFO, serving restock requests, pent-up demand, lot intake,
 //! product classification through the tag-worker, and the dashboard API.
 //!
-//! This module is the role's composition root; it never imports `mercado`.
+//! This module is the role's composition root; it never imports `mercado`. Its parts, each owning
+//! its table's SQL:
+//!
+//! - [`produto`] — `produto_estoque`: the product, its balance and its classification; a locked
+//!   row ([`produto::Bloqueado`]) is what every write of a product takes.
+//! - [`lote`] — `lote`: receiving a lot, FEFO selection, taking units out of a lot.
+//! - [`expedicao`] — one shipment from the FEFO lot: `ReposicaoEnviada` + `reposicao_expedida`.
+//! - [`demanda`] — `demanda_reprimida`: requests that found no shippable lot, served on intake.
+//! - [`atendimento`] — the effect of a `ReposicaoSolicitada` (SPEC §3.12), the `/eventos` consumer.
+//! - [`entrada_lote`] — `POST /lotes` (SPEC §3.13).
+//! - [`classificacao`] — the tag-worker client (SPEC §7.4) and applying a classification;
+//!   [`reclassificacao`] — the job that classifies untagged products later (SPEC §3.14).
+//! - [`painel`] — the dashboard's read-only queries (SPEC §6.2); [`routes`] — the thin handlers.
+//!
+//! Time: every function that decides something by the clock takes `agora` (an instant); the civil
+//! date "today" for lot expiry is computed from it in SQL, in `America/Sao_Paulo`, so tests can
+//! drive the clock. Entry points pass [`agora`].
+
+pub mod atendimento;
+pub mod classificacao;
+pub mod demanda;
+pub mod entrada_lote;
+pub mod expedicao;
+pub mod lote;
+pub mod painel;
+pub mod produto;
+pub mod reclassificacao;
+pub mod routes;
 
 use std::sync::Arc;
 
-use axum::Router;
+use chrono::{DateTime, SubsecRound, Utc};
 use futures_util::future::BoxFuture;
+use tokio_postgres::error::SqlState;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{Config, Servico};
 use crate::contracts::EventoIntegracao;
-use crate::db::Tx;
+use crate::db::{DbError, Tx};
 use crate::inbox::receiver::Consumidor;
 use crate::server::{self, Contexto, Role};
 
@@ -19,13 +47,61 @@ pub async fn serve(config: Config, shutdown: CancellationToken) -> anyhow::Resul
     server::run(Servico::Estoque, config, build, shutdown).await
 }
 
-pub fn build(_ctx: &Contexto) -> anyhow::Result<Role> {
-    Ok(Role { router: Router::new(), consumidor: Arc::new(ConsumidorEstoque) })
+/// The role: its routes, its `/eventos` consumer, and the re-classification job (when enabled).
+pub fn build(ctx: &Contexto) -> anyhow::Result<Role> {
+    let tags = Arc::new(classificacao::ClienteTags::new(&ctx.config.tags)?);
+    reclassificacao::iniciar(ctx, tags.clone());
+    let estado = Arc::new(routes::Estado { db: ctx.db.clone(), tags });
+    Ok(Role { router: routes::router(estado, ctx.seguranca.clone()), consumidor: Arc::new(ConsumidorEstoque) })
 }
 
 /// The event types estoque accepts on `/eventos`.
 pub const ACEITOS: &[&str] = &["ReposicaoSolicitada"];
 
+/// The instant business code runs at, truncated to microseconds (what PostgreSQL keeps), so an
+/// event's `ocorridoEm` and the rows written with it carry the same instant.
+pub fn agora() -> DateTime<Utc> {
+    Utc::now().trunc_subsecs(6)
+}
+
+/// The warehouse's errors, each with its HTTP status in [`routes`].
+#[derive(Debug, thiserror::Error)]
+pub enum ErroEstoque {
+    /// A rule violation (the original's `IllegalArgumentException`) → 400, detail = the message.
+    #[error("{0}")]
+    Invalido(String),
+    /// A unique constraint (repeated lot code, the same new SKU created in parallel) → 409.
+    #[error("lote já registrado para este SKU, ou o SKU foi cadastrado em paralelo; tente novamente")]
+    Conflito,
+    /// No connection from the pool → 503.
+    #[error(transparent)]
+    Indisponivel(deadpool_postgres::PoolError),
+    /// Anything else (a broken invariant, a database failure) → 500, logged.
+    #[error(transparent)]
+    Interno(anyhow::Error),
+}
+
+impl From<tokio_postgres::Error> for ErroEstoque {
+    fn from(e: tokio_postgres::Error) -> Self {
+        if e.code() == Some(&SqlState::UNIQUE_VIOLATION) {
+            ErroEstoque::Conflito
+        } else {
+            ErroEstoque::Interno(e.into())
+        }
+    }
+}
+
+impl From<DbError> for ErroEstoque {
+    fn from(e: DbError) -> Self {
+        match e {
+            DbError::Pool(p) => ErroEstoque::Indisponivel(p),
+            DbError::Pg(p) => p.into(),
+        }
+    }
+}
+
+/// The effect of the events estoque accepts: a `ReposicaoSolicitada` is served (SPEC §3.12) in
+/// the transaction that already holds its inbox row.
 struct ConsumidorEstoque;
 
 impl Consumidor for ConsumidorEstoque {
@@ -33,7 +109,15 @@ impl Consumidor for ConsumidorEstoque {
         ACEITOS
     }
 
-    fn aplicar<'a>(&'a self, _tx: &'a Tx<'_>, _evento: &'a EventoIntegracao) -> BoxFuture<'a, anyhow::Result<()>> {
-        Box::pin(async { Ok(()) })
+    fn aplicar<'a>(&'a self, tx: &'a Tx<'_>, evento: &'a EventoIntegracao) -> BoxFuture<'a, anyhow::Result<()>> {
+        Box::pin(async move {
+            match evento {
+                EventoIntegracao::ReposicaoSolicitada(pedido) => {
+                    atendimento::atender(tx, pedido, agora()).await?;
+                    Ok(())
+                }
+                outro => anyhow::bail!("estoque does not consume {}", outro.tipo()),
+            }
+        })
     }
 }

@@ -2,11 +2,46 @@
 //! reservation expiry sweep, the restock trigger and the consumers of estoque's answers.
 //!
 //! This module is the role's composition root; it never imports `estoque` (the two share only
-//! the contracts, the outbox/inbox machinery and the infrastructure).
+//! the contracts, the outbox/inbox machinery and the infrastructure). The map:
+//!
+//! - [`prateleira`]: the product and its shelf rules, pure; [`produto`]: its table's SQL.
+//! - [`cadastro`] (`POST /produtos`) with the lookup in [`catalogo_estoque`] (HTTP, no tx open).
+//! - [`checkout`] (`POST /pedidos`), [`pedido`] and [`reserva`] (their tables), [`pagamento`].
+//! - [`reposicao`]: restock requests and the trigger, which writes the outbox row.
+//! - [`expiracao`]: the reservation expiry sweep; [`consumidores`]: estoque's events.
+//! - [`routes`]: the thin HTTP layer; [`erro`]: every status and message; [`dinheiro`]: exact money.
+//!
+//! Decisions the spec leaves open (each also in the module concerned):
+//! - Input is validated in full before anything is called or written; `estoqueMinimo >
+//!   estoqueIdeal` is a 400 before the warehouse lookup, not after it.
+//! - Validation errors are one 400 whose detail is `"requisição inválida: "` + the sorted
+//!   `"<campo> <mensagem>"` list (Bean Validation's pt-BR messages), e.g. `itens[0].qtd deve ser
+//!   maior que 0`. A non-UUID order id is a 400; a malformed SKU in `GET /produtos/{sku}` a 404.
+//! - Locks: products in ascending SKU order, then the SKU's restock request — everywhere,
+//!   consumers included — so nothing deadlocks.
+//! - A total beyond `NUMERIC(12,2)` or a summed quantity beyond `i32` is a 400, not a 500.
+//! - Instants are taken with microsecond precision (what PostgreSQL stores), so what checkout
+//!   answers equals what the order page reads back.
+//! - The expiry sweep runs a first round at start, then every interval after a round ends.
+
+pub mod cadastro;
+pub mod catalogo_estoque;
+pub mod checkout;
+pub mod consumidores;
+pub mod dinheiro;
+pub mod erro;
+pub mod expiracao;
+pub mod pagamento;
+pub mod pedido;
+pub mod prateleira;
+pub mod produto;
+pub mod reposicao;
+pub mod reserva;
+pub mod routes;
 
 use std::sync::Arc;
 
-use axum::Router;
+use chrono::{DateTime, Utc};
 use futures_util::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
@@ -20,8 +55,31 @@ pub async fn serve(config: Config, shutdown: CancellationToken) -> anyhow::Resul
     server::run(Servico::Mercado, config, build, shutdown).await
 }
 
-pub fn build(_ctx: &Contexto) -> anyhow::Result<Role> {
-    Ok(Role { router: Router::new(), consumidor: Arc::new(ConsumidorMercado) })
+/// The role: its routes, its consumer, and the expiry sweep (unless disabled).
+pub fn build(ctx: &Contexto) -> anyhow::Result<Role> {
+    let catalogo = catalogo_estoque::CatalogoEstoque::new(
+        &ctx.config.estoque_url,
+        ctx.config.token_servico(Servico::Estoque)?.clone(),
+        ctx.config.estoque_timeout,
+    )?;
+    let reserva = &ctx.config.reserva;
+    let estado = Arc::new(routes::Estado { db: ctx.db.clone(), catalogo, ttl: reserva.ttl });
+    if reserva.expiracao_habilitada {
+        ctx.tasks.spawn(expiracao::agendar(
+            ctx.db.clone(),
+            reserva.intervalo_expiracao,
+            reserva.lote_expiracao,
+            ctx.shutdown.clone(),
+        ));
+    }
+    Ok(Role { router: routes::router(estado, ctx.seguranca.clone()), consumidor: Arc::new(ConsumidorMercado) })
+}
+
+/// Now, to the microsecond: PostgreSQL keeps microseconds, so an instant answered right after
+/// a write equals the one read back later.
+pub fn agora() -> DateTime<Utc> {
+    let now = Utc::now();
+    DateTime::from_timestamp_micros(now.timestamp_micros()).unwrap_or(now)
 }
 
 /// The event types mercado accepts on `/eventos`.
@@ -34,7 +92,17 @@ impl Consumidor for ConsumidorMercado {
         ACEITOS
     }
 
-    fn aplicar<'a>(&'a self, _tx: &'a Tx<'_>, _evento: &'a EventoIntegracao) -> BoxFuture<'a, anyhow::Result<()>> {
-        Box::pin(async { Ok(()) })
+    fn aplicar<'a>(&'a self, tx: &'a Tx<'_>, evento: &'a EventoIntegracao) -> BoxFuture<'a, anyhow::Result<()>> {
+        Box::pin(async move {
+            match evento {
+                EventoIntegracao::ReposicaoEnviada(e) => consumidores::reposicao_enviada(tx, e, agora()).await?,
+                EventoIntegracao::ReposicaoNegada(e) => consumidores::reposicao_negada(tx, e).await?,
+                EventoIntegracao::ProdutoClassificado(e) => consumidores::produto_classificado(tx, e).await?,
+                EventoIntegracao::ReposicaoSolicitada(_) => {
+                    anyhow::bail!("mercado does not consume {}", evento.tipo())
+                }
+            }
+            Ok(())
+        })
     }
 }

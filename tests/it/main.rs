@@ -13,3 +13,5 @@ mod eventos;
 mod migrations;
 mod outbox;
 mod service;
+mod estoque_fixtures;
+mod estoque_atendimento;

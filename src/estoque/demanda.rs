@@ -1,0 +1,93 @@
+//! `demanda_reprimida` (SPEC §2.1, §3.12–3.13): pent-up demand — a restock request that found no
+//! shippable lot, kept with the request's event id so the shipment that finally serves it answers
+//! that very request (`correlationId`).
+//!
+//! Recorded when a `ReposicaoSolicitada` is denied `SEM_SALDO` (never for an unknown SKU); served
+//! at lot intake, oldest first, one shipment each. A demand served **partially closes anyway**
+//! (the original's kept behaviour): the market receives less, stays below its minimum and asks
+//! again for the rest. Everything here runs with the product's row locked.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::expedicao;
+use super::produto::Bloqueado;
+use super::ErroEstoque;
+use crate::db::Tx;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Demanda {
+    pub id: i64,
+    pub sku: String,
+    pub qtd_solicitada: i32,
+    /// The eventId of the `ReposicaoSolicitada` this demand stands for.
+    pub solicitacao_original: Uuid,
+    pub registrado_em: DateTime<Utc>,
+}
+
+/// Records an open demand for `produto` (the caller holds its row).
+pub async fn registrar(
+    tx: &Tx<'_>,
+    produto: &Bloqueado,
+    qtd_solicitada: i32,
+    solicitacao_original: Uuid,
+    agora: DateTime<Utc>,
+) -> Result<(), tokio_postgres::Error> {
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO demanda_reprimida (sku, qtd_solicitada, solicitacao_original, atendida, registrado_em) \
+             VALUES ($1, $2, $3, FALSE, $4)",
+        )
+        .await?;
+    tx.execute(&stmt, &[&produto.sku, &qtd_solicitada, &solicitacao_original, &agora]).await?;
+    Ok(())
+}
+
+/// The open demands of `produto`, in the order they are served (`registrado_em`, then `id`).
+pub async fn abertas(tx: &Tx<'_>, produto: &Bloqueado) -> Result<Vec<Demanda>, tokio_postgres::Error> {
+    let stmt = tx
+        .prepare_cached(
+            "SELECT id, sku, qtd_solicitada, solicitacao_original, registrado_em FROM demanda_reprimida \
+             WHERE sku = $1 AND NOT atendida ORDER BY registrado_em, id",
+        )
+        .await?;
+    tx.query(&stmt, &[&produto.sku])
+        .await?
+        .iter()
+        .map(|r| {
+            Ok(Demanda {
+                id: r.try_get("id")?,
+                sku: r.try_get("sku")?,
+                qtd_solicitada: r.try_get("qtd_solicitada")?,
+                solicitacao_original: r.try_get("solicitacao_original")?,
+                registrado_em: r.try_get("registrado_em")?,
+            })
+        })
+        .collect()
+}
+
+async fn marcar_atendida(tx: &Tx<'_>, id: i64) -> Result<(), tokio_postgres::Error> {
+    let stmt = tx.prepare_cached("UPDATE demanda_reprimida SET atendida = TRUE WHERE id = $1").await?;
+    tx.execute(&stmt, &[&id]).await?;
+    Ok(())
+}
+
+/// Serves the open demands of `produto`, oldest first, one shipment each, until no lot can ship;
+/// each demand that got a shipment closes, even a partial one. Returns how many were served.
+pub async fn atender_abertas(tx: &Tx<'_>, produto: &mut Bloqueado, agora: DateTime<Utc>) -> Result<i32, ErroEstoque> {
+    let mut atendidas = 0;
+    for demanda in abertas(tx, produto).await? {
+        let Some(envio) =
+            expedicao::expedir_do_proximo_lote(tx, produto, demanda.solicitacao_original, demanda.qtd_solicitada, agora).await?
+        else {
+            break;
+        };
+        marcar_atendida(tx, demanda.id).await?;
+        atendidas += 1;
+        tracing::info!(
+            sku = %produto.sku, solicitacao = %demanda.solicitacao_original, qtd = envio.qtd,
+            pedida = demanda.qtd_solicitada, lote = %envio.lote, "pent-up demand served"
+        );
+    }
+    Ok(atendidas)
+}

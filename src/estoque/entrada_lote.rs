@@ -1,0 +1,215 @@
+//! Lot intake, `POST /lotes` (the original's `EntradaDeLote.registrar`, SPEC §3.13).
+//!
+//! 1. The request is validated as the original's bean validation (`sku` GTIN, `descricao` ≤ 255,
+//!    `ncm` 8 digits, `codigoLote` not blank ≤ 50, `quantidade` positive); `descricao` and `ncm`
+//!    matter only for a new SKU, which needs both (400 `"SKU novo exige descricao e ncm: <sku>"`,
+//!    checked before the tag-worker is called).
+//! 2. **Before the transaction**, only for a new or untagged product, the tag-worker is asked
+//!    (its failure gives `None` and never blocks the intake; a slow worker never holds a lock).
+//! 3. In one transaction: the product is locked (or created); if still untagged and a
+//!    classification came back, it is stored with its `ProdutoClassificado`; the lot is received;
+//!    then the SKU's open demands are served oldest first (FEFO may pick an older valid lot).
+//! 4. The answer: `{"loteId","sku","saldoDisponivel","classificado","demandasAtendidas"}`.
+//!
+//! A lot code already used for the SKU, or the same new SKU created in parallel, is a unique
+//! violation → 409 with the original's message.
+//!
+//! Decisions the spec leaves open: the 400 for field violations reads
+//! `"entrada de lote inválida: <campo> <mensagem>; …"` (sorted, the original's pt-BR messages,
+//! as `/eventos`); a missing `quantidade` counts as 0 (Java's `int`) and fails `@Positive`;
+//! `descricao` is stored as sent, as the original.
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+
+use super::classificacao::{self, ClienteTags};
+use super::{agora, demanda, lote, produto, ErroEstoque};
+use crate::contracts::{sku_valido, SKU_REGEX};
+use crate::db::Db;
+
+/// The body of `POST /lotes`. Everything optional at the JSON level so each missing field gets the
+/// validation message that names it, instead of a parse error.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EntradaLoteRequest {
+    pub sku: Option<String>,
+    pub descricao: Option<String>,
+    pub ncm: Option<String>,
+    pub codigo_lote: Option<String>,
+    pub quantidade: Option<i32>,
+    /// `YYYY-MM-DD`; absent = no expiry.
+    pub validade: Option<NaiveDate>,
+}
+
+/// A validated intake command (the original's `EntradaLote`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EntradaLote {
+    pub sku: String,
+    pub descricao: Option<String>,
+    pub ncm: Option<String>,
+    pub codigo_lote: String,
+    pub quantidade: i32,
+    pub validade: Option<NaiveDate>,
+}
+
+/// What `POST /lotes` answers (201).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoteRegistrado {
+    pub lote_id: i64,
+    pub sku: String,
+    pub saldo_disponivel: i32,
+    pub classificado: bool,
+    pub demandas_atendidas: i32,
+}
+
+const NCM_REGEX: &str = "^[0-9]{8}$";
+
+impl EntradaLoteRequest {
+    /// Bean validation of the request: every violation, sorted, as `"<campo> <mensagem>"`.
+    pub fn validar(self) -> Result<EntradaLote, ErroEstoque> {
+        let mut v = Vec::new();
+        match &self.sku {
+            None => v.push("sku não deve ser nulo".to_string()),
+            Some(s) if !sku_valido(s) => v.push(format!("sku deve corresponder a \"{SKU_REGEX}\"")),
+            Some(_) => {}
+        }
+        if self.descricao.as_ref().is_some_and(|d| d.chars().count() > 255) {
+            v.push("descricao tamanho deve ser entre 0 e 255".into());
+        }
+        if self.ncm.as_ref().is_some_and(|n| !(n.len() == 8 && n.bytes().all(|b| b.is_ascii_digit()))) {
+            v.push(format!("ncm deve corresponder a \"{NCM_REGEX}\""));
+        }
+        let codigo = self.codigo_lote.clone().unwrap_or_default();
+        if codigo.trim().is_empty() {
+            v.push("codigoLote não deve estar em branco".into());
+        }
+        if codigo.chars().count() > 50 {
+            v.push("codigoLote tamanho deve ser entre 0 e 50".into());
+        }
+        let quantidade = self.quantidade.unwrap_or(0);
+        if quantidade <= 0 {
+            v.push("quantidade deve ser maior que 0".into());
+        }
+        if !v.is_empty() {
+            v.sort();
+            return Err(ErroEstoque::Invalido(format!("entrada de lote inválida: {}", v.join("; "))));
+        }
+        Ok(EntradaLote {
+            sku: self.sku.unwrap_or_default(),
+            descricao: self.descricao,
+            ncm: self.ncm,
+            codigo_lote: codigo,
+            quantidade,
+            validade: self.validade,
+        })
+    }
+}
+
+fn vazio(v: &Option<String>) -> bool {
+    v.as_deref().is_none_or(|s| s.trim().is_empty())
+}
+
+fn sku_novo(sku: &str) -> ErroEstoque {
+    ErroEstoque::Invalido(format!("SKU novo exige descricao e ncm: {sku}"))
+}
+
+/// Registers the lot `e` (steps 1–4 of the module doc).
+pub async fn registrar(db: &Db, tags: &ClienteTags, e: EntradaLote) -> Result<LoteRegistrado, ErroEstoque> {
+    let existente = {
+        let client = db.client().await?;
+        produto::buscar(&client, &e.sku).await?
+    };
+    if existente.is_none() && (vazio(&e.descricao) || vazio(&e.ncm)) {
+        return Err(sku_novo(&e.sku));
+    }
+
+    // HTTP before the transaction, and only when the product has no tags yet.
+    let classificacao = match &existente {
+        Some(p) if p.classificado() => None,
+        Some(p) => tags.classificar(&e.sku, &p.descricao).await,
+        None => tags.classificar(&e.sku, e.descricao.as_deref().unwrap_or_default()).await,
+    };
+
+    let agora = agora();
+    let mut client = db.client().await?;
+    let tx = db.begin(&mut client).await?;
+    let mut produto = match produto::bloquear(&tx, &e.sku).await? {
+        Some(p) => p,
+        None => match (e.descricao.as_deref(), e.ncm.as_deref()) {
+            (Some(d), Some(n)) if !vazio(&e.descricao) && !vazio(&e.ncm) => produto::criar(&tx, &e.sku, d, n).await?,
+            _ => return Err(sku_novo(&e.sku)),
+        },
+    };
+    if !produto.classificado() {
+        if let Some(c) = &classificacao {
+            classificacao::aplicar(&tx, &mut produto, c, agora).await?;
+        }
+    }
+    let lote_id = lote::receber(&tx, &mut produto, &e.codigo_lote, e.quantidade, e.validade, agora).await?;
+    let demandas_atendidas = demanda::atender_abertas(&tx, &mut produto, agora).await?;
+    tx.commit().await?;
+
+    tracing::info!(
+        sku = %produto.sku, lote = %e.codigo_lote, qtd = e.quantidade, saldo = produto.saldo_disponivel,
+        classificado = produto.classificado(), demandas_atendidas, "lot registered"
+    );
+    Ok(LoteRegistrado {
+        lote_id,
+        sku: produto.sku.clone(),
+        saldo_disponivel: produto.saldo_disponivel,
+        classificado: produto.classificado(),
+        demandas_atendidas,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req() -> EntradaLoteRequest {
+        EntradaLoteRequest {
+            sku: Some("7894900011517".into()),
+            codigo_lote: Some("L-1".into()),
+            quantidade: Some(10),
+            ..Default::default()
+        }
+    }
+
+    fn detalhe(r: EntradaLoteRequest) -> String {
+        match r.validar() {
+            Err(ErroEstoque::Invalido(m)) => m,
+            other => panic!("expected a violation, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_valid_request_becomes_a_command() {
+        let c = req().validar().unwrap();
+        assert_eq!(c.sku, "7894900011517");
+        assert_eq!(c.quantidade, 10);
+    }
+
+    #[test]
+    fn violations_name_each_field_sorted() {
+        let r = EntradaLoteRequest { sku: Some("123".into()), ncm: Some("12".into()), ..Default::default() };
+        assert_eq!(
+            detalhe(r),
+            "entrada de lote inválida: codigoLote não deve estar em branco; ncm deve corresponder a \"^[0-9]{8}$\"; \
+             quantidade deve ser maior que 0; sku deve corresponder a \"^([0-9]{8}|[0-9]{12,14})$\""
+        );
+        assert_eq!(detalhe(EntradaLoteRequest { sku: None, ..req() }), "entrada de lote inválida: sku não deve ser nulo");
+        assert_eq!(
+            detalhe(EntradaLoteRequest { codigo_lote: Some("x".repeat(51)), ..req() }),
+            "entrada de lote inválida: codigoLote tamanho deve ser entre 0 e 50"
+        );
+        assert_eq!(
+            detalhe(EntradaLoteRequest { descricao: Some("x".repeat(256)), ..req() }),
+            "entrada de lote inválida: descricao tamanho deve ser entre 0 e 255"
+        );
+        assert_eq!(
+            detalhe(EntradaLoteRequest { quantidade: Some(-1), ..req() }),
+            "entrada de lote inválida: quantidade deve ser maior que 0"
+        );
+    }
+}

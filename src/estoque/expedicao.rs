@@ -1,0 +1,67 @@
+//! One shipment (the original's `Expedicao.expedirDoProximoLote`, SPEC §3.11) and the table that
+//! records it, `reposicao_expedida` (one row per `ReposicaoEnviada`: the recall trail and the
+//! dashboard's history).
+//!
+//! **One shipment = one lot**: the FEFO lot ships `min(asked, what it has left)`. A partial
+//! shipment is fine — the market stays below its minimum and asks again for the rest. The lot and
+//! balance decrement, the `ReposicaoEnviada` outbox row and the `reposicao_expedida` row are
+//! written in the caller's transaction, with the product's row locked ([`Bloqueado`]).
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::lote;
+use super::produto::Bloqueado;
+use super::ErroEstoque;
+use crate::contracts::{EventoIntegracao, ReposicaoEnviada};
+use crate::db::Tx;
+use crate::outbox;
+
+/// Ships up to `qtd_pedida` units of `produto` from its FEFO lot at `agora`, answering the request
+/// `correlation_id`; `None` when no lot can ship (zero balance, or only expired lots).
+pub async fn expedir_do_proximo_lote(
+    tx: &Tx<'_>,
+    produto: &mut Bloqueado,
+    correlation_id: Uuid,
+    qtd_pedida: i32,
+    agora: DateTime<Utc>,
+) -> Result<Option<ReposicaoEnviada>, ErroEstoque> {
+    let Some(lote) = lote::proximo_para_expedir(tx, &produto.sku, agora).await? else {
+        return Ok(None);
+    };
+    let qtd = qtd_pedida.min(lote.quantidade_disponivel);
+    produto.expedir(tx, &lote, qtd).await?;
+    let enviada = ReposicaoEnviada {
+        event_id: Uuid::new_v4(),
+        correlation_id,
+        sku: produto.sku.clone(),
+        qtd,
+        lote: lote.codigo_lote.clone(),
+        ocorrido_em: agora,
+    };
+    outbox::registrar(tx, &EventoIntegracao::ReposicaoEnviada(enviada.clone())).await?;
+    registrar_expedida(tx, &enviada, lote.id).await?;
+    tracing::info!(
+        sku = %enviada.sku, correlation_id = %correlation_id, event_id = %enviada.event_id,
+        lote = %enviada.lote, qtd, pedida = qtd_pedida, saldo = produto.saldo_disponivel,
+        "restock shipped"
+    );
+    Ok(Some(enviada))
+}
+
+/// The `reposicao_expedida` row of a shipment (`expedido_em` = the event's `ocorridoEm`;
+/// `entregue_em` is filled by a trigger when the event's outbox row becomes `SENT`).
+async fn registrar_expedida(tx: &Tx<'_>, enviada: &ReposicaoEnviada, lote_id: i64) -> Result<(), tokio_postgres::Error> {
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO reposicao_expedida (event_id, correlation_id, sku, lote_id, qtd, expedido_em) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .await?;
+    tx.execute(
+        &stmt,
+        &[&enviada.event_id, &enviada.correlation_id, &enviada.sku, &lote_id, &enviada.qtd, &enviada.ocorrido_em],
+    )
+    .await?;
+    Ok(())
+}

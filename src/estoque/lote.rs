@@ -1,0 +1,114 @@
+//! `lote` (SPEC §2.1, §3.11): lots of a product, each with its own balance, and the FEFO choice of
+//! the lot to ship from.
+//!
+//! **FEFO** (first expired, first out): among the SKU's lots with units left and not expired —
+//! `validade` is today or later, or absent — the earliest `validade` first, lots without expiry
+//! last, then the oldest receipt, then the lowest id. "Today" is the civil date in
+//! `America/Sao_Paulo` of the instant `agora` the caller passes, computed in SQL: a lot whose
+//! `validade` is today still ships; one whose `validade` was yesterday never does (its units stay
+//! in the product's balance, as the original's).
+//!
+//! Every function here runs with the product's row locked (it takes a `produto::Bloqueado` or is
+//! called by one), so lots of one SKU are never changed concurrently.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use tokio_postgres::Row;
+
+use super::produto::Bloqueado;
+use super::ErroEstoque;
+use crate::db::Tx;
+
+/// The civil date of `$n::timestamptz` in the warehouse's time zone, as SQL.
+macro_rules! hoje_sql {
+    ($n:literal) => {
+        concat!("(", $n, "::timestamptz AT TIME ZONE 'America/Sao_Paulo')::date")
+    };
+}
+pub(super) use hoje_sql;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lote {
+    pub id: i64,
+    pub sku: String,
+    pub codigo_lote: String,
+    /// Received quantity (immutable).
+    pub quantidade: i32,
+    /// `None`: no expiry.
+    pub validade: Option<NaiveDate>,
+    pub recebido_em: DateTime<Utc>,
+    pub quantidade_disponivel: i32,
+}
+
+fn de_linha(row: &Row) -> Result<Lote, tokio_postgres::Error> {
+    Ok(Lote {
+        id: row.try_get("id")?,
+        sku: row.try_get("sku")?,
+        codigo_lote: row.try_get("codigo_lote")?,
+        quantidade: row.try_get("quantidade")?,
+        validade: row.try_get("validade")?,
+        recebido_em: row.try_get("recebido_em")?,
+        quantidade_disponivel: row.try_get("quantidade_disponivel")?,
+    })
+}
+
+/// Receives a lot into `produto` (the original's `receberLote`, the only way a lot is created):
+/// code not blank, quantity positive; all of it available; the product's balance goes up by the
+/// whole quantity, even when the lot is already expired. A code already used for this SKU fails
+/// on `uk_lote_sku_codigo` ([`ErroEstoque::Conflito`]). Returns the new lot's id.
+pub async fn receber(
+    tx: &Tx<'_>,
+    produto: &mut Bloqueado,
+    codigo_lote: &str,
+    quantidade: i32,
+    validade: Option<NaiveDate>,
+    recebido_em: DateTime<Utc>,
+) -> Result<i64, ErroEstoque> {
+    if codigo_lote.trim().is_empty() {
+        return Err(ErroEstoque::Invalido("codigoLote é obrigatório".into()));
+    }
+    if quantidade <= 0 {
+        return Err(ErroEstoque::Invalido(format!("quantidade do lote deve ser positiva: {quantidade}")));
+    }
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO lote (sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel) \
+             VALUES ($1, $2, $3, $4, $5, $3) RETURNING id",
+        )
+        .await?;
+    let id: i64 = tx.query_one(&stmt, &[&produto.sku, &codigo_lote, &quantidade, &validade, &recebido_em]).await?.try_get(0)?;
+    produto.creditar(tx, quantidade).await?;
+    Ok(id)
+}
+
+/// The FEFO lot of `sku` at `agora` (the original's `proximoParaExpedir(sku, hoje)`), if any.
+pub async fn proximo_para_expedir(tx: &Tx<'_>, sku: &str, agora: DateTime<Utc>) -> Result<Option<Lote>, tokio_postgres::Error> {
+    let stmt = tx
+        .prepare_cached(concat!(
+            "SELECT id, sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel FROM lote \
+             WHERE sku = $1 AND quantidade_disponivel > 0 AND (validade IS NULL OR validade >= ",
+            hoje_sql!("$2"),
+            ") ORDER BY validade ASC NULLS LAST, recebido_em ASC, id ASC LIMIT 1"
+        ))
+        .await?;
+    tx.query_opt(&stmt, &[&sku, &agora]).await?.as_ref().map(de_linha).transpose()
+}
+
+/// Takes `qtd` units out of `lote` (the original's `Lote.retirar`: 0 < qtd ≤ available).
+pub(super) async fn retirar(tx: &Tx<'_>, lote: &Lote, qtd: i32) -> Result<(), ErroEstoque> {
+    if qtd <= 0 {
+        return Err(ErroEstoque::Interno(anyhow::anyhow!("retirada do lote {} deve ser positiva: {qtd}", lote.codigo_lote)));
+    }
+    let stmt = tx
+        .prepare_cached(
+            "UPDATE lote SET quantidade_disponivel = quantidade_disponivel - $2 \
+             WHERE id = $1 AND quantidade_disponivel >= $2",
+        )
+        .await?;
+    if tx.execute(&stmt, &[&lote.id, &qtd]).await? != 1 {
+        return Err(ErroEstoque::Interno(anyhow::anyhow!(
+            "lote {} sem {qtd} unidades disponíveis",
+            lote.codigo_lote
+        )));
+    }
+    Ok(())
+}

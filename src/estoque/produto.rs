@@ -1,0 +1,168 @@
+//! `produto_estoque` (SPEC §2.1, §3.11): the warehouse's product — identity (GTIN), fiscal code,
+//! shippable balance and the classification that positions it in the storefront.
+//!
+//! Every write goes through a [`Bloqueado`]: the product's row locked `FOR UPDATE` (or just
+//! inserted) in the open transaction. It can only be obtained from [`bloquear`] or [`criar`], so
+//! "the product row is already locked" (the original's precondition of `expedirDoProximoLote`) is a
+//! type, not a comment. Serialising on the product row also serialises everything done to its
+//! lots and demands, which are only touched while it is held.
+//!
+//! Invariant kept here: `saldo_disponivel = SUM(lote.quantidade_disponivel)` of the SKU (expired
+//! lots included): [`Bloqueado::creditar`] is called only by `lote::receber`, and
+//! [`Bloqueado::expedir`] takes units out of a lot and the balance together.
+
+use std::ops::Deref;
+
+use tokio_postgres::types::Json;
+use tokio_postgres::Row;
+
+use super::lote::{self, Lote};
+use super::ErroEstoque;
+use crate::contracts::sku_valido;
+use crate::db::{Client, Tx};
+
+/// A product as stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Produto {
+    pub sku: String,
+    pub descricao: String,
+    pub ncm: String,
+    /// `None` while the tag-worker has not classified the product (re-classified later).
+    pub tags: Option<Vec<String>>,
+    pub categoria: Option<String>,
+    pub saldo_disponivel: i32,
+}
+
+impl Produto {
+    /// The product has tags (what `POST /lotes` answers as `classificado`).
+    pub fn classificado(&self) -> bool {
+        self.tags.is_some()
+    }
+}
+
+/// A product whose row this transaction holds locked.
+#[derive(Debug)]
+pub struct Bloqueado(Produto);
+
+impl Deref for Bloqueado {
+    type Target = Produto;
+    fn deref(&self) -> &Produto {
+        &self.0
+    }
+}
+
+const COLUNAS: &str = "sku, descricao, ncm, tags, categoria, saldo_disponivel";
+
+fn de_linha(row: &Row) -> Result<Produto, tokio_postgres::Error> {
+    let tags: Option<Json<Vec<String>>> = row.try_get("tags")?;
+    Ok(Produto {
+        sku: row.try_get("sku")?,
+        descricao: row.try_get("descricao")?,
+        ncm: row.try_get("ncm")?,
+        tags: tags.map(|t| t.0),
+        categoria: row.try_get("categoria")?,
+        saldo_disponivel: row.try_get("saldo_disponivel")?,
+    })
+}
+
+/// Reads a product without locking it (reads, and the intake's look-up before its transaction).
+pub async fn buscar(client: &Client, sku: &str) -> Result<Option<Produto>, tokio_postgres::Error> {
+    let stmt = client.prepare_cached(&format!("SELECT {COLUNAS} FROM produto_estoque WHERE sku = $1")).await?;
+    client.query_opt(&stmt, &[&sku]).await?.as_ref().map(de_linha).transpose()
+}
+
+/// Locks the product's row (`SELECT … FOR UPDATE`); `None` when the SKU is unknown.
+pub async fn bloquear(tx: &Tx<'_>, sku: &str) -> Result<Option<Bloqueado>, tokio_postgres::Error> {
+    let stmt = tx.prepare_cached(&format!("SELECT {COLUNAS} FROM produto_estoque WHERE sku = $1 FOR UPDATE")).await?;
+    Ok(tx.query_opt(&stmt, &[&sku]).await?.as_ref().map(de_linha).transpose()?.map(Bloqueado))
+}
+
+/// Creates a product (the original's `new ProdutoEstoque(sku, descricao, ncm)`): valid SKU,
+/// descricao not blank, NCM of 8 digits; balance 0, unclassified. The new row is held by this
+/// transaction until it ends; a concurrent creation of the same SKU fails on the primary key
+/// ([`ErroEstoque::Conflito`]).
+pub async fn criar(tx: &Tx<'_>, sku: &str, descricao: &str, ncm: &str) -> Result<Bloqueado, ErroEstoque> {
+    if !sku_valido(sku) {
+        return Err(ErroEstoque::Invalido(format!("SKU inválido (esperado GTIN-8/12/13/14): {sku}")));
+    }
+    if descricao.trim().is_empty() {
+        return Err(ErroEstoque::Invalido("descricao é obrigatório".into()));
+    }
+    if !(ncm.len() == 8 && ncm.bytes().all(|b| b.is_ascii_digit())) {
+        return Err(ErroEstoque::Invalido(format!("NCM inválido (esperado 8 dígitos): {ncm}")));
+    }
+    let stmt = tx
+        .prepare_cached("INSERT INTO produto_estoque (sku, descricao, ncm, saldo_disponivel, versao) VALUES ($1, $2, $3, 0, 0)")
+        .await?;
+    tx.execute(&stmt, &[&sku, &descricao, &ncm]).await?;
+    Ok(Bloqueado(Produto {
+        sku: sku.to_string(),
+        descricao: descricao.to_string(),
+        ncm: ncm.to_string(),
+        tags: None,
+        categoria: None,
+        saldo_disponivel: 0,
+    }))
+}
+
+/// Up to `limite` products without tags, by SKU (the re-classification job's `semTags`).
+pub async fn sem_tags(client: &Client, limite: i64) -> Result<Vec<Produto>, tokio_postgres::Error> {
+    let stmt = client
+        .prepare_cached(&format!("SELECT {COLUNAS} FROM produto_estoque WHERE tags IS NULL ORDER BY sku LIMIT $1"))
+        .await?;
+    client.query(&stmt, &[&limite]).await?.iter().map(de_linha).collect()
+}
+
+impl Bloqueado {
+    /// Adds `qtd` to the balance (a lot was received: see `lote::receber`).
+    pub(super) async fn creditar(&mut self, tx: &Tx<'_>, qtd: i32) -> Result<(), ErroEstoque> {
+        self.0.saldo_disponivel = atualizar_saldo(tx, &self.0.sku, qtd).await?;
+        Ok(())
+    }
+
+    /// Ships `qtd` units of `lote` (the original's `ProdutoEstoque.expedir`): the lot must belong
+    /// to this SKU and `qtd` must not exceed the balance; the lot and the balance go down together.
+    pub async fn expedir(&mut self, tx: &Tx<'_>, lote: &Lote, qtd: i32) -> Result<(), ErroEstoque> {
+        if lote.sku != self.0.sku {
+            return Err(ErroEstoque::Invalido(format!("lote {} não pertence ao SKU {}", lote.codigo_lote, self.0.sku)));
+        }
+        if qtd > self.0.saldo_disponivel {
+            return Err(ErroEstoque::Interno(anyhow::anyhow!(
+                "saldo do SKU {} ({}) menor que a expedição ({qtd})",
+                self.0.sku,
+                self.0.saldo_disponivel
+            )));
+        }
+        lote::retirar(tx, lote, qtd).await?;
+        self.0.saldo_disponivel = atualizar_saldo(tx, &self.0.sku, -qtd).await?;
+        Ok(())
+    }
+
+    /// Stores the classification (the original's `classificar`): tags not empty, categoria not
+    /// blank. The `ProdutoClassificado` that goes with it is written by `classificacao::aplicar`.
+    pub(super) async fn classificar(&mut self, tx: &Tx<'_>, tags: &[String], categoria: &str) -> Result<(), ErroEstoque> {
+        if tags.is_empty() {
+            return Err(ErroEstoque::Invalido("classificação sem tags".into()));
+        }
+        if categoria.trim().is_empty() {
+            return Err(ErroEstoque::Invalido("classificação sem categoria".into()));
+        }
+        let stmt = tx
+            .prepare_cached("UPDATE produto_estoque SET tags = $2, categoria = $3, versao = versao + 1 WHERE sku = $1")
+            .await?;
+        tx.execute(&stmt, &[&self.0.sku, &Json(tags), &categoria]).await?;
+        self.0.tags = Some(tags.to_vec());
+        self.0.categoria = Some(categoria.to_string());
+        Ok(())
+    }
+}
+
+async fn atualizar_saldo(tx: &Tx<'_>, sku: &str, delta: i32) -> Result<i32, tokio_postgres::Error> {
+    let stmt = tx
+        .prepare_cached(
+            "UPDATE produto_estoque SET saldo_disponivel = saldo_disponivel + $2, versao = versao + 1 \
+             WHERE sku = $1 RETURNING saldo_disponivel",
+        )
+        .await?;
+    tx.query_one(&stmt, &[&sku, &delta]).await?.try_get(0)
+}

@@ -1,0 +1,130 @@
+//! estoque's routes (SPEC §6.2), thin: extract, call the module that owns the rule, map the
+//! result. `/eventos`, `/sessao`, health and deny-by-default are added by `server::app`.
+//!
+//! | route | who |
+//! |---|---|
+//! | `GET /produtos/{sku}` | service token (mercado's product lookup) or operator |
+//! | `POST /lotes` | operator + CSRF (CSRF checked first, as Spring does) |
+//! | `GET /painel/resumo`, `/painel/demandas`, `/painel/reposicoes?limite=` | operator |
+//!
+//! Errors are problem+json ([`Problem`]): a rule violation 400 (detail = the message), a unique
+//! conflict 409, no database connection 503, anything else 500 (logged, never sent). The one
+//! exception is the original's empty-bodied 404 of an unknown SKU.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::middleware::{from_fn, from_fn_with_state};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use serde::{Deserialize, Serialize};
+
+use super::classificacao::ClienteTags;
+use super::entrada_lote::{self, EntradaLoteRequest};
+use super::{agora, painel, produto, ErroEstoque};
+use crate::contracts::sku_valido;
+use crate::db::Db;
+use crate::http::auth::{self, Seguranca};
+use crate::http::extract::{AppJson, AppQuery};
+use crate::http::Problem;
+
+/// What the handlers share.
+pub struct Estado {
+    pub db: Db,
+    pub tags: Arc<ClienteTags>,
+}
+
+type St = State<Arc<Estado>>;
+
+pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
+    let produtos = Router::new()
+        .route("/produtos/{sku}", get(produto_por_sku))
+        .route_layer(from_fn(auth::require_servico_ou_operador));
+    let lotes = Router::new()
+        .route("/lotes", post(registrar_lote))
+        .route_layer(from_fn(auth::require_operador))
+        .route_layer(from_fn_with_state(seguranca, auth::csrf));
+    let painel = Router::new()
+        .route("/painel/resumo", get(resumo))
+        .route("/painel/demandas", get(demandas))
+        .route("/painel/reposicoes", get(reposicoes))
+        .route_layer(from_fn(auth::require_operador));
+    produtos.merge(lotes).merge(painel).with_state(estado)
+}
+
+impl IntoResponse for ErroEstoque {
+    fn into_response(self) -> Response {
+        match self {
+            ErroEstoque::Invalido(m) => Problem::bad_request(m).into_response(),
+            e @ ErroEstoque::Conflito => Problem::new(StatusCode::CONFLICT, e.to_string()).into_response(),
+            ErroEstoque::Indisponivel(e) => {
+                tracing::warn!(error = %e, "no database connection");
+                Problem::unavailable().into_response()
+            }
+            ErroEstoque::Interno(e) => {
+                tracing::error!(error = %format!("{e:#}"), "request failed");
+                Problem::internal().into_response()
+            }
+        }
+    }
+}
+
+/// `GET /produtos/{sku}` body.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProdutoResposta {
+    sku: String,
+    descricao: String,
+    ncm: String,
+    tags: Option<Vec<String>>,
+    categoria: Option<String>,
+    saldo_disponivel: i32,
+}
+
+async fn produto_por_sku(State(e): St, Path(sku): Path<String>) -> Result<Response, ErroEstoque> {
+    // An invalid SKU cannot be registered: it is as unknown as any other.
+    if !sku_valido(&sku) {
+        return Ok(StatusCode::NOT_FOUND.into_response());
+    }
+    let client = e.db.client().await?;
+    Ok(match produto::buscar(&client, &sku).await? {
+        None => StatusCode::NOT_FOUND.into_response(),
+        Some(p) => AppJson(ProdutoResposta {
+            sku: p.sku,
+            descricao: p.descricao,
+            ncm: p.ncm,
+            tags: p.tags,
+            categoria: p.categoria,
+            saldo_disponivel: p.saldo_disponivel,
+        })
+        .into_response(),
+    })
+}
+
+async fn registrar_lote(State(e): St, AppJson(req): AppJson<EntradaLoteRequest>) -> Result<Response, ErroEstoque> {
+    let entrada = req.validar()?;
+    let registrado = entrada_lote::registrar(&e.db, &e.tags, entrada).await?;
+    Ok((StatusCode::CREATED, AppJson(registrado)).into_response())
+}
+
+async fn resumo(State(e): St) -> Result<AppJson<painel::Resumo>, ErroEstoque> {
+    let client = e.db.client().await?;
+    Ok(AppJson(painel::resumo(&client, agora()).await?))
+}
+
+async fn demandas(State(e): St) -> Result<AppJson<Vec<painel::DemandaAberta>>, ErroEstoque> {
+    let client = e.db.client().await?;
+    Ok(AppJson(painel::demandas(&client).await?))
+}
+
+#[derive(Deserialize)]
+struct LimiteQuery {
+    limite: Option<i64>,
+}
+
+async fn reposicoes(State(e): St, AppQuery(q): AppQuery<LimiteQuery>) -> Result<AppJson<Vec<painel::ReposicaoRecente>>, ErroEstoque> {
+    let client = e.db.client().await?;
+    Ok(AppJson(painel::reposicoes(&client, painel::limite(q.limite)).await?))
+}

@@ -1,0 +1,57 @@
+//! Product registration (SPEC §3.10, the original's `CadastroProduto`, `POST /produtos`).
+//!
+//! 1. A SKU already in the storefront → 409.
+//! 2. The warehouse lookup, with **no transaction or connection held** (it may take the whole
+//!    timeout): 404 → 422 and nothing written; no answer → registered without classification;
+//!    classified → tags and categoria inherited, `classificado_em = now`, so an older
+//!    `ProdutoClassificado` arriving later cannot overwrite them.
+//! 3. One transaction: the product (shelf 0, ESGOTADO) and the restock trigger, which orders the
+//!    first lot (`ideal` units). A registration that loses a race to the same SKU is a 409.
+
+use chrono::{DateTime, Utc};
+use rust_decimal::Decimal;
+
+use super::catalogo_estoque::{CatalogoEstoque, Consulta};
+use super::erro::ErroMercado;
+use super::prateleira::ProdutoVitrine;
+use super::{produto, reposicao};
+use crate::db::Db;
+
+/// A validated registration request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NovoProduto {
+    pub sku: String,
+    pub nome: String,
+    pub preco: Decimal,
+    pub estoque_minimo: i32,
+    pub estoque_ideal: i32,
+}
+
+pub async fn cadastrar(db: &Db, catalogo: &CatalogoEstoque, novo: &NovoProduto, agora: DateTime<Utc>) -> Result<ProdutoVitrine, ErroMercado> {
+    // The rules of the constructor, checked before anyone is called.
+    let mut p = ProdutoVitrine::novo(&novo.sku, &novo.nome, novo.preco, 0, novo.estoque_minimo, novo.estoque_ideal)?;
+    {
+        let client = db.client().await?;
+        if produto::existe(&client, &novo.sku).await? {
+            return Err(ErroMercado::ProdutoJaCadastrado(novo.sku.clone()));
+        }
+    }
+    match catalogo.consultar(&novo.sku).await {
+        Consulta::Desconhecido => return Err(ErroMercado::SkuDesconhecidoNoEstoque(novo.sku.clone())),
+        Consulta::Indisponivel => {}
+        Consulta::Encontrado(no_estoque) => {
+            if let Some((tags, categoria)) = no_estoque.classificacao() {
+                p.classificar(tags, categoria, agora)?;
+            }
+        }
+    }
+    let mut client = db.client().await?;
+    let tx = db.begin(&mut client).await?;
+    if !produto::inserir(&tx, &p).await? {
+        return Err(ErroMercado::Conflito);
+    }
+    reposicao::avaliar(&tx, &p, agora).await?;
+    tx.commit().await?;
+    tracing::info!(sku = %p.sku, classificado = p.classificado_em.is_some(), "product registered");
+    Ok(p)
+}

@@ -1,0 +1,35 @@
+//! The simulated payment (SPEC §3.6): the order is locked (waiting for the lock, unlike the
+//! sweep), the clock decides — a reservation past its deadline refuses the payment even before
+//! the sweep has run — and a paid order's reservations become CONFIRMADA: checkout's debit is
+//! the sale. Paying twice changes nothing and answers the same detail.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::erro::ErroMercado;
+use super::pedido::{self, PedidoDetalhe, StatusPedido};
+use super::reserva;
+use crate::db::Db;
+
+pub async fn pagar(db: &Db, id: Uuid, agora: DateTime<Utc>) -> Result<PedidoDetalhe, ErroMercado> {
+    let mut client = db.client().await?;
+    let tx = db.begin(&mut client).await?;
+    let status = pedido::travar(&tx, id).await?.ok_or(ErroMercado::PedidoNaoEncontrado(id))?;
+    let reservas = reserva::do_pedido(&tx, id).await?;
+    let prazo_vencido = reservas.iter().any(|r| r.venceu_em(agora));
+    if pedido::pagar(id, status, prazo_vencido)? {
+        pedido::mudar_status(&tx, id, StatusPedido::Pago).await?;
+        let confirmadas = reserva::confirmar_do_pedido(&tx, id).await?;
+        if confirmadas as usize != reservas.len() {
+            // Every reservation of an order awaiting payment is active; anything else is a bug.
+            return Err(ErroMercado::EstadoInvalido(format!(
+                "pedido {id}: {confirmadas} de {} reservas estavam ativas",
+                reservas.len()
+            )));
+        }
+        tracing::info!(pedido = %id, "order paid");
+    }
+    let detalhe = pedido::detalhe(&*tx, id).await?.ok_or(ErroMercado::PedidoNaoEncontrado(id))?;
+    tx.commit().await?;
+    Ok(detalhe)
+}

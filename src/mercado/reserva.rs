@@ -1,0 +1,84 @@
+//! Reservations (`reserva`): units held on the shelf for an order from checkout until it is paid
+//! (CONFIRMADA) or its deadline passes (EXPIRADA). Checkout already debited the shelf, so a
+//! reservation is what the expiry sweep gives back. Every function here takes the open
+//! transaction; the order's row is locked by the caller.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::erro::ErroMercado;
+use crate::db::Tx;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reserva {
+    pub id: Uuid,
+    pub sku: String,
+    pub qtd: i32,
+    pub expira_em: DateTime<Utc>,
+    pub status: String,
+}
+
+impl Reserva {
+    /// `venceuEm(agora)`: the deadline is reached at `expira_em` itself.
+    pub fn venceu_em(&self, agora: DateTime<Utc>) -> bool {
+        agora >= self.expira_em
+    }
+}
+
+pub async fn inserir(tx: &Tx<'_>, pedido_id: Uuid, sku: &str, qtd: i32, expira_em: DateTime<Utc>) -> Result<(), ErroMercado> {
+    let stmt = tx
+        .prepare_cached("INSERT INTO reserva (id, sku, qtd, pedido_id, expira_em, status) VALUES ($1, $2, $3, $4, $5, 'ATIVA')")
+        .await?;
+    tx.execute(&stmt, &[&Uuid::new_v4(), &sku, &qtd, &pedido_id, &expira_em]).await?;
+    Ok(())
+}
+
+/// The order's reservations, by SKU (the product lock order).
+pub async fn do_pedido(tx: &Tx<'_>, pedido_id: Uuid) -> Result<Vec<Reserva>, ErroMercado> {
+    let stmt = tx
+        .prepare_cached("SELECT id, sku, qtd, expira_em, status FROM reserva WHERE pedido_id = $1 ORDER BY sku, id")
+        .await?;
+    tx.query(&stmt, &[&pedido_id])
+        .await?
+        .iter()
+        .map(|r| {
+            Ok(Reserva {
+                id: r.try_get("id")?,
+                sku: r.try_get("sku")?,
+                qtd: r.try_get("qtd")?,
+                expira_em: r.try_get("expira_em")?,
+                status: r.try_get("status")?,
+            })
+        })
+        .collect()
+}
+
+/// `confirmar()` for every active reservation of a paid order.
+pub async fn confirmar_do_pedido(tx: &Tx<'_>, pedido_id: Uuid) -> Result<u64, ErroMercado> {
+    let stmt = tx
+        .prepare_cached("UPDATE reserva SET status = 'CONFIRMADA' WHERE pedido_id = $1 AND status = 'ATIVA'")
+        .await?;
+    Ok(tx.execute(&stmt, &[&pedido_id]).await?)
+}
+
+/// `expirar()`: ATIVA → EXPIRADA; false when it was no longer active.
+pub async fn expirar(tx: &Tx<'_>, id: Uuid) -> Result<bool, ErroMercado> {
+    let stmt = tx.prepare_cached("UPDATE reserva SET status = 'EXPIRADA' WHERE id = $1 AND status = 'ATIVA'").await?;
+    Ok(tx.execute(&stmt, &[&id]).await? == 1)
+}
+
+/// Orders with an active reservation past its deadline, the oldest deadline first
+/// (`pedidosComReservaVencida`). Read without locks: each order is then locked on its own.
+pub async fn pedidos_com_reserva_vencida(
+    db: &impl deadpool_postgres::GenericClient,
+    agora: DateTime<Utc>,
+    limite: i64,
+) -> Result<Vec<Uuid>, ErroMercado> {
+    let stmt = db
+        .prepare_cached(
+            "SELECT pedido_id FROM reserva WHERE status = 'ATIVA' AND expira_em <= $1 \
+             GROUP BY pedido_id ORDER BY min(expira_em) LIMIT $2",
+        )
+        .await?;
+    db.query(&stmt, &[&agora, &limite]).await?.iter().map(|r| Ok(r.try_get(0)?)).collect()
+}

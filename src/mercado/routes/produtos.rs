@@ -1,0 +1,130 @@
+//! `GET /produtos`, `GET /produtos/{sku}`, `POST /produtos` and the `ProdutoResposta` body.
+
+use std::sync::Arc;
+
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use super::{Estado, Violacoes};
+use crate::http::extract::{AppJson, AppQuery};
+use crate::mercado::cadastro::{self, NovoProduto};
+use crate::mercado::erro::ErroMercado;
+use crate::mercado::prateleira::ProdutoVitrine;
+use crate::mercado::{dinheiro, produto};
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProdutoResposta {
+    pub sku: String,
+    pub nome: String,
+    #[serde(serialize_with = "dinheiro::numero")]
+    pub preco: Decimal,
+    pub status: &'static str,
+    /// The shelf (`estoque_prateleira`).
+    pub disponivel: i32,
+    pub categoria: Option<String>,
+    /// `[]` when the product has no classification.
+    pub tags: Vec<String>,
+}
+
+impl From<ProdutoVitrine> for ProdutoResposta {
+    fn from(p: ProdutoVitrine) -> Self {
+        ProdutoResposta {
+            status: p.status.como_texto(),
+            sku: p.sku,
+            nome: p.nome,
+            preco: p.preco,
+            disponivel: p.prateleira,
+            categoria: p.categoria,
+            tags: p.tags.unwrap_or_default(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Filtros {
+    categoria: Option<String>,
+    busca: Option<String>,
+}
+
+/// Stripped; blank means absent.
+fn filtro(v: Option<String>) -> Option<String> {
+    v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+pub async fn listar(State(e): State<Arc<Estado>>, AppQuery(f): AppQuery<Filtros>) -> Result<Response, ErroMercado> {
+    let (categoria, busca) = (filtro(f.categoria), filtro(f.busca));
+    let client = e.db.client().await?;
+    let produtos = produto::listar(&client, categoria.as_deref(), busca.as_deref()).await?;
+    Ok(AppJson(produtos.into_iter().map(ProdutoResposta::from).collect::<Vec<_>>()).into_response())
+}
+
+pub async fn buscar(State(e): State<Arc<Estado>>, sku: Result<Path<String>, PathRejection>) -> Result<Response, ErroMercado> {
+    let Ok(Path(sku)) = sku else {
+        return Ok(StatusCode::NOT_FOUND.into_response());
+    };
+    let client = e.db.client().await?;
+    Ok(match produto::buscar(&client, &sku).await? {
+        Some(p) => AppJson(ProdutoResposta::from(p)).into_response(),
+        // The original's empty-bodied 404.
+        None => StatusCode::NOT_FOUND.into_response(),
+    })
+}
+
+/// The body of `POST /produtos`; every field optional here so a missing one is reported by name.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CadastroRequest {
+    #[serde(default)]
+    sku: Option<String>,
+    #[serde(default)]
+    nome: Option<String>,
+    /// Kept as the JSON text so the price is read exactly.
+    #[serde(default)]
+    preco: Option<Box<RawValue>>,
+    #[serde(default)]
+    estoque_minimo: Option<i32>,
+    #[serde(default)]
+    estoque_ideal: Option<i32>,
+}
+
+impl CadastroRequest {
+    fn validar(self) -> Result<NovoProduto, ErroMercado> {
+        let mut v = Violacoes::default();
+        v.sku("sku", self.sku.as_deref());
+        match self.nome.as_deref() {
+            None => v.add("nome", "não deve estar em branco"),
+            Some(n) if n.trim().is_empty() => v.add("nome", "não deve estar em branco"),
+            Some(n) if n.chars().count() > 255 => v.add("nome", "tamanho deve ser entre 0 e 255"),
+            Some(_) => {}
+        }
+        let preco = match self.preco.as_deref() {
+            None => {
+                v.add("preco", "não deve ser nulo");
+                None
+            }
+            Some(raw) => dinheiro::ler_preco(raw).map_err(|e| v.add("preco", e.mensagem())).ok(),
+        };
+        v.positivo("estoqueMinimo", self.estoque_minimo);
+        v.positivo("estoqueIdeal", self.estoque_ideal);
+        v.resultado()?;
+        match (self.sku, self.nome, preco, self.estoque_minimo, self.estoque_ideal) {
+            (Some(sku), Some(nome), Some(preco), Some(estoque_minimo), Some(estoque_ideal)) => {
+                Ok(NovoProduto { sku, nome, preco, estoque_minimo, estoque_ideal })
+            }
+            _ => Err(ErroMercado::EstadoInvalido("validação incompleta do cadastro".into())),
+        }
+    }
+}
+
+pub async fn cadastrar(State(e): State<Arc<Estado>>, AppJson(req): AppJson<CadastroRequest>) -> Result<Response, ErroMercado> {
+    let novo = req.validar()?;
+    let p = cadastro::cadastrar(&e.db, &e.catalogo, &novo, crate::mercado::agora()).await?;
+    let location = format!("/produtos/{}", p.sku);
+    Ok((StatusCode::CREATED, [(header::LOCATION, location)], AppJson(ProdutoResposta::from(p))).into_response())
+}
