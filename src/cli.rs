@@ -47,6 +47,48 @@ pub enum Command {
     Outbox(OutboxArgs),
     /// Print the effective configuration (secrets masked) and where each value came from.
     Config,
+    /// Measure Girô on scratch databases (see BENCHMARKS.md).
+    Bench(BenchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    pub command: BenchCommand,
+
+    /// Superuser URL of the cluster where scratch databases are created.
+    #[arg(long, global = true, env = "GIRO_BENCH_PG_URL", default_value = "postgres://postgres:postgres@127.0.0.1:15432/postgres")]
+    pub pg_url: String,
+
+    /// Write the JSON result here (it is also printed on stdout).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub saida: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Outbox relay end to end (outbox → HTTP → inbox and effect committed): throughput with 1 and
+    /// 2 publishers, batch and single transport; commit-to-ack latency at a steady rate.
+    Relay {
+        /// Events pre-written for each throughput run.
+        #[arg(long, default_value_t = 20_000)]
+        eventos: usize,
+        /// Publisher counts to measure.
+        #[arg(long, value_delimiter = ',', default_value = "1,2")]
+        publicadores: Vec<usize>,
+        /// Transports to measure (lote, single).
+        #[arg(long, value_delimiter = ',', default_value = "lote,single")]
+        transportes: Vec<String>,
+        /// Events claimed per round.
+        #[arg(long, default_value_t = 100)]
+        lote: usize,
+        /// Events per second for the latency run.
+        #[arg(long, default_value_t = 200)]
+        taxa: u32,
+        /// Seconds of the latency run.
+        #[arg(long, default_value_t = 10)]
+        segundos: u64,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -57,6 +57,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Publisher(args) => giro::publisher::run(config, args.db, shutdown).await,
         Command::Outbox(args) => giro::outbox::admin::run(args.command, &config).await,
         Command::Config => Ok(()),
+        Command::Bench(args) => bench(args).await,
     }
 }
 
@@ -90,4 +91,28 @@ fn flags(cli: &Cli) -> Vec<(&'static str, String, &'static str)> {
 fn config_error(e: &ConfigError) -> ExitCode {
     eprintln!("giro: configuration error: {e}");
     ExitCode::from(2)
+}
+
+async fn bench(args: giro::cli::BenchArgs) -> anyhow::Result<()> {
+    use giro::cli::BenchCommand;
+    let result = match args.command {
+        BenchCommand::Relay { eventos, publicadores, transportes, lote, taxa, segundos } => {
+            giro::bench::relay::run(giro::bench::relay::RelayArgs {
+                admin_url: args.pg_url,
+                eventos,
+                publicadores,
+                transportes,
+                lote,
+                taxa,
+                duracao: std::time::Duration::from_secs(segundos),
+            })
+            .await?
+        }
+    };
+    let text = serde_json::to_string_pretty(&result)?;
+    if let Some(path) = args.saida {
+        std::fs::write(&path, &text)?;
+    }
+    println!("{text}");
+    Ok(())
 }

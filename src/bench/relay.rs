@@ -1,0 +1,224 @@
+//! Relay throughput and latency, end to end: events pre-written to mercado's outbox are claimed,
+//! sent over HTTP to a real estoque (its router, inbox and consumer, on loopback), applied and
+//! committed there, and settled `SENT`. The events are `ReposicaoSolicitada` for SKUs estoque does
+//! not know, so each effect is the inbox row plus a `ReposicaoNegada` written to estoque's outbox
+//! in the same transaction — real work without one hot product row serialising everything.
+//!
+//! Latency: a writer commits one event per transaction at a steady rate, the publisher is woken
+//! in-process (as the embedded one), and commit-to-ack is `enviado_em − criado_em`.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use uuid::Uuid;
+
+use crate::bench::scratch::Scratch;
+use crate::bench::{ms, percentile};
+use crate::config::{Config, Servico, Sources};
+use crate::contracts::{EventoIntegracao, ReposicaoSolicitada};
+use crate::db::{self, Db, OutboxSignal};
+use crate::outbox::publisher::Publisher;
+use crate::server::{self, Contexto};
+
+pub struct RelayArgs {
+    pub admin_url: String,
+    pub eventos: usize,
+    pub publicadores: Vec<usize>,
+    pub transportes: Vec<String>,
+    pub lote: usize,
+    pub taxa: u32,
+    pub duracao: Duration,
+}
+
+fn bench_config(mercado: &Scratch, estoque: &Scratch, extra: &[(&str, String)]) -> anyhow::Result<Config> {
+    let token = |p: &str| format!("{p}-{}{}", Uuid::new_v4().simple(), Uuid::new_v4().simple());
+    let mut env: BTreeMap<String, String> = BTreeMap::new();
+    let url = |s: &Scratch| {
+        let pg = &s.db.pg;
+        let host = match pg.get_hosts().first() {
+            Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
+            _ => "127.0.0.1".into(),
+        };
+        let pw = pg.get_password().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default();
+        format!(
+            "postgres://{}:{}@{}:{}/{}",
+            pg.get_user().unwrap_or("postgres"),
+            pw,
+            host,
+            pg.get_ports().first().copied().unwrap_or(5432),
+            pg.get_dbname().unwrap_or_default()
+        )
+    };
+    env.insert("MERCADO_DB_URL".into(), url(mercado));
+    env.insert("ESTOQUE_DB_URL".into(), url(estoque));
+    env.insert("MERCADO_TOKEN_SERVICO".into(), token("m"));
+    env.insert("ESTOQUE_TOKEN_SERVICO".into(), token("e"));
+    env.insert("OPERADOR_USUARIO".into(), "bench".into());
+    env.insert("OPERADOR_SENHA".into(), token("s"));
+    env.insert("GIRO_TAGS_RECLASSIFICACAO_HABILITADA".into(), "false".into());
+    env.insert("GIRO_RESERVA_EXPIRACAO_HABILITADA".into(), "false".into());
+    env.insert("GIRO_OUTBOX_PUBLICADOR_EMBUTIDO".into(), "false".into());
+    for (k, v) in extra {
+        env.insert((*k).to_string(), v.clone());
+    }
+    Ok(Config::load(&Sources { file: None, cwd: std::env::temp_dir(), env, flags: vec![] })?)
+}
+
+/// Starts estoque's router on loopback; returns its base URL.
+async fn start_estoque(config: &Config, shutdown: &CancellationToken) -> anyhow::Result<String> {
+    let pool = db::pool(&config.estoque.db, config.db_pool_max, config.db_timeout)?;
+    let ctx = Contexto {
+        seguranca: server::seguranca(config, Servico::Estoque)?,
+        config: config.clone(),
+        db: Db::new(pool, false),
+        tasks: TaskTracker::new(),
+        shutdown: shutdown.clone(),
+    };
+    let role = crate::estoque::build(&ctx)?;
+    let router = server::app(&ctx, role);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let stop = shutdown.clone();
+    tokio::spawn(async move {
+        let _ = crate::http::serve(listener, router, stop, Duration::from_secs(2)).await;
+    });
+    Ok(format!("http://{addr}"))
+}
+
+async fn count_sent(db: &Db) -> anyhow::Result<i64> {
+    let c = db.client().await?;
+    Ok(c.query_one("SELECT count(*) FROM outbox_event WHERE status = 'SENT'", &[]).await?.get(0))
+}
+
+async fn reset(mercado: &Db, estoque: &Db) -> anyhow::Result<()> {
+    mercado.client().await?.batch_execute("TRUNCATE outbox_event, inbox_event").await?;
+    estoque.client().await?.batch_execute("TRUNCATE outbox_event, inbox_event").await?;
+    Ok(())
+}
+
+pub async fn run(args: RelayArgs) -> anyhow::Result<serde_json::Value> {
+    let mercado_s = Scratch::create(&args.admin_url, Servico::Mercado).await?;
+    let estoque_s = Scratch::create(&args.admin_url, Servico::Estoque).await?;
+    let result = scenarios(&args, &mercado_s, &estoque_s).await;
+    mercado_s.drop_db().await?;
+    estoque_s.drop_db().await?;
+    result
+}
+
+async fn scenarios(args: &RelayArgs, mercado_s: &Scratch, estoque_s: &Scratch) -> anyhow::Result<serde_json::Value> {
+    let shutdown = CancellationToken::new();
+    let base = bench_config(mercado_s, estoque_s, &[])?;
+    let estoque_url = start_estoque(&base, &shutdown).await?;
+    let mercado = Db::new(db::pool(&base.mercado.db, 8, base.db_timeout)?, false);
+    let estoque = Db::new(db::pool(&base.estoque.db, 4, base.db_timeout)?, false);
+    let mut throughput = Vec::new();
+
+    for transporte in &args.transportes {
+        for &n in &args.publicadores {
+            reset(&mercado, &estoque).await?;
+            mercado
+                .client()
+                .await?
+                .execute(
+                    "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, proxima_tentativa_em) \
+                     SELECT id, 'ReposicaoSolicitada', \
+                            jsonb_build_object('eventId', id, 'sku', lpad((1000000 + g)::text, 13, '789'), 'qtdFaltante', 1, 'ocorridoEm', '2026-09-25T12:00:00Z'), \
+                            'PENDING', now(), now() \
+                       FROM (SELECT gen_random_uuid() AS id, g FROM generate_series(1, $1::int) g) s",
+                    &[&(args.eventos as i32)],
+                )
+                .await?;
+            let cfg = bench_config(
+                mercado_s,
+                estoque_s,
+                &[
+                    ("ESTOQUE_EVENTOS_URL", estoque_url.clone()),
+                    ("GIRO_OUTBOX_TRANSPORTE", transporte.clone()),
+                    ("GIRO_OUTBOX_LOTE", args.lote.to_string()),
+                    ("GIRO_OUTBOX_INTERVALO", "20ms".into()),
+                    ("ESTOQUE_TOKEN_SERVICO", base.token_servico(Servico::Estoque)?.expose().to_string()),
+                ],
+            )?;
+            let stop = CancellationToken::new();
+            let started = Instant::now();
+            let mut tasks = Vec::new();
+            for _ in 0..n {
+                let p = Publisher::for_service(&cfg, Servico::Mercado, mercado.pool.clone(), Arc::new(OutboxSignal::default()), false)?;
+                tasks.push(tokio::spawn(p.run(stop.clone())));
+            }
+            loop {
+                let sent = count_sent(&mercado).await?;
+                eprint!("\r  relay {transporte:<6} {n} publisher(s): {sent}/{} sent", args.eventos);
+                if sent as usize >= args.eventos {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            let elapsed = started.elapsed();
+            stop.cancel();
+            for t in tasks {
+                let _ = t.await;
+            }
+            let rate = args.eventos as f64 / elapsed.as_secs_f64();
+            eprintln!("  → {rate:.0} events/s in {:.2}s", elapsed.as_secs_f64());
+            throughput.push(json!({"transporte": transporte, "publicadores": n, "eventos": args.eventos, "segundos": elapsed.as_secs_f64(), "eventosPorSegundo": rate.round()}));
+        }
+    }
+
+    // Latency at a steady rate, one publisher woken in-process.
+    reset(&mercado, &estoque).await?;
+    let cfg = bench_config(
+        mercado_s,
+        estoque_s,
+        &[
+            ("ESTOQUE_EVENTOS_URL", estoque_url.clone()),
+            ("ESTOQUE_TOKEN_SERVICO", base.token_servico(Servico::Estoque)?.expose().to_string()),
+        ],
+    )?;
+    let stop = CancellationToken::new();
+    let p = Publisher::for_service(&cfg, Servico::Mercado, mercado.pool.clone(), mercado.signal.clone(), false)?;
+    let task = tokio::spawn(p.run(stop.clone()));
+    let total = (args.taxa as f64 * args.duracao.as_secs_f64()) as usize;
+    let mut tick = tokio::time::interval(Duration::from_secs_f64(1.0 / f64::from(args.taxa.max(1))));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    for i in 0..total {
+        tick.tick().await;
+        let e = EventoIntegracao::ReposicaoSolicitada(ReposicaoSolicitada {
+            event_id: Uuid::new_v4(),
+            sku: format!("{}", 7_890_000_000_000u64 + i as u64),
+            qtd_faltante: 1,
+            ocorrido_em: Utc::now(),
+        });
+        let mut client = mercado.client().await?;
+        let tx = mercado.begin(&mut client).await?;
+        crate::outbox::registrar(&tx, &e).await?;
+        tx.commit().await?;
+        if i % 100 == 0 {
+            eprint!("\r  latency at {}/s: {i}/{total} written", args.taxa);
+        }
+    }
+    while (count_sent(&mercado).await? as usize) < total {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    stop.cancel();
+    let _ = task.await;
+    let rows = mercado
+        .client()
+        .await?
+        .query("SELECT (extract(epoch FROM enviado_em - criado_em) * 1000000)::bigint FROM outbox_event WHERE status = 'SENT'", &[])
+        .await?;
+    let mut lat: Vec<Duration> = rows.iter().map(|r| Duration::from_micros(r.get::<_, i64>(0).max(0) as u64)).collect();
+    lat.sort();
+    let (p50, p99, max) = (percentile(&lat, 50.0), percentile(&lat, 99.0), lat.last().copied().unwrap_or_default());
+    eprintln!("\r  latency at {}/s over {total} events: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms", args.taxa, ms(p50), ms(p99), ms(max));
+    shutdown.cancel();
+    Ok(json!({
+        "relay": throughput,
+        "latencia": {"taxa": args.taxa, "eventos": total, "p50Ms": ms(p50), "p99Ms": ms(p99), "maxMs": ms(max)},
+    }))
+}
