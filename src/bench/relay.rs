@@ -216,9 +216,48 @@ async fn scenarios(args: &RelayArgs, mercado_s: &Scratch, estoque_s: &Scratch) -
     lat.sort();
     let (p50, p99, max) = (percentile(&lat, 50.0), percentile(&lat, 99.0), lat.last().copied().unwrap_or_default());
     eprintln!("\r  latency at {}/s over {total} events: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms", args.taxa, ms(p50), ms(p99), ms(max));
+    let notify = notify_cost(&base, args.taxa.max(1) as usize * 10).await?;
     shutdown.cancel();
     Ok(json!({
+        "notify": notify,
         "relay": throughput,
         "latencia": {"taxa": args.taxa, "eventos": total, "p50Ms": ms(p50), "p99Ms": ms(p99), "maxMs": ms(max)},
     }))
+}
+
+/// What `NOTIFY` costs the writers: commits per second of 4 concurrent writers, each committing
+/// one event per transaction, with `outbox.notify` off and on (no publisher running).
+async fn notify_cost(config: &Config, per_writer: usize) -> anyhow::Result<serde_json::Value> {
+    let mut out = serde_json::Map::new();
+    for notify in [false, true] {
+        let db = Db::new(db::pool(&config.mercado.db, 4, config.db_timeout)?, notify);
+        db.client().await?.batch_execute("TRUNCATE outbox_event").await?;
+        let started = Instant::now();
+        let mut writers = Vec::new();
+        for w in 0..4u64 {
+            let db = db.clone();
+            writers.push(tokio::spawn(async move {
+                for i in 0..per_writer as u64 {
+                    let e = EventoIntegracao::ReposicaoSolicitada(ReposicaoSolicitada {
+                        event_id: Uuid::new_v4(),
+                        sku: format!("{}", 7_890_000_000_000u64 + w * 1_000_000 + i),
+                        qtd_faltante: 1,
+                        ocorrido_em: Utc::now(),
+                    });
+                    let mut client = db.client().await?;
+                    let tx = db.begin(&mut client).await?;
+                    crate::outbox::registrar(&tx, &e).await?;
+                    tx.commit().await?;
+                }
+                anyhow::Ok(())
+            }));
+        }
+        for w in writers {
+            w.await??;
+        }
+        let rate = (4 * per_writer) as f64 / started.elapsed().as_secs_f64();
+        eprintln!("  writers with notify={notify}: {rate:.0} commits/s");
+        out.insert(if notify { "comNotifyCommitsPorSegundo".into() } else { "semNotifyCommitsPorSegundo".into() }, json!(rate.round()));
+    }
+    Ok(serde_json::Value::Object(out))
 }
