@@ -15,3 +15,4 @@ mod outbox;
 mod service;
 mod estoque_fixtures;
 mod estoque_atendimento;
+mod estoque_entrada;
