@@ -16,3 +16,5 @@ mod service;
 mod estoque_fixtures;
 mod estoque_atendimento;
 mod estoque_entrada;
+mod mercado_fixtures;
+mod mercado_checkout;
