@@ -18,3 +18,4 @@ mod estoque_atendimento;
 mod estoque_entrada;
 mod mercado_fixtures;
 mod mercado_checkout;
+mod estoque_painel;
