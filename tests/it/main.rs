@@ -19,3 +19,4 @@ mod estoque_entrada;
 mod mercado_fixtures;
 mod mercado_checkout;
 mod estoque_painel;
+mod mercado_consumidores;
