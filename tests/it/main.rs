@@ -20,3 +20,4 @@ mod mercado_fixtures;
 mod mercado_checkout;
 mod estoque_painel;
 mod mercado_consumidores;
+mod estoque_classificacao;
