@@ -21,3 +21,5 @@ mod mercado_checkout;
 mod estoque_painel;
 mod mercado_consumidores;
 mod estoque_classificacao;
+mod mercado_pagamento;
+mod tag_worker;
