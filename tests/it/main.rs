@@ -23,3 +23,4 @@ mod mercado_consumidores;
 mod estoque_classificacao;
 mod mercado_pagamento;
 mod tag_worker;
+mod mercado_cadastro;
