@@ -120,7 +120,7 @@ async fn a_round_stops_at_the_first_failure_and_classifies_everything_when_the_w
     assert_eq!(reclassificacao::rodada(&app.dbh, &cliente, 2).await.unwrap(), 1);
     assert_eq!(reclassificacao::rodada(&app.dbh, &cliente, 2).await.unwrap(), 0, "nothing left");
 
-    let perguntados: Vec<String> = worker.pedidos().iter().map(|p| p.2["sku"].as_str().unwrap().to_string()).collect();
+    let perguntados: Vec<String> = worker.pedidos().iter().map(|p| p.corpo["sku"].as_str().unwrap().to_string()).collect();
     assert_eq!(perguntados, vec![SKUS[0], SKUS[0], SKUS[1], SKUS[2]], "by SKU; the classified product is never asked");
     for (i, sku) in SKUS.iter().enumerate() {
         assert_eq!(tags_de(&app, sku).await, Some(json!(["produto", i.to_string(), "coca"])));

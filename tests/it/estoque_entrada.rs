@@ -143,10 +143,10 @@ async fn a_new_sku_is_classified_and_its_produto_classificado_commits_with_the_l
     assert_eq!(body["demandasAtendidas"], 0);
     let pedidos = worker.pedidos();
     assert_eq!(pedidos.len(), 1);
-    let (auth, content_type, corpo) = &pedidos[0];
-    assert_eq!(corpo, &json!({"sku": COCA, "descricao": "COCA COLA 2L PET"}));
-    assert_eq!(content_type.as_deref(), Some("application/json"));
-    assert_eq!(auth, &None, "no token configured, none sent");
+    let pedido = &pedidos[0];
+    assert_eq!(pedido.corpo, json!({"sku": COCA, "descricao": "COCA COLA 2L PET"}));
+    assert_eq!(pedido.content_type.as_deref(), Some("application/json"));
+    assert_eq!(pedido.authorization, None, "no token configured, none sent");
 
     let eventos = outbox(&app).await;
     assert_eq!(eventos.len(), 1);
@@ -177,7 +177,7 @@ async fn the_worker_token_is_sent_when_configured() {
     )
     .await;
     assert_eq!(status, 201);
-    assert_eq!(worker.pedidos()[0].0.as_deref(), Some(format!("Bearer {token}").as_str()));
+    assert_eq!(worker.pedidos()[0].authorization.as_deref(), Some(format!("Bearer {token}").as_str()));
 }
 
 async fn intake_with_worker(modo: Modo) {
@@ -235,7 +235,7 @@ async fn an_already_classified_product_does_not_call_the_worker_and_an_untagged_
     assert_eq!(status, 201);
     assert_eq!(body["classificado"], true);
     assert_eq!(worker.chamadas(), 1);
-    assert_eq!(worker.pedidos()[0].2["descricao"], "BANANA PRATA KG");
+    assert_eq!(worker.pedidos()[0].corpo["descricao"], "BANANA PRATA KG");
 }
 
 #[tokio::test]
@@ -325,4 +325,40 @@ async fn post_lotes_needs_an_operator_session_and_csrf() {
     assert_eq!(saldo(&app, COCA).await, 0);
 
     assert_eq!(registrar_lote(&app, &op, body.clone()).await.0, 201);
+}
+
+#[tokio::test]
+async fn the_same_new_sku_created_in_parallel_is_409() {
+    let app = estoque(&[]).await;
+    let op = Operador::login(&app).await;
+    // Another intake creates the SKU and has not committed yet.
+    let mut client = app.dbh.client().await.unwrap();
+    let outra = app.dbh.begin(&mut client).await.unwrap();
+    giro::estoque::produto::criar(&outra, COCA, "COCA COLA 2L PET", "22021000").await.unwrap();
+
+    let body = json!({"sku": COCA, "descricao": "COCA COLA 2L PET", "ncm": "22021000", "codigoLote": "L-1", "quantidade": 5});
+    let pedido = tokio::spawn({
+        let (http, url, cookie, csrf) = (app.http.clone(), app.url("/lotes"), op.cookie.clone(), op.csrf.clone());
+        async move {
+            let res = http.post(url).header("cookie", cookie).header("x-xsrf-token", csrf).json(&body).send().await.unwrap();
+            (res.status().as_u16(), res.json::<Value>().await.unwrap())
+        }
+    });
+    let c = app.db.client().await;
+    crate::support::wait_until(Duration::from_secs(10), "the intake waiting on the new row", || async {
+        let n: i64 = c
+            .query_one("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'", &[])
+            .await
+            .unwrap()
+            .get(0);
+        (n > 0).then_some(())
+    })
+    .await;
+    outra.commit().await.unwrap();
+
+    let (status, problem) = pedido.await.unwrap();
+    assert_eq!(status, 409);
+    assert_eq!(problem["detail"], "lote já registrado para este SKU, ou o SKU foi cadastrado em paralelo; tente novamente");
+    let n: i64 = c.query_one("SELECT count(*) FROM lote", &[]).await.unwrap().get(0);
+    assert_eq!(n, 0);
 }

@@ -150,6 +150,7 @@ async fn reposicoes_limite_defaults_to_20_and_is_clamped_to_1_100() {
     assert_eq!(quantos(&get(&app, &op, "/painel/reposicoes?limite=0").await.1), 1);
     assert_eq!(quantos(&get(&app, &op, "/painel/reposicoes?limite=-7").await.1), 1);
     assert_eq!(quantos(&get(&app, &op, "/painel/reposicoes?limite=1000").await.1), 25);
+    assert_eq!(quantos(&get(&app, &op, "/painel/reposicoes?limite=").await.1), 20, "empty = default");
 
     let (status, problem) = get(&app, &op, "/painel/reposicoes?limite=muitos").await;
     assert_eq!(status, 400);

@@ -24,3 +24,4 @@ mod estoque_classificacao;
 mod mercado_pagamento;
 mod tag_worker;
 mod mercado_cadastro;
+mod mercado_http;
