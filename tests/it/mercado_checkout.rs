@@ -123,3 +123,19 @@ async fn repeated_skus_are_consolidated_and_every_product_touched_is_evaluated()
     assert_eq!(solicitacoes(&app, DETERGENTE).await.iter().map(|s| s.qtd).collect::<Vec<_>>(), vec![31]);
     assert!(solicitacoes(&app, LEITE).await.is_empty(), "19 is above the minimum of 12");
 }
+
+#[tokio::test]
+async fn concurrent_orders_listing_the_same_skus_in_opposite_orders_all_complete() {
+    let app = mercado(&[]).await;
+    produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 50, 5, 60).await;
+    produto(&app, BANANA, "Banana Prata (kg)", "5.49", 50, 5, 60).await;
+
+    let compras = (0..12).map(|i| {
+        let itens: &[(&str, i32)] = if i % 2 == 0 { &[(COCA, 2), (BANANA, 1)] } else { &[(BANANA, 1), (COCA, 2)] };
+        comprar(&app, itens)
+    });
+    let status: Vec<u16> = futures_util::future::join_all(compras).await.iter().map(|r| r.status().as_u16()).collect();
+    assert_eq!(status, vec![201; 12], "locks in ascending SKU order: no deadlock");
+    assert_eq!(prateleira(&app, COCA).await.0, 26);
+    assert_eq!(prateleira(&app, BANANA).await.0, 38);
+}

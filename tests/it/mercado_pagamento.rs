@@ -75,6 +75,26 @@ async fn a_late_payment_is_refused_with_409_even_before_the_sweep_runs() {
 }
 
 #[tokio::test]
+async fn the_deadline_itself_is_already_too_late_for_payment_and_for_the_sweep() {
+    let app = mercado(&[]).await;
+    produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 10, 1, 20).await;
+    let res = comprar(&app, &[(COCA, 1)]).await;
+    let body: Value = res.json().await.unwrap();
+    let id: Uuid = body["pedidoId"].as_str().unwrap().parse().unwrap();
+    let prazo: DateTime<Utc> = body["reservaExpiraEm"].as_str().unwrap().parse().unwrap();
+    let um_us = chrono::Duration::microseconds(1);
+
+    // The clock is passed in: a microsecond before the deadline the sweep leaves it alone…
+    assert_eq!(expiracao::expirar_vencidas(&app.dbh, prazo - um_us, 50).await.unwrap(), 0);
+    // …and at the deadline itself (`agora >= expira_em`) payment is refused.
+    let e = giro::mercado::pagamento::pagar(&app.dbh, id, prazo).await.unwrap_err();
+    assert_eq!(e.to_string(), format!("O prazo da reserva do pedido {id} terminou; os itens voltaram para a vitrine"));
+    assert_eq!(status_pedido(&app, id).await, "AGUARDANDO_PAGAMENTO", "a refused payment changes nothing");
+    assert_eq!(expiracao::expirar_vencidas(&app.dbh, prazo, 50).await.unwrap(), 1);
+    assert_eq!(prateleira(&app, COCA).await.0, 10);
+}
+
+#[tokio::test]
 async fn an_expired_order_returns_its_units_once_even_with_two_sweeps_at_once() {
     let app = mercado(&[]).await;
     produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 10, 5, 20).await;
