@@ -119,12 +119,20 @@ async fn demandas(State(e): St) -> Result<AppJson<Vec<painel::DemandaAberta>>, E
     Ok(AppJson(painel::demandas(&client).await?))
 }
 
+/// `?limite=`: absent or empty → the default (as Spring's `defaultValue`), else an integer.
 #[derive(Deserialize)]
 struct LimiteQuery {
-    limite: Option<i64>,
+    limite: Option<String>,
 }
 
 async fn reposicoes(State(e): St, AppQuery(q): AppQuery<LimiteQuery>) -> Result<AppJson<Vec<painel::ReposicaoRecente>>, ErroEstoque> {
+    let pedido = match q.limite.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        None => None,
+        Some(s) => Some(
+            s.parse::<i64>()
+                .map_err(|_| ErroEstoque::Invalido(format!("parâmetro inválido: limite deve ser um número inteiro: {s}")))?,
+        ),
+    };
     let client = e.db.client().await?;
-    Ok(AppJson(painel::reposicoes(&client, painel::limite(q.limite)).await?))
+    Ok(AppJson(painel::reposicoes(&client, painel::limite(pedido)).await?))
 }

@@ -43,9 +43,7 @@ pub fn ler_preco(raw: &RawValue) -> Result<Decimal, PrecoInvalido> {
         Ok(s) => s.trim().to_string(),
         Err(_) => text.to_string(),
     };
-    let numerico = text.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'))
-        && text.bytes().any(|b| b.is_ascii_digit());
-    if !numerico {
+    if !numero_json(&text) {
         return Err(PrecoInvalido::NaoNumerico);
     }
     let valor = if text.contains(['e', 'E']) { Decimal::from_scientific(&text) } else { Decimal::from_str_exact(&text) };
@@ -64,6 +62,24 @@ pub fn ler_preco(raw: &RawValue) -> Result<Decimal, PrecoInvalido> {
     let mut valor = valor;
     valor.rescale(2);
     Ok(valor)
+}
+
+/// The JSON number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?` (leading zeros and a
+/// leading `+` tolerated, as in a string Jackson would coerce).
+fn numero_json(s: &str) -> bool {
+    let digitos = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let s = s.strip_prefix(['-', '+']).unwrap_or(s);
+    let (mantissa, expoente) = match s.find(['e', 'E']) {
+        Some(i) => (&s[..i], Some(&s[i + 1..])),
+        None => (s, None),
+    };
+    let (inteira, fracao) = match mantissa.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (mantissa, None),
+    };
+    digitos(inteira)
+        && fracao.is_none_or(digitos)
+        && expoente.is_none_or(|e| digitos(e.strip_prefix(['-', '+']).unwrap_or(e)))
 }
 
 #[cfg(test)]
@@ -100,6 +116,15 @@ mod tests {
         assert_eq!(preco("true"), Err(PrecoInvalido::NaoNumerico));
         assert_eq!(preco("\"abc\""), Err(PrecoInvalido::NaoNumerico));
         assert_eq!(preco("[1]"), Err(PrecoInvalido::NaoNumerico));
+        // Extremes are refused, never a panic.
+        assert_eq!(preco("1e999999"), Err(PrecoInvalido::ForaDoLimite));
+        assert!(preco("1e-999999").is_err());
+        assert!(preco("0.0000000000000000000000000000001").is_err());
+        assert_eq!(preco("-0"), Err(PrecoInvalido::NaoPositivo));
+        assert_eq!(preco("1E+2"), Ok("100.00".into()));
+        for ruim in ["\"1-2\"", "\"1.\"", "\".5\"", "\"1e\"", "\"--1\"", "\"\"", "null"] {
+            assert_eq!(preco(ruim), Err(PrecoInvalido::NaoNumerico), "{ruim}");
+        }
     }
 
     #[test]

@@ -22,7 +22,17 @@
 //! - A total beyond `NUMERIC(12,2)` or a summed quantity beyond `i32` is a 400, not a 500.
 //! - Instants are taken with microsecond precision (what PostgreSQL stores), so what checkout
 //!   answers equals what the order page reads back.
-//! - The expiry sweep runs a first round at start, then every interval after a round ends.
+//! - The expiry sweep runs a first round at start, then every interval after a round ends; an
+//!   order that fails is logged and left for the next round, the others go on.
+//! - `preco` is read from the JSON number's text (a string holding a number is accepted too, as
+//!   Jackson did), kept with the column's two places, and written back as a JSON number with
+//!   them (`7.90`, as the original's BigDecimal).
+//! - The lookup in estoque: a 200 whose body cannot be read counts as "no answer"
+//!   (registered unclassified); so does a categoria longer than the column (30).
+//! - A registration that loses a race to the same SKU (unique key) is 409
+//!   `"conflito de cadastro; tente novamente"`, the original's DataIntegrityViolation answer.
+//! - A JSON route called without a JSON `Content-Type` is 415 (problem+json).
+//! - `PedidoDetalhe.itens` come in the order they were recorded (ascending SKU).
 
 pub mod cadastro;
 pub mod catalogo_estoque;

@@ -235,3 +235,60 @@ async fn expiry_follows_the_sao_paulo_calendar_of_the_instant_passed() {
     assert!(matches!(resposta, Resposta::Negada(ref n) if n.correlation_id == depois.event_id), "{resposta:?}");
     tx.rollback().await.unwrap();
 }
+
+#[tokio::test]
+async fn concurrent_requests_never_ship_more_than_the_lot_holds() {
+    let app = estoque(&[]).await;
+    produto(&app, COCA, "COCA COLA 2L PET", None).await;
+    let l = lote(&app, COCA, "L-20", 20, None).await;
+
+    let pedidos: Vec<_> = (0..4).map(|_| Uuid::new_v4()).collect();
+    let envios = futures_util::future::join_all(pedidos.iter().map(|id| solicitar(&app, *id, COCA, 16))).await;
+    assert!(envios.iter().all(|s| *s == 204), "{envios:?}");
+
+    let eventos = outbox(&app).await;
+    assert_eq!(eventos.len(), 4, "one answer per request");
+    let enviado: i64 = eventos.iter().filter(|(t, _)| t == "ReposicaoEnviada").map(|(_, p)| p["qtd"].as_i64().unwrap()).sum();
+    assert_eq!(enviado, 20, "16 + 4, then nothing: {eventos:?}");
+    assert_eq!(eventos.iter().filter(|(t, _)| t == "ReposicaoNegada").count(), 2);
+    assert_eq!(disponivel(&app, l).await, 0);
+    assert_eq!(saldo(&app, COCA).await, 0);
+    assert_eq!(demandas_abertas(&app, COCA).await.len(), 2);
+}
+
+#[tokio::test]
+async fn eventos_lote_serves_each_request_with_the_same_rules() {
+    let app = estoque(&[]).await;
+    produto(&app, COCA, "COCA COLA 2L PET", None).await;
+    lote(&app, COCA, "L-50", 50, None).await;
+    let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+    let item = |id: Uuid, sku: &str| {
+        serde_json::json!({"tipo": "ReposicaoSolicitada",
+                           "evento": {"eventId": id, "sku": sku, "qtdFaltante": 16, "ocorridoEm": "2026-09-25T12:00:00Z"}})
+    };
+    let res = app
+        .as_servico(app.http.post(app.url("/eventos/lote")))
+        .json(&serde_json::json!({"eventos": [item(a, COCA), item(b, BANANA), item(a, COCA)]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let body: serde_json::Value = res.json().await.unwrap();
+    let status: Vec<i64> = body["resultados"].as_array().unwrap().iter().map(|r| r["status"].as_i64().unwrap()).collect();
+    assert_eq!(status, vec![204, 204, 204]);
+    let tipos: Vec<String> = outbox(&app).await.into_iter().map(|(t, _)| t).collect();
+    assert_eq!(tipos, vec!["ReposicaoEnviada", "ReposicaoNegada"], "the duplicate changed nothing");
+    assert_eq!(saldo(&app, COCA).await, 34);
+}
+
+#[tokio::test]
+async fn eventos_needs_the_service_token_and_refuses_the_operator() {
+    let app = estoque(&[]).await;
+    let body = serde_json::json!({"eventId": Uuid::new_v4(), "sku": COCA, "qtdFaltante": 1, "ocorridoEm": "2026-09-25T12:00:00Z"});
+    let res = app.http.post(app.url("/eventos")).header("Evento-Tipo", "ReposicaoSolicitada").json(&body).send().await.unwrap();
+    assert_eq!(res.status(), 401);
+    let op = crate::support::app::Operador::login(&app).await;
+    let res = op.on(app.http.post(app.url("/eventos"))).header("Evento-Tipo", "ReposicaoSolicitada").json(&body).send().await.unwrap();
+    assert_eq!(res.status(), 403);
+    assert!(outbox(&app).await.is_empty());
+}

@@ -49,8 +49,15 @@ pub enum Modo {
 struct Estado {
     modo: AtomicU8,
     chamadas: AtomicUsize,
-    /// (Authorization header, Content-Type header, body) of each call.
-    pedidos: Mutex<Vec<(Option<String>, Option<String>, Value)>>,
+    pedidos: Mutex<Vec<PedidoRecebido>>,
+}
+
+/// One call the stand-in received.
+#[derive(Clone, Debug)]
+pub struct PedidoRecebido {
+    pub authorization: Option<String>,
+    pub content_type: Option<String>,
+    pub corpo: Value,
 }
 
 /// A stand-in tag-worker on 127.0.0.1:0.
@@ -81,7 +88,7 @@ impl FakeWorker {
         self.estado.chamadas.load(Ordering::SeqCst)
     }
 
-    pub fn pedidos(&self) -> Vec<(Option<String>, Option<String>, Value)> {
+    pub fn pedidos(&self) -> Vec<PedidoRecebido> {
         self.estado.pedidos.lock().unwrap().clone()
     }
 }
@@ -96,7 +103,11 @@ async fn classificar(State(e): State<Arc<Estado>>, headers: HeaderMap, body: Byt
     e.chamadas.fetch_add(1, Ordering::SeqCst);
     let header = |n: &str| headers.get(n).and_then(|v| v.to_str().ok()).map(String::from);
     let corpo: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    e.pedidos.lock().unwrap().push((header("authorization"), header("content-type"), corpo.clone()));
+    e.pedidos.lock().unwrap().push(PedidoRecebido {
+        authorization: header("authorization"),
+        content_type: header("content-type"),
+        corpo: corpo.clone(),
+    });
     let modo = e.modo.load(Ordering::SeqCst);
     if modo == Modo::Indisponivel as u8 {
         return (StatusCode::SERVICE_UNAVAILABLE, axum::Json(json!({"detail": "classificador indisponível"}))).into_response();
