@@ -198,3 +198,33 @@ async fn produto_answers_the_service_token_and_the_operator_and_404s_unknown_sku
         assert_eq!(res.text().await.unwrap(), "", "the original's empty 404");
     }
 }
+
+#[tokio::test]
+async fn entregue_em_comes_from_the_real_publisher_and_survives_retention_of_the_outbox() {
+    use crate::support::peer::{FakePeer, Lote};
+    let mercado = FakePeer::start(Lote::Supported).await;
+    let app = estoque(&[("MERCADO_EVENTOS_URL", &mercado.url()), ("GIRO_OUTBOX_RETENCAO", "1s")]).await;
+    produto(&app, COCA, "COCA COLA 2L PET", None).await;
+    lote(&app, COCA, "L-ENTREGA", 50, Some(60)).await;
+    assert_eq!(solicitar(&app, Uuid::new_v4(), COCA, 16).await, 204);
+    let op = Operador::login(&app).await;
+    let (_, body) = get(&app, &op, "/painel/reposicoes").await;
+    assert_eq!(body[0]["entregueEm"], Value::Null, "not delivered yet: \"enviando\"");
+
+    let p = giro::outbox::publisher::Publisher::for_service(&app.config, giro::config::Servico::Estoque, app.dbh.pool.clone(), app.dbh.signal.clone(), false).unwrap();
+    let r = p.round(chrono::Utc::now()).await.unwrap();
+    assert_eq!(r.sent, 1);
+    assert_eq!(mercado.all()[0].tipo, "ReposicaoEnviada");
+    let (_, body) = get(&app, &op, "/painel/reposicoes").await;
+    let entregue = body[0]["entregueEm"].as_str().expect("entregueEm once delivered").to_string();
+
+    // Retention (1 s) prunes the SENT row; the dashboard keeps the instant.
+    let (sent, _) = p.prune(chrono::Utc::now() + chrono::Duration::seconds(5)).await.unwrap();
+    assert_eq!(sent, 1);
+    let c = app.db.client().await;
+    let left: i64 = c.query_one("SELECT count(*) FROM outbox_event WHERE tipo = 'ReposicaoEnviada'", &[]).await.unwrap().get(0);
+    assert_eq!(left, 0);
+    let (_, body) = get(&app, &op, "/painel/reposicoes").await;
+    assert_eq!(body[0]["entregueEm"], entregue);
+    assert_eq!(body[0]["qtd"], 16);
+}
