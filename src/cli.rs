@@ -49,6 +49,13 @@ pub enum Command {
     Config,
     /// Measure Girô on scratch databases (see BENCHMARKS.md).
     Bench(BenchArgs),
+    /// Read both databases and report every disagreement between mercado and estoque, per SKU
+    /// (exit 0 all agree, 1 disagreements, 2 a database cannot be read).
+    Audit {
+        /// One JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Args)]

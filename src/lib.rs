@@ -17,6 +17,7 @@
 //! serving with graceful shutdown), [`server`] (the start-up sequence of a service role),
 //! [`telemetry`], [`shutdown`]. [`cli`] is clap only; `main.rs` dispatches.
 
+pub mod audit;
 pub mod bench;
 pub mod cli;
 pub mod config;

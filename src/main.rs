@@ -21,6 +21,9 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => return config_error(&e),
     };
+    if let Command::Audit { json } = cli.command {
+        return audit(&config, json);
+    }
     giro::telemetry::init(config.log_format);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,
@@ -58,6 +61,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Outbox(args) => giro::outbox::admin::run(args.command, &config).await,
         Command::Config => Ok(()),
         Command::Bench(args) => bench(args).await,
+        Command::Audit { .. } => Ok(()),
     }
 }
 
@@ -86,6 +90,35 @@ fn flags(cli: &Cli) -> Vec<(&'static str, String, &'static str)> {
         _ => {}
     }
     f
+}
+
+/// `giro audit`: exit 0 agree, 1 disagree, 2 unreadable.
+fn audit(config: &Config, json: bool) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("giro: cannot start the runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match runtime.block_on(giro::audit::auditar(config, chrono::Utc::now())) {
+        Ok(r) => {
+            if json {
+                println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
+            } else {
+                print!("{}", giro::audit::texto(&r));
+            }
+            if r.concorda {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("giro: audit: {e:#}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 fn config_error(e: &ConfigError) -> ExitCode {

@@ -6,6 +6,7 @@
 
 mod support;
 
+mod audit;
 mod cli;
 mod config;
 mod constraints;

@@ -1,0 +1,249 @@
+//! `giro audit` (SPEC §9.3): reads both databases and reports, per SKU, every disagreement
+//! within the retention window. Exit 0 when all agree, 1 when not, 2 when a database cannot be
+//! read; `--json` for machines.
+//!
+//! The kinds, each a name in the JSON (`tipo`) and a line in the text report:
+//! - `solicitacao_nao_recebida` — mercado sent a `ReposicaoSolicitada` (its outbox row is `SENT`,
+//!   or gone by retention) that estoque's inbox never recorded;
+//! - `resposta_nao_aplicada` — estoque sent an answer (`SENT`, or pruned with a delivery instant on
+//!   `reposicao_expedida`) that mercado's inbox never recorded;
+//! - `evento_falhou` — an event in either outbox is a dead letter (`FAILED`);
+//! - `solicitacao_aberta_sem_evento` — a request is open (PENDENTE / AGUARDANDO_LOTE) with no event
+//!   in flight either way and no open pent-up demand in estoque: nothing will ever close it;
+//! - `conservacao_lotes` — lots received ≠ units still in lots + units shipped, or the product's
+//!   `saldo_disponivel` ≠ the sum of its lots;
+//! - `conservacao_prateleira` — units shipped ≠ units on the shelf and in reservations (active or
+//!   paid) + units still in flight to mercado.
+//!
+//! "Within the retention window": events older than `inbox.retencao` are not checked against an
+//! inbox (the receiver may have pruned them), and unit conservation assumes products were
+//! registered through the API (a new product starts with an empty shelf).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use tokio_postgres::{Client, NoTls};
+use uuid::Uuid;
+
+use crate::config::{Config, DbConfig};
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Divergencia {
+    pub sku: String,
+    pub tipo: &'static str,
+    pub detalhe: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Relatorio {
+    pub concorda: bool,
+    pub divergencias: Vec<Divergencia>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read the {db} database: {source}")]
+pub struct Ilegivel {
+    pub db: &'static str,
+    #[source]
+    pub source: anyhow::Error,
+}
+
+async fn connect(db: &DbConfig, nome: &'static str) -> Result<Client, Ilegivel> {
+    let (c, conn) = db.pg.connect(NoTls).await.map_err(|e| Ilegivel { db: nome, source: e.into() })?;
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    Ok(c)
+}
+
+/// Ids of `ids` present in `tabela.coluna` of the other database.
+async fn presentes(c: &Client, sql: &str, ids: &[Uuid]) -> Result<HashSet<Uuid>, tokio_postgres::Error> {
+    let mut out = HashSet::new();
+    for chunk in ids.chunks(10_000) {
+        for r in c.query(sql, &[&chunk]).await? {
+            out.insert(r.get(0));
+        }
+    }
+    Ok(out)
+}
+
+pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio, Ilegivel> {
+    let m = connect(&config.mercado.db, "mercado").await?;
+    let e = connect(&config.estoque.db, "estoque").await?;
+    let janela = agora - chrono::Duration::from_std(config.inbox_retencao).unwrap_or(chrono::Duration::MAX);
+    let mercado_err = |source: tokio_postgres::Error| Ilegivel { db: "mercado", source: source.into() };
+    let estoque_err = |source: tokio_postgres::Error| Ilegivel { db: "estoque", source: source.into() };
+    let mut d = Vec::new();
+
+    // Dead letters, either side.
+    for (c, lado, err) in [(&m, "mercado", &mercado_err as &dyn Fn(_) -> Ilegivel), (&e, "estoque", &estoque_err)] {
+        for r in c
+            .query("SELECT id, tipo, payload ->> 'sku', coalesce(ultimo_erro, '') FROM outbox_event WHERE status = 'FAILED'", &[])
+            .await
+            .map_err(err)?
+        {
+            let (id, tipo, sku, erro): (Uuid, String, Option<String>, String) = (r.get(0), r.get(1), r.get(2), r.get(3));
+            d.push(Divergencia {
+                sku: sku.unwrap_or_default(),
+                tipo: "evento_falhou",
+                detalhe: format!("{tipo} {id} do {lado} está FAILED: {erro}"),
+            });
+        }
+    }
+
+    // mercado's requests: (event_id, sku, status, outbox status or None if pruned).
+    let pedidos = m
+        .query(
+            "SELECT s.event_id, s.sku, s.status, o.status, s.criado_em FROM solicitacao_reposicao s \
+               LEFT JOIN outbox_event o ON o.id = s.event_id",
+            &[],
+        )
+        .await
+        .map_err(mercado_err)?;
+    let ids: Vec<Uuid> = pedidos.iter().map(|r| r.get(0)).collect();
+    let recebidas = presentes(&e, "SELECT event_id FROM inbox_event WHERE event_id = ANY($1)", &ids).await.map_err(estoque_err)?;
+    let demanda_aberta =
+        presentes(&e, "SELECT solicitacao_original FROM demanda_reprimida WHERE NOT atendida AND solicitacao_original = ANY($1)", &ids)
+            .await
+            .map_err(estoque_err)?;
+    let respostas_em_voo = presentes(
+        &e,
+        "SELECT (payload ->> 'correlationId')::uuid FROM outbox_event \
+          WHERE status = 'PENDING' AND tipo IN ('ReposicaoEnviada', 'ReposicaoNegada') AND (payload ->> 'correlationId')::uuid = ANY($1)",
+        &ids,
+    )
+    .await
+    .map_err(estoque_err)?;
+    for r in &pedidos {
+        let (id, sku, status, outbox, criado): (Uuid, String, String, Option<String>, DateTime<Utc>) =
+            (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4));
+        let enviada = outbox.as_deref().is_none_or(|s| s == "SENT");
+        if enviada && criado >= janela && !recebidas.contains(&id) {
+            d.push(Divergencia {
+                sku: sku.clone(),
+                tipo: "solicitacao_nao_recebida",
+                detalhe: format!("ReposicaoSolicitada {id} ({status}) enviada pelo mercado e não recebida pelo estoque"),
+            });
+        }
+        let aberta = status == "PENDENTE" || status == "AGUARDANDO_LOTE";
+        let em_voo = outbox.as_deref() == Some("PENDING") || respostas_em_voo.contains(&id);
+        if aberta && !em_voo && !demanda_aberta.contains(&id) {
+            d.push(Divergencia {
+                sku,
+                tipo: "solicitacao_aberta_sem_evento",
+                detalhe: format!("solicitação {id} está {status} sem evento em trânsito nem demanda reprimida aberta"),
+            });
+        }
+    }
+
+    // estoque's answers: SENT outbox rows, and shipments whose row was pruned after delivery.
+    let respostas = e
+        .query(
+            "SELECT id, tipo, payload ->> 'sku' FROM outbox_event WHERE status = 'SENT' AND criado_em >= $1 \
+             UNION \
+             SELECT r.event_id, 'ReposicaoEnviada', r.sku FROM reposicao_expedida r \
+              WHERE r.entregue_em IS NOT NULL AND r.expedido_em >= $1 \
+                AND NOT EXISTS (SELECT 1 FROM outbox_event o WHERE o.id = r.event_id)",
+            &[&janela],
+        )
+        .await
+        .map_err(estoque_err)?;
+    let ids: Vec<Uuid> = respostas.iter().map(|r| r.get(0)).collect();
+    let aplicadas = presentes(&m, "SELECT event_id FROM inbox_event WHERE event_id = ANY($1)", &ids).await.map_err(mercado_err)?;
+    for r in &respostas {
+        let (id, tipo, sku): (Uuid, String, Option<String>) = (r.get(0), r.get(1), r.get(2));
+        if !aplicadas.contains(&id) {
+            d.push(Divergencia {
+                sku: sku.unwrap_or_default(),
+                tipo: "resposta_nao_aplicada",
+                detalhe: format!("{tipo} {id} enviada pelo estoque e não aplicada pelo mercado"),
+            });
+        }
+    }
+
+    // Units in the warehouse: received = in lots + shipped; saldo = Σ lots.
+    for r in e
+        .query(
+            "SELECT p.sku, p.saldo_disponivel, \
+                    coalesce((SELECT sum(quantidade) FROM lote l WHERE l.sku = p.sku), 0)::bigint, \
+                    coalesce((SELECT sum(quantidade_disponivel) FROM lote l WHERE l.sku = p.sku), 0)::bigint, \
+                    coalesce((SELECT sum(qtd) FROM reposicao_expedida x WHERE x.sku = p.sku), 0)::bigint \
+               FROM produto_estoque p",
+            &[],
+        )
+        .await
+        .map_err(estoque_err)?
+    {
+        let (sku, saldo, recebido, em_lotes, expedido): (String, i32, i64, i64, i64) = (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4));
+        if recebido != em_lotes + expedido {
+            d.push(Divergencia {
+                sku: sku.clone(),
+                tipo: "conservacao_lotes",
+                detalhe: format!("recebido {recebido} ≠ em lotes {em_lotes} + expedido {expedido}"),
+            });
+        }
+        if i64::from(saldo) != em_lotes {
+            d.push(Divergencia { sku, tipo: "conservacao_lotes", detalhe: format!("saldo_disponivel {saldo} ≠ soma dos lotes {em_lotes}") });
+        }
+    }
+
+    // Units shipped to the market = on shelves and in reservations + in flight.
+    let mut expedido: BTreeMap<String, i64> = BTreeMap::new();
+    let mut em_voo: HashMap<String, i64> = HashMap::new();
+    for r in e
+        .query(
+            "SELECT r.sku, r.qtd::bigint, (o.status = 'PENDING') FROM reposicao_expedida r LEFT JOIN outbox_event o ON o.id = r.event_id",
+            &[],
+        )
+        .await
+        .map_err(estoque_err)?
+    {
+        let (sku, qtd, pendente): (String, i64, Option<bool>) = (r.get(0), r.get(1), r.get(2));
+        *expedido.entry(sku.clone()).or_default() += qtd;
+        if pendente == Some(true) {
+            *em_voo.entry(sku).or_default() += qtd;
+        }
+    }
+    let mut na_vitrine: HashMap<String, i64> = HashMap::new();
+    for r in m
+        .query(
+            "SELECT p.sku, p.estoque_prateleira::bigint + coalesce((SELECT sum(qtd) FROM reserva x WHERE x.sku = p.sku AND x.status IN ('ATIVA', 'CONFIRMADA')), 0)::bigint \
+               FROM produto_vitrine p",
+            &[],
+        )
+        .await
+        .map_err(mercado_err)?
+    {
+        na_vitrine.insert(r.get(0), r.get(1));
+    }
+    let skus: std::collections::BTreeSet<String> = expedido.keys().chain(na_vitrine.keys()).cloned().collect();
+    for sku in skus {
+        let enviado = expedido.get(&sku).copied().unwrap_or(0);
+        let voo = em_voo.get(&sku).copied().unwrap_or(0);
+        let vitrine = na_vitrine.get(&sku).copied().unwrap_or(0);
+        let fora = !na_vitrine.contains_key(&sku);
+        if enviado != vitrine + voo && !(fora && enviado == 0) {
+            d.push(Divergencia {
+                sku,
+                tipo: "conservacao_prateleira",
+                detalhe: format!("expedido {enviado} ≠ na prateleira e reservas {vitrine} + em trânsito {voo}"),
+            });
+        }
+    }
+
+    d.sort();
+    d.dedup();
+    Ok(Relatorio { concorda: d.is_empty(), divergencias: d })
+}
+
+pub fn texto(r: &Relatorio) -> String {
+    if r.concorda {
+        return "audit: mercado and estoque agree\n".into();
+    }
+    let mut out = format!("audit: {} disagreement(s)\n", r.divergencias.len());
+    for d in &r.divergencias {
+        out.push_str(&format!("{:<14} {:<30} {}\n", if d.sku.is_empty() { "-" } else { &d.sku }, d.tipo, d.detalhe));
+    }
+    out
+}
