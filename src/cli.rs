@@ -157,6 +157,11 @@ pub struct MigrateArgs {
     /// Which database to migrate.
     #[arg(long, value_enum)]
     pub db: DbAlvo,
+
+    /// Wait up to this long (e.g. 30s, 5m) for the database to answer before migrating, instead of
+    /// failing at once (what the systemd unit giro-migrate@ does at boot).
+    #[arg(long, value_name = "DURATION", value_parser = crate::config::duration::parse)]
+    pub esperar: Option<std::time::Duration>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -220,6 +225,7 @@ mod tests {
             &["giro", "mercado", "serve"][..],
             &["giro", "publisher", "--lote", "100"],
             &["giro", "migrate", "--db", "estoque"],
+            &["giro", "migrate", "--db", "all", "--esperar", "5m"],
             &["giro", "estoque", "serve", "--porta", "9000", "--sem-publicador"],
             &["giro", "publisher", "--db", "mercado"],
             &["giro", "outbox", "status", "--db", "estoque"],

@@ -15,7 +15,8 @@
 //! Infrastructure, shared and role-free: [`config`] (layered, typed), [`db`] (pools, the `Tx`
 //! type that business functions take, migrations), [`http`] (problem+json, health, layers,
 //! serving with graceful shutdown), [`server`] (the start-up sequence of a service role),
-//! [`telemetry`], [`shutdown`]. [`cli`] is clap only; `main.rs` dispatches.
+//! [`telemetry`], [`shutdown`], [`systemd`] (readiness notification). [`cli`] is clap only;
+//! `main.rs` dispatches.
 
 pub mod audit;
 pub mod bench;
@@ -31,5 +32,6 @@ pub mod outbox;
 pub mod publisher;
 pub mod server;
 pub mod shutdown;
+pub mod systemd;
 pub mod telemetry;
 pub mod report;

@@ -24,7 +24,8 @@ fn main() -> ExitCode {
     if let Command::Audit { json } = cli.command {
         return audit(&config, json);
     }
-    giro::telemetry::init(config.log_format);
+    let log_format = config.log_format;
+    giro::telemetry::init(log_format);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => {
@@ -35,10 +36,17 @@ fn main() -> ExitCode {
     match runtime.block_on(dispatch(cli.command, config)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => match e.downcast_ref::<ConfigError>() {
+            Some(c) if log_format == giro::config::LogFormat::Json => {
+                tracing::error!(error = %c, "configuration error");
+                ExitCode::from(2)
+            }
             Some(c) => config_error(c),
             None => {
                 tracing::error!("{e:#}");
-                eprintln!("giro: {e:#}");
+                if log_format == giro::config::LogFormat::Human {
+                    // JSON logs stay one object per line; the error above is already there.
+                    eprintln!("giro: {e:#}");
+                }
                 ExitCode::FAILURE
             }
         },
@@ -49,6 +57,20 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
     let shutdown = giro::shutdown::on_signal();
     match command {
         Command::Migrate(args) => {
+            if let Some(wait) = args.esperar {
+                let pools = args
+                    .db
+                    .servicos()
+                    .into_iter()
+                    .map(|s| giro::db::pool(&config.servico(s).db, 1, config.db_timeout))
+                    .collect::<anyhow::Result<Vec<_>>>()?;
+                let answered = tokio::time::timeout(wait, giro::db::wait_for("migrate", &pools, config.db_timeout, &shutdown)).await;
+                match answered {
+                    Ok(true) => {}
+                    Ok(false) => anyhow::bail!("interrupted while waiting for the database"),
+                    Err(_) => anyhow::bail!("the database did not answer within --esperar {}", giro::config::duration::format(wait)),
+                }
+            }
             for s in args.db.servicos() {
                 let applied = giro::db::migrate::run(s, &config.servico(s).db).await?;
                 tracing::info!(db = %s, applied = applied.len(), "migrations applied: {}", applied.join(", "));

@@ -22,14 +22,19 @@ pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationTo
     }
     crate::http::metrics::install();
     let tasks = TaskTracker::new();
+    let mut pools = Vec::new();
     for s in servicos {
         // Claims and settlements are short statements: a few connections suffice.
         let pool = db::pool(&config.servico(s).db, 4, config.db_timeout)?;
+        pools.push(pool.clone());
         let signal = Arc::new(OutboxSignal::default());
         let p = Publisher::for_service(&config, s, pool, signal, true)?;
         tasks.spawn(p.run(shutdown.clone()));
     }
-    tracing::info!("publisher ready");
+    let pools_len = pools.len();
+    // systemd readiness: READY=1 once every database it relays answered, STOPPING=1 at shutdown.
+    tasks.spawn(crate::systemd::lifecycle("publisher", pools, config.db_timeout, shutdown.clone()));
+    tracing::info!(outboxes = pools_len, "giro publisher running");
     tasks.close();
     shutdown.cancelled().await;
     if tokio::time::timeout(config.prazo_desligamento, tasks.wait()).await.is_err() {

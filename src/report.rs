@@ -1,5 +1,6 @@
-//! `giro config`: the effective configuration, one `key = value  # origin` line per key, with
-//! secrets masked.
+//! `giro config`: the effective configuration, one `key = value  # origin (ENV)` line per key, with
+//! secrets masked: secret keys entirely, and the password inside any URL or connection string
+//! (`postgres://user:***@host/db`, `?password=***`, `password=***`).
 
 use crate::config::{keys::KEYS, ConfigError, Layers, Sources};
 
@@ -11,11 +12,80 @@ pub fn config(src: &Sources) -> Result<String, ConfigError> {
     for key in KEYS {
         match layers.get(key.name) {
             Some((value, origin)) => {
-                let shown = if key.secret { "***".to_string() } else { value.clone() };
+                let shown = if key.secret { "***".to_string() } else { mask_password(value) };
                 out.push_str(&format!("{} = {:?}  # {} ({})\n", key.name, shown, origin, key.env));
             }
             None => out.push_str(&format!("# {} unset ({})\n", key.name, key.env)),
         }
     }
     Ok(out)
+}
+
+/// `text` with every password it carries replaced by `***`: the userinfo of a URL
+/// (`scheme://user:pw@host`), a `password=` query parameter, a `password=` pair of a key=value
+/// connection string (quoted or not). Anything else is kept as it is.
+pub fn mask_password(text: &str) -> String {
+    let mut s = text.to_string();
+    if let Some(i) = s.find("://") {
+        let start = i + 3;
+        let end = s[start..].find(['/', '?', '#']).map_or(s.len(), |j| start + j);
+        if let Some(at) = s[start..end].rfind('@') {
+            let at = start + at;
+            if let Some(colon) = s[start..at].find(':') {
+                s.replace_range(start + colon + 1..at, "***");
+            }
+        }
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s.as_str();
+    while let Some(i) = find_password_key(rest) {
+        let value_start = i + "password=".len();
+        out.push_str(&rest[..value_start]);
+        let value = &rest[value_start..];
+        let len = if let Some(quoted) = value.strip_prefix('\'') {
+            quoted.find('\'').map_or(value.len(), |j| j + 2)
+        } else {
+            value.find(|c: char| c == '&' || c == '#' || c.is_whitespace()).unwrap_or(value.len())
+        };
+        out.push_str("***");
+        rest = &value[len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Where `password=` starts as a parameter name (at the start, or after `?`, `&` or a space).
+fn find_password_key(s: &str) -> Option<usize> {
+    let lower = s.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(j) = lower[from..].find("password=") {
+        let i = from + j;
+        if i == 0 || matches!(lower.as_bytes()[i - 1], b'?' | b'&' | b' ' | b'\t') {
+            return Some(i);
+        }
+        from = i + 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mask_password;
+
+    #[test]
+    fn the_password_of_a_url_or_connection_string_is_masked_and_the_rest_kept() {
+        for (given, shown) in [
+            ("postgres://mercado:s3cr3t@127.0.0.1:15432/mercado", "postgres://mercado:***@127.0.0.1:15432/mercado"),
+            ("postgres://mercado@db/mercado", "postgres://mercado@db/mercado"),
+            ("postgres://u:p%40ss@db/x?sslmode=disable", "postgres://u:***@db/x?sslmode=disable"),
+            ("jdbc:postgresql://db:5432/vitrine?user=app&password=s3cr3t&ssl=true", "jdbc:postgresql://db:5432/vitrine?user=app&password=***&ssl=true"),
+            ("host=db user=app password=s3cr3t dbname=x", "host=db user=app password=*** dbname=x"),
+            ("host=db password='a b c' dbname=x", "host=db password=*** dbname=x"),
+            ("http://localhost:18081", "http://localhost:18081"),
+            ("http://user:pw@peer:18081/eventos", "http://user:***@peer:18081/eventos"),
+            ("nopassword=1", "nopassword=1"),
+        ] {
+            assert_eq!(mask_password(given), shown, "{given}");
+        }
+    }
 }

@@ -97,6 +97,8 @@ pub async fn run(
         let p = Publisher::for_service(&ctx.config, servico, ctx.db.pool.clone(), ctx.db.signal.clone(), false)?;
         ctx.tasks.spawn(p.run(shutdown.clone()));
     }
+    // systemd readiness: READY=1 once the database answers (the listener is bound), STOPPING=1 at shutdown.
+    ctx.tasks.spawn(crate::systemd::lifecycle(servico.nome(), vec![ctx.db.pool.clone()], ctx.config.db_timeout, shutdown.clone()));
 
     tracing::info!(service = %servico, addr = %bound, db = ?ctx.config.servico(servico).db, "giro {servico} listening on http://{bound}");
     let served = http::serve(listener, router, shutdown.clone(), ctx.config.prazo_desligamento).await;

@@ -1,6 +1,8 @@
 //! Logging through `tracing`: human-readable lines by default, one JSON object per line with
 //! `--log-format json` / `GIRO_LOG_FORMAT=json`. Logs go to stderr so stdout stays for command
-//! output (`giro config`, `giro outbox list`). `RUST_LOG` refines the filter.
+//! output (`giro config`, `giro outbox list`). `RUST_LOG` refines the filter. In JSON every line
+//! on stderr is a JSON object (panics and a role's final error included), so a log shipper needs
+//! no multi-line rules; only a configuration error, found before the format is known, is plain text.
 //!
 //! What never to log: service tokens, the operator password, database passwords, Authorization
 //! headers, session cookies. Configuration reaches logs only through its redacted `Debug`.
@@ -19,6 +21,10 @@ pub fn init(format: LogFormat) {
         LogFormat::Human => builder.with_target(false).try_init(),
         LogFormat::Json => builder.json().flatten_event(true).with_current_span(false).try_init(),
     };
+    if format == LogFormat::Json {
+        // A panic becomes one more JSON line instead of free text on stderr.
+        std::panic::set_hook(Box::new(|info| tracing::error!(panic = %info, "panic")));
+    }
 }
 
 /// For tests: output captured per test by the test harness.

@@ -17,6 +17,7 @@ use std::time::Duration;
 use deadpool_postgres::{Manager, ManagerConfig, RecyclingMethod, Runtime};
 use tokio::sync::Notify;
 use tokio_postgres::NoTls;
+use tokio_util::sync::CancellationToken;
 
 use crate::config::DbConfig;
 
@@ -49,6 +50,38 @@ pub async fn ping(pool: &Pool, timeout: Duration) -> anyhow::Result<()> {
         anyhow::Ok(())
     };
     tokio::time::timeout(timeout, check).await.map_err(|_| anyhow::anyhow!("database did not answer within {timeout:?}"))?
+}
+
+/// First pause between database checks while waiting; doubles up to [`WAIT_MAX`].
+const WAIT_FIRST: Duration = Duration::from_millis(250);
+const WAIT_MAX: Duration = Duration::from_secs(5);
+
+/// Waits until every pool answers `SELECT 1` (each try bounded by `timeout`), retrying with
+/// backoff: what readiness (`READY=1`) and `giro migrate --esperar` wait for. Returns false if
+/// `shutdown` fires first. `what` names the waiter in the log.
+pub async fn wait_for(what: &str, pools: &[Pool], timeout: Duration, shutdown: &CancellationToken) -> bool {
+    let mut pause = WAIT_FIRST;
+    let mut tries = 0u32;
+    loop {
+        let mut failed = None;
+        for pool in pools {
+            if let Err(e) = ping(pool, timeout).await {
+                failed = Some(e);
+                break;
+            }
+        }
+        let Some(e) = failed else { return true };
+        tries += 1;
+        // The first failure and then about one line a minute (5 s pauses), not one per try.
+        if tries == 1 || tries % 12 == 0 {
+            tracing::warn!(role = what, tries, error = %format!("{e:#}"), "waiting for the database");
+        }
+        tokio::select! {
+            _ = shutdown.cancelled() => return false,
+            _ = tokio::time::sleep(pause) => {}
+        }
+        pause = (pause * 2).min(WAIT_MAX);
+    }
 }
 
 /// How a committed outbox event reaches publishers at once: in-process for the embedded one

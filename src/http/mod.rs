@@ -1,7 +1,7 @@
 //! HTTP plumbing shared by both services: the layers every router gets (problem rendering,
-//! request tracing, body size limit, request timeout, deny-by-default fallback) and [`serve`],
-//! which runs a router on an already-bound listener until a shutdown token fires, then drains
-//! in-flight requests within a grace period.
+//! request log and metrics, body size limit, deny-by-default fallback) and [`serve`], which runs
+//! a router on an already-bound listener until a shutdown token fires, then drains in-flight
+//! requests within a grace period.
 
 pub mod auth;
 pub mod extract;
@@ -11,15 +11,15 @@ pub mod problem;
 
 use std::io;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
-use axum::middleware;
+use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::Router;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use tower_http::trace::TraceLayer;
+use tracing::Instrument;
 
 pub use problem::Problem;
 
@@ -27,7 +27,7 @@ pub use problem::Problem;
 pub const BODY_LIMIT: usize = 64 * 1024;
 
 /// The layers every service router gets: unlisted routes denied, the caller identified, problem
-/// bodies rendered, a body limit, request tracing.
+/// bodies rendered, a body limit, request metrics, one log line per request.
 pub fn finish(router: Router, seg: Arc<auth::Seguranca>) -> Router {
     router
         .fallback(auth::deny)
@@ -36,20 +36,23 @@ pub fn finish(router: Router, seg: Arc<auth::Seguranca>) -> Router {
         .layer(middleware::from_fn_with_state(seg, auth::identify))
         .layer(middleware::from_fn(problem::render))
         .layer(middleware::from_fn(metrics::track))
-        .layer(
-            TraceLayer::new_for_http()
-                .make_span_with(|req: &Request| {
-                    let route = req
-                        .extensions()
-                        .get::<MatchedPath>()
-                        .map(|m| m.as_str().to_string())
-                        .unwrap_or_else(|| "-".to_string());
-                    tracing::info_span!("http", method = %req.method(), route = %route)
-                })
-                .on_response(|res: &Response, latency: Duration, _span: &tracing::Span| {
-                    tracing::info!(status = res.status().as_u16(), latency_ms = latency.as_millis() as u64, "request");
-                }),
-        )
+        .layer(middleware::from_fn(access_log))
+}
+
+/// Middleware: exactly one log line per request, `request` with its method, route (the matched
+/// template, e.g. `/pedidos/{id}`, or `unmatched`; never the query string), status and latency in
+/// milliseconds, written when the response is ready. What the request logs meanwhile (an invalid
+/// token, a failed event) is in an `http` span with the same method and route. Headers, cookies
+/// and bodies are never logged.
+pub async fn access_log(req: Request, next: Next) -> Response {
+    let method = req.method().clone();
+    let route = req.extensions().get::<MatchedPath>().map(|m| m.as_str().to_owned()).unwrap_or_else(|| "unmatched".to_owned());
+    let span = tracing::info_span!("http", method = %method, route = %route);
+    let start = Instant::now();
+    let res = next.run(req).instrument(span).await;
+    let latency_ms = (start.elapsed().as_secs_f64() * 1e6).round() / 1e3;
+    tracing::info!(method = %method, route = %route, status = res.status().as_u16(), latency_ms, "request");
+    res
 }
 
 /// Serves `router` on `listener` until `shutdown` is cancelled, then lets in-flight requests
