@@ -1,6 +1,8 @@
 //! The `giro publisher` role: outbox publishers as their own process, for one service's outbox or
 //! both. Any number may run against one database; they compete through `FOR UPDATE SKIP LOCKED`
-//! and the lease, and wake on `NOTIFY` (`outbox.notify`) or the poll interval.
+//! and the lease, and wake on `NOTIFY` (`outbox.notify`) or the poll interval. With
+//! `publisher.porta-metricas` it serves its delivery counters at `/metrics`; under systemd it
+//! announces `READY=1` once its databases answered.
 
 use std::sync::Arc;
 
@@ -30,6 +32,14 @@ pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationTo
         let signal = Arc::new(OutboxSignal::default());
         let p = Publisher::for_service(&config, s, pool, signal, true)?;
         tasks.spawn(p.run(shutdown.clone()));
+    }
+    if let Some(porta) = config.publisher_porta_metricas {
+        let addr = std::net::SocketAddr::new(config.endereco, porta);
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+        let bound = listener.local_addr()?;
+        tracing::info!(addr = %bound, "publisher metrics listening on http://{bound}");
+        let router = crate::http::metrics::publisher_router();
+        tasks.spawn(crate::http::serve(listener, router, shutdown.clone(), config.prazo_desligamento));
     }
     let pools_len = pools.len();
     // systemd readiness: READY=1 once every database it relays answered, STOPPING=1 at shutdown.

@@ -7,6 +7,8 @@
 //! What never to log: service tokens, the operator password, database passwords, Authorization
 //! headers, session cookies. Configuration reaches logs only through its redacted `Debug`.
 
+use std::io::IsTerminal;
+
 use tracing_subscriber::{fmt, EnvFilter};
 
 use crate::config::LogFormat;
@@ -15,7 +17,9 @@ const DEFAULT_FILTER: &str = "info,tower_http=info,tokio_postgres=warn";
 
 pub fn init(format: LogFormat) {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
-    let builder = fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    // Colours only on a terminal: journald, files and pipes get plain text (NO_COLOR honoured).
+    let ansi = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let builder = fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi);
     // A second init (tests) keeps the first subscriber.
     let _ = match format {
         LogFormat::Human => builder.with_target(false).try_init(),

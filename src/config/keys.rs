@@ -71,8 +71,75 @@ pub const KEYS: &[Key] = &[
     k("web.porta-painel", "GIRO_WEB_PORTA_PAINEL"),
     k("web.dir-vitrine", "GIRO_WEB_DIR_VITRINE"),
     k("web.dir-painel", "GIRO_WEB_DIR_PAINEL"),
+    k("publisher.porta-metricas", "GIRO_PUBLISHER_PORTA_METRICAS"),
 ];
 
 pub fn by_name(name: &str) -> Option<&'static Key> {
     KEYS.iter().find(|k| k.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::layers::DEFAULTS_TOML;
+
+    /// The key lines of the reference, commented out or not: (dotted name, comment after `#`).
+    fn reference_lines() -> Vec<(String, String)> {
+        let mut section = String::new();
+        let mut out = Vec::new();
+        for line in DEFAULTS_TOML.lines() {
+            let t = line.trim();
+            if let Some(name) = t.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+                section = name.to_string();
+                continue;
+            }
+            let body = t.strip_prefix('#').map_or(t, str::trim_start);
+            let Some((name, rest)) = body.split_once('=') else { continue };
+            let name = name.trim();
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_lowercase() || c == '-') {
+                continue;
+            }
+            // The comment is after the value's `#` (values never contain one in this file).
+            let comment = rest.split_once('#').map(|(_, c)| c.trim().to_string()).unwrap_or_default();
+            out.push((format!("{section}.{name}"), comment));
+        }
+        out
+    }
+
+    #[test]
+    fn every_key_is_in_the_reference_with_its_env_var_and_a_description_and_vice_versa() {
+        let lines = reference_lines();
+        for key in KEYS {
+            let found: Vec<_> = lines.iter().filter(|(n, _)| n == key.name).collect();
+            assert_eq!(found.len(), 1, "config/giro.toml must have exactly one line for `{}`", key.name);
+            let comment = &found[0].1;
+            let rest = comment.strip_prefix(key.env).unwrap_or_else(|| {
+                panic!("the line of `{}` must start its comment with {}: {comment:?}", key.name, key.env)
+            });
+            assert!(
+                !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_'),
+                "`{}`: {comment:?} names another variable than {}",
+                key.name,
+                key.env
+            );
+            assert!(rest.trim_start_matches([':', ' ']).len() >= 8, "`{}` needs a one-line description: {comment:?}", key.name);
+            if key.secret {
+                assert!(comment.contains("(secret"), "`{}` is a secret and its line must say so: {comment:?}", key.name);
+            }
+        }
+        for (name, comment) in &lines {
+            let key = by_name(name).unwrap_or_else(|| panic!("config/giro.toml documents `{name}`, which is not in KEYS"));
+            assert!(comment.starts_with(key.env), "`{name}`: {comment:?}");
+        }
+    }
+
+    #[test]
+    fn names_and_environment_variables_are_unique() {
+        for (i, a) in KEYS.iter().enumerate() {
+            for b in &KEYS[i + 1..] {
+                assert_ne!(a.name, b.name);
+                assert_ne!(a.env, b.env, "{} and {}", a.name, b.name);
+            }
+        }
+    }
 }

@@ -175,6 +175,8 @@ pub struct Config {
     pub reserva: ReservaConfig,
     pub tags: TagsConfig,
     pub web: WebConfig,
+    /// Where a separate `giro publisher` serves `/metrics` and `/healthz`; `None` = no listener.
+    pub publisher_porta_metricas: Option<u16>,
 }
 
 const GENERATE: &str = "generate one with `openssl rand -hex 32`";
@@ -244,6 +246,7 @@ impl Config {
                 dir_vitrine: r.opt_string("web.dir-vitrine").map(PathBuf::from),
                 dir_painel: r.opt_string("web.dir-painel").map(PathBuf::from),
             },
+            publisher_porta_metricas: r.opt_parse("publisher.porta-metricas")?,
         })
     }
 
@@ -335,6 +338,17 @@ impl Reader<'_> {
             return Err(Self::invalid(key, v, o, "expected an http:// or https:// URL"));
         }
         Ok(v.to_string())
+    }
+
+    /// An optional value: absent or empty → `None`.
+    fn opt_parse<T: FromStr>(&self, key: &str) -> Result<Option<T>, ConfigError>
+    where
+        T::Err: fmt::Display,
+    {
+        match self.opt_string(key) {
+            None => Ok(None),
+            Some(_) => self.parse(key).map(Some),
+        }
     }
 
     fn opt_string(&self, key: &str) -> Option<String> {

@@ -147,7 +147,7 @@ pub async fn identify(State(seg): State<Arc<Seguranca>>, mut req: Request, next:
                 principal = Principal::Servico;
             } else {
                 let remote = req.extensions().get::<ConnectInfo<std::net::SocketAddr>>().map(|c| c.0.to_string());
-                tracing::warn!(method = %req.method(), path = %req.uri().path(), remote = ?remote, "invalid service token");
+                tracing::warn!(method = %req.method(), path = %req.uri().path(), remote = remote.as_deref().unwrap_or("-"), "invalid service token");
             }
         }
     }

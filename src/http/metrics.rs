@@ -83,6 +83,21 @@ async fn scrape(State(pool): State<Pool>) -> Response {
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()
 }
 
+/// What a separate `giro publisher` serves (`publisher.porta-metricas`): its own counters
+/// (`giro_outbox_deliveries_total`, `giro_outbox_delivery_seconds`) at `/metrics`, and
+/// `/healthz`. The outbox gauges come from the services' `/metrics`, which read them from the
+/// database, so they are not repeated here.
+pub fn publisher_router() -> Router {
+    Router::new()
+        .route("/metrics", get(|| async {
+            match install() {
+                Some(h) => ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], h.render()).into_response(),
+                None => (StatusCode::SERVICE_UNAVAILABLE, "metrics unavailable").into_response(),
+            }
+        }))
+        .route("/healthz", get(|| async { axum::Json(serde_json::json!({"status": "UP"})) }))
+}
+
 /// Middleware: counts and times every request by matched route.
 pub async fn track(req: Request, next: Next) -> Response {
     let route = req.extensions().get::<MatchedPath>().map(|m| m.as_str().to_string()).unwrap_or_else(|| "unmatched".into());

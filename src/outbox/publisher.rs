@@ -138,7 +138,11 @@ impl Publisher {
                     let n = e.tentativas + 1;
                     let espera = backoff::with_jitter(n, self.cfg.backoff_maximo, backoff::random_factor());
                     let proxima = agora + chrono::Duration::from_std(espera)?;
-                    tracing::warn!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, tentativa = n, erro = %erro, "delivery failed; will retry");
+                    if n >= self.cfg.max_tentativas {
+                        tracing::error!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, tentativa = n, erro = %erro, "delivery failed; attempts exhausted, event FAILED");
+                    } else {
+                        tracing::warn!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, tentativa = n, erro = %erro, "delivery failed; will retry");
+                    }
                     metrics::counter!("giro_outbox_deliveries_total", "tipo" => tipo, "result" => "transient").increment(1);
                     failures.push(Failure { id: e.id, erro, proxima: Some(proxima) });
                 }

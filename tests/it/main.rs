@@ -12,6 +12,7 @@ mod config;
 mod constraints;
 mod eventos;
 mod migrations;
+mod ops;
 mod outbox;
 mod service;
 mod estoque_fixtures;

@@ -48,3 +48,16 @@ impl ChaosProxy {
         self.broken.send_replace(false);
     }
 }
+
+/// A proxy in front of `db`'s cluster and the URL of `db` through it.
+pub async fn in_front_of(db: &super::TestDb) -> (Arc<ChaosProxy>, String) {
+    let host = match db.pg.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
+        _ => "127.0.0.1".to_string(),
+    };
+    let port = db.pg.get_ports().first().copied().unwrap_or(5432);
+    let target = tokio::net::lookup_host((host.as_str(), port)).await.expect("resolve the cluster").next().expect("an address");
+    let proxy = ChaosProxy::start(target).await;
+    let url = db.url().replace(&format!(":{port}/"), &format!(":{}/", proxy.addr.port()));
+    (proxy, url)
+}

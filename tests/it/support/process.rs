@@ -87,7 +87,8 @@ impl Giro {
     pub fn wait_listening(&mut self) -> SocketAddr {
         let line = self.wait_for_line("listening on http://", Duration::from_secs(30));
         let start = line.find("listening on http://").map(|i| i + "listening on http://".len()).unwrap_or(0);
-        let addr: String = line[start..].chars().take_while(|c| !c.is_whitespace()).collect();
+        // Human or JSON lines: the address ends at the first character an address cannot have.
+        let addr: String = line[start..].chars().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | ':' | '[' | ']')).collect();
         addr.parse().unwrap_or_else(|e| panic!("bad address {addr:?} in {line:?}: {e}"))
     }
 
