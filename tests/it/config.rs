@@ -172,3 +172,52 @@ fn giro_config_masks_secrets_and_shows_where_values_came_from() {
         assert!(!text.contains(secret));
     }
 }
+
+#[test]
+fn giro_config_reflects_a_config_file_an_env_override_and_a_flag_and_masks_database_passwords() {
+    let dir = scratch_dir();
+    let file = dir.join("producao.toml");
+    std::fs::write(
+        &file,
+        "[outbox]\nlote = 11\nintervalo = \"3s\"\n[log]\nformato = \"human\"\n[estoque]\ndb-url = \"postgres://estoque:senha-no-arquivo@db.interno:5432/estoque\"\n",
+    )
+    .unwrap();
+    let path = file.display().to_string();
+    let env = serve_env(
+        "",
+        &[
+            ("GIRO_OUTBOX_LOTE", "77"),
+            ("MERCADO_DB_URL", "jdbc:postgresql://db.interno:5432/mercado?user=app&password=senha-no-env"),
+            ("TAG_WORKER_TOKEN", "tag-worker-token-123456"),
+        ],
+    );
+    let out = command(&["--config", &path, "--log-format", "json", "config"], &env).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        format!("outbox.intervalo = \"3s\"  # file {path} (GIRO_OUTBOX_INTERVALO)"),
+        "outbox.lote = \"77\"  # env GIRO_OUTBOX_LOTE (GIRO_OUTBOX_LOTE)".to_string(),
+        "log.formato = \"json\"  # flag --log-format (GIRO_LOG_FORMAT)".to_string(),
+        format!("estoque.db-url = \"postgres://estoque:***@db.interno:5432/estoque\"  # file {path} (ESTOQUE_DB_URL)"),
+        "mercado.db-url = \"jdbc:postgresql://db.interno:5432/mercado?user=app&password=***\"  # env MERCADO_DB_URL (MERCADO_DB_URL)".to_string(),
+        "tags.worker-token = \"***\"  # env TAG_WORKER_TOKEN (TAG_WORKER_TOKEN)".to_string(),
+        "operador.senha = \"***\"  # env OPERADOR_SENHA (OPERADOR_SENHA)".to_string(),
+        "outbox.retencao = \"7d\"  # default (GIRO_OUTBOX_RETENCAO)".to_string(),
+        "# publisher.porta-metricas unset (GIRO_PUBLISHER_PORTA_METRICAS)".to_string(),
+    ] {
+        assert!(text.lines().any(|l| l == line), "missing {line:?} in:\n{text}");
+    }
+    for secret in [MERCADO_TOKEN, ESTOQUE_TOKEN, SENHA, "senha-no-arquivo", "senha-no-env", "tag-worker-token-123456"] {
+        assert!(!text.contains(secret), "{secret} in:\n{text}");
+    }
+    // Every key is printed, set or not.
+    assert_eq!(text.lines().count(), giro::config::keys::KEYS.len(), "{text}");
+
+    // GIRO_CONFIG names the file as --config does; the flag wins over it.
+    let mut env = env;
+    env.insert("GIRO_CONFIG", path.clone());
+    let out = command(&["config"], &env).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("outbox.intervalo = \"3s\"  # file {path}")), "{text}");
+    assert!(text.contains("log.formato = \"human\"  # file"), "{text}");
+}
