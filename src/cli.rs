@@ -49,6 +49,9 @@ pub enum Command {
     Config,
     /// Measure Girô on scratch databases (see BENCHMARKS.md).
     Bench(BenchArgs),
+    /// A complete local market: private PostgreSQL, migrations, both services with their
+    /// publishers, the tag-worker and web fronts when available, the demo catalogue; Ctrl-C stops all.
+    Dev,
     /// Read both databases and report every disagreement between mercado and estoque, per SKU
     /// (exit 0 all agree, 1 disagreements, 2 a database cannot be read).
     Audit {

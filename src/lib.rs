@@ -23,6 +23,7 @@ pub mod cli;
 pub mod config;
 pub mod contracts;
 pub mod db;
+pub mod dev;
 pub mod estoque;
 pub mod http;
 pub mod inbox;

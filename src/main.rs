@@ -32,7 +32,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(dispatch(cli.command, config)) {
+    match runtime.block_on(dispatch(cli.command, config, cli.config)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => match e.downcast_ref::<ConfigError>() {
             Some(c) => config_error(c),
@@ -45,7 +45,7 @@ fn main() -> ExitCode {
     }
 }
 
-async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
+async fn dispatch(command: Command, config: Config, config_file: Option<std::path::PathBuf>) -> anyhow::Result<()> {
     let shutdown = giro::shutdown::on_signal();
     match command {
         Command::Migrate(args) => {
@@ -62,6 +62,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Config => Ok(()),
         Command::Bench(args) => bench(args).await,
         Command::Audit { .. } => Ok(()),
+        Command::Dev => giro::dev::run(config_file, shutdown).await,
     }
 }
 

@@ -10,6 +10,7 @@ mod audit;
 mod cli;
 mod config;
 mod constraints;
+mod dev;
 mod eventos;
 mod migrations;
 mod outbox;
