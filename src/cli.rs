@@ -89,8 +89,8 @@ pub enum BenchCommand {
         /// Transports to measure (lote, single).
         #[arg(long, value_delimiter = ',', default_value = "lote,single")]
         transportes: Vec<String>,
-        /// Events claimed per round.
-        #[arg(long, default_value_t = 100)]
+        /// Events claimed per round (outbox.lote; the service default is 50).
+        #[arg(long, default_value_t = 500)]
         lote: usize,
         /// Events per second for the latency run.
         #[arg(long, default_value_t = 200)]

@@ -30,3 +30,14 @@ pub async fn prune(c: &impl tokio_postgres::GenericClient, antes: DateTime<Utc>,
     )
     .await
 }
+
+/// [`registrar_se_novo`] for many events in one statement; returns the ids that were new.
+pub async fn registrar_novos(tx: &Tx<'_>, event_ids: &[Uuid], agora: DateTime<Utc>) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO inbox_event (event_id, processado_em) SELECT unnest($1::uuid[]), $2 \
+             ON CONFLICT (event_id) DO NOTHING RETURNING event_id",
+        )
+        .await?;
+    Ok(tx.query(&stmt, &[&event_ids, &agora]).await?.iter().map(|r| r.get(0)).collect())
+}
