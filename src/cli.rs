@@ -77,6 +77,16 @@ pub struct BenchArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
+    /// Checkout over HTTP at N concurrent shoppers against a real `giro mercado serve`, pgbench
+    /// with the same transaction as the reference, and each service's start-up time and memory.
+    Checkout {
+        /// Concurrent shoppers (and pgbench clients).
+        #[arg(long, default_value_t = 16)]
+        clientes: usize,
+        /// Seconds of each run.
+        #[arg(long, default_value_t = 10)]
+        segundos: u64,
+    },
     /// Outbox relay end to end (outbox → HTTP → inbox and effect committed): throughput with 1 and
     /// 2 publishers, batch and single transport; commit-to-ack latency at a steady rate.
     Relay {

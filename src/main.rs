@@ -130,6 +130,14 @@ fn config_error(e: &ConfigError) -> ExitCode {
 async fn bench(args: giro::cli::BenchArgs) -> anyhow::Result<()> {
     use giro::cli::BenchCommand;
     let result = match args.command {
+        BenchCommand::Checkout { clientes, segundos } => {
+            giro::bench::checkout::run(giro::bench::checkout::CheckoutArgs {
+                admin_url: args.pg_url,
+                clientes,
+                duracao: std::time::Duration::from_secs(segundos),
+            })
+            .await?
+        }
         BenchCommand::Relay { eventos, publicadores, transportes, lote, taxa, segundos } => {
             giro::bench::relay::run(giro::bench::relay::RelayArgs {
                 admin_url: args.pg_url,

@@ -2,6 +2,7 @@
 //! pointed at, with a progress display on stderr and a JSON result. Figures and method are
 //! recorded in `BENCHMARKS.md`. Speed is measured here, never by timed tests.
 
+pub mod checkout;
 pub mod relay;
 pub mod scratch;
 
