@@ -102,8 +102,11 @@ pub enum BenchCommand {
         /// Events claimed per round (outbox.lote; the service default is 50).
         #[arg(long, default_value_t = 500)]
         lote: usize,
+        /// Old SENT rows for an extra pair of runs (empty table vs aged table); 0 skips it.
+        #[arg(long, default_value_t = 0)]
+        linhas_antigas: usize,
         /// Events per second for the latency run.
-        #[arg(long, default_value_t = 200)]
+        #[arg(long, default_value_t = 500)]
         taxa: u32,
         /// Seconds of the latency run.
         #[arg(long, default_value_t = 10)]

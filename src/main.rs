@@ -138,8 +138,9 @@ async fn bench(args: giro::cli::BenchArgs) -> anyhow::Result<()> {
             })
             .await?
         }
-        BenchCommand::Relay { eventos, publicadores, transportes, lote, taxa, segundos } => {
+        BenchCommand::Relay { eventos, publicadores, transportes, lote, linhas_antigas, taxa, segundos } => {
             giro::bench::relay::run(giro::bench::relay::RelayArgs {
+                linhas_antigas,
                 admin_url: args.pg_url,
                 eventos,
                 publicadores,

@@ -26,6 +26,8 @@ use crate::outbox::publisher::Publisher;
 use crate::server::{self, Contexto};
 
 pub struct RelayArgs {
+    /// Old `SENT` rows present during an extra pair of runs (0 = none), as before retention runs.
+    pub linhas_antigas: usize,
     pub admin_url: String,
     pub eventos: usize,
     pub publicadores: Vec<usize>,
@@ -90,6 +92,12 @@ async fn start_estoque(config: &Config, shutdown: &CancellationToken) -> anyhow:
     Ok(format!("http://{addr}"))
 }
 
+/// Events not yet settled (the partial index keeps this cheap however many SENT rows there are).
+async fn count_pending(db: &Db) -> anyhow::Result<i64> {
+    let c = db.client().await?;
+    Ok(c.query_one("SELECT count(*) FROM outbox_event WHERE status = 'PENDING'", &[]).await?.get(0))
+}
+
 async fn count_sent(db: &Db) -> anyhow::Result<i64> {
     let c = db.client().await?;
     Ok(c.query_one("SELECT count(*) FROM outbox_event WHERE status = 'SENT'", &[]).await?.get(0))
@@ -120,54 +128,15 @@ async fn scenarios(args: &RelayArgs, mercado_s: &Scratch, estoque_s: &Scratch) -
 
     for transporte in &args.transportes {
         for &n in &args.publicadores {
-            reset(&mercado, &estoque).await?;
-            mercado
-                .client()
-                .await?
-                .execute(
-                    "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, proxima_tentativa_em) \
-                     SELECT id, 'ReposicaoSolicitada', \
-                            jsonb_build_object('eventId', id, 'sku', lpad((1000000 + g)::text, 13, '789'), 'qtdFaltante', 1, 'ocorridoEm', '2026-09-25T12:00:00Z'), \
-                            'PENDING', now(), now() \
-                       FROM (SELECT gen_random_uuid() AS id, g FROM generate_series(1, $1::int) g) s",
-                    &[&(args.eventos as i32)],
-                )
-                .await?;
-            let cfg = bench_config(
-                mercado_s,
-                estoque_s,
-                &[
-                    ("ESTOQUE_EVENTOS_URL", estoque_url.clone()),
-                    ("GIRO_OUTBOX_TRANSPORTE", transporte.clone()),
-                    ("GIRO_OUTBOX_LOTE", args.lote.to_string()),
-                    ("GIRO_OUTBOX_INTERVALO", "20ms".into()),
-                    ("ESTOQUE_TOKEN_SERVICO", base.token_servico(Servico::Estoque)?.expose().to_string()),
-                ],
-            )?;
-            let stop = CancellationToken::new();
-            let started = Instant::now();
-            let mut tasks = Vec::new();
-            for _ in 0..n {
-                let p = Publisher::for_service(&cfg, Servico::Mercado, mercado.pool.clone(), Arc::new(OutboxSignal::default()), false)?;
-                tasks.push(tokio::spawn(p.run(stop.clone())));
-            }
-            loop {
-                let sent = count_sent(&mercado).await?;
-                eprint!("\r  relay {transporte:<6} {n} publisher(s): {sent}/{} sent", args.eventos);
-                if sent as usize >= args.eventos {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            let elapsed = started.elapsed();
-            stop.cancel();
-            for t in tasks {
-                let _ = t.await;
-            }
-            let rate = args.eventos as f64 / elapsed.as_secs_f64();
-            eprintln!("  → {rate:.0} events/s in {:.2}s", elapsed.as_secs_f64());
-            throughput.push(json!({"transporte": transporte, "publicadores": n, "eventos": args.eventos, "segundos": elapsed.as_secs_f64(), "eventosPorSegundo": rate.round()}));
+            throughput.push(vazao(args, mercado_s, estoque_s, &mercado, &estoque, &estoque_url, &base, transporte, n, 0).await?);
         }
+    }
+    if args.linhas_antigas > 0 {
+        let n = args.publicadores.iter().copied().max().unwrap_or(1);
+        let vazio = vazao(args, mercado_s, estoque_s, &mercado, &estoque, &estoque_url, &base, "lote", n, 0).await?;
+        let velho = vazao(args, mercado_s, estoque_s, &mercado, &estoque, &estoque_url, &base, "lote", n, args.linhas_antigas).await?;
+        throughput.push(vazio);
+        throughput.push(velho);
     }
 
     // Latency at a steady rate, one publisher woken in-process.
@@ -260,4 +229,79 @@ async fn notify_cost(config: &Config, per_writer: usize) -> anyhow::Result<serde
         out.insert(if notify { "comNotifyCommitsPorSegundo".into() } else { "semNotifyCommitsPorSegundo".into() }, json!(rate.round()));
     }
     Ok(serde_json::Value::Object(out))
+}
+
+/// One throughput run: `args.eventos` events relayed by `n` publishers over `transporte`, with
+/// `antigas` old `SENT` rows in the outbox.
+#[allow(clippy::too_many_arguments)]
+async fn vazao(
+    args: &RelayArgs,
+    mercado_s: &Scratch,
+    estoque_s: &Scratch,
+    mercado: &Db,
+    estoque: &Db,
+    estoque_url: &str,
+    base: &Config,
+    transporte: &str,
+    n: usize,
+    antigas: usize,
+) -> anyhow::Result<serde_json::Value> {
+    reset(mercado, estoque).await?;
+    let c = mercado.client().await?;
+    if antigas > 0 {
+        eprint!("\r  writing {antigas} old SENT rows…");
+        c.execute(
+            "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, proxima_tentativa_em, tentativas, enviado_em) \
+             SELECT gen_random_uuid(), 'ReposicaoSolicitada', '{\"sku\": \"7894900011517\", \"qtdFaltante\": 1}', 'SENT', \
+                    now() - interval '3 days', now() - interval '3 days', 1, now() - interval '3 days' \
+               FROM generate_series(1, $1::int)",
+            &[&(antigas as i32)],
+        )
+        .await?;
+        c.batch_execute("VACUUM ANALYZE outbox_event").await?;
+    }
+    c.execute(
+        "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, proxima_tentativa_em) \
+         SELECT id, 'ReposicaoSolicitada', \
+                jsonb_build_object('eventId', id, 'sku', lpad((1000000 + g)::text, 13, '789'), 'qtdFaltante', 1, 'ocorridoEm', '2026-09-25T12:00:00Z'), \
+                'PENDING', now(), now() \
+           FROM (SELECT gen_random_uuid() AS id, g FROM generate_series(1, $1::int) g) s",
+        &[&(args.eventos as i32)],
+    )
+    .await?;
+    drop(c);
+    let cfg = bench_config(
+        mercado_s,
+        estoque_s,
+        &[
+            ("ESTOQUE_EVENTOS_URL", estoque_url.to_string()),
+            ("GIRO_OUTBOX_TRANSPORTE", transporte.to_string()),
+            ("GIRO_OUTBOX_LOTE", args.lote.to_string()),
+            ("GIRO_OUTBOX_INTERVALO", "20ms".into()),
+            ("ESTOQUE_TOKEN_SERVICO", base.token_servico(Servico::Estoque)?.expose().to_string()),
+        ],
+    )?;
+    let stop = CancellationToken::new();
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..n {
+        let p = Publisher::for_service(&cfg, Servico::Mercado, mercado.pool.clone(), Arc::new(OutboxSignal::default()), false)?;
+        tasks.push(tokio::spawn(p.run(stop.clone())));
+    }
+    loop {
+        let pending = count_pending(mercado).await?;
+        eprint!("\r  relay {transporte:<6} {n} publisher(s), {antigas} old rows: {}/{} sent", args.eventos as i64 - pending, args.eventos);
+        if pending == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let elapsed = started.elapsed();
+    stop.cancel();
+    for t in tasks {
+        let _ = t.await;
+    }
+    let rate = args.eventos as f64 / elapsed.as_secs_f64();
+    eprintln!("  → {rate:.0} events/s in {:.2}s", elapsed.as_secs_f64());
+    Ok(json!({"transporte": transporte, "publicadores": n, "eventos": args.eventos, "linhasAntigas": antigas, "segundos": elapsed.as_secs_f64(), "eventosPorSegundo": rate.round()}))
 }

@@ -7,6 +7,7 @@
 mod support;
 
 mod audit;
+mod bench;
 mod cli;
 mod config;
 mod constraints;
