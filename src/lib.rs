@@ -33,4 +33,5 @@ pub mod publisher;
 pub mod server;
 pub mod shutdown;
 pub mod telemetry;
+pub mod trace;
 pub mod report;

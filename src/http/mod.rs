@@ -36,6 +36,7 @@ pub fn finish(router: Router, seg: Arc<auth::Seguranca>) -> Router {
         .layer(middleware::from_fn_with_state(seg, auth::identify))
         .layer(middleware::from_fn(problem::render))
         .layer(middleware::from_fn(metrics::track))
+        .layer(middleware::from_fn(crate::trace::layer))
         .layer(
             TraceLayer::new_for_http()
                 .make_span_with(|req: &Request| {

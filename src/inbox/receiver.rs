@@ -85,10 +85,15 @@ pub async fn receber(db: &Db, consumidor: &dyn Consumidor, evento: &EventoIntegr
 /// applied in SKU order (stable), so concurrent batches lock rows in one order and do not
 /// deadlock. If any event fails, the whole transaction is rolled back and each event is applied
 /// in a transaction of its own, so one bad event never takes the others with it.
-pub async fn receber_lote(db: &Db, consumidor: &dyn Consumidor, eventos: &[&EventoIntegracao]) -> Vec<anyhow::Result<Recebido>> {
+pub async fn receber_lote(
+    db: &Db,
+    consumidor: &dyn Consumidor,
+    eventos: &[&EventoIntegracao],
+    traces: &[Option<crate::trace::Traceparent>],
+) -> Vec<anyhow::Result<Recebido>> {
     let mut ordem: Vec<usize> = (0..eventos.len()).collect();
     ordem.sort_by(|a, b| eventos[*a].sku().cmp(eventos[*b].sku()));
-    match juntos(db, consumidor, eventos, &ordem).await {
+    match juntos(db, consumidor, eventos, traces, &ordem).await {
         Ok(resultados) => {
             for (e, r) in eventos.iter().zip(&resultados) {
                 let result = if *r == Recebido::Novo { "new" } else { "duplicate" };
@@ -99,15 +104,21 @@ pub async fn receber_lote(db: &Db, consumidor: &dyn Consumidor, eventos: &[&Even
         Err(e) => {
             tracing::info!(eventos = eventos.len(), error = %format!("{e:#}"), "batch transaction failed; applying its events one by one");
             let mut out = Vec::with_capacity(eventos.len());
-            for e in eventos {
-                out.push(receber(db, consumidor, e).await);
+            for (i, e) in eventos.iter().enumerate() {
+                out.push(crate::trace::scope(traces.get(i).copied().flatten(), receber(db, consumidor, e)).await);
             }
             out
         }
     }
 }
 
-async fn juntos(db: &Db, consumidor: &dyn Consumidor, eventos: &[&EventoIntegracao], ordem: &[usize]) -> anyhow::Result<Vec<Recebido>> {
+async fn juntos(
+    db: &Db,
+    consumidor: &dyn Consumidor,
+    eventos: &[&EventoIntegracao],
+    traces: &[Option<crate::trace::Traceparent>],
+    ordem: &[usize],
+) -> anyhow::Result<Vec<Recebido>> {
     let mut client = db.client().await?;
     let tx = db.begin(&mut client).await?;
     let agora = Utc::now();
@@ -118,7 +129,8 @@ async fn juntos(db: &Db, consumidor: &dyn Consumidor, eventos: &[&EventoIntegrac
     for &i in ordem {
         let e = eventos[i];
         if novos.remove(&e.event_id()) {
-            consumidor.aplicar(&tx, e).await?;
+            // Events written by the effect carry the received event's trace.
+            crate::trace::scope(traces.get(i).copied().flatten(), consumidor.aplicar(&tx, e)).await?;
             resultados[i] = Recebido::Novo;
         }
     }
@@ -182,7 +194,6 @@ struct ItemLote {
     tipo: String,
     evento: Box<RawValue>,
     #[serde(default)]
-    #[allow(dead_code)]
     traceparent: Option<String>,
 }
 
@@ -228,7 +239,14 @@ async fn lote(State(r): State<Arc<Receptor>>, headers: HeaderMap, body: Result<B
         })
         .collect();
     let validos: Vec<&EventoIntegracao> = lidos.iter().filter_map(|l| l.as_ref().ok()).collect();
-    let mut aplicados = receber_lote(&r.db, r.consumidor.as_ref(), &validos).await.into_iter();
+    let traces: Vec<Option<crate::trace::Traceparent>> = pedido
+        .eventos
+        .iter()
+        .zip(&lidos)
+        .filter(|(_, l)| l.is_ok())
+        .map(|(item, _)| item.traceparent.as_deref().and_then(crate::trace::Traceparent::parse))
+        .collect();
+    let mut aplicados = receber_lote(&r.db, r.consumidor.as_ref(), &validos, &traces).await.into_iter();
     let mut resultados = Vec::with_capacity(lidos.len());
     for lido in &lidos {
         resultados.push(match lido {

@@ -21,11 +21,12 @@ pub const MAX_ERRO: usize = 500;
 pub async fn registrar(tx: &Tx<'_>, evento: &EventoIntegracao) -> Result<(), tokio_postgres::Error> {
     let stmt = tx
         .prepare_cached(
-            "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, tentativas, proxima_tentativa_em) \
-             VALUES ($1, $2, $3, 'PENDING', $4, 0, $4)",
+            "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, tentativas, proxima_tentativa_em, traceparent) \
+             VALUES ($1, $2, $3, 'PENDING', $4, 0, $4, $5)",
         )
         .await?;
-    tx.execute(&stmt, &[&evento.event_id(), &evento.tipo(), &evento.to_json(), &evento.ocorrido_em()]).await?;
+    let traceparent = crate::trace::for_event().to_string();
+    tx.execute(&stmt, &[&evento.event_id(), &evento.tipo(), &evento.to_json(), &evento.ocorrido_em(), &traceparent]).await?;
     if tx.mark_event_written() && tx.notify_pg() {
         tx.execute("SELECT pg_notify($1, '')", &[&CHANNEL]).await?;
     }

@@ -26,5 +26,6 @@ mod mercado_consumidores;
 mod estoque_classificacao;
 mod mercado_pagamento;
 mod tag_worker;
+mod trace;
 mod mercado_cadastro;
 mod mercado_http;
