@@ -152,6 +152,7 @@ async fn bench(args: giro::cli::BenchArgs) -> anyhow::Result<()> {
             .await?
         }
     };
+    eprintln!("{}", giro::bench::tabela(&result));
     let text = serde_json::to_string_pretty(&result)?;
     if let Some(path) = args.saida {
         std::fs::write(&path, &text)?;

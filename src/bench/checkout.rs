@@ -272,22 +272,28 @@ async fn pgbench(c: &tokio_postgres::Client, mercado: &Scratch, args: &CheckoutA
     .join("\n");
     let path = std::env::temp_dir().join(format!("giro-checkout-{}.sql", std::process::id()));
     std::fs::write(&path, format!("{script}\n"))?;
-    let pg = &mercado.db.pg;
+    let tps = pgbench_file(&mercado.db, &path, args.clientes, args.duracao.as_secs().max(1)).await;
+    let _ = std::fs::remove_file(&path);
+    Ok((tps?, script))
+}
+
+/// Runs pgbench (`-M prepared`) with `file` against `db`; returns its tps.
+pub async fn pgbench_file(db: &crate::config::DbConfig, file: &std::path::Path, clientes: usize, segundos: u64) -> anyhow::Result<f64> {
+    let pg = &db.pg;
     let host = match pg.get_hosts().first() {
         Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
         _ => "127.0.0.1".into(),
     };
     let out = Command::new(pgbench_bin())
         .args(["-n", "-M", "prepared", "-f"])
-        .arg(&path)
-        .args(["-c", &args.clientes.to_string(), "-j", "2", "-T", &args.duracao.as_secs().max(1).to_string()])
+        .arg(file)
+        .args(["-c", &clientes.to_string(), "-j", "2", "-T", &segundos.to_string()])
         .args(["-h", &host, "-p", &pg.get_ports().first().copied().unwrap_or(5432).to_string(), "-U", pg.get_user().unwrap_or("postgres")])
         .arg(pg.get_dbname().unwrap_or_default())
         .env("PGPASSWORD", pg.get_password().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default())
         .output()
         .await
         .context("running pgbench")?;
-    let _ = std::fs::remove_file(&path);
     let text = String::from_utf8_lossy(&out.stdout);
     anyhow::ensure!(out.status.success(), "pgbench failed: {}{}", text, String::from_utf8_lossy(&out.stderr));
     let tps = text
@@ -296,7 +302,7 @@ async fn pgbench(c: &tokio_postgres::Client, mercado: &Scratch, args: &CheckoutA
         .and_then(|l| l.trim_start_matches("tps = ").split_whitespace().next())
         .and_then(|v| v.parse::<f64>().ok())
         .context("no tps in pgbench's output")?;
-    Ok((tps, script))
+    Ok(tps)
 }
 
 fn pgbench_bin() -> String {
