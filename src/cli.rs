@@ -49,6 +49,9 @@ pub enum Command {
     Config,
     /// Measure Girô on scratch databases (see BENCHMARKS.md).
     Bench(BenchArgs),
+    /// A complete local market: private PostgreSQL, migrations, both services with their
+    /// publishers, the tag-worker and web fronts when available, the demo catalogue; Ctrl-C stops all.
+    Dev,
     /// Read both databases and report every disagreement between mercado and estoque, per SKU
     /// (exit 0 all agree, 1 disagreements, 2 a database cannot be read).
     Audit {
@@ -74,6 +77,16 @@ pub struct BenchArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
+    /// Checkout over HTTP at N concurrent shoppers against a real `giro mercado serve`, pgbench
+    /// with the same transaction as the reference, and each service's start-up time and memory.
+    Checkout {
+        /// Concurrent shoppers (and pgbench clients).
+        #[arg(long, default_value_t = 16)]
+        clientes: usize,
+        /// Seconds of each run.
+        #[arg(long, default_value_t = 10)]
+        segundos: u64,
+    },
     /// Outbox relay end to end (outbox → HTTP → inbox and effect committed): throughput with 1 and
     /// 2 publishers, batch and single transport; commit-to-ack latency at a steady rate.
     Relay {
@@ -86,11 +99,14 @@ pub enum BenchCommand {
         /// Transports to measure (lote, single).
         #[arg(long, value_delimiter = ',', default_value = "lote,single")]
         transportes: Vec<String>,
-        /// Events claimed per round.
-        #[arg(long, default_value_t = 100)]
+        /// Events claimed per round (outbox.lote; the service default is 50).
+        #[arg(long, default_value_t = 500)]
         lote: usize,
+        /// Old SENT rows for an extra pair of runs (empty table vs aged table); 0 skips it.
+        #[arg(long, default_value_t = 0)]
+        linhas_antigas: usize,
         /// Events per second for the latency run.
-        #[arg(long, default_value_t = 200)]
+        #[arg(long, default_value_t = 500)]
         taxa: u32,
         /// Seconds of the latency run.
         #[arg(long, default_value_t = 10)]

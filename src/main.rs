@@ -33,7 +33,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(dispatch(cli.command, config)) {
+    match runtime.block_on(dispatch(cli.command, config, cli.config)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => match e.downcast_ref::<ConfigError>() {
             Some(c) if log_format == giro::config::LogFormat::Json => {
@@ -53,7 +53,7 @@ fn main() -> ExitCode {
     }
 }
 
-async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
+async fn dispatch(command: Command, config: Config, config_file: Option<std::path::PathBuf>) -> anyhow::Result<()> {
     let shutdown = giro::shutdown::on_signal();
     match command {
         Command::Migrate(args) => {
@@ -84,6 +84,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Config => Ok(()),
         Command::Bench(args) => bench(args).await,
         Command::Audit { .. } => Ok(()),
+        Command::Dev => giro::dev::run(config_file, shutdown).await,
     }
 }
 
@@ -151,8 +152,17 @@ fn config_error(e: &ConfigError) -> ExitCode {
 async fn bench(args: giro::cli::BenchArgs) -> anyhow::Result<()> {
     use giro::cli::BenchCommand;
     let result = match args.command {
-        BenchCommand::Relay { eventos, publicadores, transportes, lote, taxa, segundos } => {
+        BenchCommand::Checkout { clientes, segundos } => {
+            giro::bench::checkout::run(giro::bench::checkout::CheckoutArgs {
+                admin_url: args.pg_url,
+                clientes,
+                duracao: std::time::Duration::from_secs(segundos),
+            })
+            .await?
+        }
+        BenchCommand::Relay { eventos, publicadores, transportes, lote, linhas_antigas, taxa, segundos } => {
             giro::bench::relay::run(giro::bench::relay::RelayArgs {
+                linhas_antigas,
                 admin_url: args.pg_url,
                 eventos,
                 publicadores,
@@ -164,6 +174,7 @@ async fn bench(args: giro::cli::BenchArgs) -> anyhow::Result<()> {
             .await?
         }
     };
+    eprintln!("{}", giro::bench::tabela(&result));
     let text = serde_json::to_string_pretty(&result)?;
     if let Some(path) = args.saida {
         std::fs::write(&path, &text)?;

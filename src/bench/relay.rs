@@ -26,6 +26,8 @@ use crate::outbox::publisher::Publisher;
 use crate::server::{self, Contexto};
 
 pub struct RelayArgs {
+    /// Old `SENT` rows present during an extra pair of runs (0 = none), as before retention runs.
+    pub linhas_antigas: usize,
     pub admin_url: String,
     pub eventos: usize,
     pub publicadores: Vec<usize>,
@@ -90,6 +92,12 @@ async fn start_estoque(config: &Config, shutdown: &CancellationToken) -> anyhow:
     Ok(format!("http://{addr}"))
 }
 
+/// Events not yet settled (the partial index keeps this cheap however many SENT rows there are).
+async fn count_pending(db: &Db) -> anyhow::Result<i64> {
+    let c = db.client().await?;
+    Ok(c.query_one("SELECT count(*) FROM outbox_event WHERE status = 'PENDING'", &[]).await?.get(0))
+}
+
 async fn count_sent(db: &Db) -> anyhow::Result<i64> {
     let c = db.client().await?;
     Ok(c.query_one("SELECT count(*) FROM outbox_event WHERE status = 'SENT'", &[]).await?.get(0))
@@ -120,54 +128,15 @@ async fn scenarios(args: &RelayArgs, mercado_s: &Scratch, estoque_s: &Scratch) -
 
     for transporte in &args.transportes {
         for &n in &args.publicadores {
-            reset(&mercado, &estoque).await?;
-            mercado
-                .client()
-                .await?
-                .execute(
-                    "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, proxima_tentativa_em) \
-                     SELECT id, 'ReposicaoSolicitada', \
-                            jsonb_build_object('eventId', id, 'sku', lpad((1000000 + g)::text, 13, '789'), 'qtdFaltante', 1, 'ocorridoEm', '2026-09-25T12:00:00Z'), \
-                            'PENDING', now(), now() \
-                       FROM (SELECT gen_random_uuid() AS id, g FROM generate_series(1, $1::int) g) s",
-                    &[&(args.eventos as i32)],
-                )
-                .await?;
-            let cfg = bench_config(
-                mercado_s,
-                estoque_s,
-                &[
-                    ("ESTOQUE_EVENTOS_URL", estoque_url.clone()),
-                    ("GIRO_OUTBOX_TRANSPORTE", transporte.clone()),
-                    ("GIRO_OUTBOX_LOTE", args.lote.to_string()),
-                    ("GIRO_OUTBOX_INTERVALO", "20ms".into()),
-                    ("ESTOQUE_TOKEN_SERVICO", base.token_servico(Servico::Estoque)?.expose().to_string()),
-                ],
-            )?;
-            let stop = CancellationToken::new();
-            let started = Instant::now();
-            let mut tasks = Vec::new();
-            for _ in 0..n {
-                let p = Publisher::for_service(&cfg, Servico::Mercado, mercado.pool.clone(), Arc::new(OutboxSignal::default()), false)?;
-                tasks.push(tokio::spawn(p.run(stop.clone())));
-            }
-            loop {
-                let sent = count_sent(&mercado).await?;
-                eprint!("\r  relay {transporte:<6} {n} publisher(s): {sent}/{} sent", args.eventos);
-                if sent as usize >= args.eventos {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            let elapsed = started.elapsed();
-            stop.cancel();
-            for t in tasks {
-                let _ = t.await;
-            }
-            let rate = args.eventos as f64 / elapsed.as_secs_f64();
-            eprintln!("  → {rate:.0} events/s in {:.2}s", elapsed.as_secs_f64());
-            throughput.push(json!({"transporte": transporte, "publicadores": n, "eventos": args.eventos, "segundos": elapsed.as_secs_f64(), "eventosPorSegundo": rate.round()}));
+            throughput.push(vazao(args, mercado_s, estoque_s, &mercado, &estoque, &estoque_url, &base, transporte, n, 0).await?);
         }
+    }
+    if args.linhas_antigas > 0 {
+        let n = args.publicadores.iter().copied().max().unwrap_or(1);
+        let vazio = vazao(args, mercado_s, estoque_s, &mercado, &estoque, &estoque_url, &base, "lote", n, 0).await?;
+        let velho = vazao(args, mercado_s, estoque_s, &mercado, &estoque, &estoque_url, &base, "lote", n, args.linhas_antigas).await?;
+        throughput.push(vazio);
+        throughput.push(velho);
     }
 
     // Latency at a steady rate, one publisher woken in-process.
@@ -217,9 +186,23 @@ async fn scenarios(args: &RelayArgs, mercado_s: &Scratch, estoque_s: &Scratch) -
     let (p50, p99, max) = (percentile(&lat, 50.0), percentile(&lat, 99.0), lat.last().copied().unwrap_or_default());
     eprintln!("\r  latency at {}/s over {total} events: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms", args.taxa, ms(p50), ms(p99), ms(max));
     let notify = notify_cost(&base, args.taxa.max(1) as usize * 10).await?;
+    let limite = match referencia_db(args, mercado_s, estoque_s, &mercado, &estoque).await {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("  DB-only reference skipped: {e:#}");
+            json!({"erro": format!("{e:#}")})
+        }
+    };
+    if let (Some(lim), Some(girô)) = (
+        limite["eventosPorSegundo"].as_f64(),
+        throughput.iter().filter(|r| r["transporte"] == "lote" && r["linhasAntigas"] == 0).filter_map(|r| r["eventosPorSegundo"].as_f64()).reduce(f64::max),
+    ) {
+        eprintln!("  relay (batch, best) {girô:.0} events/s = {:.0} % of the DB-only limit {lim:.0}", 100.0 * girô / lim);
+    }
     shutdown.cancel();
     Ok(json!({
         "notify": notify,
+        "limiteBanco": limite,
         "relay": throughput,
         "latencia": {"taxa": args.taxa, "eventos": total, "p50Ms": ms(p50), "p99Ms": ms(p99), "maxMs": ms(max)},
     }))
@@ -260,4 +243,175 @@ async fn notify_cost(config: &Config, per_writer: usize) -> anyhow::Result<serde
         out.insert(if notify { "comNotifyCommitsPorSegundo".into() } else { "semNotifyCommitsPorSegundo".into() }, json!(rate.round()));
     }
     Ok(serde_json::Value::Object(out))
+}
+
+/// One throughput run: `args.eventos` events relayed by `n` publishers over `transporte`, with
+/// `antigas` old `SENT` rows in the outbox.
+#[allow(clippy::too_many_arguments)]
+async fn vazao(
+    args: &RelayArgs,
+    mercado_s: &Scratch,
+    estoque_s: &Scratch,
+    mercado: &Db,
+    estoque: &Db,
+    estoque_url: &str,
+    base: &Config,
+    transporte: &str,
+    n: usize,
+    antigas: usize,
+) -> anyhow::Result<serde_json::Value> {
+    reset(mercado, estoque).await?;
+    let c = mercado.client().await?;
+    if antigas > 0 {
+        eprint!("\r  writing {antigas} old SENT rows…");
+        c.execute(
+            "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, proxima_tentativa_em, tentativas, enviado_em) \
+             SELECT gen_random_uuid(), 'ReposicaoSolicitada', '{\"sku\": \"7894900011517\", \"qtdFaltante\": 1}', 'SENT', \
+                    now() - interval '3 days', now() - interval '3 days', 1, now() - interval '3 days' \
+               FROM generate_series(1, $1::int)",
+            &[&(antigas as i32)],
+        )
+        .await?;
+        c.batch_execute("VACUUM ANALYZE outbox_event").await?;
+    }
+    c.execute(
+        "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, proxima_tentativa_em) \
+         SELECT id, 'ReposicaoSolicitada', \
+                jsonb_build_object('eventId', id, 'sku', lpad((1000000 + g)::text, 13, '789'), 'qtdFaltante', 1, 'ocorridoEm', '2026-09-25T12:00:00Z'), \
+                'PENDING', now(), now() \
+           FROM (SELECT gen_random_uuid() AS id, g FROM generate_series(1, $1::int) g) s",
+        &[&(args.eventos as i32)],
+    )
+    .await?;
+    drop(c);
+    let cfg = bench_config(
+        mercado_s,
+        estoque_s,
+        &[
+            ("ESTOQUE_EVENTOS_URL", estoque_url.to_string()),
+            ("GIRO_OUTBOX_TRANSPORTE", transporte.to_string()),
+            ("GIRO_OUTBOX_LOTE", args.lote.to_string()),
+            ("GIRO_OUTBOX_INTERVALO", "20ms".into()),
+            ("ESTOQUE_TOKEN_SERVICO", base.token_servico(Servico::Estoque)?.expose().to_string()),
+        ],
+    )?;
+    let stop = CancellationToken::new();
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..n {
+        let p = Publisher::for_service(&cfg, Servico::Mercado, mercado.pool.clone(), Arc::new(OutboxSignal::default()), false)?;
+        tasks.push(tokio::spawn(p.run(stop.clone())));
+    }
+    loop {
+        let pending = count_pending(mercado).await?;
+        eprint!("\r  relay {transporte:<6} {n} publisher(s), {antigas} old rows: {}/{} sent", args.eventos as i64 - pending, args.eventos);
+        if pending == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let elapsed = started.elapsed();
+    stop.cancel();
+    for t in tasks {
+        let _ = t.await;
+    }
+    let rate = args.eventos as f64 / elapsed.as_secs_f64();
+    eprintln!("  → {rate:.0} events/s in {:.2}s", elapsed.as_secs_f64());
+    Ok(json!({"transporte": transporte, "publicadores": n, "eventos": args.eventos, "linhasAntigas": antigas, "segundos": elapsed.as_secs_f64(), "eventosPorSegundo": rate.round()}))
+}
+
+/// The database-only limit of the relay: pgbench replaying, on the same cluster and at the same
+/// time, what two publishers and the receiver ask of PostgreSQL per batch — mercado: the claim
+/// and the settle (Girô's own statements, `store::CLAIM` and `store::MARK_SENT`); estoque: one
+/// transaction per delivered chunk with the bulk inbox insert (`inbox::REGISTRAR_NOVOS`) and, per
+/// event, the product lock (`produto::sql_bloquear`) and the answer's outbox row
+/// (`store::REGISTRAR`). No HTTP, no JSON, no Rust: what PostgreSQL allows.
+///
+/// Deviations, both in the database's favour: the settle's id list is read server-side by the
+/// lease (the claim's rows cannot be returned into a pgbench variable), and the ids and payloads
+/// are generated by SQL.
+async fn referencia_db(args: &RelayArgs, mercado_s: &Scratch, estoque_s: &Scratch, mercado: &Db, estoque: &Db) -> anyhow::Result<serde_json::Value> {
+    let lote = args.lote.max(1);
+    let chunk = lote.div_ceil(8).max(1);
+    let segundos = args.duracao.as_secs().clamp(1, 5);
+    reset(mercado, estoque).await?;
+    // Enough due rows that the claims never run dry during the run (≤ 25 000 events/s here).
+    let semente = (25_000 * segundos as usize).max(lote * 4) as i32;
+    mercado
+        .client()
+        .await?
+        .execute(
+            "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, proxima_tentativa_em) \
+             SELECT gen_random_uuid(), 'ReposicaoSolicitada', '{\"sku\": \"7890000000001\", \"qtdFaltante\": 1}', 'PENDING', now() - interval '1 minute', now() - interval '1 minute' \
+               FROM generate_series(1, $1::int)",
+            &[&semente],
+        )
+        .await?;
+    mercado.client().await?.batch_execute("VACUUM ANALYZE outbox_event").await?;
+
+    let bind = |sql: &str, params: &[&str]| -> String {
+        let mut q = sql.to_string();
+        for (i, p) in params.iter().enumerate().rev() {
+            q = q.replace(&format!("${}", i + 1), p);
+        }
+        q.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let lease = "('2099-01-01'::timestamptz + :u::bigint * interval '1 microsecond')";
+    let token = "lpad(to_hex(:t::bigint), 32, '0')::uuid";
+    let script_mercado = [
+        "\\set t random(1, 9000000000000000000)".to_string(),
+        "\\set u random(1, 1000000000000)".to_string(),
+        format!("{};", bind(crate::outbox::store::CLAIM, &["now()", &lote.to_string(), lease, token])),
+        format!(
+            "{};",
+            bind(
+                crate::outbox::store::MARK_SENT,
+                &[
+                    &format!("ARRAY(SELECT id FROM outbox_event WHERE status = 'PENDING' AND proxima_tentativa_em = {lease} AND lease_token = {token})"),
+                    token,
+                    "now()",
+                ]
+            )
+        ),
+    ]
+    .join("\n");
+    let mut estoque_linhas = vec![
+        "BEGIN;".to_string(),
+        format!("{};", bind(crate::inbox::REGISTRAR_NOVOS, &[&format!("ARRAY(SELECT gen_random_uuid() FROM generate_series(1, {chunk}))"), "now()"])),
+    ];
+    for i in 0..chunk {
+        estoque_linhas.push(format!("\\set s{i} random(7890000000001, 7899999999999)"));
+        estoque_linhas.push(format!("{};", bind(&crate::estoque::produto::sql_bloquear(), &[&format!(":s{i}::bigint::text")])));
+        estoque_linhas.push(format!(
+            "{};",
+            bind(
+                crate::outbox::store::REGISTRAR,
+                &[
+                    "gen_random_uuid()",
+                    "'ReposicaoNegada'",
+                    &format!("jsonb_build_object('sku', :s{i}::bigint::text, 'motivo', 'SKU_DESCONHECIDO')"),
+                    "now()",
+                    "'00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'",
+                ]
+            )
+        ));
+    }
+    estoque_linhas.push("COMMIT;".into());
+    let script_estoque = estoque_linhas.join("\n");
+
+    let dir = std::env::temp_dir();
+    let (fm, fe) = (dir.join(format!("giro-relay-m-{}.sql", std::process::id())), dir.join(format!("giro-relay-e-{}.sql", std::process::id())));
+    std::fs::write(&fm, format!("{script_mercado}\n"))?;
+    std::fs::write(&fe, format!("{script_estoque}\n"))?;
+    eprint!("\r  DB-only reference: pgbench claim+settle (2 clients) and inbox+effect (8 clients) for {segundos}s…");
+    let (rm, re) = tokio::join!(
+        crate::bench::checkout::pgbench_file(&mercado_s.db, &fm, 2, segundos),
+        crate::bench::checkout::pgbench_file(&estoque_s.db, &fe, 8, segundos)
+    );
+    let _ = (std::fs::remove_file(&fm), std::fs::remove_file(&fe));
+    let (tm, te) = (rm?, re?);
+    let limite = (tm * lote as f64).min(te * chunk as f64);
+    eprintln!("\r  DB-only reference: claim+settle {:.0} events/s, inbox+effect {:.0} events/s → limit {limite:.0} events/s", tm * lote as f64, te * chunk as f64);
+    Ok(json!({"claimSettleEventosPorSegundo": (tm * lote as f64).round(), "inboxEfeitoEventosPorSegundo": (te * chunk as f64).round(),
+              "eventosPorSegundo": limite.round(), "lote": lote, "chunk": chunk}))
 }

@@ -73,7 +73,7 @@ pub async fn buscar(client: &Client, sku: &str) -> Result<Option<Produto>, tokio
 
 /// Locks the product's row (`SELECT … FOR UPDATE`); `None` when the SKU is unknown.
 pub async fn bloquear(tx: &Tx<'_>, sku: &str) -> Result<Option<Bloqueado>, tokio_postgres::Error> {
-    let stmt = tx.prepare_cached(&format!("SELECT {COLUNAS} FROM produto_estoque WHERE sku = $1 FOR UPDATE")).await?;
+    let stmt = tx.prepare_cached(&sql_bloquear()).await?;
     Ok(tx.query_opt(&stmt, &[&sku]).await?.as_ref().map(de_linha).transpose()?.map(Bloqueado))
 }
 
@@ -165,4 +165,9 @@ async fn atualizar_saldo(tx: &Tx<'_>, sku: &str, delta: i32) -> Result<i32, toki
         )
         .await?;
     tx.query_one(&stmt, &[&sku, &delta]).await?.try_get(0)
+}
+
+/// The product lock that serving a request starts with: `$1` sku.
+pub fn sql_bloquear() -> String {
+    format!("SELECT {COLUNAS} FROM produto_estoque WHERE sku = $1 FOR UPDATE")
 }

@@ -37,13 +37,15 @@ pub fn finish(router: Router, seg: Arc<auth::Seguranca>) -> Router {
         .layer(middleware::from_fn(problem::render))
         .layer(middleware::from_fn(metrics::track))
         .layer(middleware::from_fn(access_log))
+        .layer(middleware::from_fn(crate::trace::layer))
 }
 
 /// Middleware: exactly one log line per request, `request` with its method, route (the matched
 /// template, e.g. `/pedidos/{id}`, or `unmatched`; never the query string), status and latency in
-/// milliseconds, written when the response is ready. What the request logs meanwhile (an invalid
-/// token, a failed event) is in an `http` span with the same method and route. Headers, cookies
-/// and bodies are never logged.
+/// milliseconds, written when the response is ready, inside the request's `trace` span (its
+/// `trace_id`, [`crate::trace::layer`]). What the request logs meanwhile (an invalid token, a
+/// failed event) is also in an `http` span with the same method and route. Headers, cookies and
+/// bodies are never logged.
 pub async fn access_log(req: Request, next: Next) -> Response {
     let method = req.method().clone();
     let route = req.extensions().get::<MatchedPath>().map(|m| m.as_str().to_owned()).unwrap_or_else(|| "unmatched".to_owned());

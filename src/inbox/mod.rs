@@ -30,3 +30,13 @@ pub async fn prune(c: &impl tokio_postgres::GenericClient, antes: DateTime<Utc>,
     )
     .await
 }
+
+/// `$1` event ids, `$2` processado_em.
+pub const REGISTRAR_NOVOS: &str = "INSERT INTO inbox_event (event_id, processado_em) SELECT unnest($1::uuid[]), $2 \
+                                   ON CONFLICT (event_id) DO NOTHING RETURNING event_id";
+
+/// [`registrar_se_novo`] for many events in one statement; returns the ids that were new.
+pub async fn registrar_novos(tx: &Tx<'_>, event_ids: &[Uuid], agora: DateTime<Utc>) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {
+    let stmt = tx.prepare_cached(REGISTRAR_NOVOS).await?;
+    Ok(tx.query(&stmt, &[&event_ids, &agora]).await?.iter().map(|r| r.get(0)).collect())
+}

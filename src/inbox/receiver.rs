@@ -8,7 +8,8 @@
 //! `Evento-Tipo`, a type this service does not accept, an unreadable body or a contract
 //! violation (the detail names the field), 5xx when the effect fails (the sender retries).
 //! `/eventos/lote`: up to `outbox.lote-max` items (more → 413), one result per item in order,
-//! each applied in its own transaction: 204 applied or duplicate, 400 invalid, 500 failed.
+//! applied together in one transaction (falling back to one transaction each when any fails):
+//! 204 applied or duplicate, 400 invalid, 500 failed.
 
 use std::sync::Arc;
 
@@ -79,6 +80,64 @@ pub async fn receber(db: &Db, consumidor: &dyn Consumidor, evento: &EventoIntegr
     Ok(Recebido::Novo)
 }
 
+/// Applies a batch in one transaction — one commit for many events, the inbox guarantee per event
+/// unchanged (each inbox row commits with its effect, since they all commit together). Events are
+/// applied in SKU order (stable), so concurrent batches lock rows in one order and do not
+/// deadlock. If any event fails, the whole transaction is rolled back and each event is applied
+/// in a transaction of its own, so one bad event never takes the others with it.
+pub async fn receber_lote(
+    db: &Db,
+    consumidor: &dyn Consumidor,
+    eventos: &[&EventoIntegracao],
+    traces: &[Option<crate::trace::Traceparent>],
+) -> Vec<anyhow::Result<Recebido>> {
+    let mut ordem: Vec<usize> = (0..eventos.len()).collect();
+    ordem.sort_by(|a, b| eventos[*a].sku().cmp(eventos[*b].sku()));
+    match juntos(db, consumidor, eventos, traces, &ordem).await {
+        Ok(resultados) => {
+            for (e, r) in eventos.iter().zip(&resultados) {
+                let result = if *r == Recebido::Novo { "new" } else { "duplicate" };
+                metrics::counter!("giro_inbox_events_total", "tipo" => e.tipo(), "result" => result).increment(1);
+            }
+            resultados.into_iter().map(Ok).collect()
+        }
+        Err(e) => {
+            tracing::info!(eventos = eventos.len(), error = %format!("{e:#}"), "batch transaction failed; applying its events one by one");
+            let mut out = Vec::with_capacity(eventos.len());
+            for (i, e) in eventos.iter().enumerate() {
+                out.push(crate::trace::scope(traces.get(i).copied().flatten(), receber(db, consumidor, e)).await);
+            }
+            out
+        }
+    }
+}
+
+async fn juntos(
+    db: &Db,
+    consumidor: &dyn Consumidor,
+    eventos: &[&EventoIntegracao],
+    traces: &[Option<crate::trace::Traceparent>],
+    ordem: &[usize],
+) -> anyhow::Result<Vec<Recebido>> {
+    let mut client = db.client().await?;
+    let tx = db.begin(&mut client).await?;
+    let agora = Utc::now();
+    // One statement records every new id; an id twice in the batch counts once.
+    let ids: Vec<uuid::Uuid> = ordem.iter().map(|&i| eventos[i].event_id()).collect();
+    let mut novos = crate::inbox::registrar_novos(&tx, &ids, agora).await?;
+    let mut resultados = vec![Recebido::Duplicado; eventos.len()];
+    for &i in ordem {
+        let e = eventos[i];
+        if novos.remove(&e.event_id()) {
+            // Events written by the effect carry the received event's trace.
+            crate::trace::scope(traces.get(i).copied().flatten(), consumidor.aplicar(&tx, e)).await?;
+            resultados[i] = Recebido::Novo;
+        }
+    }
+    tx.commit().await?;
+    Ok(resultados)
+}
+
 fn ler(consumidor: &dyn Consumidor, tipo: &str, body: &[u8]) -> Result<EventoIntegracao, ErroContrato> {
     if !consumidor.aceitos().contains(&tipo) {
         return Err(ErroContrato::TipoNaoAceito(tipo.to_string()));
@@ -135,7 +194,6 @@ struct ItemLote {
     tipo: String,
     evento: Box<RawValue>,
     #[serde(default)]
-    #[allow(dead_code)]
     traceparent: Option<String>,
 }
 
@@ -172,20 +230,36 @@ async fn lote(State(r): State<Arc<Receptor>>, headers: HeaderMap, body: Result<B
         )
         .into_response();
     }
-    let mut resultados = Vec::with_capacity(pedido.eventos.len());
-    for item in &pedido.eventos {
-        let raw = item.evento.get().as_bytes();
-        let resultado = match ler(r.consumidor.as_ref(), item.tipo.trim(), raw) {
-            Err(e) => ResultadoItem { event_id: event_id_de(raw), status: 400, detalhe: Some(e.to_string()) },
-            Ok(evento) => match receber(&r.db, r.consumidor.as_ref(), &evento).await {
-                Ok(_) => ResultadoItem { event_id: Some(evento.event_id()), status: 204, detalhe: None },
-                Err(e) => {
+    let lidos: Vec<Result<EventoIntegracao, (Option<uuid::Uuid>, String)>> = pedido
+        .eventos
+        .iter()
+        .map(|item| {
+            let raw = item.evento.get().as_bytes();
+            ler(r.consumidor.as_ref(), item.tipo.trim(), raw).map_err(|e| (event_id_de(raw), e.to_string()))
+        })
+        .collect();
+    let validos: Vec<&EventoIntegracao> = lidos.iter().filter_map(|l| l.as_ref().ok()).collect();
+    let traces: Vec<Option<crate::trace::Traceparent>> = pedido
+        .eventos
+        .iter()
+        .zip(&lidos)
+        .filter(|(_, l)| l.is_ok())
+        .map(|(item, _)| item.traceparent.as_deref().and_then(crate::trace::Traceparent::parse))
+        .collect();
+    let mut aplicados = receber_lote(&r.db, r.consumidor.as_ref(), &validos, &traces).await.into_iter();
+    let mut resultados = Vec::with_capacity(lidos.len());
+    for lido in &lidos {
+        resultados.push(match lido {
+            Err((event_id, detalhe)) => ResultadoItem { event_id: *event_id, status: 400, detalhe: Some(detalhe.clone()) },
+            Ok(evento) => match aplicados.next() {
+                Some(Ok(_)) => ResultadoItem { event_id: Some(evento.event_id()), status: 204, detalhe: None },
+                Some(Err(e)) => {
                     tracing::error!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "applying an event failed");
                     ResultadoItem { event_id: Some(evento.event_id()), status: 500, detalhe: Some("falha ao aplicar; tente novamente".into()) }
                 }
+                None => ResultadoItem { event_id: Some(evento.event_id()), status: 500, detalhe: Some("falha ao aplicar; tente novamente".into()) },
             },
-        };
-        resultados.push(resultado);
+        });
     }
     Json(LoteResposta { resultados }).into_response()
 }

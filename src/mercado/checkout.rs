@@ -17,7 +17,9 @@ use uuid::Uuid;
 use super::erro::ErroMercado;
 use super::pedido::{self, ItemNovo};
 use super::{produto, reposicao, reserva};
-use crate::db::Db;
+use crate::db::{Db, Tx};
+use super::prateleira::ProdutoVitrine;
+use tokio_postgres::types::ToSql;
 
 /// The largest value of `pedido.total` (`NUMERIC(12,2)`).
 const TOTAL_MAXIMO: Decimal = Decimal::from_parts(3_567_587_327, 232, 0, false, 2);
@@ -64,7 +66,6 @@ pub async fn fechar(db: &Db, itens: &BTreeMap<String, i32>, agora: DateTime<Utc>
     for (sku, &qtd) in itens {
         let mut p = produto::travar(&tx, sku).await?.ok_or_else(|| ErroMercado::ProdutoNaoEncontrado(sku.clone()))?;
         p.debitar(qtd)?;
-        produto::salvar_prateleira(&tx, &p).await?;
         total = p
             .preco
             .checked_mul(Decimal::from(qtd))
@@ -74,16 +75,50 @@ pub async fn fechar(db: &Db, itens: &BTreeMap<String, i32>, agora: DateTime<Utc>
         linhas.push(ItemNovo { sku: sku.clone(), qtd, preco_unitario: p.preco });
         tocados.push(p);
     }
-    pedido::inserir(&tx, pedido_id, total, agora, &linhas).await?;
-    for l in &linhas {
-        reserva::inserir(&tx, pedido_id, &l.sku, l.qtd, expira_em).await?;
-    }
+    gravar(&tx, &tocados, pedido_id, total, agora, &linhas, expira_em).await?;
     for p in &tocados {
         reposicao::avaliar(&tx, p, agora).await?;
     }
     tx.commit().await?;
     tracing::info!(pedido = %pedido_id, %total, itens = linhas.len(), "order closed");
     Ok(PedidoFechado { pedido_id, total, reserva_expira_em: expira_em })
+}
+
+/// The writes of a checkout — shelves, the order, its lines, its reservations — sent together
+/// (tokio-postgres pipelines queries issued at once on one connection, in the order they are
+/// polled: the order row goes before the rows that reference it), so they cost one round trip
+/// instead of one each. The product rows are already locked.
+async fn gravar(
+    tx: &Tx<'_>,
+    tocados: &[ProdutoVitrine],
+    pedido_id: Uuid,
+    total: Decimal,
+    agora: DateTime<Utc>,
+    linhas: &[ItemNovo],
+    expira_em: DateTime<Utc>,
+) -> Result<(), ErroMercado> {
+    type P<'a> = &'a (dyn ToSql + Sync);
+    let (upd, ped, item, res) = (
+        tx.prepare_cached(produto::SALVAR_PRATELEIRA).await?,
+        tx.prepare_cached(pedido::INSERIR).await?,
+        tx.prepare_cached(pedido::INSERIR_ITEM).await?,
+        tx.prepare_cached(reserva::INSERIR).await?,
+    );
+    let status: Vec<&'static str> = tocados.iter().map(|p| p.status.como_texto()).collect();
+    let reservas: Vec<Uuid> = linhas.iter().map(|_| Uuid::new_v4()).collect();
+    let mut escritas = Vec::with_capacity(1 + tocados.len() + 2 * linhas.len());
+    for (p, st) in tocados.iter().zip(&status) {
+        escritas.push(tx.execute_raw(&upd, vec![&p.sku as P, &p.prateleira, st]));
+    }
+    escritas.push(tx.execute_raw(&ped, vec![&pedido_id as P, &total, &agora]));
+    for l in linhas {
+        escritas.push(tx.execute_raw(&item, vec![&pedido_id as P, &l.sku, &l.qtd, &l.preco_unitario]));
+    }
+    for (l, id) in linhas.iter().zip(&reservas) {
+        escritas.push(tx.execute_raw(&res, vec![id as P, &l.sku, &l.qtd, &pedido_id, &expira_em]));
+    }
+    futures_util::future::try_join_all(escritas).await?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -68,19 +68,10 @@ pub struct ItemNovo {
     pub preco_unitario: Decimal,
 }
 
-pub async fn inserir(tx: &Tx<'_>, id: Uuid, total: Decimal, criado_em: DateTime<Utc>, itens: &[ItemNovo]) -> Result<(), ErroMercado> {
-    let stmt = tx
-        .prepare_cached("INSERT INTO pedido (id, status, total, criado_em) VALUES ($1, 'AGUARDANDO_PAGAMENTO', $2, $3)")
-        .await?;
-    tx.execute(&stmt, &[&id, &total, &criado_em]).await?;
-    let item = tx
-        .prepare_cached("INSERT INTO item_pedido (pedido_id, sku, qtd, preco_unitario) VALUES ($1, $2, $3, $4)")
-        .await?;
-    for i in itens {
-        tx.execute(&item, &[&id, &i.sku, &i.qtd, &i.preco_unitario]).await?;
-    }
-    Ok(())
-}
+/// A new order: `$1` id, `$2` total, `$3` criado_em.
+pub const INSERIR: &str = "INSERT INTO pedido (id, status, total, criado_em) VALUES ($1, 'AGUARDANDO_PAGAMENTO', $2, $3)";
+/// One of its lines: `$1` pedido_id, `$2` sku, `$3` qtd, `$4` preco_unitario.
+pub const INSERIR_ITEM: &str = "INSERT INTO item_pedido (pedido_id, sku, qtd, preco_unitario) VALUES ($1, $2, $3, $4)";
 
 /// Locks the order, waiting for a lock held elsewhere (payment).
 pub async fn travar(tx: &Tx<'_>, id: Uuid) -> Result<Option<StatusPedido>, ErroMercado> {

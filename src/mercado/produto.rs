@@ -116,12 +116,11 @@ pub async fn inserir(tx: &Tx<'_>, p: &ProdutoVitrine) -> Result<bool, ErroMercad
 }
 
 /// Writes the shelf and status of a locked product (and bumps `versao`, the original's @Version).
+/// Writes the shelf and status of a locked product: `$1` sku, `$2` shelf, `$3` status.
+pub const SALVAR_PRATELEIRA: &str = "UPDATE produto_vitrine SET estoque_prateleira = $2, status = $3, versao = versao + 1 WHERE sku = $1";
+
 pub async fn salvar_prateleira(tx: &Tx<'_>, p: &ProdutoVitrine) -> Result<(), ErroMercado> {
-    let stmt = tx
-        .prepare_cached(
-            "UPDATE produto_vitrine SET estoque_prateleira = $2, status = $3, versao = versao + 1 WHERE sku = $1",
-        )
-        .await?;
+    let stmt = tx.prepare_cached(SALVAR_PRATELEIRA).await?;
     tx.execute(&stmt, &[&p.sku, &p.prateleira, &p.status.como_texto()]).await?;
     Ok(())
 }

@@ -92,6 +92,10 @@ pub struct SolicitacaoReposicao {
 /// request (checkout, registration, a ReposicaoEnviada credit), with the product locked.
 /// Returns the event written, if any.
 pub async fn avaliar(tx: &Tx<'_>, produto: &ProdutoVitrine, agora: DateTime<Utc>) -> Result<Option<ReposicaoSolicitada>, ErroMercado> {
+    // At or above the minimum nothing is requested whatever is open: skip the query (hot path).
+    if produto.quantidade_a_repor(false).is_none() {
+        return Ok(None);
+    }
     let Some(qtd_faltante) = produto.quantidade_a_repor(tem_em_aberto(tx, &produto.sku).await?) else {
         return Ok(None);
     };

@@ -25,13 +25,8 @@ impl Reserva {
     }
 }
 
-pub async fn inserir(tx: &Tx<'_>, pedido_id: Uuid, sku: &str, qtd: i32, expira_em: DateTime<Utc>) -> Result<(), ErroMercado> {
-    let stmt = tx
-        .prepare_cached("INSERT INTO reserva (id, sku, qtd, pedido_id, expira_em, status) VALUES ($1, $2, $3, $4, $5, 'ATIVA')")
-        .await?;
-    tx.execute(&stmt, &[&Uuid::new_v4(), &sku, &qtd, &pedido_id, &expira_em]).await?;
-    Ok(())
-}
+/// A reservation of a new order: `$1` id, `$2` sku, `$3` qtd, `$4` pedido_id, `$5` expira_em.
+pub const INSERIR: &str = "INSERT INTO reserva (id, sku, qtd, pedido_id, expira_em, status) VALUES ($1, $2, $3, $4, $5, 'ATIVA')";
 
 /// The order's reservations, by SKU (the product lock order).
 pub async fn do_pedido(tx: &Tx<'_>, pedido_id: Uuid) -> Result<Vec<Reserva>, ErroMercado> {

@@ -8,6 +8,26 @@ use uuid::Uuid;
 use crate::contracts::EventoIntegracao;
 use crate::db::Tx;
 
+/// `$1` id, `$2` tipo, `$3` payload, `$4` criado_em (= first attempt), `$5` traceparent.
+pub const REGISTRAR: &str = "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, tentativas, proxima_tentativa_em, traceparent) \
+                             VALUES ($1, $2, $3, 'PENDING', $4, 0, $4, $5)";
+
+/// `$1` agora, `$2` limite, `$3` lease_until, `$4` token.
+pub const CLAIM: &str = "WITH due AS ( \
+                             SELECT id FROM outbox_event \
+                              WHERE status = 'PENDING' AND proxima_tentativa_em <= $1 \
+                              ORDER BY proxima_tentativa_em \
+                              LIMIT $2 \
+                              FOR UPDATE SKIP LOCKED) \
+                         UPDATE outbox_event o SET proxima_tentativa_em = $3, lease_token = $4 \
+                           FROM due WHERE o.id = due.id \
+                         RETURNING o.id, o.tipo, o.payload::text, o.tentativas, o.criado_em, o.traceparent";
+
+/// `$1` ids, `$2` token, `$3` enviado_em.
+pub const MARK_SENT: &str = "UPDATE outbox_event SET status = 'SENT', enviado_em = $3, tentativas = tentativas + 1, \
+                                    ultimo_erro = NULL, lease_token = NULL \
+                              WHERE id = ANY($1) AND lease_token = $2 AND status = 'PENDING'";
+
 /// The channel separate publishers `LISTEN` on; writers `NOTIFY` it (delivered at commit).
 pub const CHANNEL: &str = "giro_outbox";
 
@@ -19,13 +39,9 @@ pub const MAX_ERRO: usize = 500;
 /// proxima_tentativa_em = ocorridoEm. The in-process publisher is woken after commit
 /// ([`Tx::commit`]); separate publishers by one `NOTIFY` per transaction when `outbox.notify` is on.
 pub async fn registrar(tx: &Tx<'_>, evento: &EventoIntegracao) -> Result<(), tokio_postgres::Error> {
-    let stmt = tx
-        .prepare_cached(
-            "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, tentativas, proxima_tentativa_em) \
-             VALUES ($1, $2, $3, 'PENDING', $4, 0, $4)",
-        )
-        .await?;
-    tx.execute(&stmt, &[&evento.event_id(), &evento.tipo(), &evento.to_json(), &evento.ocorrido_em()]).await?;
+    let stmt = tx.prepare_cached(REGISTRAR).await?;
+    let traceparent = crate::trace::for_event().to_string();
+    tx.execute(&stmt, &[&evento.event_id(), &evento.tipo(), &evento.to_json(), &evento.ocorrido_em(), &traceparent]).await?;
     if tx.mark_event_written() && tx.notify_pg() {
         tx.execute("SELECT pg_notify($1, '')", &[&CHANNEL]).await?;
     }
@@ -54,20 +70,7 @@ pub async fn claim(
     lease_until: DateTime<Utc>,
     token: Uuid,
 ) -> Result<Vec<Claimed>, tokio_postgres::Error> {
-    let rows = c
-        .query(
-            "WITH due AS ( \
-                 SELECT id FROM outbox_event \
-                  WHERE status = 'PENDING' AND proxima_tentativa_em <= $1 \
-                  ORDER BY proxima_tentativa_em \
-                  LIMIT $2 \
-                  FOR UPDATE SKIP LOCKED) \
-             UPDATE outbox_event o SET proxima_tentativa_em = $3, lease_token = $4 \
-               FROM due WHERE o.id = due.id \
-             RETURNING o.id, o.tipo, o.payload::text, o.tentativas, o.criado_em, o.traceparent",
-            &[&agora, &limite, &lease_until, &token],
-        )
-        .await?;
+    let rows = c.query(CLAIM, &[&agora, &limite, &lease_until, &token]).await?;
     let mut claimed: Vec<Claimed> = rows
         .iter()
         .map(|r| Claimed {
@@ -88,13 +91,7 @@ pub async fn mark_sent(c: &impl GenericClient, ids: &[Uuid], token: Uuid, agora:
     if ids.is_empty() {
         return Ok(0);
     }
-    c.execute(
-        "UPDATE outbox_event SET status = 'SENT', enviado_em = $3, tentativas = tentativas + 1, \
-                ultimo_erro = NULL, lease_token = NULL \
-          WHERE id = ANY($1) AND lease_token = $2 AND status = 'PENDING'",
-        &[&ids, &token, &agora],
-    )
-    .await
+    c.execute(MARK_SENT, &[&ids, &token, &agora]).await
 }
 
 /// A failed attempt of one event.

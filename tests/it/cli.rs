@@ -13,7 +13,7 @@ fn help(args: &[&str]) -> String {
 #[test]
 fn help_describes_every_role_and_flag() {
     let top = help(&["--help"]);
-    for word in ["migrate", "mercado", "estoque", "publisher", "--config", "--log-format", "outbox"] {
+    for word in ["migrate", "mercado", "estoque", "publisher", "--config", "--log-format", "outbox", "dev", "audit", "bench", "config"] {
         assert!(top.contains(word), "giro --help lacks {word}:\n{top}");
     }
     let migrate = help(&["migrate", "--help"]);
@@ -22,6 +22,12 @@ fn help_describes_every_role_and_flag() {
         let serve = help(&[role, "serve", "--help"]);
         assert!(serve.contains("--porta") && serve.contains("--sem-publicador"), "{serve}");
     }
+    let outbox = help(&["outbox", "--help"]);
+    for word in ["status", "list", "retry", "discard"] {
+        assert!(outbox.contains(word), "{outbox}");
+    }
+    let bench = help(&["bench", "--help"]);
+    assert!(bench.contains("relay") && bench.contains("checkout"), "{bench}");
     let publisher = help(&["publisher", "--help"]);
     assert!(publisher.contains("--db") && publisher.contains("--lote"), "{publisher}");
 }

@@ -175,3 +175,21 @@ fn the_contract_fixtures_round_trip_and_unknown_fields_are_ignored() {
         assert_eq!(tolerant, evento, "{tipo}: an unknown field is ignored");
     }
 }
+
+#[tokio::test]
+async fn a_failing_effect_in_a_batch_fails_only_that_item_and_leaves_no_inbox_row() {
+    let r = Receiver::start(500).await;
+    let mk = |id: &str, qtd: i32| json!({"tipo": "ReposicaoSolicitada", "evento": {"eventId": id, "sku": "7894900011517", "qtdFaltante": qtd, "ocorridoEm": "2026-09-25T12:00:00Z"}});
+    let body = json!({"eventos": [
+        mk("0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a", 1),
+        mk("9e8d7c6b-5a49-4382-a1b0-c9d8e7f6a5b4", 13),
+        mk("3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a9f", 2),
+    ]});
+    let res = reqwest::Client::new().post(format!("{}/eventos/lote", r.url())).bearer_auth(ESTOQUE_TOKEN).json(&body).send().await.unwrap();
+    let b: Value = res.json().await.unwrap();
+    let statuses: Vec<u64> = b["resultados"].as_array().unwrap().iter().map(|x| x["status"].as_u64().unwrap()).collect();
+    assert_eq!(statuses, vec![204, 500, 204]);
+    assert_eq!(r.count("SELECT count(*) FROM efeito").await, 2);
+    assert_eq!(r.count("SELECT count(*) FROM inbox_event WHERE event_id = '9e8d7c6b-5a49-4382-a1b0-c9d8e7f6a5b4'").await, 0, "retried later, not forgotten");
+    assert_eq!(r.count("SELECT count(*) FROM inbox_event").await, 2);
+}

@@ -7,9 +7,11 @@
 mod support;
 
 mod audit;
+mod bench;
 mod cli;
 mod config;
 mod constraints;
+mod dev;
 mod eventos;
 mod migrations;
 mod ops;
@@ -25,5 +27,6 @@ mod mercado_consumidores;
 mod estoque_classificacao;
 mod mercado_pagamento;
 mod tag_worker;
+mod trace;
 mod mercado_cadastro;
 mod mercado_http;

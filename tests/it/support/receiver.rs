@@ -22,6 +22,10 @@ impl Consumidor for Efeitos {
 
     fn aplicar<'a>(&'a self, tx: &'a Tx<'_>, evento: &'a EventoIntegracao) -> BoxFuture<'a, anyhow::Result<()>> {
         Box::pin(async move {
+            // A test hook: 13 units is an effect that fails (a bug, a lock timeout…).
+            if let EventoIntegracao::ReposicaoSolicitada(e) = evento {
+                anyhow::ensure!(e.qtd_faltante != 13, "efeito falhou de propósito");
+            }
             tx.execute("INSERT INTO efeito (event_id, tipo) VALUES ($1, $2)", &[&evento.event_id(), &evento.tipo()]).await?;
             Ok(())
         })

@@ -1,0 +1,316 @@
+//! Checkout over HTTP against a real `giro mercado serve` (this binary, as a child process) and,
+//! in the same run, `pgbench` with the same transaction — the statements Girô issued, read back
+//! from `pg_stat_statements` — so Girô's rate is printed as a ratio of what PostgreSQL allows.
+//! Also: each service's start-up time to ready and its resident memory, idle and after the load.
+//!
+//! The catalogue is 100 products with shelves too deep to run out, one unit per order, so every
+//! checkout is the same transaction: lock the product, debit the shelf, insert the order, its
+//! item and its reservation (the restock trigger finds the shelf above the minimum).
+
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use serde_json::json;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio_postgres::NoTls;
+
+use crate::bench::scratch::Scratch;
+use crate::bench::{ms, percentile};
+use crate::config::Servico;
+
+pub struct CheckoutArgs {
+    pub admin_url: String,
+    pub clientes: usize,
+    pub duracao: Duration,
+}
+
+const PRODUTOS: i32 = 100;
+
+fn url_of(s: &Scratch) -> String {
+    let pg = &s.db.pg;
+    let host = match pg.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
+        _ => "127.0.0.1".into(),
+    };
+    let pw = pg.get_password().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default();
+    format!(
+        "postgres://{}:{}@{}:{}/{}",
+        pg.get_user().unwrap_or("postgres"),
+        pw,
+        host,
+        pg.get_ports().first().copied().unwrap_or(5432),
+        pg.get_dbname().unwrap_or_default()
+    )
+}
+
+fn token() -> String {
+    format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())
+}
+
+/// A service started from this binary; its address read from the "listening on" log line.
+pub struct Servidor {
+    pub child: Child,
+    pub addr: String,
+    pub pronto_em: Duration,
+}
+
+pub async fn iniciar(role: &str, env: &BTreeMap<&str, String>) -> anyhow::Result<Servidor> {
+    let started = Instant::now();
+    let mut c = Command::new(std::env::current_exe()?);
+    c.args([role, "serve", "--sem-publicador"]).env_clear().stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).kill_on_drop(true);
+    if let Ok(p) = std::env::var("PATH") {
+        c.env("PATH", p);
+    }
+    c.env("RUST_LOG", "info");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let mut child = c.spawn()?;
+    let stderr = child.stderr.take().context("stderr")?;
+    let mut lines = BufReader::new(stderr).lines();
+    let addr = loop {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await??.context("the service exited before listening")?;
+        if let Some(i) = line.find("listening on http://") {
+            break line[i + "listening on http://".len()..].split_whitespace().next().unwrap_or("").to_string();
+        }
+    };
+    // Keep draining its log so the pipe never fills.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let http = reqwest::Client::new();
+    loop {
+        if let Ok(r) = http.get(format!("http://{addr}/readyz")).send().await {
+            if r.status().is_success() {
+                break;
+            }
+        }
+        anyhow::ensure!(started.elapsed() < Duration::from_secs(30), "{role} not ready in 30 s");
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    Ok(Servidor { child, addr, pronto_em: started.elapsed() })
+}
+
+/// Resident memory of `pid` now and at its peak (kB), from /proc.
+pub fn rss_kb(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status.lines().find(|l| l.starts_with(name)).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok()).unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+pub async fn run(args: CheckoutArgs) -> anyhow::Result<serde_json::Value> {
+    let mercado = Scratch::create(&args.admin_url, Servico::Mercado).await?;
+    let estoque = Scratch::create(&args.admin_url, Servico::Estoque).await?;
+    let r = medir(&args, &mercado, &estoque).await;
+    mercado.drop_db().await?;
+    estoque.drop_db().await?;
+    r
+}
+
+async fn medir(args: &CheckoutArgs, mercado: &Scratch, estoque: &Scratch) -> anyhow::Result<serde_json::Value> {
+    let (c, conn) = mercado.db.pg.connect(NoTls).await?;
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    c.execute(
+        "INSERT INTO produto_vitrine (sku, nome, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status) \
+         SELECT (7890000000000 + g)::text, 'Produto ' || g, 9.99, 1000000000, 1, 1000000000, 'DISPONIVEL' FROM generate_series(1, $1::int) g",
+        &[&PRODUTOS],
+    )
+    .await?;
+    let pgss = c.batch_execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()").await.is_ok();
+
+    let mut env: BTreeMap<&str, String> = BTreeMap::new();
+    env.insert("MERCADO_DB_URL", url_of(mercado));
+    env.insert("ESTOQUE_DB_URL", url_of(estoque));
+    env.insert("MERCADO_TOKEN_SERVICO", token());
+    env.insert("ESTOQUE_TOKEN_SERVICO", token());
+    env.insert("OPERADOR_USUARIO", "bench".into());
+    env.insert("OPERADOR_SENHA", token());
+    env.insert("MERCADO_PORTA", "0".into());
+    env.insert("ESTOQUE_PORTA", "0".into());
+    env.insert("GIRO_HTTP_ENDERECO", "127.0.0.1".into());
+    env.insert("GIRO_RESERVA_EXPIRACAO_HABILITADA", "false".into());
+    env.insert("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false".into());
+    env.insert("GIRO_DB_POOL_MAX", args.clientes.clamp(4, 32).to_string());
+    // Request lines off (as a deployment that only keeps warnings); the start-up line stays.
+    env.insert("RUST_LOG", "warn,giro::server=info".into());
+
+    let mut servicos = serde_json::Map::new();
+    let est = iniciar("estoque", &env).await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (rss, _) = rss_kb(est.child.id().unwrap_or(0));
+    eprintln!("  estoque: ready in {:.0} ms, {} kB RSS idle", est.pronto_em.as_secs_f64() * 1e3, rss);
+    servicos.insert("estoque".into(), json!({"prontoMs": ms(est.pronto_em), "rssOciosoKb": rss}));
+    drop(est);
+
+    let merc = iniciar("mercado", &env).await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let pid = merc.child.id().unwrap_or(0);
+    let (rss_idle, _) = rss_kb(pid);
+    eprintln!("  mercado: ready in {:.0} ms, {} kB RSS idle", merc.pronto_em.as_secs_f64() * 1e3, rss_idle);
+
+    // Shoppers.
+    let url = Arc::new(format!("http://{}/pedidos", merc.addr));
+    let http = reqwest::Client::builder().http1_only().pool_max_idle_per_host(args.clientes).build()?;
+    let fim = Instant::now() + args.duracao;
+    let mut tarefas = Vec::new();
+    for w in 0..args.clientes {
+        let (http, url) = (http.clone(), url.clone());
+        tarefas.push(tokio::spawn(async move {
+            let mut lat = Vec::new();
+            let mut falhas = 0usize;
+            let mut i = w as u64;
+            while Instant::now() < fim {
+                i = i.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let sku = format!("{}", 7_890_000_000_000u64 + 1 + (i >> 33) % PRODUTOS as u64);
+                let t = Instant::now();
+                let ok = http
+                    .post(url.as_str())
+                    .json(&json!({"itens": [{"sku": sku, "qtd": 1}]}))
+                    .send()
+                    .await
+                    .map(|r| r.status().as_u16() == 201)
+                    .unwrap_or(false);
+                if ok {
+                    lat.push(t.elapsed());
+                } else {
+                    falhas += 1;
+                }
+            }
+            (lat, falhas)
+        }));
+    }
+    let mut lat = Vec::new();
+    let mut falhas = 0;
+    let inicio = Instant::now();
+    for t in tarefas {
+        let (l, f) = t.await?;
+        lat.extend(l);
+        falhas += f;
+    }
+    let segundos = inicio.elapsed().as_secs_f64().max(args.duracao.as_secs_f64());
+    lat.sort();
+    let taxa = lat.len() as f64 / segundos;
+    let (_, rss_pico) = rss_kb(pid);
+    eprintln!(
+        "  checkout over HTTP, {} shoppers: {taxa:.0} orders/s, p50 {:.1} ms, p99 {:.1} ms ({falhas} failed); mercado peak RSS {rss_pico} kB",
+        args.clientes,
+        ms(percentile(&lat, 50.0)),
+        ms(percentile(&lat, 99.0))
+    );
+    servicos.insert("mercado".into(), json!({"prontoMs": ms(merc.pronto_em), "rssOciosoKb": rss_idle, "rssPicoKb": rss_pico}));
+    drop(merc);
+
+    let referencia = if pgss { pgbench(&c, mercado, args).await } else { Err(anyhow::anyhow!("pg_stat_statements is not loaded in this cluster (shared_preload_libraries)")) };
+    let referencia = match referencia {
+        Ok((tps, script)) => {
+            eprintln!("  pgbench, same transaction, {} clients: {tps:.0} tps → Girô at {:.0} % of it", args.clientes, 100.0 * taxa / tps);
+            json!({"pgbenchTps": tps.round(), "razao": (taxa / tps * 1000.0).round() / 1000.0, "script": script})
+        }
+        Err(e) => {
+            eprintln!("  pgbench reference skipped: {e:#}");
+            json!({"erro": format!("{e:#}")})
+        }
+    };
+    Ok(json!({
+        "checkout": {"clientes": args.clientes, "segundos": segundos, "pedidos": lat.len(), "falhas": falhas, "pedidosPorSegundo": taxa.round(),
+                     "p50Ms": ms(percentile(&lat, 50.0)), "p99Ms": ms(percentile(&lat, 99.0)), "referencia": referencia},
+        "servicos": servicos,
+    }))
+}
+
+/// The checkout's statements as PostgreSQL recorded them, in the order Girô issues them, each
+/// with its parameters bound to pgbench variables.
+async fn pgbench(c: &tokio_postgres::Client, mercado: &Scratch, args: &CheckoutArgs) -> anyhow::Result<(f64, String)> {
+    let rows = c
+        .query(
+            "SELECT query FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid \
+              WHERE d.datname = current_database() AND calls > 0",
+            &[],
+        )
+        .await?;
+    let textos: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+    let achar = |prefixo: &str, contem: &str| -> anyhow::Result<String> {
+        textos
+            .iter()
+            .find(|q| q.starts_with(prefixo) && q.contains(contem))
+            .cloned()
+            .with_context(|| format!("statement {prefixo:?} not found in pg_stat_statements"))
+    };
+    // Parameters as Girô binds them, one order of one unit, followed by the constants of Girô's
+    // SQL that pg_stat_statements normalised into further `$n` (e.g. `versao + 1`, 'ATIVA').
+    let bind = |q: String, params: &[&str]| -> anyhow::Result<String> {
+        let n = (1..=20).filter(|i| q.contains(&format!("${i}"))).count();
+        anyhow::ensure!(n == params.len(), "statement {q:?} has {n} placeholders, {} values given", params.len());
+        let mut q = q;
+        for (i, p) in params.iter().enumerate().rev() {
+            q = q.replace(&format!("${}", i + 1), p);
+        }
+        Ok(q)
+    };
+    // Casts: in prepared mode pgbench's variables are untyped parameters.
+    let pid = "lpad(to_hex(:pid::bigint), 32, '0')::uuid";
+    let rid = "lpad(to_hex(:rid::bigint), 32, '0')::uuid";
+    let sku = "(7890000000000 + :n::bigint)::text";
+    let script = [
+        "\\set n random(1, 100)".to_string(),
+        "\\set pid random(1, 9000000000000000000)".to_string(),
+        "\\set rid random(1, 9000000000000000000)".to_string(),
+        "BEGIN;".to_string(),
+        format!("{} \\gset", bind(achar("SELECT", "FOR UPDATE")?, &[sku])?),
+        format!("{};", bind(achar("UPDATE produto_vitrine SET estoque_prateleira", "")?, &[sku, ":estoque_prateleira::int - 1", "'DISPONIVEL'", "1"])?),
+        format!("{};", bind(achar("INSERT INTO pedido", "")?, &[pid, "9.99", "now()", "'AGUARDANDO_PAGAMENTO'"])?),
+        format!("{};", bind(achar("INSERT INTO item_pedido", "")?, &[pid, sku, "1", "9.99"])?),
+        format!("{};", bind(achar("INSERT INTO reserva", "")?, &[rid, sku, "1", pid, "now() + interval '15 minutes'", "'ATIVA'"])?),
+        "COMMIT;".to_string(),
+    ]
+    .join("\n");
+    let path = std::env::temp_dir().join(format!("giro-checkout-{}.sql", std::process::id()));
+    std::fs::write(&path, format!("{script}\n"))?;
+    let tps = pgbench_file(&mercado.db, &path, args.clientes, args.duracao.as_secs().max(1)).await;
+    let _ = std::fs::remove_file(&path);
+    Ok((tps?, script))
+}
+
+/// Runs pgbench (`-M prepared`) with `file` against `db`; returns its tps.
+pub async fn pgbench_file(db: &crate::config::DbConfig, file: &std::path::Path, clientes: usize, segundos: u64) -> anyhow::Result<f64> {
+    let pg = &db.pg;
+    let host = match pg.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
+        _ => "127.0.0.1".into(),
+    };
+    let out = Command::new(pgbench_bin())
+        .args(["-n", "-M", "prepared", "-f"])
+        .arg(file)
+        .args(["-c", &clientes.to_string(), "-j", "2", "-T", &segundos.to_string()])
+        .args(["-h", &host, "-p", &pg.get_ports().first().copied().unwrap_or(5432).to_string(), "-U", pg.get_user().unwrap_or("postgres")])
+        .arg(pg.get_dbname().unwrap_or_default())
+        .env("PGPASSWORD", pg.get_password().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default())
+        .output()
+        .await
+        .context("running pgbench")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    anyhow::ensure!(out.status.success(), "pgbench failed: {}{}", text, String::from_utf8_lossy(&out.stderr));
+    let tps = text
+        .lines()
+        .find(|l| l.starts_with("tps = "))
+        .and_then(|l| l.trim_start_matches("tps = ").split_whitespace().next())
+        .and_then(|v| v.parse::<f64>().ok())
+        .context("no tps in pgbench's output")?;
+    Ok(tps)
+}
+
+fn pgbench_bin() -> String {
+    for d in ["/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/15/bin"] {
+        let p = format!("{d}/pgbench");
+        if std::path::Path::new(&p).is_file() {
+            return p;
+        }
+    }
+    "pgbench".into()
+}

@@ -1,0 +1,210 @@
+//! `giro dev` (SPEC §9.3): one command for a complete local market — the private PostgreSQL
+//! cluster (`scripts/pg`, 127.0.0.1:15432), both databases migrated, estoque and mercado (each
+//! with its embedded publisher) as child processes, the tag-worker when its virtualenv is there,
+//! the web fronts when built, the demo catalogue loaded through the public APIs, and the URLs and
+//! operator login printed. Ctrl-C (or SIGTERM) stops everything.
+//!
+//! Development secrets are generated once into `.env` in the working directory (ignored by git),
+//! which the services read as any deployment's `.env`. The checkout (for `scripts/pg`,
+//! `tag-worker/`, `web/`) is the working directory when it has `scripts/pg`, else the source
+//! tree the binary was built from.
+
+pub mod cliente;
+pub mod demo;
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio::process::{Child, Command};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{Config, Sources};
+
+fn checkout() -> PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    if cwd.join("scripts/pg").is_file() {
+        cwd
+    } else {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    }
+}
+
+fn random_hex() -> String {
+    format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())
+}
+
+/// Writes `.env` with development secrets unless it exists; returns true when written.
+fn ensure_dotenv(path: &Path) -> anyhow::Result<bool> {
+    if path.exists() {
+        return Ok(false);
+    }
+    let senha = &random_hex()[..16];
+    let text = format!(
+        "# Development secrets written by `giro dev`; never use them in production.\n\
+         MERCADO_TOKEN_SERVICO={}\nESTOQUE_TOKEN_SERVICO={}\nOPERADOR_USUARIO=operador\nOPERADOR_SENHA={senha}\n",
+        random_hex(),
+        random_hex()
+    );
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(true)
+}
+
+struct Processo {
+    nome: &'static str,
+    child: Child,
+}
+
+async fn terminate(ps: &mut [Processo], grace: Duration) {
+    for p in ps.iter() {
+        if let Some(pid) = p.child.id() {
+            let _ = Command::new("kill").arg("-TERM").arg(pid.to_string()).status().await;
+        }
+    }
+    for p in ps.iter_mut() {
+        match tokio::time::timeout(grace, p.child.wait()).await {
+            Ok(_) => {}
+            Err(_) => {
+                eprintln!("giro dev: {} did not stop in time; killing it", p.nome);
+                let _ = p.child.kill().await;
+            }
+        }
+    }
+}
+
+async fn wait_ready(url: &str, what: &str, ps: &mut [Processo]) -> anyhow::Result<()> {
+    let http = reqwest::Client::builder().timeout(Duration::from_secs(2)).build()?;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(r) = http.get(url).send().await {
+            if r.status().is_success() {
+                return Ok(());
+            }
+        }
+        for p in ps.iter_mut() {
+            if let Ok(Some(status)) = p.child.try_wait() {
+                anyhow::bail!("{} exited ({status}) before {what} was ready", p.nome);
+            }
+        }
+        anyhow::ensure!(tokio::time::Instant::now() < deadline, "{what} not ready after 30 s ({url})");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+pub async fn run(config_file: Option<PathBuf>, shutdown: CancellationToken) -> anyhow::Result<()> {
+    let root = checkout();
+    let pg = root.join("scripts/pg");
+    let out = Command::new(&pg).arg("start").stdin(Stdio::null()).output().await.with_context(|| format!("running {}", pg.display()))?;
+    anyhow::ensure!(out.status.success(), "scripts/pg start failed: {}", String::from_utf8_lossy(&out.stderr));
+    eprintln!("giro dev: PostgreSQL running ({})", String::from_utf8_lossy(&out.stdout).trim());
+
+    let cwd = std::env::current_dir()?;
+    if ensure_dotenv(&cwd.join(".env"))? {
+        eprintln!("giro dev: wrote development secrets to {}", cwd.join(".env").display());
+    }
+    // Read again: the `.env` may be new.
+    let config = Config::load(&Sources::from_process(config_file, Vec::new()))?;
+    let operador = config.operador()?;
+    for s in [crate::config::Servico::Mercado, crate::config::Servico::Estoque] {
+        crate::db::migrate::run(s, &config.servico(s).db).await.with_context(|| format!("migrating {s}"))?;
+    }
+
+    let exe = std::env::current_exe()?;
+    let mut ps = Vec::new();
+    let venv_python = root.join("tag-worker/.venv/bin/python");
+    if venv_python.is_file() {
+        let port = config.tags.worker_url.rsplit(':').next().and_then(|p| p.trim_end_matches('/').parse::<u16>().ok()).unwrap_or(18000);
+        let child = Command::new(&venv_python)
+            .args(["-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", &port.to_string()])
+            .current_dir(root.join("tag-worker"))
+            .stdin(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .context("starting the tag-worker")?;
+        ps.push(Processo { nome: "tag-worker", child });
+    } else {
+        eprintln!("giro dev: tag-worker not started (no virtualenv; run scripts/tag-worker-setup): products stay unclassified");
+    }
+    let mut web_env = Vec::new();
+    for (var, dir) in [("GIRO_WEB_DIR_VITRINE", "web/vitrine/dist"), ("GIRO_WEB_DIR_PAINEL", "web/painel/dist")] {
+        if root.join(dir).join("index.html").is_file() && std::env::var_os(var).is_none() {
+            web_env.push((var, root.join(dir)));
+        }
+    }
+    for role in ["estoque", "mercado"] {
+        let mut c = Command::new(&exe);
+        c.args([role, "serve"]).stdin(Stdio::null()).kill_on_drop(true);
+        for (k, v) in &web_env {
+            c.env(k, v);
+        }
+        let child = c.spawn().with_context(|| format!("starting giro {role} serve"))?;
+        ps.push(Processo { nome: if role == "estoque" { "estoque" } else { "mercado" }, child });
+    }
+
+    let estoque_url = format!("http://127.0.0.1:{}", config.estoque.porta);
+    let mercado_url = format!("http://127.0.0.1:{}", config.mercado.porta);
+    let tag_worker = ps.iter().any(|p| p.nome == "tag-worker").then(|| format!("{}/saude", config.tags.worker_url));
+    let ready = async {
+        if let Some(url) = &tag_worker {
+            // Classification at intake needs the worker up; without it the demo loads unclassified.
+            if let Err(e) = wait_ready(url, "the tag-worker", &mut ps).await {
+                eprintln!("giro dev: {e:#}; going on without classification");
+            }
+        }
+        wait_ready(&format!("{estoque_url}/readyz"), "estoque", &mut ps).await?;
+        wait_ready(&format!("{mercado_url}/readyz"), "mercado", &mut ps).await?;
+        let e = cliente::Operador::login(&estoque_url, "XSRF-ESTOQUE", &operador.usuario, operador.senha.expose()).await?;
+        let m = cliente::Operador::login(&mercado_url, "XSRF-MERCADO", &operador.usuario, operador.senha.expose()).await?;
+        demo::carregar(&e, &m).await
+    };
+    let carga = tokio::select! {
+        r = ready => r,
+        _ = shutdown.cancelled() => {
+            terminate(&mut ps, config.prazo_desligamento).await;
+            return Ok(());
+        }
+    };
+    let carga = match carga {
+        Ok(c) => c,
+        Err(e) => {
+            terminate(&mut ps, config.prazo_desligamento).await;
+            return Err(e);
+        }
+    };
+    eprintln!(
+        "\ngiro dev: the market is up (demo catalogue: {} lots and {} products loaded now)\n  \
+         mercado API  {mercado_url}\n  estoque API  {estoque_url}\n  {}\n  {}\n  operator     {} (password: OPERADOR_SENHA in .env)\n  \
+         Ctrl-C stops everything.\n",
+        carga.lotes,
+        carga.produtos,
+        if web_env.iter().any(|(k, _)| *k == "GIRO_WEB_DIR_VITRINE") { format!("vitrine      http://localhost:{}", config.web.porta_vitrine) } else { "vitrine      not built (web/vitrine/dist)".into() },
+        if web_env.iter().any(|(k, _)| *k == "GIRO_WEB_DIR_PAINEL") { format!("painel       http://localhost:{}", config.web.porta_painel) } else { "painel       not built (web/painel/dist)".into() },
+        operador.usuario,
+    );
+
+    // Until Ctrl-C, or a child ending on its own.
+    let ended = loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => break None,
+            _ = tokio::time::sleep(Duration::from_millis(500)) => {
+                if let Some(p) = ps.iter_mut().find_map(|p| matches!(p.child.try_wait(), Ok(Some(_))).then_some(p.nome)) {
+                    break Some(p);
+                }
+            }
+        }
+    };
+    terminate(&mut ps, config.prazo_desligamento).await;
+    match ended {
+        Some(nome) => anyhow::bail!("{nome} stopped on its own; everything was stopped"),
+        None => {
+            eprintln!("giro dev: stopped");
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! `giro dev`: the whole market on this machine from one command, with the demo catalogue.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::support::process::{command, Giro};
+use crate::support::{wait_until, TestDb};
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[tokio::test]
+async fn giro_dev_brings_the_market_up_with_the_demo_catalogue_and_stops_on_sigterm() {
+    let (mercado_db, estoque_db) = (TestDb::empty().await, TestDb::empty().await);
+    let (mp, ep, tp) = (free_port(), free_port(), free_port());
+    let env = [
+        ("MERCADO_DB_URL", mercado_db.url()),
+        ("ESTOQUE_DB_URL", estoque_db.url()),
+        ("MERCADO_PORTA", mp.to_string()),
+        ("ESTOQUE_PORTA", ep.to_string()),
+        ("ESTOQUE_URL", format!("http://127.0.0.1:{ep}")),
+        ("ESTOQUE_EVENTOS_URL", format!("http://127.0.0.1:{ep}")),
+        ("MERCADO_EVENTOS_URL", format!("http://127.0.0.1:{mp}")),
+        ("TAG_WORKER_URL", format!("http://127.0.0.1:{tp}")),
+        ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
+    ]
+    .into_iter()
+    .collect();
+    let cmd = command(&["dev"], &env);
+    let dir = cmd.get_current_dir().unwrap().to_path_buf();
+    let mut giro = Giro::spawn_command(cmd);
+    giro.wait_for_line("the market is up", Duration::from_secs(60));
+
+    // The shelves fill through the outbox; pão and sabão only have expired lots.
+    let url = format!("http://127.0.0.1:{mp}/produtos");
+    let produtos: Vec<Value> = wait_until(Duration::from_secs(30), "six shelves restocked", || async {
+        let ps: Vec<Value> = reqwest::get(&url).await.ok()?.json().await.ok()?;
+        (ps.len() == 8 && ps.iter().filter(|p| p["status"] == "DISPONIVEL").count() == 6).then_some(ps)
+    })
+    .await;
+    let status = |sku: &str| produtos.iter().find(|p| p["sku"] == sku).map(|p| p["status"].as_str().unwrap().to_string());
+    assert_eq!(status("7891962047205").as_deref(), Some("ESGOTADO"), "pão");
+    assert_eq!(status("7891150061729").as_deref(), Some("ESGOTADO"), "sabão");
+    let coca = produtos.iter().find(|p| p["sku"] == "7894900011517").unwrap();
+    assert_eq!(coca["disponivel"], 24, "coca restocked up to its ideal");
+    assert_eq!(coca["categoria"], "bebidas", "classified by the real tag-worker");
+
+    // The dashboard shows their pent-up demand, with the generated operator login.
+    let dotenv = std::fs::read_to_string(dir.join(".env")).unwrap();
+    let senha = dotenv.lines().find_map(|l| l.strip_prefix("OPERADOR_SENHA=")).unwrap().to_string();
+    let op = giro::dev::cliente::Operador::login(&format!("http://127.0.0.1:{ep}"), "XSRF-ESTOQUE", "operador", &senha).await.unwrap();
+    let (status, demandas) = op.get("/painel/demandas").await.unwrap();
+    assert_eq!(status, 200);
+    let mut skus: Vec<&str> = demandas.as_array().unwrap().iter().map(|d| d["sku"].as_str().unwrap()).collect();
+    skus.sort();
+    assert_eq!(skus, vec!["7891150061729", "7891962047205"]);
+    let (_, resumo) = op.get("/painel/resumo").await.unwrap();
+    assert_eq!(resumo["demandasAbertas"], 2);
+    assert_eq!(resumo["skusCadastrados"], 8);
+
+    giro.signal("TERM");
+    let st = giro.wait_exit(Duration::from_secs(20)).expect("giro dev stops");
+    assert!(st.success(), "{st}");
+    assert!(reqwest::get(&url).await.is_err(), "mercado stopped with it");
+}
