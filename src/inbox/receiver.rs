@@ -175,10 +175,22 @@ async fn um(State(r): State<Arc<Receptor>>, headers: HeaderMap, body: Result<Byt
         Ok(e) => e,
         Err(e) => return Problem::bad_request(e.to_string()).into_response(),
     };
-    match receber(&r.db, r.consumidor.as_ref(), &evento).await {
-        Ok(_) => StatusCode::NO_CONTENT.into_response(),
+    // Applied in a task of its own, to the end: hyper drops a handler whose connection closed
+    // (a publisher killed mid-delivery), and a dropped handler could stop between an event's
+    // commit and its count. The task keeps the request's trace context.
+    let (db, consumidor) = (r.db.clone(), r.consumidor.clone());
+    let aplicado = tokio::spawn(crate::trace::scope(crate::trace::current(), async move {
+        let res = receber(&db, consumidor.as_ref(), &evento).await;
+        (evento, res)
+    }));
+    match aplicado.await {
+        Ok((_, Ok(_))) => StatusCode::NO_CONTENT.into_response(),
+        Ok((evento, Err(e))) => {
+            tracing::error!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "applying an event failed");
+            Problem::internal().into_response()
+        }
         Err(e) => {
-            tracing::error!(event_id = %evento.event_id(), tipo, error = %format!("{e:#}"), "applying an event failed");
+            tracing::error!(error = %e, "applying an event panicked");
             Problem::internal().into_response()
         }
     }
@@ -230,6 +242,17 @@ async fn lote(State(r): State<Arc<Receptor>>, headers: HeaderMap, body: Result<B
         )
         .into_response();
     }
+    // Applied in a task of its own, to the end, like `/eventos`.
+    match tokio::spawn(crate::trace::scope(crate::trace::current(), aplicar_lote(r.clone(), pedido))).await {
+        Ok(resultados) => Json(LoteResposta { resultados }).into_response(),
+        Err(e) => {
+            tracing::error!(error = %e, "applying a batch panicked");
+            Problem::internal().into_response()
+        }
+    }
+}
+
+async fn aplicar_lote(r: Arc<Receptor>, pedido: LoteRequest) -> Vec<ResultadoItem> {
     let lidos: Vec<Result<EventoIntegracao, (Option<uuid::Uuid>, String)>> = pedido
         .eventos
         .iter()
@@ -261,7 +284,7 @@ async fn lote(State(r): State<Arc<Receptor>>, headers: HeaderMap, body: Result<B
             },
         });
     }
-    Json(LoteResposta { resultados }).into_response()
+    resultados
 }
 
 /// The `eventId` of an item that did not validate, when it has a readable one.
