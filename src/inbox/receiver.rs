@@ -101,6 +101,10 @@ fn is_json(headers: &HeaderMap) -> bool {
         })
 }
 
+// Both handlers apply events in a spawned task and wait for it: hyper drops a handler whose
+// connection closed (a publisher killed mid-delivery), and a dropped handler could stop between
+// an event's commit and its `giro_inbox_events_total` count, or halfway through a batch. In a task,
+// what was received is applied and counted to the end whether or not the sender still listens.
 async fn um(State(r): State<Arc<Receptor>>, headers: HeaderMap, body: Result<Bytes, BytesRejection>) -> Response {
     let body = match body {
         Ok(b) => b,
@@ -116,10 +120,19 @@ async fn um(State(r): State<Arc<Receptor>>, headers: HeaderMap, body: Result<Byt
         Ok(e) => e,
         Err(e) => return Problem::bad_request(e.to_string()).into_response(),
     };
-    match receber(&r.db, r.consumidor.as_ref(), &evento).await {
-        Ok(_) => StatusCode::NO_CONTENT.into_response(),
+    let (db, consumidor) = (r.db.clone(), r.consumidor.clone());
+    let aplicado = tokio::spawn(async move {
+        let r = receber(&db, consumidor.as_ref(), &evento).await;
+        (evento, r)
+    });
+    match aplicado.await {
+        Ok((_, Ok(_))) => StatusCode::NO_CONTENT.into_response(),
+        Ok((evento, Err(e))) => {
+            tracing::error!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "applying an event failed");
+            Problem::internal().into_response()
+        }
         Err(e) => {
-            tracing::error!(event_id = %evento.event_id(), tipo, error = %format!("{e:#}"), "applying an event failed");
+            tracing::error!(error = %e, "applying an event panicked");
             Problem::internal().into_response()
         }
     }
@@ -172,6 +185,18 @@ async fn lote(State(r): State<Arc<Receptor>>, headers: HeaderMap, body: Result<B
         )
         .into_response();
     }
+    // Applied in a task of its own, to the end, like `/eventos`.
+    let r = r.clone();
+    match tokio::spawn(async move { aplicar_lote(&r, &pedido).await }).await {
+        Ok(resultados) => Json(LoteResposta { resultados }).into_response(),
+        Err(e) => {
+            tracing::error!(error = %e, "applying a batch panicked");
+            Problem::internal().into_response()
+        }
+    }
+}
+
+async fn aplicar_lote(r: &Receptor, pedido: &LoteRequest) -> Vec<ResultadoItem> {
     let mut resultados = Vec::with_capacity(pedido.eventos.len());
     for item in &pedido.eventos {
         let raw = item.evento.get().as_bytes();
@@ -187,7 +212,7 @@ async fn lote(State(r): State<Arc<Receptor>>, headers: HeaderMap, body: Result<B
         };
         resultados.push(resultado);
     }
-    Json(LoteResposta { resultados }).into_response()
+    resultados
 }
 
 /// The `eventId` of an item that did not validate, when it has a readable one.
