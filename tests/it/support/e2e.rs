@@ -24,9 +24,6 @@ use uuid::Uuid;
 use super::process::{command, Giro};
 use super::{wait_until, TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
 
-/// The heavy scenarios run one at a time: each already keeps both cores busy.
-pub static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
