@@ -12,6 +12,7 @@ mod cli;
 mod config;
 mod constraints;
 mod dev;
+mod e2e;
 mod eventos;
 mod migrations;
 mod ops;

@@ -4,6 +4,7 @@
 pub mod app;
 pub mod chaos;
 pub mod db;
+pub mod e2e;
 pub mod market;
 pub mod peer;
 pub mod process;
