@@ -27,3 +27,4 @@ mod mercado_pagamento;
 mod tag_worker;
 mod mercado_cadastro;
 mod mercado_http;
+mod web;
