@@ -9,5 +9,6 @@ export default defineConfig({
     environment: 'jsdom',
     include: ['shared/**/*.test.{ts,tsx}', 'vitrine/src/**/*.test.{ts,tsx}', 'painel/src/**/*.test.{ts,tsx}'],
     restoreMocks: true,
+    setupFiles: ['./vitest.setup.ts'],
   },
 });

@@ -13,7 +13,8 @@ export function Painel({ sessao }: { sessao: Sessao }) {
   const saida = useMutation({
     mutationFn: sair,
     onSettled: () => {
-      cliente.clear();
+      // Every cached query goes; the session one stays observed, now empty (→ login).
+      cliente.removeQueries({ predicate: (q) => q.queryKey[0] !== 'sessao' });
       cliente.setQueryData(['sessao'], null);
     },
   });
