@@ -107,7 +107,8 @@ test('entrada de lote: consulta do SKU, lote que atende a demanda reprimida, KPI
   await kpisIguaisAoResumo(page, { ...antes, skusSemSaldo: antes.skusSemSaldo - 1, demandasAbertas: antes.demandasAbertas - 1 });
   await expect(page.locator(`#demanda-reprimida tr[data-sku="${PAO}"]`)).toHaveCount(0);
   const nova = page.locator(`#reposicoes tr[data-sku="${PAO}"]`);
-  await expect(nova.getByRole('cell')).toHaveText([/^\d\d:\d\d$/, PAO, 'PAO DE FORMA INTEGRAL 400G', '12', 'L-PAO-02', 'entregue']);
+  // Delivered by the outbox right away; the dashboard sees it at its next 5 s refresh.
+  await expect(nova.getByRole('cell')).toHaveText([/^\d\d:\d\d$/, PAO, 'PAO DE FORMA INTEGRAL 400G', '12', 'L-PAO-02', 'entregue'], { timeout: 20_000 });
 
   // The outbox took the shipment to the storefront: pão is back on the shelf.
   await expect.poll(async () => (await produtoNoMercado(PAO)).disponivel).toBe(12);

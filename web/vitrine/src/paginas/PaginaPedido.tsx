@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { centavos, formatarCentavos, formatarDinheiro, mmss } from '../../../shared/formato';
 import { buscarPedido, ErroApi, pagarPedido, type Pedido, type StatusPedido } from '../api';
@@ -32,10 +32,8 @@ export function PaginaPedido() {
   const aguardando = consulta.data?.status === 'AGUARDANDO_PAGAMENTO';
   const agora = useAgora(aguardando);
   const vencido = prazoPassou(consulta.data, agora);
-  // When the countdown reaches zero: ask at once (which also turns the 5 s refetch on).
-  useEffect(() => {
-    if (vencido) void cliente.invalidateQueries({ queryKey: ['pedido', id] });
-  }, [vencido, cliente, id]);
+  // (Each render re-evaluates refetchInterval: past the deadline the 5 s refetch starts by itself,
+  // and the message above stays until the sweep's result comes back.)
 
   const pagamento = useMutation({
     mutationFn: () => pagarPedido(id),
