@@ -91,6 +91,7 @@ pub async fn run(
     };
     let role = build(&ctx)?;
     let router = app(&ctx, role);
+    http::web::start(&ctx, servico, &router).await?; // the built front on its own port (§9.5)
     crate::http::metrics::install();
     if ctx.config.outbox.publicador_embutido {
         // Woken in-process by this service's commits; no LISTEN needed.

@@ -8,6 +8,7 @@ pub mod extract;
 pub mod health;
 pub mod metrics;
 pub mod problem;
+pub mod web;
 
 use std::io;
 use std::sync::Arc;

@@ -31,3 +31,4 @@ mod tag_worker;
 mod trace;
 mod mercado_cadastro;
 mod mercado_http;
+mod web;

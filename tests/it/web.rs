@@ -1,0 +1,154 @@
+//! The web listener (SPEC §9.5): the real binary serves a built front (a tiny `dist` made here)
+//! on its web port — files, `index.html` for client-side routes, long cache for hashed assets —
+//! and forwards `/api/*` in-process to its own router with the same rules; the API port stays
+//! API-only.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use giro::config::Servico;
+
+use crate::support::process::{scratch_dir, Giro};
+use crate::support::{TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
+
+const INDEX: &str = "<!doctype html><title>vitrine</title><div id=root></div>";
+const ASSET: &str = "console.log('giro')";
+
+fn dist() -> std::path::PathBuf {
+    let d = scratch_dir().join("dist");
+    std::fs::create_dir_all(d.join("assets")).unwrap();
+    std::fs::write(d.join("index.html"), INDEX).unwrap();
+    std::fs::write(d.join("assets/x.js"), ASSET).unwrap();
+    std::fs::write(d.join("giro-mark.svg"), "<svg xmlns='http://www.w3.org/2000/svg'/>").unwrap();
+    d
+}
+
+fn env(db: &TestDb, dir: &std::path::Path) -> BTreeMap<&'static str, String> {
+    [
+        ("MERCADO_DB_URL", db.url()),
+        ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN.to_string()),
+        ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN.to_string()),
+        ("OPERADOR_USUARIO", OPERADOR.to_string()),
+        ("OPERADOR_SENHA", SENHA.to_string()),
+        ("MERCADO_PORTA", "0".to_string()),
+        ("GIRO_WEB_PORTA_VITRINE", "0".to_string()),
+        ("GIRO_WEB_DIR_VITRINE", dir.display().to_string()),
+        ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
+        ("GIRO_OUTBOX_PUBLICADOR_EMBUTIDO", "false".to_string()),
+        ("ESTOQUE_URL", "http://127.0.0.1:9".to_string()),
+    ]
+    .into_iter()
+    .collect()
+}
+
+fn web_addr(giro: &mut Giro) -> SocketAddr {
+    let needle = "serves the storefront on http://";
+    let line = giro.wait_for_line(needle, Duration::from_secs(30));
+    let start = line.find(needle).unwrap() + needle.len();
+    let addr: String = line[start..].chars().take_while(|c| !c.is_whitespace()).collect();
+    addr.parse().unwrap_or_else(|e| panic!("bad address {addr:?} in {line:?}: {e}"))
+}
+
+struct Got {
+    status: u16,
+    cache: Option<String>,
+    content_type: Option<String>,
+    body: String,
+}
+
+async fn get(http: &reqwest::Client, url: String) -> Got {
+    let res = http.get(&url).send().await.unwrap_or_else(|e| panic!("GET {url}: {e}"));
+    let h = |n| res.headers().get(n).map(|v: &reqwest::header::HeaderValue| v.to_str().unwrap().to_string());
+    let (status, cache, content_type) = (res.status().as_u16(), h("cache-control"), h("content-type"));
+    Got { status, cache, content_type, body: res.text().await.unwrap() }
+}
+
+#[tokio::test]
+async fn mercado_serves_the_built_storefront_and_forwards_api_to_its_own_router() {
+    let db = TestDb::new(Servico::Mercado).await;
+    let dir = dist();
+    let mut giro = Giro::spawn(&["mercado", "serve"], &env(&db, &dir));
+    let api = giro.wait_listening();
+    let web = web_addr(&mut giro);
+    assert_ne!(api, web);
+    let http = reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap();
+    let url = |p: &str| format!("http://{web}{p}");
+
+    let root = get(&http, url("/")).await;
+    assert_eq!((root.status, root.body.as_str()), (200, INDEX));
+    assert_eq!(root.cache.as_deref(), Some("no-cache"), "index.html must be revalidated");
+    assert!(root.content_type.unwrap_or_default().starts_with("text/html"));
+
+    // A client-side route that is no file: index.html, so the SPA's router takes it.
+    for route in ["/produtos/123", "/pedidos/0b8f6a4e-9a53-4d0e-9a3a-4b5e0e5a1c7d", "/carrinho"] {
+        let page = get(&http, url(route)).await;
+        assert_eq!((page.status, page.body.as_str()), (200, INDEX), "{route}");
+        assert_eq!(page.cache.as_deref(), Some("no-cache"), "{route}");
+    }
+
+    let asset = get(&http, url("/assets/x.js")).await;
+    assert_eq!((asset.status, asset.body.as_str()), (200, ASSET));
+    assert_eq!(asset.cache.as_deref(), Some("public, max-age=31536000, immutable"));
+    assert!(asset.content_type.unwrap_or_default().contains("javascript"));
+    // A hashed asset that is not there is a 404, never an index.html cached for a year.
+    let missing = get(&http, url("/assets/nao-existe.js")).await;
+    assert_eq!(missing.status, 404);
+    assert_eq!(missing.cache, None);
+    // Other files of the build are served as they are.
+    let svg = get(&http, url("/giro-mark.svg")).await;
+    assert_eq!(svg.status, 200);
+    assert!(svg.content_type.unwrap_or_default().starts_with("image/svg+xml"));
+    // No way out of the folder.
+    let outside = get(&http, url("/..%2F..%2Fetc%2Fpasswd")).await;
+    assert!(!outside.body.contains("root:"), "{}", outside.body);
+
+    // /api/* is the service's own router, prefix removed, same rules.
+    let health = get(&http, url("/api/actuator/health")).await;
+    assert_eq!(health.status, 200);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&health.body).unwrap(), serde_json::json!({"status": "UP"}));
+    let denied = get(&http, url("/api/nao-existe")).await;
+    assert_eq!(denied.status, 401, "deny-by-default applies behind /api: {}", denied.body);
+    assert_eq!(denied.content_type.as_deref(), Some("application/problem+json"));
+    assert!(denied.body.contains("autenticação necessária"), "{}", denied.body);
+    let produtos = get(&http, url("/api/produtos?busca=x")).await;
+    assert_eq!((produtos.status, produtos.body.as_str()), (200, "[]"));
+    let sem_sessao = get(&http, url("/api/sessao")).await;
+    assert_eq!(sem_sessao.status, 401);
+    assert!(sem_sessao.body.contains("nenhum operador logado"), "{}", sem_sessao.body);
+
+    // The API listener stays API-only: no front there.
+    let api_root = get(&http, format!("http://{api}/")).await;
+    assert_eq!(api_root.status, 401);
+    let api_asset = get(&http, format!("http://{api}/assets/x.js")).await;
+    assert_eq!(api_asset.status, 401);
+
+    giro.signal("TERM");
+    let status = giro.wait_exit(Duration::from_secs(10)).expect("giro did not stop after SIGTERM");
+    assert!(status.success(), "exit status {status}");
+}
+
+#[tokio::test]
+async fn a_configured_front_that_was_not_built_stops_the_service_at_start() {
+    let db = TestDb::new(Servico::Mercado).await;
+    let empty = scratch_dir();
+    let mut giro = Giro::spawn(&["mercado", "serve"], &env(&db, &empty));
+    let status = giro.wait_exit(Duration::from_secs(30)).expect("giro should refuse to start");
+    assert!(!status.success());
+    assert!(giro.log().contains("has no index.html"), "{}", giro.log());
+}
+
+#[tokio::test]
+async fn estoque_has_no_web_listener_without_its_own_front() {
+    // The storefront's folder is mercado's; estoque serves only `web.dir-painel`.
+    let db = TestDb::new(Servico::Estoque).await;
+    let dir = dist();
+    let mut e = env(&db, &dir);
+    e.remove("MERCADO_DB_URL");
+    e.insert("ESTOQUE_DB_URL", db.url());
+    e.insert("ESTOQUE_PORTA", "0".to_string());
+    let mut giro = Giro::spawn(&["estoque", "serve"], &e);
+    // The web listener is bound and logged before the API's "listening on" line.
+    giro.wait_listening();
+    assert!(!giro.log().contains(" serves the "), "{}", giro.log());
+}

@@ -1,0 +1,100 @@
+// The test fixture every spec uses: the running market (from the global setup), a page that fails
+// the test on any console error or uncaught exception, and screenshots saved as artifacts.
+import { test as base, expect, type Page } from '@playwright/test';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Estado, Mercado } from './lancador';
+import { get, Operador, postJson } from './cliente';
+
+export { expect };
+
+const TELAS = join(dirname(fileURLToPath(import.meta.url)), '../../test-results/telas');
+
+export function estado(): Estado {
+  const e = process.env.GIRO_E2E;
+  if (!e) throw new Error('GIRO_E2E ausente: os testes rodam pelo global setup (npm run e2e)');
+  return JSON.parse(e) as Estado;
+}
+
+export const principal = (): Mercado => estado().mercados.principal;
+export const curto = (): Mercado => estado().mercados.curto;
+
+/** A full-page screenshot in web/test-results/telas/<nome>.png. */
+export async function foto(page: Page, nome: string): Promise<void> {
+  mkdirSync(TELAS, { recursive: true });
+  await page.screenshot({ path: join(TELAS, `${nome}.png`), fullPage: true });
+}
+
+/** No horizontal scrolling at the current width. */
+export async function semRolagemHorizontal(page: Page): Promise<void> {
+  const { largura, conteudo } = await page.evaluate(() => ({ largura: document.documentElement.clientWidth, conteudo: document.documentElement.scrollWidth }));
+  expect(conteudo, 'página mais larga que a janela').toBeLessThanOrEqual(largura);
+}
+
+export const test = base.extend<{ erros: string[] }>({
+  erros: [
+    async ({ page }, use) => {
+      const erros: string[] = [];
+      page.on('pageerror', (e) => erros.push(`exceção: ${e.message}`));
+      page.on('console', (m) => {
+        // The browser logs every non-2xx fetch as "Failed to load resource"; the tests provoke
+        // 401, 404, 409 and 422 answers on purpose. Anything else logged as an error fails.
+        if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) erros.push(`console: ${m.text()}`);
+      });
+      await use(erros);
+      expect(erros, 'erros no console da página').toEqual([]);
+    },
+    { auto: true },
+  ],
+});
+
+/** The operator on `m`'s estoque / mercado API. */
+export async function operadorEstoque(m: Mercado = principal()): Promise<Operador> {
+  const e = estado();
+  return Operador.entrar(m.estoqueApi, 'XSRF-ESTOQUE', e.usuario, e.senha);
+}
+
+export async function operadorMercado(m: Mercado = principal()): Promise<Operador> {
+  const e = estado();
+  return Operador.entrar(m.mercadoApi, 'XSRF-MERCADO', e.usuario, e.senha);
+}
+
+export interface ProdutoApi {
+  sku: string;
+  nome: string;
+  preco: number;
+  status: 'DISPONIVEL' | 'ESGOTADO';
+  disponivel: number;
+  categoria: string | null;
+  tags: string[];
+}
+
+export async function produtoNoMercado(sku: string, m: Mercado = principal()): Promise<ProdutoApi> {
+  const r = await get(`${m.mercadoApi}/produtos/${sku}`);
+  expect(r.status).toBe(200);
+  return r.corpo as ProdutoApi;
+}
+
+/** Another shopper buys (and pays) `qtd` units through the API. */
+export async function outroClienteCompra(sku: string, qtd: number, m: Mercado = principal()): Promise<void> {
+  const r = await postJson(`${m.mercadoApi}/pedidos`, { itens: [{ sku, qtd }] });
+  expect(r.status, JSON.stringify(r.corpo)).toBe(201);
+  const pago = await postJson(`${m.mercadoApi}/pedidos/${r.corpo.pedidoId}/pagamento`, {});
+  expect(pago.status).toBe(200);
+}
+
+/**
+ * A product of its own for a test: a new SKU entered in the warehouse with one lot of `lote`
+ * units, then registered in the storefront with min `minimo` and ideal `lote`, so its first
+ * restock empties the lot; resolves once the shelf holds the whole lot.
+ */
+export async function produtoProprio(sku: string, nome: string, preco: number, lote: number, minimo = 1, m: Mercado = principal()): Promise<void> {
+  const estoque = await operadorEstoque(m);
+  const l = await estoque.post('/lotes', { sku, descricao: nome.toUpperCase(), ncm: '19053100', codigoLote: `L-${sku.slice(-4)}`, quantidade: lote });
+  expect(l.status, JSON.stringify(l.corpo)).toBe(201);
+  const mercado = await operadorMercado(m);
+  const p = await mercado.post('/produtos', { sku, nome, preco, estoqueMinimo: minimo, estoqueIdeal: lote });
+  expect(p.status, JSON.stringify(p.corpo)).toBe(201);
+  await expect.poll(async () => (await produtoNoMercado(sku, m)).disponivel, { timeout: 15_000 }).toBe(lote);
+}

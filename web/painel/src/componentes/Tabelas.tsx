@@ -1,0 +1,100 @@
+import { useQuery } from '@tanstack/react-query';
+import { formatarNumero, quandoCurto, tempoRelativo } from '../../../shared/formato';
+import { demandas, reposicoes } from '../api';
+import { ATUALIZACAO_MS } from '../consultas';
+import { pedidosAguardando } from '../mensagens';
+import { ErroCarregamento } from './ErroCarregamento';
+
+export function TabelaDemanda() {
+  const q = useQuery({ queryKey: ['painel', 'demandas'], queryFn: demandas, refetchInterval: ATUALIZACAO_MS });
+  const agora = new Date(q.dataUpdatedAt || Date.now());
+  return (
+    <section id="demanda-reprimida" className="cartao secao" aria-labelledby="titulo-demanda">
+      <div className="secao-cabecalho">
+        <h2 id="titulo-demanda" className="t-title">
+          Demanda reprimida
+        </h2>
+        {q.data && q.data.length > 0 && <p className="t-small muted subtitulo">{pedidosAguardando(q.data.length)}</p>}
+      </div>
+      {q.isError && !q.data ? (
+        <ErroCarregamento erro={q.error} aoTentar={() => q.refetch()} />
+      ) : !q.data ? (
+        <p className="muted">Carregando…</p>
+      ) : q.data.length === 0 ? (
+        <p className="muted vazio">Nenhum pedido do mercado esperando saldo.</p>
+      ) : (
+        <div className="tabela-rolagem">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">SKU</th>
+                <th scope="col">Produto</th>
+                <th scope="col" className="num">Qtd</th>
+                <th scope="col">Desde</th>
+              </tr>
+            </thead>
+            <tbody>
+              {q.data.map((d) => (
+                <tr key={d.id} data-sku={d.sku}>
+                  <td className="mono">{d.sku}</td>
+                  <td>{d.descricao}</td>
+                  <td className="num mono">{formatarNumero(d.qtdSolicitada)}</td>
+                  <td>
+                    <time dateTime={d.registradoEm}>{tempoRelativo(d.registradoEm, agora)}</time>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+export function TabelaReposicoes() {
+  const q = useQuery({ queryKey: ['painel', 'reposicoes'], queryFn: reposicoes, refetchInterval: ATUALIZACAO_MS });
+  return (
+    <section id="reposicoes" className="cartao secao" aria-labelledby="titulo-reposicoes">
+      <h2 id="titulo-reposicoes" className="t-title">
+        Reposições recentes
+      </h2>
+      {q.isError && !q.data ? (
+        <ErroCarregamento erro={q.error} aoTentar={() => q.refetch()} />
+      ) : !q.data ? (
+        <p className="muted">Carregando…</p>
+      ) : q.data.length === 0 ? (
+        <p className="muted vazio">Nenhum lote enviado ao mercado ainda.</p>
+      ) : (
+        <div className="tabela-rolagem">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Quando</th>
+                <th scope="col">SKU</th>
+                <th scope="col">Produto</th>
+                <th scope="col" className="num">Qtd</th>
+                <th scope="col">Lote</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {q.data.map((r) => (
+                <tr key={r.eventId} data-event-id={r.eventId} data-sku={r.sku}>
+                  <td>
+                    <time dateTime={r.expedidoEm}>{quandoCurto(r.expedidoEm)}</time>
+                  </td>
+                  <td className="mono">{r.sku}</td>
+                  <td>{r.descricao}</td>
+                  <td className="num mono">{formatarNumero(r.qtd)}</td>
+                  <td className="mono">{r.codigoLote}</td>
+                  <td>{r.entregueEm ? <span className="selo selo-ok">entregue</span> : <span className="selo selo-info">enviando</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

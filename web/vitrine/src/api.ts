@@ -1,0 +1,105 @@
+// The mercado API as the storefront sees it: same origin, under /api (SPEC §8.1, §9.5).
+
+export type StatusVitrine = 'DISPONIVEL' | 'ESGOTADO';
+
+export interface Produto {
+  sku: string;
+  nome: string;
+  preco: number;
+  status: StatusVitrine;
+  disponivel: number;
+  categoria: string | null;
+  tags: string[];
+}
+
+export type StatusPedido = 'AGUARDANDO_PAGAMENTO' | 'PAGO' | 'CANCELADO' | 'EXPIRADO';
+
+export interface ItemPedido {
+  sku: string;
+  nome: string;
+  qtd: number;
+  precoUnitario: number;
+}
+
+export interface Pedido {
+  id: string;
+  status: StatusPedido;
+  total: number;
+  criadoEm: string;
+  reservaExpiraEm: string | null;
+  itens: ItemPedido[];
+}
+
+export interface PedidoFechado {
+  pedidoId: string;
+  total: number;
+  reservaExpiraEm: string;
+}
+
+/** An answer that is not 2xx: its status and, when there is one, its problem+json body. */
+export class ErroApi extends Error {
+  constructor(
+    readonly status: number,
+    readonly problema: Record<string, unknown> | null,
+  ) {
+    super(typeof problema?.detail === 'string' ? problema.detail : `HTTP ${status}`);
+    this.name = 'ErroApi';
+  }
+}
+
+async function pedir<T>(caminho: string, init?: RequestInit): Promise<T> {
+  const res = await fetch(`/api${caminho}`, {
+    ...init,
+    headers: { Accept: 'application/json', ...(init?.body ? { 'Content-Type': 'application/json' } : {}), ...init?.headers },
+  });
+  if (!res.ok) {
+    let problema: Record<string, unknown> | null = null;
+    try {
+      const texto = await res.text();
+      problema = texto ? (JSON.parse(texto) as Record<string, unknown>) : null;
+    } catch {
+      problema = null;
+    }
+    throw new ErroApi(res.status, problema);
+  }
+  return (await res.json()) as T;
+}
+
+/** null when absent (404). */
+async function talvez<T>(p: Promise<T>): Promise<T | null> {
+  try {
+    return await p;
+  } catch (e) {
+    if (e instanceof ErroApi && e.status === 404) return null;
+    throw e;
+  }
+}
+
+export interface Filtro {
+  categoria?: string;
+  busca?: string;
+}
+
+export function listarProdutos(filtro: Filtro = {}): Promise<Produto[]> {
+  const q = new URLSearchParams();
+  if (filtro.categoria) q.set('categoria', filtro.categoria);
+  if (filtro.busca) q.set('busca', filtro.busca);
+  const qs = q.toString();
+  return pedir<Produto[]>(`/produtos${qs ? `?${qs}` : ''}`);
+}
+
+export function buscarProduto(sku: string): Promise<Produto | null> {
+  return talvez(pedir<Produto>(`/produtos/${encodeURIComponent(sku)}`));
+}
+
+export function fecharPedido(itens: { sku: string; qtd: number }[]): Promise<PedidoFechado> {
+  return pedir<PedidoFechado>('/pedidos', { method: 'POST', body: JSON.stringify({ itens }) });
+}
+
+export function buscarPedido(id: string): Promise<Pedido | null> {
+  return talvez(pedir<Pedido>(`/pedidos/${encodeURIComponent(id)}`));
+}
+
+export function pagarPedido(id: string): Promise<Pedido> {
+  return pedir<Pedido>(`/pedidos/${encodeURIComponent(id)}/pagamento`, { method: 'POST' });
+}
