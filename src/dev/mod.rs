@@ -97,6 +97,54 @@ async fn wait_ready(url: &str, what: &str, ps: &mut [Processo]) -> anyhow::Resul
     }
 }
 
+/// Newest modification time of the files under `dir` (recursively).
+fn newest(dir: &Path) -> Option<std::time::SystemTime> {
+    let mut best = None;
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        let p = e.path();
+        let t = if p.is_dir() { newest(&p) } else { e.metadata().ok().and_then(|m| m.modified().ok()) };
+        best = best.max(t);
+    }
+    best
+}
+
+/// Builds the web fronts with npm when it is there and a build is missing or older than the
+/// sources; a failure is reported and the market starts without them.
+async fn build_web(root: &Path) {
+    let web = root.join("web");
+    if !web.join("package.json").is_file() || std::env::var_os("GIRO_DEV_SEM_WEB").is_some() {
+        return;
+    }
+    let fontes = ["vitrine", "painel", "shared"].iter().filter_map(|d| newest(&web.join(d).join("src"))).max();
+    let builds = ["vitrine", "painel"]
+        .iter()
+        .map(|d| std::fs::metadata(web.join(d).join("dist/index.html")).and_then(|m| m.modified()).ok())
+        .collect::<Option<Vec<_>>>()
+        .and_then(|v| v.into_iter().min());
+    if matches!((fontes, builds), (Some(f), Some(b)) if b >= f) {
+        return;
+    }
+    let npm = |args: &'static [&'static str]| {
+        let web = web.clone();
+        async move { Command::new("npm").args(args).current_dir(&web).stdin(Stdio::null()).stdout(Stdio::null()).status().await }
+    };
+    if !web.join("node_modules").is_dir() {
+        eprintln!("giro dev: installing the web fronts' packages (npm ci)…");
+        match npm(&["ci", "--no-audit", "--no-fund", "--loglevel=error"]).await {
+            Ok(s) if s.success() => {}
+            Ok(_) | Err(_) => {
+                eprintln!("giro dev: npm ci failed or npm is missing; the web fronts are not served");
+                return;
+            }
+        }
+    }
+    eprintln!("giro dev: building the web fronts (npm run build)…");
+    match npm(&["run", "build"]).await {
+        Ok(s) if s.success() => {}
+        _ => eprintln!("giro dev: the web build failed; the web fronts are not served"),
+    }
+}
+
 pub async fn run(config_file: Option<PathBuf>, shutdown: CancellationToken) -> anyhow::Result<()> {
     let root = checkout();
     let pg = root.join("scripts/pg");
@@ -131,6 +179,7 @@ pub async fn run(config_file: Option<PathBuf>, shutdown: CancellationToken) -> a
     } else {
         eprintln!("giro dev: tag-worker not started (no virtualenv; run scripts/tag-worker-setup): products stay unclassified");
     }
+    build_web(&root).await;
     let mut web_env = Vec::new();
     for (var, dir) in [("GIRO_WEB_DIR_VITRINE", "web/vitrine/dist"), ("GIRO_WEB_DIR_PAINEL", "web/painel/dist")] {
         if root.join(dir).join("index.html").is_file() && std::env::var_os(var).is_none() {

@@ -25,6 +25,10 @@ async fn giro_dev_brings_the_market_up_with_the_demo_catalogue_and_stops_on_sigt
         ("MERCADO_EVENTOS_URL", format!("http://127.0.0.1:{mp}")),
         ("TAG_WORKER_URL", format!("http://127.0.0.1:{tp}")),
         ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
+        // The fronts have their own suites (web/); here the market without them.
+        ("GIRO_DEV_SEM_WEB", "1".to_string()),
+        ("GIRO_WEB_PORTA_VITRINE", free_port().to_string()),
+        ("GIRO_WEB_PORTA_PAINEL", free_port().to_string()),
     ]
     .into_iter()
     .collect();
