@@ -219,7 +219,7 @@ impl Sistema {
         env
     }
 
-    /// Starts `papel` and waits until it serves (services: `/readyz` 200; publishers: "publisher ready").
+    /// Starts `papel` and waits until it serves (services: `/readyz` 200; publishers: "ready: the database answered").
     pub async fn start(&mut self, papel: Papel) {
         assert!(!self.procs.contains_key(&papel), "{} already running", papel.nome());
         let args: &[&str] = match papel {
@@ -245,7 +245,7 @@ impl Sistema {
                 .await;
             }
             Papel::PublisherMercado | Papel::PublisherEstoque => {
-                blocking(|| g.wait_for_line("publisher ready", Duration::from_secs(20)));
+                blocking(|| g.wait_for_line("ready: the database answered", Duration::from_secs(20)));
                 self.procs.insert(papel, g);
             }
         }
