@@ -30,23 +30,6 @@ pub struct CheckoutArgs {
 
 const PRODUTOS: i32 = 100;
 
-fn url_of(s: &Scratch) -> String {
-    let pg = &s.db.pg;
-    let host = match pg.get_hosts().first() {
-        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
-        _ => "127.0.0.1".into(),
-    };
-    let pw = pg.get_password().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default();
-    format!(
-        "postgres://{}:{}@{}:{}/{}",
-        pg.get_user().unwrap_or("postgres"),
-        pw,
-        host,
-        pg.get_ports().first().copied().unwrap_or(5432),
-        pg.get_dbname().unwrap_or_default()
-    )
-}
-
 fn token() -> String {
     format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())
 }
@@ -125,8 +108,8 @@ async fn medir(args: &CheckoutArgs, mercado: &Scratch, estoque: &Scratch) -> any
     let pgss = c.batch_execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()").await.is_ok();
 
     let mut env: BTreeMap<&str, String> = BTreeMap::new();
-    env.insert("MERCADO_DB_URL", url_of(mercado));
-    env.insert("ESTOQUE_DB_URL", url_of(estoque));
+    env.insert("MERCADO_DB_URL", mercado.url());
+    env.insert("ESTOQUE_DB_URL", estoque.url());
     env.insert("MERCADO_TOKEN_SERVICO", token());
     env.insert("ESTOQUE_TOKEN_SERVICO", token());
     env.insert("OPERADOR_USUARIO", "bench".into());

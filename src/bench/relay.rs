@@ -40,24 +40,8 @@ pub struct RelayArgs {
 fn bench_config(mercado: &Scratch, estoque: &Scratch, extra: &[(&str, String)]) -> anyhow::Result<Config> {
     let token = |p: &str| format!("{p}-{}{}", Uuid::new_v4().simple(), Uuid::new_v4().simple());
     let mut env: BTreeMap<String, String> = BTreeMap::new();
-    let url = |s: &Scratch| {
-        let pg = &s.db.pg;
-        let host = match pg.get_hosts().first() {
-            Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
-            _ => "127.0.0.1".into(),
-        };
-        let pw = pg.get_password().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default();
-        format!(
-            "postgres://{}:{}@{}:{}/{}",
-            pg.get_user().unwrap_or("postgres"),
-            pw,
-            host,
-            pg.get_ports().first().copied().unwrap_or(5432),
-            pg.get_dbname().unwrap_or_default()
-        )
-    };
-    env.insert("MERCADO_DB_URL".into(), url(mercado));
-    env.insert("ESTOQUE_DB_URL".into(), url(estoque));
+    env.insert("MERCADO_DB_URL".into(), mercado.url());
+    env.insert("ESTOQUE_DB_URL".into(), estoque.url());
     env.insert("MERCADO_TOKEN_SERVICO".into(), token("m"));
     env.insert("ESTOQUE_TOKEN_SERVICO".into(), token("e"));
     env.insert("OPERADOR_USUARIO".into(), "bench".into());

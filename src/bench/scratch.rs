@@ -35,6 +35,24 @@ impl Scratch {
         Ok(Scratch { admin, nome, db })
     }
 
+    /// The database's URL, for a `giro` process or a configuration.
+    pub fn url(&self) -> String {
+        let pg = &self.db.pg;
+        let host = match pg.get_hosts().first() {
+            Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
+            _ => "127.0.0.1".into(),
+        };
+        let pw = pg.get_password().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default();
+        format!(
+            "postgres://{}:{}@{}:{}/{}",
+            pg.get_user().unwrap_or("postgres"),
+            pw,
+            host,
+            pg.get_ports().first().copied().unwrap_or(5432),
+            pg.get_dbname().unwrap_or_default()
+        )
+    }
+
     pub async fn drop_db(self) -> anyhow::Result<()> {
         let c = admin_client(&self.admin).await?;
         c.batch_execute(&format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.nome)).await?;
