@@ -8,8 +8,6 @@
 //! where its peer's publisher already sends.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -37,71 +35,7 @@ pub fn blocking<T>(f: impl FnOnce() -> T) -> T {
 // ---------------------------------------------------------------------------------------------
 // The tag-worker
 
-fn python() -> PathBuf {
-    let path = match std::env::var_os("GIRO_TAG_WORKER_PYTHON") {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tag-worker/.venv/bin/python"),
-    };
-    assert!(
-        path.exists(),
-        "the tag-worker's Python is missing at {}: run scripts/tag-worker-setup (or scripts/test, which does) \
-         or set GIRO_TAG_WORKER_PYTHON",
-        path.display()
-    );
-    path
-}
-
-/// The real tag-worker (keyword classifier) on a free loopback port; killed when dropped.
-pub struct TagWorker {
-    child: Child,
-    pub url: String,
-    log: PathBuf,
-}
-
-impl TagWorker {
-    pub async fn start() -> TagWorker {
-        let port = free_port();
-        let log = std::env::temp_dir().join(format!("giro-e2e-tag-worker-{}.log", Uuid::new_v4()));
-        let out = std::fs::File::create(&log).unwrap();
-        let child = Command::new(python())
-            .args(["-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", &port.to_string(), "--log-level", "warning"])
-            .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tag-worker"))
-            .env("GROQ_API_KEY", "")
-            .env("TAG_WORKER_TOKEN", "")
-            .stdin(Stdio::null())
-            .stdout(out.try_clone().unwrap())
-            .stderr(out)
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start the tag-worker with {}: {e}", python().display()));
-        let mut w = TagWorker { child, url: format!("http://127.0.0.1:{port}"), log };
-        let http = reqwest::Client::builder().timeout(Duration::from_secs(2)).build().unwrap();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Ok(Some(status)) = w.child.try_wait() {
-                panic!("the tag-worker exited ({status}) before answering /saude:\n{}", w.log());
-            }
-            if let Ok(res) = http.get(format!("{}/saude", w.url)).send().await {
-                if res.status() == 200 {
-                    return w;
-                }
-            }
-            assert!(Instant::now() < deadline, "the tag-worker did not answer /saude within 30 s:\n{}", w.log());
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
-
-    pub fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-}
-
-impl Drop for TagWorker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_file(&self.log);
-    }
-}
+pub use super::tag_worker::TagWorker;
 
 // ---------------------------------------------------------------------------------------------
 // The market: databases, ports and processes
@@ -154,7 +88,7 @@ impl Sistema {
     /// Fresh databases, two ports, the tag-worker; no `giro` process yet.
     pub async fn new(nome: &'static str, extra: &[(&'static str, &str)]) -> Sistema {
         let (mercado_db, estoque_db) = (TestDb::new(Servico::Mercado).await, TestDb::new(Servico::Estoque).await);
-        let tags = TagWorker::start().await;
+        let tags = TagWorker::start(None).await;
         let mut e: BTreeMap<&'static str, String> = [
             // Quick fallbacks and short reservations, so units come back to the shelves during the run.
             ("GIRO_OUTBOX_INTERVALO", "250ms"),

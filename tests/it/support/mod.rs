@@ -9,6 +9,7 @@ pub mod market;
 pub mod peer;
 pub mod process;
 pub mod receiver;
+pub mod tag_worker;
 
 use std::future::Future;
 use std::time::Duration;
