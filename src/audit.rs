@@ -77,7 +77,9 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
     let mut d = Vec::new();
 
     // Dead letters, either side.
-    for (c, lado, err) in [(&m, "mercado", &mercado_err as &dyn Fn(_) -> Ilegivel), (&e, "estoque", &estoque_err)] {
+    for (c, lado, err) in
+        [(&m, "mercado", &mercado_err as &dyn Fn(_) -> Ilegivel), (&e, "estoque", &estoque_err)]
+    {
         for r in c
             .query("SELECT id, tipo, payload ->> 'sku', coalesce(ultimo_erro, '') FROM outbox_event WHERE status = 'FAILED'", &[])
             .await
@@ -102,7 +104,9 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
         .await
         .map_err(mercado_err)?;
     let ids: Vec<Uuid> = pedidos.iter().map(|r| r.get(0)).collect();
-    let recebidas = presentes(&e, "SELECT event_id FROM inbox_event WHERE event_id = ANY($1)", &ids).await.map_err(estoque_err)?;
+    let recebidas = presentes(&e, "SELECT event_id FROM inbox_event WHERE event_id = ANY($1)", &ids)
+        .await
+        .map_err(estoque_err)?;
     let demanda_aberta =
         presentes(&e, "SELECT solicitacao_original FROM demanda_reprimida WHERE NOT atendida AND solicitacao_original = ANY($1)", &ids)
             .await
@@ -123,7 +127,9 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
             d.push(Divergencia {
                 sku: sku.clone(),
                 tipo: "solicitacao_nao_recebida",
-                detalhe: format!("ReposicaoSolicitada {id} ({status}) enviada pelo mercado e não recebida pelo estoque"),
+                detalhe: format!(
+                    "ReposicaoSolicitada {id} ({status}) enviada pelo mercado e não recebida pelo estoque"
+                ),
             });
         }
         let aberta = status == "PENDENTE" || status == "AGUARDANDO_LOTE";
@@ -132,7 +138,9 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
             d.push(Divergencia {
                 sku,
                 tipo: "solicitacao_aberta_sem_evento",
-                detalhe: format!("solicitação {id} está {status} sem evento em trânsito nem demanda reprimida aberta"),
+                detalhe: format!(
+                    "solicitação {id} está {status} sem evento em trânsito nem demanda reprimida aberta"
+                ),
             });
         }
     }
@@ -150,7 +158,9 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
         .await
         .map_err(estoque_err)?;
     let ids: Vec<Uuid> = respostas.iter().map(|r| r.get(0)).collect();
-    let aplicadas = presentes(&m, "SELECT event_id FROM inbox_event WHERE event_id = ANY($1)", &ids).await.map_err(mercado_err)?;
+    let aplicadas = presentes(&m, "SELECT event_id FROM inbox_event WHERE event_id = ANY($1)", &ids)
+        .await
+        .map_err(mercado_err)?;
     for r in &respostas {
         let (id, tipo, sku): (Uuid, String, Option<String>) = (r.get(0), r.get(1), r.get(2));
         if !aplicadas.contains(&id) {
@@ -217,7 +227,8 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
     {
         na_vitrine.insert(r.get(0), r.get(1));
     }
-    let skus: std::collections::BTreeSet<String> = expedido.keys().chain(na_vitrine.keys()).cloned().collect();
+    let skus: std::collections::BTreeSet<String> =
+        expedido.keys().chain(na_vitrine.keys()).cloned().collect();
     for sku in skus {
         let enviado = expedido.get(&sku).copied().unwrap_or(0);
         let voo = em_voo.get(&sku).copied().unwrap_or(0);
@@ -227,7 +238,9 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
             d.push(Divergencia {
                 sku,
                 tipo: "conservacao_prateleira",
-                detalhe: format!("expedido {enviado} ≠ na prateleira e reservas {vitrine} + em trânsito {voo}"),
+                detalhe: format!(
+                    "expedido {enviado} ≠ na prateleira e reservas {vitrine} + em trânsito {voo}"
+                ),
             });
         }
     }
@@ -243,7 +256,12 @@ pub fn texto(r: &Relatorio) -> String {
     }
     let mut out = format!("audit: {} disagreement(s)\n", r.divergencias.len());
     for d in &r.divergencias {
-        out.push_str(&format!("{:<14} {:<30} {}\n", if d.sku.is_empty() { "-" } else { &d.sku }, d.tipo, d.detalhe));
+        out.push_str(&format!(
+            "{:<14} {:<30} {}\n",
+            if d.sku.is_empty() { "-" } else { &d.sku },
+            d.tipo,
+            d.detalhe
+        ));
     }
     out
 }

@@ -67,7 +67,12 @@ pub struct BenchArgs {
     pub command: BenchCommand,
 
     /// Superuser URL of the cluster where scratch databases are created.
-    #[arg(long, global = true, env = "GIRO_BENCH_PG_URL", default_value = "postgres://postgres:postgres@127.0.0.1:15432/postgres")]
+    #[arg(
+        long,
+        global = true,
+        env = "GIRO_BENCH_PG_URL",
+        default_value = "postgres://postgres:postgres@127.0.0.1:15432/postgres"
+    )]
     pub pg_url: String,
 
     /// Write the JSON result here (it is also printed on stdout).

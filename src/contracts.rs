@@ -133,7 +133,8 @@ pub enum ErroContrato {
     Invalido { tipo: String, violacoes: Vec<String> },
 }
 
-pub const TIPOS: [&str; 4] = ["ReposicaoSolicitada", "ReposicaoEnviada", "ReposicaoNegada", "ProdutoClassificado"];
+pub const TIPOS: [&str; 4] =
+    ["ReposicaoSolicitada", "ReposicaoEnviada", "ReposicaoNegada", "ProdutoClassificado"];
 
 impl EventoIntegracao {
     /// The simple class name: `Evento-Tipo` header and `outbox_event.tipo`.
@@ -193,7 +194,8 @@ impl EventoIntegracao {
             serde_path_to_error::deserialize(d).map_err(|e| {
                 let path = e.path().to_string();
                 let inner = e.into_inner().to_string();
-                let mensagem = if path == "." || path.is_empty() { inner } else { format!("{path}: {inner}") };
+                let mensagem =
+                    if path == "." || path.is_empty() { inner } else { format!("{path}: {inner}") };
                 ErroContrato::Ilegivel { tipo: tipo.to_string(), mensagem }
             })
         }
@@ -312,9 +314,12 @@ mod tests {
             e,
             "ReposicaoSolicitada inválido: qtdFaltante deve ser maior que 0; sku deve corresponder a \"^([0-9]{8}|[0-9]{12,14})$\""
         );
-        let e = EventoIntegracao::ler("ReposicaoEnviada", br#"{"eventId":"0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a"}"#)
-            .unwrap_err()
-            .to_string();
+        let e = EventoIntegracao::ler(
+            "ReposicaoEnviada",
+            br#"{"eventId":"0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a"}"#,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("correlationId"), "the missing field is named: {e}");
         let e = EventoIntegracao::ler(
             "ReposicaoSolicitada",

@@ -53,7 +53,11 @@ fn main() -> ExitCode {
     }
 }
 
-async fn dispatch(command: Command, config: Config, config_file: Option<std::path::PathBuf>) -> anyhow::Result<()> {
+async fn dispatch(
+    command: Command,
+    config: Config,
+    config_file: Option<std::path::PathBuf>,
+) -> anyhow::Result<()> {
     let shutdown = giro::shutdown::on_signal();
     match command {
         Command::Migrate(args) => {
@@ -64,11 +68,18 @@ async fn dispatch(command: Command, config: Config, config_file: Option<std::pat
                     .into_iter()
                     .map(|s| giro::db::pool(&config.servico(s).db, 1, config.db_timeout))
                     .collect::<anyhow::Result<Vec<_>>>()?;
-                let answered = tokio::time::timeout(wait, giro::db::wait_for("migrate", &pools, config.db_timeout, &shutdown)).await;
+                let answered = tokio::time::timeout(
+                    wait,
+                    giro::db::wait_for("migrate", &pools, config.db_timeout, &shutdown),
+                )
+                .await;
                 match answered {
                     Ok(true) => {}
                     Ok(false) => anyhow::bail!("interrupted while waiting for the database"),
-                    Err(_) => anyhow::bail!("the database did not answer within --esperar {}", giro::config::duration::format(wait)),
+                    Err(_) => anyhow::bail!(
+                        "the database did not answer within --esperar {}",
+                        giro::config::duration::format(wait)
+                    ),
                 }
             }
             for s in args.db.servicos() {

@@ -35,7 +35,9 @@ pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationTo
     }
     if let Some(porta) = config.publisher_porta_metricas {
         let addr = std::net::SocketAddr::new(config.endereco, porta);
-        let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
         let bound = listener.local_addr()?;
         tracing::info!(addr = %bound, "publisher metrics listening on http://{bound}");
         let router = crate::http::metrics::publisher_router();

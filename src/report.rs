@@ -75,10 +75,16 @@ mod tests {
     #[test]
     fn the_password_of_a_url_or_connection_string_is_masked_and_the_rest_kept() {
         for (given, shown) in [
-            ("postgres://mercado:s3cr3t@127.0.0.1:15432/mercado", "postgres://mercado:***@127.0.0.1:15432/mercado"),
+            (
+                "postgres://mercado:s3cr3t@127.0.0.1:15432/mercado",
+                "postgres://mercado:***@127.0.0.1:15432/mercado",
+            ),
             ("postgres://mercado@db/mercado", "postgres://mercado@db/mercado"),
             ("postgres://u:p%40ss@db/x?sslmode=disable", "postgres://u:***@db/x?sslmode=disable"),
-            ("jdbc:postgresql://db:5432/vitrine?user=app&password=s3cr3t&ssl=true", "jdbc:postgresql://db:5432/vitrine?user=app&password=***&ssl=true"),
+            (
+                "jdbc:postgresql://db:5432/vitrine?user=app&password=s3cr3t&ssl=true",
+                "jdbc:postgresql://db:5432/vitrine?user=app&password=***&ssl=true",
+            ),
             ("host=db user=app password=s3cr3t dbname=x", "host=db user=app password=*** dbname=x"),
             ("host=db password='a b c' dbname=x", "host=db password=*** dbname=x"),
             ("http://localhost:18081", "http://localhost:18081"),

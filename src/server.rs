@@ -79,7 +79,8 @@ pub async fn run(
     let db = Db::new(pool, config.outbox.notify);
 
     let addr = SocketAddr::new(config.endereco, own.porta);
-    let listener = TcpListener::bind(addr).await.map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+    let listener =
+        TcpListener::bind(addr).await.map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
     let bound = listener.local_addr()?;
 
     let ctx = Contexto {
@@ -95,11 +96,17 @@ pub async fn run(
     crate::http::metrics::install();
     if ctx.config.outbox.publicador_embutido {
         // Woken in-process by this service's commits; no LISTEN needed.
-        let p = Publisher::for_service(&ctx.config, servico, ctx.db.pool.clone(), ctx.db.signal.clone(), false)?;
+        let p =
+            Publisher::for_service(&ctx.config, servico, ctx.db.pool.clone(), ctx.db.signal.clone(), false)?;
         ctx.tasks.spawn(p.run(shutdown.clone()));
     }
     // systemd readiness: READY=1 once the database answers (the listener is bound), STOPPING=1 at shutdown.
-    ctx.tasks.spawn(crate::systemd::lifecycle(servico.nome(), vec![ctx.db.pool.clone()], ctx.config.db_timeout, shutdown.clone()));
+    ctx.tasks.spawn(crate::systemd::lifecycle(
+        servico.nome(),
+        vec![ctx.db.pool.clone()],
+        ctx.config.db_timeout,
+        shutdown.clone(),
+    ));
 
     tracing::info!(service = %servico, addr = %bound, db = ?ctx.config.servico(servico).db, "giro {servico} listening on http://{bound}");
     let served = http::serve(listener, router, shutdown.clone(), ctx.config.prazo_desligamento).await;

@@ -95,7 +95,8 @@ mod tests {
     fn a_name_starting_with_at_is_in_the_abstract_namespace() -> io::Result<()> {
         use std::os::linux::net::SocketAddrExt;
         let name = format!("giro-notify-{}", uuid::Uuid::new_v4());
-        let sock = UnixDatagram::bind_addr(&std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes())?)?;
+        let sock =
+            UnixDatagram::bind_addr(&std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes())?)?;
         sock.set_read_timeout(Some(Duration::from_secs(2)))?;
         notify_to(&format!("@{name}"), "STOPPING=1")?;
         assert_eq!(receive(&sock), "STOPPING=1");

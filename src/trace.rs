@@ -86,7 +86,11 @@ pub fn for_event() -> Traceparent {
 /// Runs `fut` under `tp` (a received event's context).
 pub async fn scope<F: std::future::Future>(tp: Option<Traceparent>, fut: F) -> F::Output {
     match tp {
-        Some(tp) => CURRENT.scope(tp, fut.instrument(tracing::info_span!("evento", trace_id = %tp.trace_id_hex()))).await,
+        Some(tp) => {
+            CURRENT
+                .scope(tp, fut.instrument(tracing::info_span!("evento", trace_id = %tp.trace_id_hex())))
+                .await
+        }
         None => fut.await,
     }
 }
@@ -113,7 +117,13 @@ mod tests {
         let tp = Traceparent::parse(s).unwrap_or_else(Traceparent::root);
         assert_eq!(tp.to_string(), s);
         assert_eq!(tp.child().trace_id, tp.trace_id);
-        for bad in ["", "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "00-00000000000000000000000000000000-00f067aa0ba902b7-01", "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", "00-4bf9-00f067aa0ba902b7-01"] {
+        for bad in [
+            "",
+            "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+            "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+            "00-4bf9-00f067aa0ba902b7-01",
+        ] {
             assert!(Traceparent::parse(bad).is_none(), "{bad}");
         }
     }

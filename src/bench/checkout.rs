@@ -44,7 +44,12 @@ pub struct Servidor {
 pub async fn iniciar(role: &str, env: &BTreeMap<&str, String>) -> anyhow::Result<Servidor> {
     let started = Instant::now();
     let mut c = Command::new(std::env::current_exe()?);
-    c.args([role, "serve", "--sem-publicador"]).env_clear().stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).kill_on_drop(true);
+    c.args([role, "serve", "--sem-publicador"])
+        .env_clear()
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
     if let Ok(p) = std::env::var("PATH") {
         c.env("PATH", p);
     }
@@ -56,9 +61,15 @@ pub async fn iniciar(role: &str, env: &BTreeMap<&str, String>) -> anyhow::Result
     let stderr = child.stderr.take().context("stderr")?;
     let mut lines = BufReader::new(stderr).lines();
     let addr = loop {
-        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await??.context("the service exited before listening")?;
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await??
+            .context("the service exited before listening")?;
         if let Some(i) = line.find("listening on http://") {
-            break line[i + "listening on http://".len()..].split_whitespace().next().unwrap_or("").to_string();
+            break line[i + "listening on http://".len()..]
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .to_string();
         }
     };
     // Keep draining its log so the pipe never fills.
@@ -80,7 +91,12 @@ pub async fn iniciar(role: &str, env: &BTreeMap<&str, String>) -> anyhow::Result
 pub fn rss_kb(pid: u32) -> (u64, u64) {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     let field = |name: &str| {
-        status.lines().find(|l| l.starts_with(name)).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok()).unwrap_or(0)
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
     };
     (field("VmRSS:"), field("VmHWM:"))
 }
@@ -94,7 +110,11 @@ pub async fn run(args: CheckoutArgs) -> anyhow::Result<serde_json::Value> {
     r
 }
 
-async fn medir(args: &CheckoutArgs, mercado: &Scratch, estoque: &Scratch) -> anyhow::Result<serde_json::Value> {
+async fn medir(
+    args: &CheckoutArgs,
+    mercado: &Scratch,
+    estoque: &Scratch,
+) -> anyhow::Result<serde_json::Value> {
     let (c, conn) = mercado.db.pg.connect(NoTls).await?;
     tokio::spawn(async move {
         let _ = conn.await;
@@ -105,7 +125,10 @@ async fn medir(args: &CheckoutArgs, mercado: &Scratch, estoque: &Scratch) -> any
         &[&PRODUTOS],
     )
     .await?;
-    let pgss = c.batch_execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()").await.is_ok();
+    let pgss = c
+        .batch_execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()")
+        .await
+        .is_ok();
 
     let mut env: BTreeMap<&str, String> = BTreeMap::new();
     env.insert("MERCADO_DB_URL", mercado.url());
@@ -186,13 +209,24 @@ async fn medir(args: &CheckoutArgs, mercado: &Scratch, estoque: &Scratch) -> any
         ms(percentile(&lat, 50.0)),
         ms(percentile(&lat, 99.0))
     );
-    servicos.insert("mercado".into(), json!({"prontoMs": ms(merc.pronto_em), "rssOciosoKb": rss_idle, "rssPicoKb": rss_pico}));
+    servicos.insert(
+        "mercado".into(),
+        json!({"prontoMs": ms(merc.pronto_em), "rssOciosoKb": rss_idle, "rssPicoKb": rss_pico}),
+    );
     drop(merc);
 
-    let referencia = if pgss { pgbench(&c, mercado, args).await } else { Err(anyhow::anyhow!("pg_stat_statements is not loaded in this cluster (shared_preload_libraries)")) };
+    let referencia = if pgss {
+        pgbench(&c, mercado, args).await
+    } else {
+        Err(anyhow::anyhow!("pg_stat_statements is not loaded in this cluster (shared_preload_libraries)"))
+    };
     let referencia = match referencia {
         Ok((tps, script)) => {
-            eprintln!("  pgbench, same transaction, {} clients: {tps:.0} tps → Girô at {:.0} % of it", args.clientes, 100.0 * taxa / tps);
+            eprintln!(
+                "  pgbench, same transaction, {} clients: {tps:.0} tps → Girô at {:.0} % of it",
+                args.clientes,
+                100.0 * taxa / tps
+            );
             json!({"pgbenchTps": tps.round(), "razao": (taxa / tps * 1000.0).round() / 1000.0, "script": script})
         }
         Err(e) => {
@@ -209,7 +243,11 @@ async fn medir(args: &CheckoutArgs, mercado: &Scratch, estoque: &Scratch) -> any
 
 /// The checkout's statements as PostgreSQL recorded them, in the order Girô issues them, each
 /// with its parameters bound to pgbench variables.
-async fn pgbench(c: &tokio_postgres::Client, mercado: &Scratch, args: &CheckoutArgs) -> anyhow::Result<(f64, String)> {
+async fn pgbench(
+    c: &tokio_postgres::Client,
+    mercado: &Scratch,
+    args: &CheckoutArgs,
+) -> anyhow::Result<(f64, String)> {
     let rows = c
         .query(
             "SELECT query FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid \
@@ -229,7 +267,11 @@ async fn pgbench(c: &tokio_postgres::Client, mercado: &Scratch, args: &CheckoutA
     // SQL that pg_stat_statements normalised into further `$n` (e.g. `versao + 1`, 'ATIVA').
     let bind = |q: String, params: &[&str]| -> anyhow::Result<String> {
         let n = (1..=20).filter(|i| q.contains(&format!("${i}"))).count();
-        anyhow::ensure!(n == params.len(), "statement {q:?} has {n} placeholders, {} values given", params.len());
+        anyhow::ensure!(
+            n == params.len(),
+            "statement {q:?} has {n} placeholders, {} values given",
+            params.len()
+        );
         let mut q = q;
         for (i, p) in params.iter().enumerate().rev() {
             q = q.replace(&format!("${}", i + 1), p);
@@ -246,10 +288,25 @@ async fn pgbench(c: &tokio_postgres::Client, mercado: &Scratch, args: &CheckoutA
         "\\set rid random(1, 9000000000000000000)".to_string(),
         "BEGIN;".to_string(),
         format!("{} \\gset", bind(achar("SELECT", "FOR UPDATE")?, &[sku])?),
-        format!("{};", bind(achar("UPDATE produto_vitrine SET estoque_prateleira", "")?, &[sku, ":estoque_prateleira::int - 1", "'DISPONIVEL'", "1"])?),
-        format!("{};", bind(achar("INSERT INTO pedido", "")?, &[pid, "9.99", "now()", "'AGUARDANDO_PAGAMENTO'"])?),
+        format!(
+            "{};",
+            bind(
+                achar("UPDATE produto_vitrine SET estoque_prateleira", "")?,
+                &[sku, ":estoque_prateleira::int - 1", "'DISPONIVEL'", "1"]
+            )?
+        ),
+        format!(
+            "{};",
+            bind(achar("INSERT INTO pedido", "")?, &[pid, "9.99", "now()", "'AGUARDANDO_PAGAMENTO'"])?
+        ),
         format!("{};", bind(achar("INSERT INTO item_pedido", "")?, &[pid, sku, "1", "9.99"])?),
-        format!("{};", bind(achar("INSERT INTO reserva", "")?, &[rid, sku, "1", pid, "now() + interval '15 minutes'", "'ATIVA'"])?),
+        format!(
+            "{};",
+            bind(
+                achar("INSERT INTO reserva", "")?,
+                &[rid, sku, "1", pid, "now() + interval '15 minutes'", "'ATIVA'"]
+            )?
+        ),
         "COMMIT;".to_string(),
     ]
     .join("\n");
@@ -261,7 +318,12 @@ async fn pgbench(c: &tokio_postgres::Client, mercado: &Scratch, args: &CheckoutA
 }
 
 /// Runs pgbench (`-M prepared`) with `file` against `db`; returns its tps.
-pub async fn pgbench_file(db: &crate::config::DbConfig, file: &std::path::Path, clientes: usize, segundos: u64) -> anyhow::Result<f64> {
+pub async fn pgbench_file(
+    db: &crate::config::DbConfig,
+    file: &std::path::Path,
+    clientes: usize,
+    segundos: u64,
+) -> anyhow::Result<f64> {
     let pg = &db.pg;
     let host = match pg.get_hosts().first() {
         Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
@@ -271,9 +333,19 @@ pub async fn pgbench_file(db: &crate::config::DbConfig, file: &std::path::Path, 
         .args(["-n", "-M", "prepared", "-f"])
         .arg(file)
         .args(["-c", &clientes.to_string(), "-j", "2", "-T", &segundos.to_string()])
-        .args(["-h", &host, "-p", &pg.get_ports().first().copied().unwrap_or(5432).to_string(), "-U", pg.get_user().unwrap_or("postgres")])
+        .args([
+            "-h",
+            &host,
+            "-p",
+            &pg.get_ports().first().copied().unwrap_or(5432).to_string(),
+            "-U",
+            pg.get_user().unwrap_or("postgres"),
+        ])
         .arg(pg.get_dbname().unwrap_or_default())
-        .env("PGPASSWORD", pg.get_password().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default())
+        .env(
+            "PGPASSWORD",
+            pg.get_password().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default(),
+        )
         .output()
         .await
         .context("running pgbench")?;

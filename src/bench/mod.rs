@@ -15,25 +15,59 @@ pub fn tabela(r: &serde_json::Value) -> String {
     if let Some(runs) = r["relay"].as_array() {
         for x in runs {
             row(
-                format!("relay {} ×{} publisher(s){}", x["transporte"].as_str().unwrap_or(""), x["publicadores"], if x["linhasAntigas"].as_u64().unwrap_or(0) > 0 { format!(", {} old rows", x["linhasAntigas"]) } else { String::new() }),
+                format!(
+                    "relay {} ×{} publisher(s){}",
+                    x["transporte"].as_str().unwrap_or(""),
+                    x["publicadores"],
+                    if x["linhasAntigas"].as_u64().unwrap_or(0) > 0 {
+                        format!(", {} old rows", x["linhasAntigas"])
+                    } else {
+                        String::new()
+                    }
+                ),
                 format!("{} events/s", x["eventosPorSegundo"]),
             );
         }
         let l = &r["latencia"];
-        row(format!("commit → applied at {}/s", l["taxa"]), format!("p50 {} ms, p99 {} ms, max {} ms", l["p50Ms"], l["p99Ms"], l["maxMs"]));
+        row(
+            format!("commit → applied at {}/s", l["taxa"]),
+            format!("p50 {} ms, p99 {} ms, max {} ms", l["p50Ms"], l["p99Ms"], l["maxMs"]),
+        );
         let n = &r["notify"];
-        row("writers' commits/s, notify off / on".into(), format!("{} / {}", n["semNotifyCommitsPorSegundo"], n["comNotifyCommitsPorSegundo"]));
+        row(
+            "writers' commits/s, notify off / on".into(),
+            format!("{} / {}", n["semNotifyCommitsPorSegundo"], n["comNotifyCommitsPorSegundo"]),
+        );
         if let Some(lim) = r["limiteBanco"]["eventosPorSegundo"].as_f64() {
-            let best = runs.iter().filter(|x| x["transporte"] == "lote" && x["linhasAntigas"] == 0).filter_map(|x| x["eventosPorSegundo"].as_f64()).fold(0.0, f64::max);
-            row("DB-only relay limit (pgbench)".into(), format!("{lim} events/s; Girô at {:.0} %", 100.0 * best / lim));
+            let best = runs
+                .iter()
+                .filter(|x| x["transporte"] == "lote" && x["linhasAntigas"] == 0)
+                .filter_map(|x| x["eventosPorSegundo"].as_f64())
+                .fold(0.0, f64::max);
+            row(
+                "DB-only relay limit (pgbench)".into(),
+                format!("{lim} events/s; Girô at {:.0} %", 100.0 * best / lim),
+            );
         }
     }
     if r["checkout"].is_object() {
         let c = &r["checkout"];
-        row(format!("checkout over HTTP, {} shoppers", c["clientes"]), format!("{} orders/s, p50 {} ms, p99 {} ms", c["pedidosPorSegundo"], c["p50Ms"], c["p99Ms"]));
+        row(
+            format!("checkout over HTTP, {} shoppers", c["clientes"]),
+            format!("{} orders/s, p50 {} ms, p99 {} ms", c["pedidosPorSegundo"], c["p50Ms"], c["p99Ms"]),
+        );
         match c["referencia"]["pgbenchTps"].as_f64() {
-            Some(tps) => row("pgbench, same transaction".into(), format!("{tps} tps; Girô at {:.0} %", 100.0 * c["referencia"]["razao"].as_f64().unwrap_or(0.0))),
-            None => row("pgbench, same transaction".into(), format!("skipped: {}", c["referencia"]["erro"].as_str().unwrap_or(""))),
+            Some(tps) => row(
+                "pgbench, same transaction".into(),
+                format!(
+                    "{tps} tps; Girô at {:.0} %",
+                    100.0 * c["referencia"]["razao"].as_f64().unwrap_or(0.0)
+                ),
+            ),
+            None => row(
+                "pgbench, same transaction".into(),
+                format!("skipped: {}", c["referencia"]["erro"].as_str().unwrap_or("")),
+            ),
         }
         for s in ["mercado", "estoque"] {
             let x = &r["servicos"][s];

@@ -102,7 +102,11 @@ pub async fn run(args: RelayArgs) -> anyhow::Result<serde_json::Value> {
     result
 }
 
-async fn scenarios(args: &RelayArgs, mercado_s: &Scratch, estoque_s: &Scratch) -> anyhow::Result<serde_json::Value> {
+async fn scenarios(
+    args: &RelayArgs,
+    mercado_s: &Scratch,
+    estoque_s: &Scratch,
+) -> anyhow::Result<serde_json::Value> {
     let shutdown = CancellationToken::new();
     let base = bench_config(mercado_s, estoque_s, &[])?;
     let estoque_url = start_estoque(&base, &shutdown).await?;
@@ -112,13 +116,29 @@ async fn scenarios(args: &RelayArgs, mercado_s: &Scratch, estoque_s: &Scratch) -
 
     for transporte in &args.transportes {
         for &n in &args.publicadores {
-            throughput.push(vazao(args, mercado_s, estoque_s, &mercado, &estoque, &estoque_url, &base, transporte, n, 0).await?);
+            throughput.push(
+                vazao(args, mercado_s, estoque_s, &mercado, &estoque, &estoque_url, &base, transporte, n, 0)
+                    .await?,
+            );
         }
     }
     if args.linhas_antigas > 0 {
         let n = args.publicadores.iter().copied().max().unwrap_or(1);
-        let vazio = vazao(args, mercado_s, estoque_s, &mercado, &estoque, &estoque_url, &base, "lote", n, 0).await?;
-        let velho = vazao(args, mercado_s, estoque_s, &mercado, &estoque, &estoque_url, &base, "lote", n, args.linhas_antigas).await?;
+        let vazio =
+            vazao(args, mercado_s, estoque_s, &mercado, &estoque, &estoque_url, &base, "lote", n, 0).await?;
+        let velho = vazao(
+            args,
+            mercado_s,
+            estoque_s,
+            &mercado,
+            &estoque,
+            &estoque_url,
+            &base,
+            "lote",
+            n,
+            args.linhas_antigas,
+        )
+        .await?;
         throughput.push(vazio);
         throughput.push(velho);
     }
@@ -134,7 +154,8 @@ async fn scenarios(args: &RelayArgs, mercado_s: &Scratch, estoque_s: &Scratch) -
         ],
     )?;
     let stop = CancellationToken::new();
-    let p = Publisher::for_service(&cfg, Servico::Mercado, mercado.pool.clone(), mercado.signal.clone(), false)?;
+    let p =
+        Publisher::for_service(&cfg, Servico::Mercado, mercado.pool.clone(), mercado.signal.clone(), false)?;
     let task = tokio::spawn(p.run(stop.clone()));
     let total = (args.taxa as f64 * args.duracao.as_secs_f64()) as usize;
     let mut tick = tokio::time::interval(Duration::from_secs_f64(1.0 / f64::from(args.taxa.max(1))));
@@ -165,10 +186,18 @@ async fn scenarios(args: &RelayArgs, mercado_s: &Scratch, estoque_s: &Scratch) -
         .await?
         .query("SELECT (extract(epoch FROM enviado_em - criado_em) * 1000000)::bigint FROM outbox_event WHERE status = 'SENT'", &[])
         .await?;
-    let mut lat: Vec<Duration> = rows.iter().map(|r| Duration::from_micros(r.get::<_, i64>(0).max(0) as u64)).collect();
+    let mut lat: Vec<Duration> =
+        rows.iter().map(|r| Duration::from_micros(r.get::<_, i64>(0).max(0) as u64)).collect();
     lat.sort();
-    let (p50, p99, max) = (percentile(&lat, 50.0), percentile(&lat, 99.0), lat.last().copied().unwrap_or_default());
-    eprintln!("\r  latency at {}/s over {total} events: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms", args.taxa, ms(p50), ms(p99), ms(max));
+    let (p50, p99, max) =
+        (percentile(&lat, 50.0), percentile(&lat, 99.0), lat.last().copied().unwrap_or_default());
+    eprintln!(
+        "\r  latency at {}/s over {total} events: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        args.taxa,
+        ms(p50),
+        ms(p99),
+        ms(max)
+    );
     let notify = notify_cost(&base, args.taxa.max(1) as usize * 10).await?;
     let limite = match referencia_db(args, mercado_s, estoque_s, &mercado, &estoque).await {
         Ok(v) => v,
@@ -179,9 +208,16 @@ async fn scenarios(args: &RelayArgs, mercado_s: &Scratch, estoque_s: &Scratch) -
     };
     if let (Some(lim), Some(girô)) = (
         limite["eventosPorSegundo"].as_f64(),
-        throughput.iter().filter(|r| r["transporte"] == "lote" && r["linhasAntigas"] == 0).filter_map(|r| r["eventosPorSegundo"].as_f64()).reduce(f64::max),
+        throughput
+            .iter()
+            .filter(|r| r["transporte"] == "lote" && r["linhasAntigas"] == 0)
+            .filter_map(|r| r["eventosPorSegundo"].as_f64())
+            .reduce(f64::max),
     ) {
-        eprintln!("  relay (batch, best) {girô:.0} events/s = {:.0} % of the DB-only limit {lim:.0}", 100.0 * girô / lim);
+        eprintln!(
+            "  relay (batch, best) {girô:.0} events/s = {:.0} % of the DB-only limit {lim:.0}",
+            100.0 * girô / lim
+        );
     }
     shutdown.cancel();
     Ok(json!({
@@ -224,7 +260,10 @@ async fn notify_cost(config: &Config, per_writer: usize) -> anyhow::Result<serde
         }
         let rate = (4 * per_writer) as f64 / started.elapsed().as_secs_f64();
         eprintln!("  writers with notify={notify}: {rate:.0} commits/s");
-        out.insert(if notify { "comNotifyCommitsPorSegundo".into() } else { "semNotifyCommitsPorSegundo".into() }, json!(rate.round()));
+        out.insert(
+            if notify { "comNotifyCommitsPorSegundo".into() } else { "semNotifyCommitsPorSegundo".into() },
+            json!(rate.round()),
+        );
     }
     Ok(serde_json::Value::Object(out))
 }
@@ -283,12 +322,22 @@ async fn vazao(
     let started = Instant::now();
     let mut tasks = Vec::new();
     for _ in 0..n {
-        let p = Publisher::for_service(&cfg, Servico::Mercado, mercado.pool.clone(), Arc::new(OutboxSignal::default()), false)?;
+        let p = Publisher::for_service(
+            &cfg,
+            Servico::Mercado,
+            mercado.pool.clone(),
+            Arc::new(OutboxSignal::default()),
+            false,
+        )?;
         tasks.push(tokio::spawn(p.run(stop.clone())));
     }
     loop {
         let pending = count_pending(mercado).await?;
-        eprint!("\r  relay {transporte:<6} {n} publisher(s), {antigas} old rows: {}/{} sent", args.eventos as i64 - pending, args.eventos);
+        eprint!(
+            "\r  relay {transporte:<6} {n} publisher(s), {antigas} old rows: {}/{} sent",
+            args.eventos as i64 - pending,
+            args.eventos
+        );
         if pending == 0 {
             break;
         }
@@ -301,7 +350,9 @@ async fn vazao(
     }
     let rate = args.eventos as f64 / elapsed.as_secs_f64();
     eprintln!("  → {rate:.0} events/s in {:.2}s", elapsed.as_secs_f64());
-    Ok(json!({"transporte": transporte, "publicadores": n, "eventos": args.eventos, "linhasAntigas": antigas, "segundos": elapsed.as_secs_f64(), "eventosPorSegundo": rate.round()}))
+    Ok(
+        json!({"transporte": transporte, "publicadores": n, "eventos": args.eventos, "linhasAntigas": antigas, "segundos": elapsed.as_secs_f64(), "eventosPorSegundo": rate.round()}),
+    )
 }
 
 /// The database-only limit of the relay: pgbench replaying, on the same cluster and at the same
@@ -314,7 +365,13 @@ async fn vazao(
 /// Deviations, both in the database's favour: the settle's id list is read server-side by the
 /// lease (the claim's rows cannot be returned into a pgbench variable), and the ids and payloads
 /// are generated by SQL.
-async fn referencia_db(args: &RelayArgs, mercado_s: &Scratch, estoque_s: &Scratch, mercado: &Db, estoque: &Db) -> anyhow::Result<serde_json::Value> {
+async fn referencia_db(
+    args: &RelayArgs,
+    mercado_s: &Scratch,
+    estoque_s: &Scratch,
+    mercado: &Db,
+    estoque: &Db,
+) -> anyhow::Result<serde_json::Value> {
     let lote = args.lote.max(1);
     let chunk = lote.div_ceil(8).max(1);
     let segundos = args.duracao.as_secs().clamp(1, 5);
@@ -361,11 +418,20 @@ async fn referencia_db(args: &RelayArgs, mercado_s: &Scratch, estoque_s: &Scratc
     .join("\n");
     let mut estoque_linhas = vec![
         "BEGIN;".to_string(),
-        format!("{};", bind(crate::inbox::REGISTRAR_NOVOS, &[&format!("ARRAY(SELECT gen_random_uuid() FROM generate_series(1, {chunk}))"), "now()"])),
+        format!(
+            "{};",
+            bind(
+                crate::inbox::REGISTRAR_NOVOS,
+                &[&format!("ARRAY(SELECT gen_random_uuid() FROM generate_series(1, {chunk}))"), "now()"]
+            )
+        ),
     ];
     for i in 0..chunk {
         estoque_linhas.push(format!("\\set s{i} random(7890000000001, 7899999999999)"));
-        estoque_linhas.push(format!("{};", bind(&crate::estoque::produto::sql_bloquear(), &[&format!(":s{i}::bigint::text")])));
+        estoque_linhas.push(format!(
+            "{};",
+            bind(&crate::estoque::produto::sql_bloquear(), &[&format!(":s{i}::bigint::text")])
+        ));
         estoque_linhas.push(format!(
             "{};",
             bind(
@@ -384,7 +450,10 @@ async fn referencia_db(args: &RelayArgs, mercado_s: &Scratch, estoque_s: &Scratc
     let script_estoque = estoque_linhas.join("\n");
 
     let dir = std::env::temp_dir();
-    let (fm, fe) = (dir.join(format!("giro-relay-m-{}.sql", std::process::id())), dir.join(format!("giro-relay-e-{}.sql", std::process::id())));
+    let (fm, fe) = (
+        dir.join(format!("giro-relay-m-{}.sql", std::process::id())),
+        dir.join(format!("giro-relay-e-{}.sql", std::process::id())),
+    );
     std::fs::write(&fm, format!("{script_mercado}\n"))?;
     std::fs::write(&fe, format!("{script_estoque}\n"))?;
     eprint!("\r  DB-only reference: pgbench claim+settle (2 clients) and inbox+effect (8 clients) for {segundos}s…");
@@ -396,6 +465,8 @@ async fn referencia_db(args: &RelayArgs, mercado_s: &Scratch, estoque_s: &Scratc
     let (tm, te) = (rm?, re?);
     let limite = (tm * lote as f64).min(te * chunk as f64);
     eprintln!("\r  DB-only reference: claim+settle {:.0} events/s, inbox+effect {:.0} events/s → limit {limite:.0} events/s", tm * lote as f64, te * chunk as f64);
-    Ok(json!({"claimSettleEventosPorSegundo": (tm * lote as f64).round(), "inboxEfeitoEventosPorSegundo": (te * chunk as f64).round(),
-              "eventosPorSegundo": limite.round(), "lote": lote, "chunk": chunk}))
+    Ok(
+        json!({"claimSettleEventosPorSegundo": (tm * lote as f64).round(), "inboxEfeitoEventosPorSegundo": (te * chunk as f64).round(),
+              "eventosPorSegundo": limite.round(), "lote": lote, "chunk": chunk}),
+    )
 }

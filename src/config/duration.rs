@@ -7,9 +7,8 @@ pub fn parse(text: &str) -> Result<Duration, String> {
     let t = text.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (digits, unit) = t.split_at(split);
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("invalid duration {text:?}: expected e.g. 500ms, 2s, 5m, 7d"))?;
+    let n: u64 =
+        digits.parse().map_err(|_| format!("invalid duration {text:?}: expected e.g. 500ms, 2s, 5m, 7d"))?;
     let ms = match unit {
         "ms" => Some(n),
         "s" => n.checked_mul(1_000),

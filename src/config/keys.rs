@@ -122,13 +122,22 @@ mod tests {
                 key.name,
                 key.env
             );
-            assert!(rest.trim_start_matches([':', ' ']).len() >= 8, "`{}` needs a one-line description: {comment:?}", key.name);
+            assert!(
+                rest.trim_start_matches([':', ' ']).len() >= 8,
+                "`{}` needs a one-line description: {comment:?}",
+                key.name
+            );
             if key.secret {
-                assert!(comment.contains("(secret"), "`{}` is a secret and its line must say so: {comment:?}", key.name);
+                assert!(
+                    comment.contains("(secret"),
+                    "`{}` is a secret and its line must say so: {comment:?}",
+                    key.name
+                );
             }
         }
         for (name, comment) in &lines {
-            let key = by_name(name).unwrap_or_else(|| panic!("config/giro.toml documents `{name}`, which is not in KEYS"));
+            let key = by_name(name)
+                .unwrap_or_else(|| panic!("config/giro.toml documents `{name}`, which is not in KEYS"));
             assert!(comment.starts_with(key.env), "`{name}`: {comment:?}");
         }
     }

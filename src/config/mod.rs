@@ -379,8 +379,7 @@ impl Reader<'_> {
         let key = format!("{service}.db-url");
         let (v, o) = self.raw(&key)?;
         let url = v.trim().strip_prefix("jdbc:").unwrap_or(v.trim());
-        let mut pg: tokio_postgres::Config =
-            url.parse().map_err(|e| Self::invalid(&key, "<url>", o, e))?;
+        let mut pg: tokio_postgres::Config = url.parse().map_err(|e| Self::invalid(&key, "<url>", o, e))?;
         if pg.get_user().is_none() {
             if let Some(user) = self.opt_string(&format!("{service}.db-usuario")) {
                 pg.user(user);

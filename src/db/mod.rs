@@ -49,7 +49,9 @@ pub async fn ping(pool: &Pool, timeout: Duration) -> anyhow::Result<()> {
         client.simple_query("SELECT 1").await?;
         anyhow::Ok(())
     };
-    tokio::time::timeout(timeout, check).await.map_err(|_| anyhow::anyhow!("database did not answer within {timeout:?}"))?
+    tokio::time::timeout(timeout, check)
+        .await
+        .map_err(|_| anyhow::anyhow!("database did not answer within {timeout:?}"))?
 }
 
 /// First pause between database checks while waiting; doubles up to [`WAIT_MAX`].

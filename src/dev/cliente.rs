@@ -16,7 +16,12 @@ pub struct Operador {
 
 impl Operador {
     /// Logs in on the service at `base` whose CSRF cookie is `csrf_cookie` (`XSRF-ESTOQUE`, …).
-    pub async fn login(base: &str, csrf_cookie: &str, usuario: &str, senha: &str) -> anyhow::Result<Operador> {
+    pub async fn login(
+        base: &str,
+        csrf_cookie: &str,
+        usuario: &str,
+        senha: &str,
+    ) -> anyhow::Result<Operador> {
         let http = reqwest::Client::builder().http1_only().timeout(Duration::from_secs(10)).build()?;
         let csrf = uuid::Uuid::new_v4().simple().to_string();
         let res = http

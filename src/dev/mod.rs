@@ -115,7 +115,8 @@ async fn build_web(root: &Path) {
     if !web.join("package.json").is_file() || std::env::var_os("GIRO_DEV_SEM_WEB").is_some() {
         return;
     }
-    let fontes = ["vitrine", "painel", "shared"].iter().filter_map(|d| newest(&web.join(d).join("src"))).max();
+    let fontes =
+        ["vitrine", "painel", "shared"].iter().filter_map(|d| newest(&web.join(d).join("src"))).max();
     let builds = ["vitrine", "painel"]
         .iter()
         .map(|d| std::fs::metadata(web.join(d).join("dist/index.html")).and_then(|m| m.modified()).ok())
@@ -126,7 +127,15 @@ async fn build_web(root: &Path) {
     }
     let npm = |args: &'static [&'static str]| {
         let web = web.clone();
-        async move { Command::new("npm").args(args).current_dir(&web).stdin(Stdio::null()).stdout(Stdio::null()).status().await }
+        async move {
+            Command::new("npm")
+                .args(args)
+                .current_dir(&web)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .status()
+                .await
+        }
     };
     if !web.join("node_modules").is_dir() {
         eprintln!("giro dev: installing the web fronts' packages (npm ci)…");
@@ -148,8 +157,17 @@ async fn build_web(root: &Path) {
 pub async fn run(config_file: Option<PathBuf>, shutdown: CancellationToken) -> anyhow::Result<()> {
     let root = checkout();
     let pg = root.join("scripts/pg");
-    let out = Command::new(&pg).arg("start").stdin(Stdio::null()).output().await.with_context(|| format!("running {}", pg.display()))?;
-    anyhow::ensure!(out.status.success(), "scripts/pg start failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(&pg)
+        .arg("start")
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .with_context(|| format!("running {}", pg.display()))?;
+    anyhow::ensure!(
+        out.status.success(),
+        "scripts/pg start failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     eprintln!("giro dev: PostgreSQL running ({})", String::from_utf8_lossy(&out.stdout).trim());
 
     let cwd = std::env::current_dir()?;
@@ -167,7 +185,13 @@ pub async fn run(config_file: Option<PathBuf>, shutdown: CancellationToken) -> a
     let mut ps = Vec::new();
     let venv_python = root.join("tag-worker/.venv/bin/python");
     if venv_python.is_file() {
-        let port = config.tags.worker_url.rsplit(':').next().and_then(|p| p.trim_end_matches('/').parse::<u16>().ok()).unwrap_or(18000);
+        let port = config
+            .tags
+            .worker_url
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.trim_end_matches('/').parse::<u16>().ok())
+            .unwrap_or(18000);
         let child = Command::new(&venv_python)
             .args(["-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", &port.to_string()])
             .current_dir(root.join("tag-worker"))
@@ -181,7 +205,9 @@ pub async fn run(config_file: Option<PathBuf>, shutdown: CancellationToken) -> a
     }
     build_web(&root).await;
     let mut web_env = Vec::new();
-    for (var, dir) in [("GIRO_WEB_DIR_VITRINE", "web/vitrine/dist"), ("GIRO_WEB_DIR_PAINEL", "web/painel/dist")] {
+    for (var, dir) in
+        [("GIRO_WEB_DIR_VITRINE", "web/vitrine/dist"), ("GIRO_WEB_DIR_PAINEL", "web/painel/dist")]
+    {
         if root.join(dir).join("index.html").is_file() && std::env::var_os(var).is_none() {
             web_env.push((var, root.join(dir)));
         }
@@ -198,7 +224,8 @@ pub async fn run(config_file: Option<PathBuf>, shutdown: CancellationToken) -> a
 
     let estoque_url = format!("http://127.0.0.1:{}", config.estoque.porta);
     let mercado_url = format!("http://127.0.0.1:{}", config.mercado.porta);
-    let tag_worker = ps.iter().any(|p| p.nome == "tag-worker").then(|| format!("{}/saude", config.tags.worker_url));
+    let tag_worker =
+        ps.iter().any(|p| p.nome == "tag-worker").then(|| format!("{}/saude", config.tags.worker_url));
     let ready = async {
         if let Some(url) = &tag_worker {
             // Classification at intake needs the worker up; without it the demo loads unclassified.
@@ -208,8 +235,20 @@ pub async fn run(config_file: Option<PathBuf>, shutdown: CancellationToken) -> a
         }
         wait_ready(&format!("{estoque_url}/readyz"), "estoque", &mut ps).await?;
         wait_ready(&format!("{mercado_url}/readyz"), "mercado", &mut ps).await?;
-        let e = cliente::Operador::login(&estoque_url, "XSRF-ESTOQUE", &operador.usuario, operador.senha.expose()).await?;
-        let m = cliente::Operador::login(&mercado_url, "XSRF-MERCADO", &operador.usuario, operador.senha.expose()).await?;
+        let e = cliente::Operador::login(
+            &estoque_url,
+            "XSRF-ESTOQUE",
+            &operador.usuario,
+            operador.senha.expose(),
+        )
+        .await?;
+        let m = cliente::Operador::login(
+            &mercado_url,
+            "XSRF-MERCADO",
+            &operador.usuario,
+            operador.senha.expose(),
+        )
+        .await?;
         demo::carregar(&e, &m).await
     };
     let carga = tokio::select! {

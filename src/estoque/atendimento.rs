@@ -15,7 +15,9 @@ use uuid::Uuid;
 
 use super::produto;
 use super::{demanda, expedicao, ErroEstoque};
-use crate::contracts::{EventoIntegracao, MotivoNegacao, ReposicaoEnviada, ReposicaoNegada, ReposicaoSolicitada};
+use crate::contracts::{
+    EventoIntegracao, MotivoNegacao, ReposicaoEnviada, ReposicaoNegada, ReposicaoSolicitada,
+};
 use crate::db::Tx;
 use crate::outbox;
 
@@ -27,13 +29,18 @@ pub enum Resposta {
 }
 
 /// Serves `pedido` at `agora` inside `tx` (its inbox row already written there).
-pub async fn atender(tx: &Tx<'_>, pedido: &ReposicaoSolicitada, agora: DateTime<Utc>) -> Result<Resposta, ErroEstoque> {
+pub async fn atender(
+    tx: &Tx<'_>,
+    pedido: &ReposicaoSolicitada,
+    agora: DateTime<Utc>,
+) -> Result<Resposta, ErroEstoque> {
     let Some(mut produto) = produto::bloquear(tx, &pedido.sku).await? else {
         tracing::warn!(sku = %pedido.sku, solicitacao = %pedido.event_id, "restock request for an unknown SKU");
         return negar(tx, pedido, MotivoNegacao::SkuDesconhecido, agora).await;
     };
     if let Some(enviada) =
-        expedicao::expedir_do_proximo_lote(tx, &mut produto, pedido.event_id, pedido.qtd_faltante, agora).await?
+        expedicao::expedir_do_proximo_lote(tx, &mut produto, pedido.event_id, pedido.qtd_faltante, agora)
+            .await?
     {
         return Ok(Resposta::Enviada(enviada));
     }

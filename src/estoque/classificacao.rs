@@ -135,7 +135,9 @@ fn utilizavel(sku: &str, r: Resposta) -> Option<Classificacao> {
         return None;
     }
     match evento {
-        EventoIntegracao::ProdutoClassificado(p) => Some(Classificacao { tags: p.tags, categoria: p.categoria }),
+        EventoIntegracao::ProdutoClassificado(p) => {
+            Some(Classificacao { tags: p.tags, categoria: p.categoria })
+        }
         _ => None,
     }
 }
@@ -166,7 +168,10 @@ mod tests {
     use super::*;
 
     fn r(tags: Option<Vec<&str>>, categoria: Option<&str>) -> Resposta {
-        Resposta { tags: tags.map(|t| t.into_iter().map(String::from).collect()), categoria: categoria.map(String::from) }
+        Resposta {
+            tags: tags.map(|t| t.into_iter().map(String::from).collect()),
+            categoria: categoria.map(String::from),
+        }
     }
 
     #[test]

@@ -74,11 +74,21 @@ async fn marcar_atendida(tx: &Tx<'_>, id: i64) -> Result<(), tokio_postgres::Err
 
 /// Serves the open demands of `produto`, oldest first, one shipment each, until no lot can ship;
 /// each demand that got a shipment closes, even a partial one. Returns how many were served.
-pub async fn atender_abertas(tx: &Tx<'_>, produto: &mut Bloqueado, agora: DateTime<Utc>) -> Result<i32, ErroEstoque> {
+pub async fn atender_abertas(
+    tx: &Tx<'_>,
+    produto: &mut Bloqueado,
+    agora: DateTime<Utc>,
+) -> Result<i32, ErroEstoque> {
     let mut atendidas = 0;
     for demanda in abertas(tx, produto).await? {
-        let Some(envio) =
-            expedicao::expedir_do_proximo_lote(tx, produto, demanda.solicitacao_original, demanda.qtd_solicitada, agora).await?
+        let Some(envio) = expedicao::expedir_do_proximo_lote(
+            tx,
+            produto,
+            demanda.solicitacao_original,
+            demanda.qtd_solicitada,
+            agora,
+        )
+        .await?
         else {
             break;
         };

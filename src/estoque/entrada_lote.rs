@@ -137,7 +137,9 @@ pub async fn registrar(db: &Db, tags: &ClienteTags, e: EntradaLote) -> Result<Lo
     let mut produto = match produto::bloquear(&tx, &e.sku).await? {
         Some(p) => p,
         None => match (e.descricao.as_deref(), e.ncm.as_deref()) {
-            (Some(d), Some(n)) if !vazio(&e.descricao) && !vazio(&e.ncm) => produto::criar(&tx, &e.sku, d, n).await?,
+            (Some(d), Some(n)) if !vazio(&e.descricao) && !vazio(&e.ncm) => {
+                produto::criar(&tx, &e.sku, d, n).await?
+            }
             _ => return Err(sku_novo(&e.sku)),
         },
     };
@@ -198,7 +200,10 @@ mod tests {
             "entrada de lote inválida: codigoLote não deve estar em branco; ncm deve corresponder a \"^[0-9]{8}$\"; \
              quantidade deve ser maior que 0; sku deve corresponder a \"^([0-9]{8}|[0-9]{12,14})$\""
         );
-        assert_eq!(detalhe(EntradaLoteRequest { sku: None, ..req() }), "entrada de lote inválida: sku não deve ser nulo");
+        assert_eq!(
+            detalhe(EntradaLoteRequest { sku: None, ..req() }),
+            "entrada de lote inválida: sku não deve ser nulo"
+        );
         assert_eq!(
             detalhe(EntradaLoteRequest { codigo_lote: Some("x".repeat(51)), ..req() }),
             "entrada de lote inválida: codigoLote tamanho deve ser entre 0 e 50"

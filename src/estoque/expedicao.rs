@@ -51,7 +51,11 @@ pub async fn expedir_do_proximo_lote(
 
 /// The `reposicao_expedida` row of a shipment (`expedido_em` = the event's `ocorridoEm`;
 /// `entregue_em` is filled by a trigger when the event's outbox row becomes `SENT`).
-async fn registrar_expedida(tx: &Tx<'_>, enviada: &ReposicaoEnviada, lote_id: i64) -> Result<(), tokio_postgres::Error> {
+async fn registrar_expedida(
+    tx: &Tx<'_>,
+    enviada: &ReposicaoEnviada,
+    lote_id: i64,
+) -> Result<(), tokio_postgres::Error> {
     let stmt = tx
         .prepare_cached(
             "INSERT INTO reposicao_expedida (event_id, correlation_id, sku, lote_id, qtd, expedido_em) \
@@ -60,7 +64,14 @@ async fn registrar_expedida(tx: &Tx<'_>, enviada: &ReposicaoEnviada, lote_id: i6
         .await?;
     tx.execute(
         &stmt,
-        &[&enviada.event_id, &enviada.correlation_id, &enviada.sku, &lote_id, &enviada.qtd, &enviada.ocorrido_em],
+        &[
+            &enviada.event_id,
+            &enviada.correlation_id,
+            &enviada.sku,
+            &lote_id,
+            &enviada.qtd,
+            &enviada.ocorrido_em,
+        ],
     )
     .await?;
     Ok(())

@@ -75,13 +75,20 @@ pub async fn receber(
              VALUES ($1, $2, $3, $4, $5, $3) RETURNING id",
         )
         .await?;
-    let id: i64 = tx.query_one(&stmt, &[&produto.sku, &codigo_lote, &quantidade, &validade, &recebido_em]).await?.try_get(0)?;
+    let id: i64 = tx
+        .query_one(&stmt, &[&produto.sku, &codigo_lote, &quantidade, &validade, &recebido_em])
+        .await?
+        .try_get(0)?;
     produto.creditar(tx, quantidade).await?;
     Ok(id)
 }
 
 /// The FEFO lot of `sku` at `agora` (the original's `proximoParaExpedir(sku, hoje)`), if any.
-pub async fn proximo_para_expedir(tx: &Tx<'_>, sku: &str, agora: DateTime<Utc>) -> Result<Option<Lote>, tokio_postgres::Error> {
+pub async fn proximo_para_expedir(
+    tx: &Tx<'_>,
+    sku: &str,
+    agora: DateTime<Utc>,
+) -> Result<Option<Lote>, tokio_postgres::Error> {
     let stmt = tx
         .prepare_cached(concat!(
             "SELECT id, sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel FROM lote \
@@ -96,7 +103,10 @@ pub async fn proximo_para_expedir(tx: &Tx<'_>, sku: &str, agora: DateTime<Utc>) 
 /// Takes `qtd` units out of `lote` (the original's `Lote.retirar`: 0 < qtd ≤ available).
 pub(super) async fn retirar(tx: &Tx<'_>, lote: &Lote, qtd: i32) -> Result<(), ErroEstoque> {
     if qtd <= 0 {
-        return Err(ErroEstoque::Interno(anyhow::anyhow!("retirada do lote {} deve ser positiva: {qtd}", lote.codigo_lote)));
+        return Err(ErroEstoque::Interno(anyhow::anyhow!(
+            "retirada do lote {} deve ser positiva: {qtd}",
+            lote.codigo_lote
+        )));
     }
     let stmt = tx
         .prepare_cached(

@@ -52,7 +52,10 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role> {
     let tags = Arc::new(classificacao::ClienteTags::new(&ctx.config.tags)?);
     reclassificacao::iniciar(ctx, tags.clone());
     let estado = Arc::new(routes::Estado { db: ctx.db.clone(), tags });
-    Ok(Role { router: routes::router(estado, ctx.seguranca.clone()), consumidor: Arc::new(ConsumidorEstoque) })
+    Ok(Role {
+        router: routes::router(estado, ctx.seguranca.clone()),
+        consumidor: Arc::new(ConsumidorEstoque),
+    })
 }
 
 /// The event types estoque accepts on `/eventos`.
@@ -109,7 +112,11 @@ impl Consumidor for ConsumidorEstoque {
         ACEITOS
     }
 
-    fn aplicar<'a>(&'a self, tx: &'a Tx<'_>, evento: &'a EventoIntegracao) -> BoxFuture<'a, anyhow::Result<()>> {
+    fn aplicar<'a>(
+        &'a self,
+        tx: &'a Tx<'_>,
+        evento: &'a EventoIntegracao,
+    ) -> BoxFuture<'a, anyhow::Result<()>> {
         Box::pin(async move {
             match evento {
                 EventoIntegracao::ReposicaoSolicitada(pedido) => {

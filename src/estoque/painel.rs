@@ -118,7 +118,10 @@ pub fn limite(pedido: Option<i64>) -> i64 {
 }
 
 /// The latest `limite` shipments, newest first (`expedido_em DESC, id DESC`).
-pub async fn reposicoes(client: &Client, limite: i64) -> Result<Vec<ReposicaoRecente>, tokio_postgres::Error> {
+pub async fn reposicoes(
+    client: &Client,
+    limite: i64,
+) -> Result<Vec<ReposicaoRecente>, tokio_postgres::Error> {
     let stmt = client
         .prepare_cached(
             "SELECT r.event_id, r.sku, p.descricao, r.qtd, l.codigo_lote, r.expedido_em, r.entregue_em \

@@ -67,7 +67,8 @@ fn de_linha(row: &Row) -> Result<Produto, tokio_postgres::Error> {
 
 /// Reads a product without locking it (reads, and the intake's look-up before its transaction).
 pub async fn buscar(client: &Client, sku: &str) -> Result<Option<Produto>, tokio_postgres::Error> {
-    let stmt = client.prepare_cached(&format!("SELECT {COLUNAS} FROM produto_estoque WHERE sku = $1")).await?;
+    let stmt =
+        client.prepare_cached(&format!("SELECT {COLUNAS} FROM produto_estoque WHERE sku = $1")).await?;
     client.query_opt(&stmt, &[&sku]).await?.as_ref().map(de_linha).transpose()
 }
 
@@ -108,7 +109,9 @@ pub async fn criar(tx: &Tx<'_>, sku: &str, descricao: &str, ncm: &str) -> Result
 /// Up to `limite` products without tags, by SKU (the re-classification job's `semTags`).
 pub async fn sem_tags(client: &Client, limite: i64) -> Result<Vec<Produto>, tokio_postgres::Error> {
     let stmt = client
-        .prepare_cached(&format!("SELECT {COLUNAS} FROM produto_estoque WHERE tags IS NULL ORDER BY sku LIMIT $1"))
+        .prepare_cached(&format!(
+            "SELECT {COLUNAS} FROM produto_estoque WHERE tags IS NULL ORDER BY sku LIMIT $1"
+        ))
         .await?;
     client.query(&stmt, &[&limite]).await?.iter().map(de_linha).collect()
 }
@@ -124,7 +127,10 @@ impl Bloqueado {
     /// to this SKU and `qtd` must not exceed the balance; the lot and the balance go down together.
     pub async fn expedir(&mut self, tx: &Tx<'_>, lote: &Lote, qtd: i32) -> Result<(), ErroEstoque> {
         if lote.sku != self.0.sku {
-            return Err(ErroEstoque::Invalido(format!("lote {} não pertence ao SKU {}", lote.codigo_lote, self.0.sku)));
+            return Err(ErroEstoque::Invalido(format!(
+                "lote {} não pertence ao SKU {}",
+                lote.codigo_lote, self.0.sku
+            )));
         }
         if qtd > self.0.saldo_disponivel {
             return Err(ErroEstoque::Interno(anyhow::anyhow!(
@@ -140,7 +146,12 @@ impl Bloqueado {
 
     /// Stores the classification (the original's `classificar`): tags not empty, categoria not
     /// blank. The `ProdutoClassificado` that goes with it is written by `classificacao::aplicar`.
-    pub(super) async fn classificar(&mut self, tx: &Tx<'_>, tags: &[String], categoria: &str) -> Result<(), ErroEstoque> {
+    pub(super) async fn classificar(
+        &mut self,
+        tx: &Tx<'_>,
+        tags: &[String],
+        categoria: &str,
+    ) -> Result<(), ErroEstoque> {
         if tags.is_empty() {
             return Err(ErroEstoque::Invalido("classificação sem tags".into()));
         }
@@ -148,7 +159,9 @@ impl Bloqueado {
             return Err(ErroEstoque::Invalido("classificação sem categoria".into()));
         }
         let stmt = tx
-            .prepare_cached("UPDATE produto_estoque SET tags = $2, categoria = $3, versao = versao + 1 WHERE sku = $1")
+            .prepare_cached(
+                "UPDATE produto_estoque SET tags = $2, categoria = $3, versao = versao + 1 WHERE sku = $1",
+            )
             .await?;
         tx.execute(&stmt, &[&self.0.sku, &Json(tags), &categoria]).await?;
         self.0.tags = Some(tags.to_vec());

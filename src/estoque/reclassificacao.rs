@@ -25,7 +25,8 @@ pub fn iniciar(ctx: &Contexto, cliente: Arc<ClienteTags>) {
         tracing::info!("re-classification job disabled");
         return;
     }
-    let (db, intervalo, limite, shutdown) = (ctx.db.clone(), cfg.intervalo_reclassificacao, cfg.lote_reclassificacao, ctx.shutdown.clone());
+    let (db, intervalo, limite, shutdown) =
+        (ctx.db.clone(), cfg.intervalo_reclassificacao, cfg.lote_reclassificacao, ctx.shutdown.clone());
     ctx.tasks.spawn(async move {
         loop {
             tokio::select! {

@@ -103,7 +103,10 @@ async fn produto_por_sku(State(e): St, Path(sku): Path<String>) -> Result<Respon
     })
 }
 
-async fn registrar_lote(State(e): St, AppJson(req): AppJson<EntradaLoteRequest>) -> Result<Response, ErroEstoque> {
+async fn registrar_lote(
+    State(e): St,
+    AppJson(req): AppJson<EntradaLoteRequest>,
+) -> Result<Response, ErroEstoque> {
     let entrada = req.validar()?;
     let registrado = entrada_lote::registrar(&e.db, &e.tags, entrada).await?;
     Ok((StatusCode::CREATED, AppJson(registrado)).into_response())
@@ -125,13 +128,15 @@ struct LimiteQuery {
     limite: Option<String>,
 }
 
-async fn reposicoes(State(e): St, AppQuery(q): AppQuery<LimiteQuery>) -> Result<AppJson<Vec<painel::ReposicaoRecente>>, ErroEstoque> {
+async fn reposicoes(
+    State(e): St,
+    AppQuery(q): AppQuery<LimiteQuery>,
+) -> Result<AppJson<Vec<painel::ReposicaoRecente>>, ErroEstoque> {
     let pedido = match q.limite.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
         None => None,
-        Some(s) => Some(
-            s.parse::<i64>()
-                .map_err(|_| ErroEstoque::Invalido(format!("parâmetro inválido: limite deve ser um número inteiro: {s}")))?,
-        ),
+        Some(s) => Some(s.parse::<i64>().map_err(|_| {
+            ErroEstoque::Invalido(format!("parâmetro inválido: limite deve ser um número inteiro: {s}"))
+        })?),
     };
     let client = e.db.client().await?;
     Ok(AppJson(painel::reposicoes(&client, painel::limite(pedido)).await?))

@@ -67,8 +67,19 @@ pub struct Seguranca {
 
 impl Seguranca {
     /// `nome` = `MERCADO` or `ESTOQUE`: cookies `<nome>_SESSAO` and `XSRF-<nome>`.
-    pub fn new(token: Secret, operador: Operador, cookie_sessao: &'static str, cookie_csrf: &'static str) -> Arc<Self> {
-        Arc::new(Seguranca { token, operador, cookie_sessao, cookie_csrf, sessoes: Mutex::new(HashMap::new()) })
+    pub fn new(
+        token: Secret,
+        operador: Operador,
+        cookie_sessao: &'static str,
+        cookie_csrf: &'static str,
+    ) -> Arc<Self> {
+        Arc::new(Seguranca {
+            token,
+            operador,
+            cookie_sessao,
+            cookie_csrf,
+            sessoes: Mutex::new(HashMap::new()),
+        })
     }
 
     fn sessao(&self, id: &str) -> Option<String> {
@@ -113,7 +124,10 @@ impl Seguranca {
     }
 
     fn session_cookie(&self, value: &str, max_age: u64) -> HeaderValue {
-        header_value(format!("{}={value}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Strict", self.cookie_sessao))
+        header_value(format!(
+            "{}={value}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Strict",
+            self.cookie_sessao
+        ))
     }
 }
 
@@ -146,7 +160,8 @@ pub async fn identify(State(seg): State<Arc<Seguranca>>, mut req: Request, next:
             if seg.token.matches(token.as_bytes()) {
                 principal = Principal::Servico;
             } else {
-                let remote = req.extensions().get::<ConnectInfo<std::net::SocketAddr>>().map(|c| c.0.to_string());
+                let remote =
+                    req.extensions().get::<ConnectInfo<std::net::SocketAddr>>().map(|c| c.0.to_string());
                 tracing::warn!(method = %req.method(), path = %req.uri().path(), remote = remote.as_deref().unwrap_or("-"), "invalid service token");
             }
         }
@@ -216,7 +231,10 @@ pub fn sessao_router(seg: Arc<Seguranca>) -> Router {
     Router::new()
         .route(
             "/sessao",
-            get(sessao_atual).post(entrar).delete(sair).route_layer(axum::middleware::from_fn_with_state(seg.clone(), csrf)),
+            get(sessao_atual)
+                .post(entrar)
+                .delete(sair)
+                .route_layer(axum::middleware::from_fn_with_state(seg.clone(), csrf)),
         )
         .with_state(seg)
 }
@@ -233,7 +251,10 @@ async fn sessao_atual(State(seg): State<Arc<Seguranca>>, req: Request) -> Respon
     res
 }
 
-async fn entrar(State(seg): State<Arc<Seguranca>>, form: Result<Form<HashMap<String, String>>, FormRejection>) -> Response {
+async fn entrar(
+    State(seg): State<Arc<Seguranca>>,
+    form: Result<Form<HashMap<String, String>>, FormRejection>,
+) -> Response {
     // A body that is not a form carries no credentials: the login fails like a wrong password.
     let form = form.map(|f| f.0).unwrap_or_default();
     let usuario = form.get("usuario").map(String::as_str).unwrap_or("");

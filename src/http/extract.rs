@@ -28,8 +28,15 @@ impl From<JsonRejection> for Problem {
             _ => StatusCode::BAD_REQUEST,
         };
         let detail = match r {
-            JsonRejection::JsonDataError(e) => format!("corpo inválido: {}", e.body_text().trim_start_matches("Failed to deserialize the JSON body into the target type: ")),
-            JsonRejection::JsonSyntaxError(e) => format!("JSON ilegível: {}", e.body_text().trim_start_matches("Failed to parse the request body as JSON: ")),
+            JsonRejection::JsonDataError(e) => format!(
+                "corpo inválido: {}",
+                e.body_text()
+                    .trim_start_matches("Failed to deserialize the JSON body into the target type: ")
+            ),
+            JsonRejection::JsonSyntaxError(e) => format!(
+                "JSON ilegível: {}",
+                e.body_text().trim_start_matches("Failed to parse the request body as JSON: ")
+            ),
             JsonRejection::MissingJsonContentType(_) => "Content-Type deve ser application/json".to_string(),
             other => other.body_text(),
         };
@@ -44,6 +51,9 @@ pub struct AppQuery<T>(pub T);
 
 impl From<QueryRejection> for Problem {
     fn from(r: QueryRejection) -> Problem {
-        Problem::bad_request(format!("parâmetro inválido: {}", r.body_text().trim_start_matches("Failed to deserialize query string: ")))
+        Problem::bad_request(format!(
+            "parâmetro inválido: {}",
+            r.body_text().trim_start_matches("Failed to deserialize query string: ")
+        ))
     }
 }

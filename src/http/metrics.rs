@@ -24,7 +24,8 @@ use crate::db::Pool;
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 
-const SECONDS_BUCKETS: &[f64] = &[0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0];
+const SECONDS_BUCKETS: &[f64] =
+    &[0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0];
 
 /// Installs the process-wide recorder (once; later calls return the same handle).
 pub fn install() -> Option<&'static PrometheusHandle> {
@@ -48,9 +49,18 @@ pub fn install() -> Option<&'static PrometheusHandle> {
 }
 
 fn describe() {
-    metrics::describe_counter!("giro_outbox_deliveries_total", "Outbox delivery attempts by event type and result (sent|transient|permanent)");
-    metrics::describe_histogram!("giro_outbox_delivery_seconds", "Time from an event's commit to the receiver's 2xx");
-    metrics::describe_counter!("giro_inbox_events_total", "Received events by type and result (new|duplicate)");
+    metrics::describe_counter!(
+        "giro_outbox_deliveries_total",
+        "Outbox delivery attempts by event type and result (sent|transient|permanent)"
+    );
+    metrics::describe_histogram!(
+        "giro_outbox_delivery_seconds",
+        "Time from an event's commit to the receiver's 2xx"
+    );
+    metrics::describe_counter!(
+        "giro_inbox_events_total",
+        "Received events by type and result (new|duplicate)"
+    );
     metrics::describe_counter!("giro_http_requests_total", "HTTP requests by route and status");
     metrics::describe_histogram!("giro_http_request_seconds", "HTTP request latency");
 }
@@ -72,7 +82,10 @@ async fn scrape(State(pool): State<Pool>) -> Response {
                 for (status, n) in [("PENDING", s.pending), ("SENT", s.sent), ("FAILED", s.failed)] {
                     text.push_str(&format!("giro_outbox_events{{status=\"{status}\"}} {n}\n"));
                 }
-                let age = s.oldest_pending.map(|t| (chrono::Utc::now() - t).num_milliseconds().max(0) as f64 / 1000.0).unwrap_or(0.0);
+                let age = s
+                    .oldest_pending
+                    .map(|t| (chrono::Utc::now() - t).num_milliseconds().max(0) as f64 / 1000.0)
+                    .unwrap_or(0.0);
                 text.push_str(&format!("giro_outbox_oldest_pending_seconds {age}\n"));
             }
             Err(e) => tracing::warn!(error = %e, "metrics: outbox status query failed"),
@@ -89,18 +102,28 @@ async fn scrape(State(pool): State<Pool>) -> Response {
 /// database, so they are not repeated here.
 pub fn publisher_router() -> Router {
     Router::new()
-        .route("/metrics", get(|| async {
-            match install() {
-                Some(h) => ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], h.render()).into_response(),
-                None => (StatusCode::SERVICE_UNAVAILABLE, "metrics unavailable").into_response(),
-            }
-        }))
+        .route(
+            "/metrics",
+            get(|| async {
+                match install() {
+                    Some(h) => {
+                        ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], h.render())
+                            .into_response()
+                    }
+                    None => (StatusCode::SERVICE_UNAVAILABLE, "metrics unavailable").into_response(),
+                }
+            }),
+        )
         .route("/healthz", get(|| async { axum::Json(serde_json::json!({"status": "UP"})) }))
 }
 
 /// Middleware: counts and times every request by matched route.
 pub async fn track(req: Request, next: Next) -> Response {
-    let route = req.extensions().get::<MatchedPath>().map(|m| m.as_str().to_string()).unwrap_or_else(|| "unmatched".into());
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|m| m.as_str().to_string())
+        .unwrap_or_else(|| "unmatched".into());
     let start = Instant::now();
     let res = next.run(req).await;
     let status = res.status().as_u16().to_string();

@@ -49,7 +49,11 @@ pub fn finish(router: Router, seg: Arc<auth::Seguranca>) -> Router {
 /// bodies are never logged.
 pub async fn access_log(req: Request, next: Next) -> Response {
     let method = req.method().clone();
-    let route = req.extensions().get::<MatchedPath>().map(|m| m.as_str().to_owned()).unwrap_or_else(|| "unmatched".to_owned());
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|m| m.as_str().to_owned())
+        .unwrap_or_else(|| "unmatched".to_owned());
     let span = tracing::info_span!("http", method = %method, route = %route);
     let start = Instant::now();
     let res = next.run(req).instrument(span).await;
@@ -60,9 +64,15 @@ pub async fn access_log(req: Request, next: Next) -> Response {
 
 /// Serves `router` on `listener` until `shutdown` is cancelled, then lets in-flight requests
 /// finish for at most `grace`.
-pub async fn serve(listener: TcpListener, router: Router, shutdown: CancellationToken, grace: Duration) -> io::Result<()> {
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    shutdown: CancellationToken,
+    grace: Duration,
+) -> io::Result<()> {
     let stop = shutdown.clone();
-    let server = axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>()).with_graceful_shutdown(async move { stop.cancelled().await });
+    let server = axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>())
+        .with_graceful_shutdown(async move { stop.cancelled().await });
     let deadline = async {
         shutdown.cancelled().await;
         tokio::time::sleep(grace).await;

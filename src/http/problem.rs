@@ -119,7 +119,9 @@ mod tests {
 
     #[test]
     fn body_has_the_spring_problem_detail_shape() {
-        let p = Problem::new(StatusCode::CONFLICT, "x").with_title("Estoque insuficiente").with("sku", "7894900011517");
+        let p = Problem::new(StatusCode::CONFLICT, "x")
+            .with_title("Estoque insuficiente")
+            .with("sku", "7894900011517");
         let b = p.body(Some("/pedidos"));
         assert_eq!(
             b,

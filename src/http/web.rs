@@ -86,7 +86,11 @@ pub fn configured(config: &Config, servico: Servico) -> Option<(PathBuf, u16)> {
 /// Binds the web listener of `servico` when its front is configured: the listener and the
 /// router to serve on it (`api` is the service's router). A configured folder without an
 /// `index.html` is a start-up error (the front was not built).
-pub async fn bind(config: &Config, servico: Servico, api: &Router) -> anyhow::Result<Option<(TcpListener, Router)>> {
+pub async fn bind(
+    config: &Config,
+    servico: Servico,
+    api: &Router,
+) -> anyhow::Result<Option<(TcpListener, Router)>> {
     let Some((dir, porta)) = configured(config, servico) else { return Ok(None) };
     anyhow::ensure!(
         dir.join("index.html").is_file(),
@@ -94,7 +98,9 @@ pub async fn bind(config: &Config, servico: Servico, api: &Router) -> anyhow::Re
         dir.display()
     );
     let addr = SocketAddr::new(config.endereco, porta);
-    let listener = TcpListener::bind(addr).await.map_err(|e| anyhow::anyhow!("cannot listen on {addr} for the web front: {e}"))?;
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {addr} for the web front: {e}"))?;
     let front = match servico {
         Servico::Mercado => "storefront",
         Servico::Estoque => "dashboard",

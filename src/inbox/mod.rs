@@ -13,7 +13,11 @@ use uuid::Uuid;
 use crate::db::Tx;
 
 /// Records `event_id` as processed; true when it is new (apply the effect), false for a duplicate.
-pub async fn registrar_se_novo(tx: &Tx<'_>, event_id: Uuid, agora: DateTime<Utc>) -> Result<bool, tokio_postgres::Error> {
+pub async fn registrar_se_novo(
+    tx: &Tx<'_>,
+    event_id: Uuid,
+    agora: DateTime<Utc>,
+) -> Result<bool, tokio_postgres::Error> {
     let stmt = tx
         .prepare_cached("INSERT INTO inbox_event (event_id, processado_em) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING")
         .await?;
@@ -22,7 +26,11 @@ pub async fn registrar_se_novo(tx: &Tx<'_>, event_id: Uuid, agora: DateTime<Utc>
 
 /// Deletes at most `limite` inbox rows processed before `antes` (SPEC §9.1 retention); returns
 /// how many. Rows another sweep holds are skipped.
-pub async fn prune(c: &impl tokio_postgres::GenericClient, antes: DateTime<Utc>, limite: i64) -> Result<u64, tokio_postgres::Error> {
+pub async fn prune(
+    c: &impl tokio_postgres::GenericClient,
+    antes: DateTime<Utc>,
+    limite: i64,
+) -> Result<u64, tokio_postgres::Error> {
     c.execute(
         "DELETE FROM inbox_event WHERE event_id IN ( \
              SELECT event_id FROM inbox_event WHERE processado_em < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
@@ -32,11 +40,16 @@ pub async fn prune(c: &impl tokio_postgres::GenericClient, antes: DateTime<Utc>,
 }
 
 /// `$1` event ids, `$2` processado_em.
-pub const REGISTRAR_NOVOS: &str = "INSERT INTO inbox_event (event_id, processado_em) SELECT unnest($1::uuid[]), $2 \
+pub const REGISTRAR_NOVOS: &str =
+    "INSERT INTO inbox_event (event_id, processado_em) SELECT unnest($1::uuid[]), $2 \
                                    ON CONFLICT (event_id) DO NOTHING RETURNING event_id";
 
 /// [`registrar_se_novo`] for many events in one statement; returns the ids that were new.
-pub async fn registrar_novos(tx: &Tx<'_>, event_ids: &[Uuid], agora: DateTime<Utc>) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {
+pub async fn registrar_novos(
+    tx: &Tx<'_>,
+    event_ids: &[Uuid],
+    agora: DateTime<Utc>,
+) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {
     let stmt = tx.prepare_cached(REGISTRAR_NOVOS).await?;
     Ok(tx.query(&stmt, &[&event_ids, &agora]).await?.iter().map(|r| r.get(0)).collect())
 }

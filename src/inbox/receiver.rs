@@ -40,7 +40,11 @@ pub trait Consumidor: Send + Sync + 'static {
 
     /// Applies the effect of a new event inside `tx`; the inbox row is already written there.
     /// An error rolls both back and the sender retries.
-    fn aplicar<'a>(&'a self, tx: &'a Tx<'_>, evento: &'a EventoIntegracao) -> BoxFuture<'a, anyhow::Result<()>>;
+    fn aplicar<'a>(
+        &'a self,
+        tx: &'a Tx<'_>,
+        evento: &'a EventoIntegracao,
+    ) -> BoxFuture<'a, anyhow::Result<()>>;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,12 +69,17 @@ pub fn router(db: Db, consumidor: Arc<dyn Consumidor>, lote_max: usize) -> Route
 }
 
 /// Parses, validates and applies one event with the inbox guarantee.
-pub async fn receber(db: &Db, consumidor: &dyn Consumidor, evento: &EventoIntegracao) -> anyhow::Result<Recebido> {
+pub async fn receber(
+    db: &Db,
+    consumidor: &dyn Consumidor,
+    evento: &EventoIntegracao,
+) -> anyhow::Result<Recebido> {
     let mut client = db.client().await?;
     let tx = db.begin(&mut client).await?;
     if !crate::inbox::registrar_se_novo(&tx, evento.event_id(), Utc::now()).await? {
         tx.rollback().await?;
-        metrics::counter!("giro_inbox_events_total", "tipo" => evento.tipo(), "result" => "duplicate").increment(1);
+        metrics::counter!("giro_inbox_events_total", "tipo" => evento.tipo(), "result" => "duplicate")
+            .increment(1);
         tracing::info!(event_id = %evento.event_id(), tipo = evento.tipo(), "duplicate event ignored");
         return Ok(Recebido::Duplicado);
     }
@@ -97,7 +106,8 @@ pub async fn receber_lote(
         Ok(resultados) => {
             for (e, r) in eventos.iter().zip(&resultados) {
                 let result = if *r == Recebido::Novo { "new" } else { "duplicate" };
-                metrics::counter!("giro_inbox_events_total", "tipo" => e.tipo(), "result" => result).increment(1);
+                metrics::counter!("giro_inbox_events_total", "tipo" => e.tipo(), "result" => result)
+                    .increment(1);
             }
             resultados.into_iter().map(Ok).collect()
         }
@@ -105,7 +115,9 @@ pub async fn receber_lote(
             tracing::info!(eventos = eventos.len(), error = %format!("{e:#}"), "batch transaction failed; applying its events one by one");
             let mut out = Vec::with_capacity(eventos.len());
             for (i, e) in eventos.iter().enumerate() {
-                out.push(crate::trace::scope(traces.get(i).copied().flatten(), receber(db, consumidor, e)).await);
+                out.push(
+                    crate::trace::scope(traces.get(i).copied().flatten(), receber(db, consumidor, e)).await,
+                );
             }
             out
         }
@@ -160,13 +172,18 @@ fn is_json(headers: &HeaderMap) -> bool {
         })
 }
 
-async fn um(State(r): State<Arc<Receptor>>, headers: HeaderMap, body: Result<Bytes, BytesRejection>) -> Response {
+async fn um(
+    State(r): State<Arc<Receptor>>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
     let body = match body {
         Ok(b) => b,
         Err(e) => return rejeicao(e).into_response(),
     };
     if !is_json(&headers) {
-        return Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Content-Type deve ser application/json").into_response();
+        return Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Content-Type deve ser application/json")
+            .into_response();
     }
     let Some(tipo) = headers.get("evento-tipo").and_then(|v| v.to_str().ok()).map(str::trim) else {
         return Problem::bad_request("cabeçalho Evento-Tipo ausente").into_response();
@@ -223,13 +240,18 @@ pub struct LoteResposta {
     pub resultados: Vec<ResultadoItem>,
 }
 
-async fn lote(State(r): State<Arc<Receptor>>, headers: HeaderMap, body: Result<Bytes, BytesRejection>) -> Response {
+async fn lote(
+    State(r): State<Arc<Receptor>>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
     let body = match body {
         Ok(b) => b,
         Err(e) => return rejeicao(e).into_response(),
     };
     if !is_json(&headers) {
-        return Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Content-Type deve ser application/json").into_response();
+        return Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Content-Type deve ser application/json")
+            .into_response();
     }
     let pedido: LoteRequest = match serde_json::from_slice(&body) {
         Ok(p) => p,

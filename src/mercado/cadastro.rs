@@ -27,9 +27,15 @@ pub struct NovoProduto {
     pub estoque_ideal: i32,
 }
 
-pub async fn cadastrar(db: &Db, catalogo: &CatalogoEstoque, novo: &NovoProduto, agora: DateTime<Utc>) -> Result<ProdutoVitrine, ErroMercado> {
+pub async fn cadastrar(
+    db: &Db,
+    catalogo: &CatalogoEstoque,
+    novo: &NovoProduto,
+    agora: DateTime<Utc>,
+) -> Result<ProdutoVitrine, ErroMercado> {
     // The rules of the constructor, checked before anyone is called.
-    let mut p = ProdutoVitrine::novo(&novo.sku, &novo.nome, novo.preco, 0, novo.estoque_minimo, novo.estoque_ideal)?;
+    let mut p =
+        ProdutoVitrine::novo(&novo.sku, &novo.nome, novo.preco, 0, novo.estoque_minimo, novo.estoque_ideal)?;
     {
         let client = db.client().await?;
         if produto::existe(&client, &novo.sku).await? {

@@ -32,7 +32,8 @@ impl ProdutoNoEstoque {
     /// the storefront column (30) is treated as unclassified rather than failing the registration.
     pub fn classificacao(&self) -> Option<(&[String], &str)> {
         let tags = self.tags.as_deref().filter(|t| !t.is_empty())?;
-        let categoria = self.categoria.as_deref().filter(|c| !c.trim().is_empty() && c.chars().count() <= 30)?;
+        let categoria =
+            self.categoria.as_deref().filter(|c| !c.trim().is_empty() && c.chars().count() <= 30)?;
         Some((tags, categoria))
     }
 }
@@ -84,7 +85,11 @@ impl CatalogoEstoque {
             },
             StatusCode::NOT_FOUND => Consulta::Desconhecido,
             other => {
-                tracing::warn!(sku, status = other.as_u16(), "estoque lookup answered an error; registering without classification");
+                tracing::warn!(
+                    sku,
+                    status = other.as_u16(),
+                    "estoque lookup answered an error; registering without classification"
+                );
                 Consulta::Indisponivel
             }
         }

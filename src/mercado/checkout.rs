@@ -16,9 +16,9 @@ use uuid::Uuid;
 
 use super::erro::ErroMercado;
 use super::pedido::{self, ItemNovo};
+use super::prateleira::ProdutoVitrine;
 use super::{produto, reposicao, reserva};
 use crate::db::{Db, Tx};
-use super::prateleira::ProdutoVitrine;
 use tokio_postgres::types::ToSql;
 
 /// The largest value of `pedido.total` (`NUMERIC(12,2)`).
@@ -32,7 +32,9 @@ pub struct PedidoFechado {
 }
 
 /// Sums the quantities per SKU, in ascending SKU order; every quantity must be positive.
-pub fn consolidar<'a>(itens: impl IntoIterator<Item = (&'a str, i32)>) -> Result<BTreeMap<String, i32>, ErroMercado> {
+pub fn consolidar<'a>(
+    itens: impl IntoIterator<Item = (&'a str, i32)>,
+) -> Result<BTreeMap<String, i32>, ErroMercado> {
     let mut por_sku: BTreeMap<String, i32> = BTreeMap::new();
     for (sku, qtd) in itens {
         if qtd <= 0 {
@@ -50,11 +52,17 @@ pub fn consolidar<'a>(itens: impl IntoIterator<Item = (&'a str, i32)>) -> Result
 }
 
 /// Closes an order for `itens` at `agora`; its reservations expire at `agora + ttl`.
-pub async fn fechar(db: &Db, itens: &BTreeMap<String, i32>, agora: DateTime<Utc>, ttl: Duration) -> Result<PedidoFechado, ErroMercado> {
+pub async fn fechar(
+    db: &Db,
+    itens: &BTreeMap<String, i32>,
+    agora: DateTime<Utc>,
+    ttl: Duration,
+) -> Result<PedidoFechado, ErroMercado> {
     if itens.is_empty() {
         return Err(ErroMercado::invalido("checkout sem itens"));
     }
-    let ttl = chrono::Duration::from_std(ttl).map_err(|e| ErroMercado::EstadoInvalido(format!("reserva.ttl: {e}")))?;
+    let ttl = chrono::Duration::from_std(ttl)
+        .map_err(|e| ErroMercado::EstadoInvalido(format!("reserva.ttl: {e}")))?;
     let expira_em = agora + ttl;
     let pedido_id = Uuid::new_v4();
 
@@ -64,7 +72,8 @@ pub async fn fechar(db: &Db, itens: &BTreeMap<String, i32>, agora: DateTime<Utc>
     let mut linhas = Vec::with_capacity(itens.len());
     let mut tocados = Vec::with_capacity(itens.len());
     for (sku, &qtd) in itens {
-        let mut p = produto::travar(&tx, sku).await?.ok_or_else(|| ErroMercado::ProdutoNaoEncontrado(sku.clone()))?;
+        let mut p =
+            produto::travar(&tx, sku).await?.ok_or_else(|| ErroMercado::ProdutoNaoEncontrado(sku.clone()))?;
         p.debitar(qtd)?;
         total = p
             .preco
@@ -128,7 +137,10 @@ mod tests {
     #[test]
     fn items_are_consolidated_per_sku_in_ascending_order() {
         let m = consolidar([("7894900011517", 2), ("2000000000114", 1), ("7894900011517", 3)]).unwrap();
-        assert_eq!(m.into_iter().collect::<Vec<_>>(), vec![("2000000000114".into(), 1), ("7894900011517".into(), 5)]);
+        assert_eq!(
+            m.into_iter().collect::<Vec<_>>(),
+            vec![("2000000000114".into(), 1), ("7894900011517".into(), 5)]
+        );
     }
 
     #[test]

@@ -10,15 +10,19 @@
 use chrono::{DateTime, Utc};
 
 use super::erro::ErroMercado;
-use super::reposicao::{self, StatusSolicitacao};
 use super::produto;
+use super::reposicao::{self, StatusSolicitacao};
 use crate::contracts::{MotivoNegacao, ProdutoClassificado, ReposicaoEnviada, ReposicaoNegada};
 use crate::db::Tx;
 
 /// Goods arrived: the shelf is credited **always** (even if the request is closed or unknown),
 /// the open request becomes ATENDIDA, and the trigger runs again — a partial lot, or sales in
 /// the meantime, may leave the shelf below minimum, which opens a request for the rest.
-pub async fn reposicao_enviada(tx: &Tx<'_>, e: &ReposicaoEnviada, agora: DateTime<Utc>) -> Result<(), ErroMercado> {
+pub async fn reposicao_enviada(
+    tx: &Tx<'_>,
+    e: &ReposicaoEnviada,
+    agora: DateTime<Utc>,
+) -> Result<(), ErroMercado> {
     let Some(mut p) = produto::travar(tx, &e.sku).await? else {
         tracing::warn!(sku = %e.sku, event_id = %e.event_id, "ReposicaoEnviada for a SKU not in the storefront; ignored");
         return Ok(());
@@ -58,13 +62,17 @@ pub async fn reposicao_negada(tx: &Tx<'_>, e: &ReposicaoNegada) -> Result<(), Er
             sku = %e.sku, correlation_id = %e.correlation_id, status = s.status.como_texto(),
             "ReposicaoNegada for a request that is not PENDENTE; left as it is"
         ),
-        None => tracing::warn!(sku = %e.sku, correlation_id = %e.correlation_id, "ReposicaoNegada for an unknown request"),
+        None => {
+            tracing::warn!(sku = %e.sku, correlation_id = %e.correlation_id, "ReposicaoNegada for an unknown request")
+        }
     }
     match e.motivo {
         MotivoNegacao::SkuDesconhecido => {
             tracing::error!(sku = %e.sku, "estoque does not know a SKU the storefront sells (cadastro divergente)")
         }
-        MotivoNegacao::SemSaldo => tracing::info!(sku = %e.sku, "restock denied for lack of balance; waiting for a lot"),
+        MotivoNegacao::SemSaldo => {
+            tracing::info!(sku = %e.sku, "restock denied for lack of balance; waiting for a lot")
+        }
     }
     if let Some(mut p) = produto {
         p.registrar_reposicao_negada();

@@ -46,7 +46,11 @@ pub fn ler_preco(raw: &RawValue) -> Result<Decimal, PrecoInvalido> {
     if !numero_json(&text) {
         return Err(PrecoInvalido::NaoNumerico);
     }
-    let valor = if text.contains(['e', 'E']) { Decimal::from_scientific(&text) } else { Decimal::from_str_exact(&text) };
+    let valor = if text.contains(['e', 'E']) {
+        Decimal::from_scientific(&text)
+    } else {
+        Decimal::from_str_exact(&text)
+    };
     // A number too long for a 96-bit mantissa is certainly beyond 8 integer digits or 2 decimals.
     let valor = valor.map_err(|_| PrecoInvalido::ForaDoLimite)?.normalize();
     let digitos = valor.mantissa().unsigned_abs().to_string().len() as i64;

@@ -59,15 +59,19 @@ impl ErroMercado {
         let msg = self.to_string();
         match self {
             ErroMercado::Invalido(_) => Problem::bad_request(msg),
-            ErroMercado::EstoqueInsuficiente { sku, .. } => {
-                Problem::new(StatusCode::CONFLICT, msg).with_title("Estoque insuficiente").with("sku", sku.clone())
-            }
+            ErroMercado::EstoqueInsuficiente { sku, .. } => Problem::new(StatusCode::CONFLICT, msg)
+                .with_title("Estoque insuficiente")
+                .with("sku", sku.clone()),
             ErroMercado::ProdutoNaoEncontrado(_) | ErroMercado::SkuDesconhecidoNoEstoque(_) => {
                 Problem::new(StatusCode::UNPROCESSABLE_ENTITY, msg)
             }
             ErroMercado::PedidoNaoEncontrado(_) => Problem::new(StatusCode::NOT_FOUND, msg),
-            ErroMercado::PagamentoRecusado(_) => Problem::new(StatusCode::CONFLICT, msg).with_title("Pagamento recusado"),
-            ErroMercado::ProdutoJaCadastrado(_) | ErroMercado::Conflito => Problem::new(StatusCode::CONFLICT, msg),
+            ErroMercado::PagamentoRecusado(_) => {
+                Problem::new(StatusCode::CONFLICT, msg).with_title("Pagamento recusado")
+            }
+            ErroMercado::ProdutoJaCadastrado(_) | ErroMercado::Conflito => {
+                Problem::new(StatusCode::CONFLICT, msg)
+            }
             ErroMercado::EstadoInvalido(_) => {
                 tracing::error!(error = %msg, "invalid state transition");
                 Problem::internal()

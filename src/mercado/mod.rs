@@ -82,7 +82,10 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role> {
             ctx.shutdown.clone(),
         ));
     }
-    Ok(Role { router: routes::router(estado, ctx.seguranca.clone()), consumidor: Arc::new(ConsumidorMercado) })
+    Ok(Role {
+        router: routes::router(estado, ctx.seguranca.clone()),
+        consumidor: Arc::new(ConsumidorMercado),
+    })
 }
 
 /// Now, to the microsecond: PostgreSQL keeps microseconds, so an instant answered right after
@@ -102,10 +105,16 @@ impl Consumidor for ConsumidorMercado {
         ACEITOS
     }
 
-    fn aplicar<'a>(&'a self, tx: &'a Tx<'_>, evento: &'a EventoIntegracao) -> BoxFuture<'a, anyhow::Result<()>> {
+    fn aplicar<'a>(
+        &'a self,
+        tx: &'a Tx<'_>,
+        evento: &'a EventoIntegracao,
+    ) -> BoxFuture<'a, anyhow::Result<()>> {
         Box::pin(async move {
             match evento {
-                EventoIntegracao::ReposicaoEnviada(e) => consumidores::reposicao_enviada(tx, e, agora()).await?,
+                EventoIntegracao::ReposicaoEnviada(e) => {
+                    consumidores::reposicao_enviada(tx, e, agora()).await?
+                }
                 EventoIntegracao::ReposicaoNegada(e) => consumidores::reposicao_negada(tx, e).await?,
                 EventoIntegracao::ProdutoClassificado(e) => consumidores::produto_classificado(tx, e).await?,
                 EventoIntegracao::ReposicaoSolicitada(_) => {

@@ -34,7 +34,9 @@ impl StatusPedido {
             "PAGO" => StatusPedido::Pago,
             "CANCELADO" => StatusPedido::Cancelado,
             "EXPIRADO" => StatusPedido::Expirado,
-            other => return Err(ErroMercado::EstadoInvalido(format!("status de pedido desconhecido: {other}"))),
+            other => {
+                return Err(ErroMercado::EstadoInvalido(format!("status de pedido desconhecido: {other}")))
+            }
         })
     }
 }
@@ -69,9 +71,11 @@ pub struct ItemNovo {
 }
 
 /// A new order: `$1` id, `$2` total, `$3` criado_em.
-pub const INSERIR: &str = "INSERT INTO pedido (id, status, total, criado_em) VALUES ($1, 'AGUARDANDO_PAGAMENTO', $2, $3)";
+pub const INSERIR: &str =
+    "INSERT INTO pedido (id, status, total, criado_em) VALUES ($1, 'AGUARDANDO_PAGAMENTO', $2, $3)";
 /// One of its lines: `$1` pedido_id, `$2` sku, `$3` qtd, `$4` preco_unitario.
-pub const INSERIR_ITEM: &str = "INSERT INTO item_pedido (pedido_id, sku, qtd, preco_unitario) VALUES ($1, $2, $3, $4)";
+pub const INSERIR_ITEM: &str =
+    "INSERT INTO item_pedido (pedido_id, sku, qtd, preco_unitario) VALUES ($1, $2, $3, $4)";
 
 /// Locks the order, waiting for a lock held elsewhere (payment).
 pub async fn travar(tx: &Tx<'_>, id: Uuid) -> Result<Option<StatusPedido>, ErroMercado> {
@@ -87,8 +91,10 @@ pub async fn travar_sem_esperar(tx: &Tx<'_>, id: Uuid) -> Result<Option<StatusPe
 }
 
 fn status_de(r: Option<tokio_postgres::Row>) -> Result<Option<StatusPedido>, ErroMercado> {
-    r.map(|r| r.try_get::<_, String>("status").map_err(ErroMercado::from).and_then(|s| StatusPedido::de_texto(&s)))
-        .transpose()
+    r.map(|r| {
+        r.try_get::<_, String>("status").map_err(ErroMercado::from).and_then(|s| StatusPedido::de_texto(&s))
+    })
+    .transpose()
 }
 
 pub async fn mudar_status(tx: &Tx<'_>, id: Uuid, status: StatusPedido) -> Result<(), ErroMercado> {
@@ -177,7 +183,10 @@ mod tests {
         assert_eq!(pagar(id, StatusPedido::Pago, false).ok(), Some(false), "repeat payment is a no-op");
         assert_eq!(pagar(id, StatusPedido::Pago, true).ok(), Some(false), "a paid order stays paid");
         let prazo = format!("O prazo da reserva do pedido {id} terminou; os itens voltaram para a vitrine");
-        assert_eq!(pagar(id, StatusPedido::AguardandoPagamento, true).map_err(|e| e.to_string()), Err(prazo.clone()));
+        assert_eq!(
+            pagar(id, StatusPedido::AguardandoPagamento, true).map_err(|e| e.to_string()),
+            Err(prazo.clone())
+        );
         assert_eq!(pagar(id, StatusPedido::Expirado, false).map_err(|e| e.to_string()), Err(prazo));
         assert_eq!(
             pagar(id, StatusPedido::Cancelado, false).map_err(|e| e.to_string()),

@@ -57,7 +57,14 @@ fn positiva(qtd: i32) -> Result<(), ErroMercado> {
 
 impl ProdutoVitrine {
     /// The original's constructor: a new product with `estoque_inicial` units (0 at registration).
-    pub fn novo(sku: &str, nome: &str, preco: Decimal, estoque_inicial: i32, minimo: i32, ideal: i32) -> Result<Self, ErroMercado> {
+    pub fn novo(
+        sku: &str,
+        nome: &str,
+        preco: Decimal,
+        estoque_inicial: i32,
+        minimo: i32,
+        ideal: i32,
+    ) -> Result<Self, ErroMercado> {
         if !crate::contracts::sku_valido(sku) {
             return Err(ErroMercado::invalido(format!("SKU inválido (esperado GTIN-8/12/13/14): {sku}")));
         }
@@ -69,7 +76,9 @@ impl ProdutoVitrine {
             return Err(ErroMercado::invalido(format!("preço deve ser positivo: {preco}")));
         }
         if estoque_inicial < 0 {
-            return Err(ErroMercado::invalido(format!("estoque inicial não pode ser negativo: {estoque_inicial}")));
+            return Err(ErroMercado::invalido(format!(
+                "estoque inicial não pode ser negativo: {estoque_inicial}"
+            )));
         }
         verificar_limites(minimo, ideal)?;
         Ok(ProdutoVitrine {
@@ -106,10 +115,9 @@ impl ProdutoVitrine {
     /// Goods arrived (ReposicaoEnviada): `qtd` joins the shelf, the product is available.
     pub fn creditar(&mut self, qtd: i32) -> Result<(), ErroMercado> {
         positiva(qtd)?;
-        self.prateleira = self
-            .prateleira
-            .checked_add(qtd)
-            .ok_or_else(|| ErroMercado::invalido(format!("prateleira excede o limite: {} + {qtd}", self.prateleira)))?;
+        self.prateleira = self.prateleira.checked_add(qtd).ok_or_else(|| {
+            ErroMercado::invalido(format!("prateleira excede o limite: {} + {qtd}", self.prateleira))
+        })?;
         self.status = StatusVitrine::Disponivel;
         Ok(())
     }
@@ -133,7 +141,12 @@ impl ProdutoVitrine {
 
     /// Applies a classification unless one at least as recent is already applied; returns
     /// whether it was applied. Never touches the shelf, the status or the restock.
-    pub fn classificar(&mut self, tags: &[String], categoria: &str, classificado_em: DateTime<Utc>) -> Result<bool, ErroMercado> {
+    pub fn classificar(
+        &mut self,
+        tags: &[String],
+        categoria: &str,
+        classificado_em: DateTime<Utc>,
+    ) -> Result<bool, ErroMercado> {
         if tags.is_empty() || categoria.trim().is_empty() {
             return Err(ErroMercado::invalido("classificação exige tags e categoria"));
         }
@@ -163,8 +176,15 @@ mod tests {
     use chrono::TimeZone;
 
     fn produto(prateleira: i32, minimo: i32, ideal: i32) -> ProdutoVitrine {
-        let mut p = ProdutoVitrine::novo("7894900011517", " Coca-Cola 2L PET ", Decimal::new(899, 2), 0, minimo, ideal)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let mut p = ProdutoVitrine::novo(
+            "7894900011517",
+            " Coca-Cola 2L PET ",
+            Decimal::new(899, 2),
+            0,
+            minimo,
+            ideal,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         if prateleira > 0 {
             p.creditar(prateleira).unwrap_or_else(|e| panic!("{e}"));
         }
@@ -182,15 +202,24 @@ mod tests {
     #[test]
     fn the_constructor_checks_name_price_and_thresholds() {
         let novo = |nome: &str, preco: i64, min: i32, ideal: i32| {
-            ProdutoVitrine::novo("12345678", nome, Decimal::new(preco, 2), 0, min, ideal).map(|_| ()).map_err(|e| e.to_string())
+            ProdutoVitrine::novo("12345678", nome, Decimal::new(preco, 2), 0, min, ideal)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
         };
         assert_eq!(novo("  ", 100, 1, 1), Err("nome é obrigatório".into()));
         assert_eq!(novo("x", 0, 1, 1), Err("preço deve ser positivo: 0.00".into()));
-        assert_eq!(novo("x", 100, 6, 5), Err("exigido 1 <= estoqueMinimo <= estoqueIdeal; recebido min=6 ideal=5".into()));
-        assert_eq!(novo("x", 100, 0, 5), Err("exigido 1 <= estoqueMinimo <= estoqueIdeal; recebido min=0 ideal=5".into()));
+        assert_eq!(
+            novo("x", 100, 6, 5),
+            Err("exigido 1 <= estoqueMinimo <= estoqueIdeal; recebido min=6 ideal=5".into())
+        );
+        assert_eq!(
+            novo("x", 100, 0, 5),
+            Err("exigido 1 <= estoqueMinimo <= estoqueIdeal; recebido min=0 ideal=5".into())
+        );
         assert_eq!(novo("x", 100, 5, 5), Ok(()));
         assert!(ProdutoVitrine::novo("123", "x", Decimal::ONE, 0, 1, 1).is_err());
-        let com_estoque = ProdutoVitrine::novo("12345678", "x", Decimal::ONE, 3, 1, 5).unwrap_or_else(|e| panic!("{e}"));
+        let com_estoque =
+            ProdutoVitrine::novo("12345678", "x", Decimal::ONE, 3, 1, 5).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(com_estoque.status, StatusVitrine::Disponivel);
     }
 
@@ -207,7 +236,10 @@ mod tests {
     fn debit_beyond_the_shelf_is_refused_and_changes_nothing() {
         let mut p = produto(3, 2, 10);
         let e = p.debitar(4).map_err(|e| e.to_string());
-        assert_eq!(e, Err("Estoque insuficiente para o SKU 7894900011517: solicitado 4, disponível 3".into()));
+        assert_eq!(
+            e,
+            Err("Estoque insuficiente para o SKU 7894900011517: solicitado 4, disponível 3".into())
+        );
         assert_eq!(p.prateleira, 3);
         assert_eq!(p.debitar(0).map_err(|e| e.to_string()), Err("quantidade deve ser positiva: 0".into()));
         assert!(p.debitar(-1).is_err());
@@ -251,11 +283,18 @@ mod tests {
         assert_eq!(p.classificar(&tags(&["refrigerante"]), "bebidas", t(5)).ok(), Some(true));
         assert_eq!(p.classificar(&tags(&["velho"]), "outros", t(4)).ok(), Some(false));
         assert_eq!(p.classificar(&tags(&["igual"]), "outros", t(5)).ok(), Some(false));
-        assert_eq!((p.categoria.as_deref(), p.tags.clone()), (Some("bebidas"), Some(tags(&["refrigerante"]))));
+        assert_eq!(
+            (p.categoria.as_deref(), p.tags.clone()),
+            (Some("bebidas"), Some(tags(&["refrigerante"])))
+        );
         assert_eq!(p.classificar(&tags(&["novo"]), "mercearia", t(6)).ok(), Some(true));
         assert_eq!(p.categoria.as_deref(), Some("mercearia"));
         assert!(p.classificar(&[], "bebidas", t(7)).is_err());
         assert!(p.classificar(&tags(&["x"]), " ", t(7)).is_err());
-        assert_eq!((p.prateleira, p.status), (0, StatusVitrine::Esgotado), "classification leaves the shelf alone");
+        assert_eq!(
+            (p.prateleira, p.status),
+            (0, StatusVitrine::Esgotado),
+            "classification leaves the shelf alone"
+        );
     }
 }

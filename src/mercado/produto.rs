@@ -55,7 +55,9 @@ pub async fn buscar(db: &impl GenericClient, sku: &str) -> Result<Option<Produto
 
 /// Locks the product's row until the transaction ends; `None` when the SKU is not in the storefront.
 pub async fn travar(tx: &Tx<'_>, sku: &str) -> Result<Option<ProdutoVitrine>, ErroMercado> {
-    let stmt = tx.prepare_cached(&format!("SELECT {COLUNAS} FROM produto_vitrine WHERE sku = $1 FOR UPDATE")).await?;
+    let stmt = tx
+        .prepare_cached(&format!("SELECT {COLUNAS} FROM produto_vitrine WHERE sku = $1 FOR UPDATE"))
+        .await?;
     tx.query_opt(&stmt, &[&sku]).await?.as_ref().map(de_linha).transpose()
 }
 
@@ -73,7 +75,11 @@ pub fn escapar_like(s: &str) -> String {
 
 /// The storefront listing: available first, then by name (then SKU, so ties are stable).
 /// `busca` matches the name case-insensitively, literally, or the exact SKU.
-pub async fn listar(db: &impl GenericClient, categoria: Option<&str>, busca: Option<&str>) -> Result<Vec<ProdutoVitrine>, ErroMercado> {
+pub async fn listar(
+    db: &impl GenericClient,
+    categoria: Option<&str>,
+    busca: Option<&str>,
+) -> Result<Vec<ProdutoVitrine>, ErroMercado> {
     let stmt = db
         .prepare_cached(&format!(
             "SELECT {COLUNAS} FROM produto_vitrine \
@@ -117,7 +123,8 @@ pub async fn inserir(tx: &Tx<'_>, p: &ProdutoVitrine) -> Result<bool, ErroMercad
 
 /// Writes the shelf and status of a locked product (and bumps `versao`, the original's @Version).
 /// Writes the shelf and status of a locked product: `$1` sku, `$2` shelf, `$3` status.
-pub const SALVAR_PRATELEIRA: &str = "UPDATE produto_vitrine SET estoque_prateleira = $2, status = $3, versao = versao + 1 WHERE sku = $1";
+pub const SALVAR_PRATELEIRA: &str =
+    "UPDATE produto_vitrine SET estoque_prateleira = $2, status = $3, versao = versao + 1 WHERE sku = $1";
 
 pub async fn salvar_prateleira(tx: &Tx<'_>, p: &ProdutoVitrine) -> Result<(), ErroMercado> {
     let stmt = tx.prepare_cached(SALVAR_PRATELEIRA).await?;

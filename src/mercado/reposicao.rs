@@ -42,7 +42,11 @@ impl StatusSolicitacao {
             "AGUARDANDO_LOTE" => StatusSolicitacao::AguardandoLote,
             "ATENDIDA" => StatusSolicitacao::Atendida,
             "CANCELADA" => StatusSolicitacao::Cancelada,
-            other => return Err(ErroMercado::EstadoInvalido(format!("status de solicitação desconhecido: {other}"))),
+            other => {
+                return Err(ErroMercado::EstadoInvalido(format!(
+                    "status de solicitação desconhecido: {other}"
+                )))
+            }
         })
     }
 
@@ -91,7 +95,11 @@ pub struct SolicitacaoReposicao {
 /// The restock trigger: call it after every shelf change that may lower the shelf or close a
 /// request (checkout, registration, a ReposicaoEnviada credit), with the product locked.
 /// Returns the event written, if any.
-pub async fn avaliar(tx: &Tx<'_>, produto: &ProdutoVitrine, agora: DateTime<Utc>) -> Result<Option<ReposicaoSolicitada>, ErroMercado> {
+pub async fn avaliar(
+    tx: &Tx<'_>,
+    produto: &ProdutoVitrine,
+    agora: DateTime<Utc>,
+) -> Result<Option<ReposicaoSolicitada>, ErroMercado> {
     // At or above the minimum nothing is requested whatever is open: skip the query (hot path).
     if produto.quantidade_a_repor(false).is_none() {
         return Ok(None);
@@ -99,7 +107,12 @@ pub async fn avaliar(tx: &Tx<'_>, produto: &ProdutoVitrine, agora: DateTime<Utc>
     let Some(qtd_faltante) = produto.quantidade_a_repor(tem_em_aberto(tx, &produto.sku).await?) else {
         return Ok(None);
     };
-    let evento = ReposicaoSolicitada { event_id: Uuid::new_v4(), sku: produto.sku.clone(), qtd_faltante, ocorrido_em: agora };
+    let evento = ReposicaoSolicitada {
+        event_id: Uuid::new_v4(),
+        sku: produto.sku.clone(),
+        qtd_faltante,
+        ocorrido_em: agora,
+    };
     if !inserir_pendente(tx, &evento).await? {
         // Only reachable if a shelf change skipped the product lock; the index kept the rule.
         tracing::warn!(sku = %produto.sku, "an open restock request appeared concurrently; none added");
@@ -129,7 +142,10 @@ async fn inserir_pendente(tx: &Tx<'_>, e: &ReposicaoSolicitada) -> Result<bool, 
 }
 
 /// The request whose `ReposicaoSolicitada` had `event_id` (an answer's `correlationId`), locked.
-pub async fn travar_por_evento(tx: &Tx<'_>, event_id: Uuid) -> Result<Option<SolicitacaoReposicao>, ErroMercado> {
+pub async fn travar_por_evento(
+    tx: &Tx<'_>,
+    event_id: Uuid,
+) -> Result<Option<SolicitacaoReposicao>, ErroMercado> {
     let stmt = tx
         .prepare_cached(
             "SELECT id, event_id, sku, qtd_solicitada, status FROM solicitacao_reposicao WHERE event_id = $1 FOR UPDATE",

@@ -26,12 +26,15 @@ impl Reserva {
 }
 
 /// A reservation of a new order: `$1` id, `$2` sku, `$3` qtd, `$4` pedido_id, `$5` expira_em.
-pub const INSERIR: &str = "INSERT INTO reserva (id, sku, qtd, pedido_id, expira_em, status) VALUES ($1, $2, $3, $4, $5, 'ATIVA')";
+pub const INSERIR: &str =
+    "INSERT INTO reserva (id, sku, qtd, pedido_id, expira_em, status) VALUES ($1, $2, $3, $4, $5, 'ATIVA')";
 
 /// The order's reservations, by SKU (the product lock order).
 pub async fn do_pedido(tx: &Tx<'_>, pedido_id: Uuid) -> Result<Vec<Reserva>, ErroMercado> {
     let stmt = tx
-        .prepare_cached("SELECT id, sku, qtd, expira_em, status FROM reserva WHERE pedido_id = $1 ORDER BY sku, id")
+        .prepare_cached(
+            "SELECT id, sku, qtd, expira_em, status FROM reserva WHERE pedido_id = $1 ORDER BY sku, id",
+        )
         .await?;
     tx.query(&stmt, &[&pedido_id])
         .await?
@@ -58,7 +61,9 @@ pub async fn confirmar_do_pedido(tx: &Tx<'_>, pedido_id: Uuid) -> Result<u64, Er
 
 /// `expirar()`: ATIVA → EXPIRADA; false when it was no longer active.
 pub async fn expirar(tx: &Tx<'_>, id: Uuid) -> Result<bool, ErroMercado> {
-    let stmt = tx.prepare_cached("UPDATE reserva SET status = 'EXPIRADA' WHERE id = $1 AND status = 'ATIVA'").await?;
+    let stmt = tx
+        .prepare_cached("UPDATE reserva SET status = 'EXPIRADA' WHERE id = $1 AND status = 'ATIVA'")
+        .await?;
     Ok(tx.execute(&stmt, &[&id]).await? == 1)
 }
 

@@ -56,7 +56,8 @@ fn ser_opt_instante<S: serde::Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Re
     instante::opcional::serialize(t, s)
 }
 
-const COLS: &str = "id, tipo, status, tentativas, criado_em, proxima_tentativa_em, enviado_em, ultimo_erro, payload";
+const COLS: &str =
+    "id, tipo, status, tentativas, criado_em, proxima_tentativa_em, enviado_em, ultimo_erro, payload";
 
 fn linha(r: &tokio_postgres::Row) -> Linha {
     Linha {
@@ -77,20 +78,35 @@ pub async fn status_text(c: &impl GenericClient, agora: DateTime<Utc>) -> anyhow
     let mut out = format!("PENDING {}\nSENT    {}\nFAILED  {}\n", s.pending, s.sent, s.failed);
     match s.oldest_pending {
         Some(t) => {
-            let _ = writeln!(out, "oldest pending: {} ({}s ago)", instante::formatar(&t), (agora - t).num_seconds().max(0));
+            let _ = writeln!(
+                out,
+                "oldest pending: {} ({}s ago)",
+                instante::formatar(&t),
+                (agora - t).num_seconds().max(0)
+            );
         }
         None => out.push_str("oldest pending: none\n"),
     }
     Ok(out)
 }
 
-pub async fn list(c: &impl GenericClient, status: Option<StatusFiltro>, limite: i64) -> anyhow::Result<Vec<Linha>> {
+pub async fn list(
+    c: &impl GenericClient,
+    status: Option<StatusFiltro>,
+    limite: i64,
+) -> anyhow::Result<Vec<Linha>> {
     let rows = match status {
         Some(s) => {
-            c.query(&format!("SELECT {COLS} FROM outbox_event WHERE status = $1 ORDER BY criado_em LIMIT $2"), &[&s.sql(), &limite])
+            c.query(
+                &format!("SELECT {COLS} FROM outbox_event WHERE status = $1 ORDER BY criado_em LIMIT $2"),
+                &[&s.sql(), &limite],
+            )
+            .await?
+        }
+        None => {
+            c.query(&format!("SELECT {COLS} FROM outbox_event ORDER BY criado_em LIMIT $1"), &[&limite])
                 .await?
         }
-        None => c.query(&format!("SELECT {COLS} FROM outbox_event ORDER BY criado_em LIMIT $1"), &[&limite]).await?,
     };
     Ok(rows.iter().map(linha).collect())
 }
@@ -124,10 +140,19 @@ pub enum RetryError {
 
 /// Puts `ids` back to `PENDING` with attempts reset, due now. Refuses events older than
 /// `inbox_retencao` unless `force`. Returns how many rows changed.
-pub async fn retry(c: &impl GenericClient, ids: &[Uuid], agora: DateTime<Utc>, inbox_retencao: Duration, force: bool) -> Result<u64, RetryError> {
+pub async fn retry(
+    c: &impl GenericClient,
+    ids: &[Uuid],
+    agora: DateTime<Utc>,
+    inbox_retencao: Duration,
+    force: bool,
+) -> Result<u64, RetryError> {
     let limite = agora - chrono::Duration::from_std(inbox_retencao).unwrap_or(chrono::Duration::MAX);
     for id in ids {
-        let row = c.query_opt("SELECT criado_em FROM outbox_event WHERE id = $1", &[id]).await?.ok_or(RetryError::NotFound(*id))?;
+        let row = c
+            .query_opt("SELECT criado_em FROM outbox_event WHERE id = $1", &[id])
+            .await?
+            .ok_or(RetryError::NotFound(*id))?;
         let criado: DateTime<Utc> = row.get(0);
         if criado < limite && !force {
             return Err(RetryError::TooOld {
@@ -146,17 +171,26 @@ pub async fn retry(c: &impl GenericClient, ids: &[Uuid], agora: DateTime<Utc>, i
 }
 
 pub async fn failed_ids(c: &impl GenericClient) -> Result<Vec<Uuid>, tokio_postgres::Error> {
-    Ok(c.query("SELECT id FROM outbox_event WHERE status = 'FAILED' ORDER BY criado_em", &[]).await?.iter().map(|r| r.get(0)).collect())
+    Ok(c.query("SELECT id FROM outbox_event WHERE status = 'FAILED' ORDER BY criado_em", &[])
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect())
 }
 
 /// Deletes a `FAILED` event and returns it (printed as JSON before it goes).
 pub async fn discard(c: &impl GenericClient, id: Uuid) -> anyhow::Result<Linha> {
     let row = c
-        .query_opt(&format!("DELETE FROM outbox_event WHERE id = $1 AND status = 'FAILED' RETURNING {COLS}"), &[&id])
+        .query_opt(
+            &format!("DELETE FROM outbox_event WHERE id = $1 AND status = 'FAILED' RETURNING {COLS}"),
+            &[&id],
+        )
         .await?;
     match row {
         Some(r) => Ok(linha(&r)),
-        None => anyhow::bail!("event {id} is not a FAILED event of this outbox; only dead letters can be discarded"),
+        None => anyhow::bail!(
+            "event {id} is not a FAILED event of this outbox; only dead letters can be discarded"
+        ),
     }
 }
 

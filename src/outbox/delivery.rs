@@ -28,7 +28,6 @@ pub enum Outcome {
     Transient(String),
 }
 
-
 pub struct Peer {
     base: String,
     token: Secret,
@@ -44,7 +43,14 @@ pub fn is_permanent(status: StatusCode) -> bool {
 }
 
 impl Peer {
-    pub fn new(base: &str, token: Secret, timeout: Duration, concorrencia: usize, lote_max: usize, transport: Transport) -> anyhow::Result<Peer> {
+    pub fn new(
+        base: &str,
+        token: Secret,
+        timeout: Duration,
+        concorrencia: usize,
+        lote_max: usize,
+        transport: Transport,
+    ) -> anyhow::Result<Peer> {
         let http = reqwest::Client::builder()
             .http1_only()
             .connect_timeout(timeout)
@@ -105,7 +111,8 @@ impl Peer {
             for c in &chunks {
                 futs.push(self.send_lote(c));
             }
-            let results: Vec<Option<Vec<Outcome>>> = stream::iter(futs).buffered(self.concorrencia).collect().await;
+            let results: Vec<Option<Vec<Outcome>>> =
+                stream::iter(futs).buffered(self.concorrencia).collect().await;
             if results.iter().all(Option::is_some) {
                 return results.into_iter().flatten().flatten().collect();
             }
@@ -142,7 +149,9 @@ impl Peer {
                     Outcome::Transient(msg)
                 }
             }
-            Err(err) => Outcome::Transient(format!("envio de {} {} falhou: {}", e.tipo, e.id, describe(&err))),
+            Err(err) => {
+                Outcome::Transient(format!("envio de {} {} falhou: {}", e.tipo, e.id, describe(&err)))
+            }
         }
     }
 
@@ -191,7 +200,13 @@ impl Peer {
             .await;
         let res = match res {
             Ok(r) => r,
-            Err(err) => return all(Outcome::Transient(format!("envio de lote de {} eventos falhou: {}", chunk.len(), describe(&err)))),
+            Err(err) => {
+                return all(Outcome::Transient(format!(
+                    "envio de lote de {} eventos falhou: {}",
+                    chunk.len(),
+                    describe(&err)
+                )))
+            }
         };
         let status = res.status();
         if status == StatusCode::NOT_FOUND || status == StatusCode::FORBIDDEN {
@@ -203,7 +218,10 @@ impl Peer {
         }
         if !status.is_success() {
             let body = res.text().await.unwrap_or_default();
-            return all(Outcome::Transient(format!("envio de lote falhou: HTTP {status}: {}", excerpt(&body))));
+            return all(Outcome::Transient(format!(
+                "envio de lote falhou: HTTP {status}: {}",
+                excerpt(&body)
+            )));
         }
         let parsed: Result<LoteResposta, _> = res.json().await;
         match parsed {
@@ -212,16 +230,30 @@ impl Peer {
                     .iter()
                     .zip(r.resultados)
                     .map(|(e, r)| {
-                        let msg = || format!("envio de {} {} falhou: item {}: {}", e.tipo, e.id, r.status, r.detalhe.clone().unwrap_or_default());
+                        let msg = || {
+                            format!(
+                                "envio de {} {} falhou: item {}: {}",
+                                e.tipo,
+                                e.id,
+                                r.status,
+                                r.detalhe.clone().unwrap_or_default()
+                            )
+                        };
                         match r.status {
                             200..=299 => Outcome::Sent,
-                            s if is_permanent(StatusCode::from_u16(s).unwrap_or(StatusCode::BAD_REQUEST)) => Outcome::Permanent(msg()),
+                            s if is_permanent(StatusCode::from_u16(s).unwrap_or(StatusCode::BAD_REQUEST)) => {
+                                Outcome::Permanent(msg())
+                            }
                             _ => Outcome::Transient(msg()),
                         }
                     })
                     .collect(),
             ),
-            Ok(r) => all(Outcome::Transient(format!("resposta de lote com {} resultados para {} eventos", r.resultados.len(), chunk.len()))),
+            Ok(r) => all(Outcome::Transient(format!(
+                "resposta de lote com {} resultados para {} eventos",
+                r.resultados.len(),
+                chunk.len()
+            ))),
             Err(err) => all(Outcome::Transient(format!("resposta de lote ilegível: {err}"))),
         }
     }

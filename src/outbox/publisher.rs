@@ -46,7 +46,13 @@ pub struct Round {
 impl Publisher {
     /// The publisher of `servico`'s outbox: it delivers to the peer's events URL with the peer's
     /// token. `listen` = wake on `NOTIFY` (separate publishers).
-    pub fn for_service(config: &Config, servico: Servico, pool: Pool, signal: Arc<OutboxSignal>, listen: bool) -> anyhow::Result<Publisher> {
+    pub fn for_service(
+        config: &Config,
+        servico: Servico,
+        pool: Pool,
+        signal: Arc<OutboxSignal>,
+        listen: bool,
+    ) -> anyhow::Result<Publisher> {
         let par = servico.par();
         let cfg = config.outbox.clone();
         let peer = Peer::new(
@@ -74,7 +80,12 @@ impl Publisher {
             tokio::spawn(listen(db, self.signal.clone(), shutdown.clone()));
         }
         tracing::info!(outbox = %self.nome, peer = %self.peer.base(), lote = self.cfg.lote, "publisher started");
-        let prune_every = self.cfg.retencao.min(self.inbox_retencao).div_f64(2.0).clamp(Duration::from_secs(1), Duration::from_secs(60));
+        let prune_every = self
+            .cfg
+            .retencao
+            .min(self.inbox_retencao)
+            .div_f64(2.0)
+            .clamp(Duration::from_secs(1), Duration::from_secs(60));
         let mut last_prune = Instant::now();
         while !shutdown.is_cancelled() {
             let full = match self.round(Utc::now()).await {
@@ -129,7 +140,8 @@ impl Publisher {
                 Outcome::Sent => {
                     r.sent += 1;
                     sent.push(e.id);
-                    metrics::counter!("giro_outbox_deliveries_total", "tipo" => tipo, "result" => "sent").increment(1);
+                    metrics::counter!("giro_outbox_deliveries_total", "tipo" => tipo, "result" => "sent")
+                        .increment(1);
                     let secs = (done - e.criado_em).num_microseconds().unwrap_or(0).max(0) as f64 / 1e6;
                     metrics::histogram!("giro_outbox_delivery_seconds").record(secs);
                 }

@@ -24,7 +24,8 @@ pub const CLAIM: &str = "WITH due AS ( \
                          RETURNING o.id, o.tipo, o.payload::text, o.tentativas, o.criado_em, o.traceparent";
 
 /// `$1` ids, `$2` token, `$3` enviado_em.
-pub const MARK_SENT: &str = "UPDATE outbox_event SET status = 'SENT', enviado_em = $3, tentativas = tentativas + 1, \
+pub const MARK_SENT: &str =
+    "UPDATE outbox_event SET status = 'SENT', enviado_em = $3, tentativas = tentativas + 1, \
                                     ultimo_erro = NULL, lease_token = NULL \
                               WHERE id = ANY($1) AND lease_token = $2 AND status = 'PENDING'";
 
@@ -41,7 +42,11 @@ pub const MAX_ERRO: usize = 500;
 pub async fn registrar(tx: &Tx<'_>, evento: &EventoIntegracao) -> Result<(), tokio_postgres::Error> {
     let stmt = tx.prepare_cached(REGISTRAR).await?;
     let traceparent = crate::trace::for_event().to_string();
-    tx.execute(&stmt, &[&evento.event_id(), &evento.tipo(), &evento.to_json(), &evento.ocorrido_em(), &traceparent]).await?;
+    tx.execute(
+        &stmt,
+        &[&evento.event_id(), &evento.tipo(), &evento.to_json(), &evento.ocorrido_em(), &traceparent],
+    )
+    .await?;
     if tx.mark_event_written() && tx.notify_pg() {
         tx.execute("SELECT pg_notify($1, '')", &[&CHANNEL]).await?;
     }
@@ -87,7 +92,12 @@ pub async fn claim(
 }
 
 /// Marks delivered events `SENT` in one statement; only rows still under `token` change.
-pub async fn mark_sent(c: &impl GenericClient, ids: &[Uuid], token: Uuid, agora: DateTime<Utc>) -> Result<u64, tokio_postgres::Error> {
+pub async fn mark_sent(
+    c: &impl GenericClient,
+    ids: &[Uuid],
+    token: Uuid,
+    agora: DateTime<Utc>,
+) -> Result<u64, tokio_postgres::Error> {
     if ids.is_empty() {
         return Ok(0);
     }
@@ -106,7 +116,12 @@ pub struct Failure {
 /// Settles failed attempts in one statement: transient ones are rescheduled (or become `FAILED`
 /// when this was attempt `max_tentativas`), permanent ones become `FAILED`. Only rows still under
 /// `token` change.
-pub async fn mark_failed(c: &impl GenericClient, failures: &[Failure], token: Uuid, max_tentativas: i32) -> Result<u64, tokio_postgres::Error> {
+pub async fn mark_failed(
+    c: &impl GenericClient,
+    failures: &[Failure],
+    token: Uuid,
+    max_tentativas: i32,
+) -> Result<u64, tokio_postgres::Error> {
     if failures.is_empty() {
         return Ok(0);
     }
@@ -132,7 +147,11 @@ pub fn truncate(s: &str, max: usize) -> String {
 }
 
 /// Deletes at most `limite` `SENT` rows delivered before `antes`; returns how many.
-pub async fn prune_sent(c: &impl GenericClient, antes: DateTime<Utc>, limite: i64) -> Result<u64, tokio_postgres::Error> {
+pub async fn prune_sent(
+    c: &impl GenericClient,
+    antes: DateTime<Utc>,
+    limite: i64,
+) -> Result<u64, tokio_postgres::Error> {
     c.execute(
         "DELETE FROM outbox_event WHERE id IN ( \
              SELECT id FROM outbox_event WHERE status = 'SENT' AND enviado_em < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
@@ -161,9 +180,7 @@ pub async fn status(c: &impl GenericClient) -> Result<Status, tokio_postgres::Er
             _ => {}
         }
     }
-    s.oldest_pending = c
-        .query_one("SELECT min(criado_em) FROM outbox_event WHERE status = 'PENDING'", &[])
-        .await?
-        .get(0);
+    s.oldest_pending =
+        c.query_one("SELECT min(criado_em) FROM outbox_event WHERE status = 'PENDING'", &[]).await?.get(0);
     Ok(s)
 }

@@ -27,7 +27,12 @@ fn audit(m: &Market) -> (i32, Value) {
 }
 
 fn kinds(report: &Value) -> Vec<String> {
-    report["divergencias"].as_array().unwrap().iter().map(|d| d["tipo"].as_str().unwrap().to_string()).collect()
+    report["divergencias"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["tipo"].as_str().unwrap().to_string())
+        .collect()
 }
 
 #[tokio::test]
@@ -93,7 +98,8 @@ async fn units_missing_from_the_lots_are_named() {
 
 #[tokio::test]
 async fn units_appearing_on_a_shelf_are_named() {
-    let (code, r) = tampered("UPDATE produto_vitrine SET estoque_prateleira = estoque_prateleira + 1", "").await;
+    let (code, r) =
+        tampered("UPDATE produto_vitrine SET estoque_prateleira = estoque_prateleira + 1", "").await;
     assert_eq!(code, 1);
     assert_eq!(kinds(&r), vec!["conservacao_prateleira"], "{r:#}");
 }

@@ -14,7 +14,22 @@ fn bench(args: &[&str]) -> serde_json::Value {
 
 #[test]
 fn giro_bench_relay_runs_and_reports_json() {
-    let r = bench(&["bench", "relay", "--eventos", "200", "--publicadores", "1", "--transportes", "lote,single", "--lote", "50", "--taxa", "50", "--segundos", "1"]);
+    let r = bench(&[
+        "bench",
+        "relay",
+        "--eventos",
+        "200",
+        "--publicadores",
+        "1",
+        "--transportes",
+        "lote,single",
+        "--lote",
+        "50",
+        "--taxa",
+        "50",
+        "--segundos",
+        "1",
+    ]);
     assert_eq!(r["relay"].as_array().unwrap().len(), 2);
     assert!(r["relay"][0]["eventosPorSegundo"].as_f64().unwrap() > 0.0);
     assert_eq!(r["latencia"]["eventos"], 50);

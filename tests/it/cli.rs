@@ -13,11 +13,29 @@ fn help(args: &[&str]) -> String {
 #[test]
 fn help_describes_every_role_and_flag() {
     let top = help(&["--help"]);
-    for word in ["migrate", "mercado", "estoque", "publisher", "--config", "--log-format", "outbox", "dev", "audit", "bench", "config"] {
+    for word in [
+        "migrate",
+        "mercado",
+        "estoque",
+        "publisher",
+        "--config",
+        "--log-format",
+        "outbox",
+        "dev",
+        "audit",
+        "bench",
+        "config",
+    ] {
         assert!(top.contains(word), "giro --help lacks {word}:\n{top}");
     }
     let migrate = help(&["migrate", "--help"]);
-    assert!(migrate.contains("--db") && migrate.contains("mercado") && migrate.contains("estoque") && migrate.contains("all"), "{migrate}");
+    assert!(
+        migrate.contains("--db")
+            && migrate.contains("mercado")
+            && migrate.contains("estoque")
+            && migrate.contains("all"),
+        "{migrate}"
+    );
     for role in ["mercado", "estoque"] {
         let serve = help(&[role, "serve", "--help"]);
         assert!(serve.contains("--porta") && serve.contains("--sem-publicador"), "{serve}");

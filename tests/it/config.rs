@@ -9,7 +9,11 @@ use giro::config::{Config, Sources};
 use crate::support::process::{command, scratch_dir};
 use crate::support::{ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
 
-fn sources(dir: &std::path::Path, env: &[(&str, &str)], flags: Vec<(&'static str, String, &'static str)>) -> Sources {
+fn sources(
+    dir: &std::path::Path,
+    env: &[(&str, &str)],
+    flags: Vec<(&'static str, String, &'static str)>,
+) -> Sources {
     Sources {
         file: None,
         cwd: dir.to_path_buf(),
@@ -27,7 +31,11 @@ fn each_layer_overrides_the_one_below_file_then_dotenv_then_env_then_flag() {
         "[outbox]\nlote = 11\nintervalo = \"3s\"\nretencao = \"2d\"\nmax-tentativas = 7\n[mercado]\nporta = 1111\n",
     )
     .unwrap();
-    std::fs::write(dir.join(".env"), "GIRO_OUTBOX_LOTE=22\nGIRO_OUTBOX_INTERVALO=4s\nGIRO_OUTBOX_RETENCAO=3d\nMERCADO_PORTA=2222\n").unwrap();
+    std::fs::write(
+        dir.join(".env"),
+        "GIRO_OUTBOX_LOTE=22\nGIRO_OUTBOX_INTERVALO=4s\nGIRO_OUTBOX_RETENCAO=3d\nMERCADO_PORTA=2222\n",
+    )
+    .unwrap();
 
     let defaults = Config::load(&sources(&scratch_dir(), &[], vec![])).unwrap();
     assert_eq!(defaults.outbox.lote, 50);
@@ -67,8 +75,12 @@ fn an_explicit_config_file_replaces_the_default_location_and_must_exist() {
 #[test]
 fn bad_values_and_unknown_keys_are_named_in_the_error() {
     let dir = scratch_dir();
-    let err = Config::load(&sources(&dir, &[("GIRO_OUTBOX_INTERVALO", "soon")], vec![])).unwrap_err().to_string();
-    assert!(err.contains("outbox.intervalo") && err.contains("GIRO_OUTBOX_INTERVALO") && err.contains("soon"), "{err}");
+    let err =
+        Config::load(&sources(&dir, &[("GIRO_OUTBOX_INTERVALO", "soon")], vec![])).unwrap_err().to_string();
+    assert!(
+        err.contains("outbox.intervalo") && err.contains("GIRO_OUTBOX_INTERVALO") && err.contains("soon"),
+        "{err}"
+    );
 
     std::fs::create_dir_all(dir.join("config")).unwrap();
     std::fs::write(dir.join("config/giro.toml"), "[outbox]\nlotes = 3\n").unwrap();
@@ -80,7 +92,11 @@ fn bad_values_and_unknown_keys_are_named_in_the_error() {
 fn jdbc_urls_and_separate_credentials_are_accepted() {
     let c = Config::load(&sources(
         &scratch_dir(),
-        &[("MERCADO_DB_URL", "jdbc:postgresql://db.local:5433/vitrine"), ("MERCADO_DB_USER", "app"), ("MERCADO_DB_PASSWORD", "s3cr3t-pw")],
+        &[
+            ("MERCADO_DB_URL", "jdbc:postgresql://db.local:5433/vitrine"),
+            ("MERCADO_DB_USER", "app"),
+            ("MERCADO_DB_PASSWORD", "s3cr3t-pw"),
+        ],
         vec![],
     ))
     .unwrap();
@@ -149,13 +165,16 @@ fn a_missing_secret_stops_the_service_with_exit_code_2_naming_the_variable() {
 
 #[test]
 fn a_too_short_secret_stops_the_service_with_exit_code_2() {
-    let out = command(&["estoque", "serve"], &serve_env("", &[("ESTOQUE_TOKEN_SERVICO", "curto-demais")])).output().unwrap();
+    let out = command(&["estoque", "serve"], &serve_env("", &[("ESTOQUE_TOKEN_SERVICO", "curto-demais")]))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr).trim_end(),
         "giro: configuration error: ESTOQUE_TOKEN_SERVICO (estoque.token-servico) from env ESTOQUE_TOKEN_SERVICO is too short: 12 characters, at least 32 required; generate one with `openssl rand -hex 32`"
     );
-    let out = command(&["mercado", "serve"], &serve_env("", &[("OPERADOR_SENHA", "1234567")])).output().unwrap();
+    let out =
+        command(&["mercado", "serve"], &serve_env("", &[("OPERADOR_SENHA", "1234567")])).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("OPERADOR_SENHA (operador.senha) from env OPERADOR_SENHA is too short: 7 characters, at least 8 required"));
 }
@@ -207,7 +226,9 @@ fn giro_config_reflects_a_config_file_an_env_override_and_a_flag_and_masks_datab
     ] {
         assert!(text.lines().any(|l| l == line), "missing {line:?} in:\n{text}");
     }
-    for secret in [MERCADO_TOKEN, ESTOQUE_TOKEN, SENHA, "senha-no-arquivo", "senha-no-env", "tag-worker-token-123456"] {
+    for secret in
+        [MERCADO_TOKEN, ESTOQUE_TOKEN, SENHA, "senha-no-arquivo", "senha-no-env", "tag-worker-token-123456"]
+    {
         assert!(!text.contains(secret), "{secret} in:\n{text}");
     }
     // Every key is printed, set or not.

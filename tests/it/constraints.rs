@@ -37,8 +37,13 @@ async fn mercado_constraints_reject_bad_rows() {
     c.batch_execute("UPDATE solicitacao_reposicao SET status = 'ATENDIDA'").await.unwrap();
     c.batch_execute("INSERT INTO solicitacao_reposicao (event_id, sku, qtd_solicitada, status, criado_em) VALUES (gen_random_uuid(), '7894900011517', 24, 'PENDENTE', now())").await.unwrap();
 
-    c.batch_execute("INSERT INTO inbox_event VALUES ('0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a', now())").await.unwrap();
-    assert_eq!(violated(&c, "INSERT INTO inbox_event VALUES ('0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a', now())").await, "inbox_event_pkey");
+    c.batch_execute("INSERT INTO inbox_event VALUES ('0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a', now())")
+        .await
+        .unwrap();
+    assert_eq!(
+        violated(&c, "INSERT INTO inbox_event VALUES ('0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a', now())").await,
+        "inbox_event_pkey"
+    );
     outbox_status_is_one_of_three(&c).await;
     assert_eq!(
         violated(&c, "INSERT INTO pedido (id, status, total, criado_em) VALUES (gen_random_uuid(), 'PERDIDO', 0, now())").await,
@@ -60,21 +65,43 @@ async fn outbox_status_is_one_of_three(c: &tokio_postgres::Client) {
 async fn estoque_constraints_reject_bad_rows() {
     let db = TestDb::new(Servico::Estoque).await;
     let c = db.client().await;
-    assert_eq!(violated(&c, "INSERT INTO produto_estoque (sku, descricao, ncm) VALUES ('12345678901', 'x', '22021000')").await, "ck_produto_estoque_sku_gtin");
-    assert_eq!(violated(&c, "INSERT INTO produto_estoque (sku, descricao, ncm) VALUES ('7894900011517', 'x', '2202100A')").await, "ck_produto_estoque_ncm");
+    assert_eq!(
+        violated(
+            &c,
+            "INSERT INTO produto_estoque (sku, descricao, ncm) VALUES ('12345678901', 'x', '22021000')"
+        )
+        .await,
+        "ck_produto_estoque_sku_gtin"
+    );
+    assert_eq!(
+        violated(
+            &c,
+            "INSERT INTO produto_estoque (sku, descricao, ncm) VALUES ('7894900011517', 'x', '2202100A')"
+        )
+        .await,
+        "ck_produto_estoque_ncm"
+    );
     assert_eq!(violated(&c, "INSERT INTO produto_estoque (sku, descricao, ncm, saldo_disponivel) VALUES ('7894900011517', 'x', '22021000', -1)").await, "ck_produto_estoque_saldo");
     assert_eq!(violated(&c, "INSERT INTO produto_estoque (sku, descricao, ncm, tags) VALUES ('7894900011517', 'x', '22021000', '{\"a\":1}')").await, "ck_produto_estoque_tags_array");
     c.batch_execute("INSERT INTO produto_estoque (sku, descricao, ncm) VALUES ('7894900011517', 'COCA COLA 2L PET', '22021000')").await.unwrap();
     c.batch_execute("INSERT INTO lote (sku, codigo_lote, quantidade, quantidade_disponivel, recebido_em) VALUES ('7894900011517', 'L1', 10, 10, now())").await.unwrap();
     assert_eq!(violated(&c, "INSERT INTO lote (sku, codigo_lote, quantidade, quantidade_disponivel, recebido_em) VALUES ('7894900011517', 'L1', 5, 5, now())").await, "uk_lote_sku_codigo");
-    assert_eq!(violated(&c, "UPDATE lote SET quantidade_disponivel = 11").await, "ck_lote_quantidade_disponivel");
+    assert_eq!(
+        violated(&c, "UPDATE lote SET quantidade_disponivel = 11").await,
+        "ck_lote_quantidade_disponivel"
+    );
     assert_eq!(violated(&c, "INSERT INTO lote (sku, codigo_lote, quantidade, quantidade_disponivel, recebido_em) VALUES ('7894900011517', 'L2', 0, 0, now())").await, "ck_lote_quantidade");
     c.batch_execute("INSERT INTO demanda_reprimida (sku, qtd_solicitada, solicitacao_original, registrado_em) VALUES ('7894900011517', 16, '0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a', now())").await.unwrap();
     assert_eq!(
         violated(&c, "INSERT INTO demanda_reprimida (sku, qtd_solicitada, solicitacao_original, registrado_em) VALUES ('7894900011517', 16, '0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a', now())").await,
         "uk_demanda_reprimida_solicitacao"
     );
-    c.batch_execute("INSERT INTO inbox_event VALUES ('0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a', now())").await.unwrap();
-    assert_eq!(violated(&c, "INSERT INTO inbox_event VALUES ('0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a', now())").await, "inbox_event_pkey");
+    c.batch_execute("INSERT INTO inbox_event VALUES ('0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a', now())")
+        .await
+        .unwrap();
+    assert_eq!(
+        violated(&c, "INSERT INTO inbox_event VALUES ('0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a', now())").await,
+        "inbox_event_pkey"
+    );
     outbox_status_is_one_of_three(&c).await;
 }

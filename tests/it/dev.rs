@@ -44,7 +44,9 @@ async fn giro_dev_brings_the_market_up_with_the_demo_catalogue_and_stops_on_sigt
         (ps.len() == 8 && ps.iter().filter(|p| p["status"] == "DISPONIVEL").count() == 6).then_some(ps)
     })
     .await;
-    let status = |sku: &str| produtos.iter().find(|p| p["sku"] == sku).map(|p| p["status"].as_str().unwrap().to_string());
+    let status = |sku: &str| {
+        produtos.iter().find(|p| p["sku"] == sku).map(|p| p["status"].as_str().unwrap().to_string())
+    };
     assert_eq!(status("7891962047205").as_deref(), Some("ESGOTADO"), "pão");
     assert_eq!(status("7891150061729").as_deref(), Some("ESGOTADO"), "sabão");
     let coca = produtos.iter().find(|p| p["sku"] == "7894900011517").unwrap();
@@ -54,10 +56,18 @@ async fn giro_dev_brings_the_market_up_with_the_demo_catalogue_and_stops_on_sigt
     // The dashboard shows their pent-up demand, with the generated operator login.
     let dotenv = std::fs::read_to_string(dir.join(".env")).unwrap();
     let senha = dotenv.lines().find_map(|l| l.strip_prefix("OPERADOR_SENHA=")).unwrap().to_string();
-    let op = giro::dev::cliente::Operador::login(&format!("http://127.0.0.1:{ep}"), "XSRF-ESTOQUE", "operador", &senha).await.unwrap();
+    let op = giro::dev::cliente::Operador::login(
+        &format!("http://127.0.0.1:{ep}"),
+        "XSRF-ESTOQUE",
+        "operador",
+        &senha,
+    )
+    .await
+    .unwrap();
     let (status, demandas) = op.get("/painel/demandas").await.unwrap();
     assert_eq!(status, 200);
-    let mut skus: Vec<&str> = demandas.as_array().unwrap().iter().map(|d| d["sku"].as_str().unwrap()).collect();
+    let mut skus: Vec<&str> =
+        demandas.as_array().unwrap().iter().map(|d| d["sku"].as_str().unwrap()).collect();
     skus.sort();
     assert_eq!(skus, vec!["7891150061729", "7891962047205"]);
     let (_, resumo) = op.get("/painel/resumo").await.unwrap();

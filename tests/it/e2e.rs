@@ -23,7 +23,10 @@ async fn pendentes(s: &Sistema, servico: Servico, tipo: &str) -> i64 {
         Servico::Mercado => s.mercado().await,
         Servico::Estoque => s.estoque().await,
     };
-    c.query_one("SELECT count(*) FROM outbox_event WHERE status = 'PENDING' AND tipo = $1", &[&tipo]).await.unwrap().get(0)
+    c.query_one("SELECT count(*) FROM outbox_event WHERE status = 'PENDING' AND tipo = $1", &[&tipo])
+        .await
+        .unwrap()
+        .get(0)
 }
 
 fn relatorio(s: &Sistema, what: &str) {
@@ -37,9 +40,13 @@ const CENARIOS: &[(&str, Cenario)] = &[
     ("carga: a few thousand checkouts with lots entered as demand appears", || Box::pin(carga())),
     ("kill-9: publishers killed at random moments lose nothing", || Box::pin(kill_9())),
     ("estoque-fora: estoque down 30 s under load, then the backlog drains", || Box::pin(estoque_fora())),
-    ("mercado-reinicia: mercado restarted while estoque's answers are in flight", || Box::pin(mercado_reinicia())),
+    ("mercado-reinicia: mercado restarted while estoque's answers are in flight", || {
+        Box::pin(mercado_reinicia())
+    }),
     ("duas-vezes: every event delivered twice is applied once", || Box::pin(duas_vezes())),
-    ("rejeitado: an event the receiver rejects ends FAILED, the rest flows, the audit names it", || Box::pin(rejeitado())),
+    ("rejeitado: an event the receiver rejects ends FAILED, the rest flows, the audit names it", || {
+        Box::pin(rejeitado())
+    }),
 ];
 
 /// All scenarios, one after the other in one test: each keeps both cores busy, and one test
@@ -64,7 +71,11 @@ async fn scenarios() {
             Ok(()) => eprintln!("e2e ok     {dur:6.1} s  {nome}"),
             Err(e) => {
                 let msg = match e.try_into_panic() {
-                    Ok(p) => p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default(),
+                    Ok(p) => p
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_default(),
                     Err(e) => e.to_string(),
                 };
                 eprintln!("e2e FAILED {dur:6.1} s  {nome}: {msg}");
@@ -81,11 +92,20 @@ async fn carga() {
     s.start_all().await;
     s.carregar_demo().await;
     let mut repositor = Repositor::start(s.estoque_url());
-    let stats = Clientes::start(s.mercado_url(), SHOPPERS, 3000, Duration::ZERO, 0.5).esperar(Duration::from_secs(150)).await;
+    let stats = Clientes::start(s.mercado_url(), SHOPPERS, 3000, Duration::ZERO, 0.5)
+        .esperar(Duration::from_secs(150))
+        .await;
     relatorio(&s, &stats.resumo());
     let drenado = s.drenar(Duration::from_secs(60), &[]).await;
     let entradas = repositor.parar().await;
-    relatorio(&s, &format!("drained in {:.1} s; {} lots entered", drenado.as_secs_f64(), entradas.lotes.load(Ordering::SeqCst)));
+    relatorio(
+        &s,
+        &format!(
+            "drained in {:.1} s; {} lots entered",
+            drenado.as_secs_f64(),
+            entradas.lotes.load(Ordering::SeqCst)
+        ),
+    );
     assert!(stats.criados() >= 500, "enough checkouts went through: {}", stats.resumo());
     assert!(entradas.lotes.load(Ordering::SeqCst) >= 8, "lots were entered as demand appeared");
     verificar(&s, &stats, &entradas, &Esperado::default()).await;
@@ -137,7 +157,10 @@ async fn kill_9() {
         s.start(alvo).await;
     }
     let stats = clientes.esperar(Duration::from_secs(10)).await;
-    relatorio(&s, &format!("{}; {kills} publishers killed, leaving {orfaos} leased events behind", stats.resumo()));
+    relatorio(
+        &s,
+        &format!("{}; {kills} publishers killed, leaving {orfaos} leased events behind", stats.resumo()),
+    );
     assert!(kills >= 10, "only {kills} kills during the run");
     assert!(orfaos >= 1, "no kill caught a publisher holding a lease");
     for srv in [Servico::Estoque, Servico::Mercado] {
@@ -158,7 +181,10 @@ async fn estoque_fora() {
     let mut repositor = Repositor::start(s.estoque_url());
     // Paced shoppers: the shelves (and the reservations that expire back onto them) must last the outage.
     let mut clientes = Clientes::start(s.mercado_url(), SHOPPERS, u64::MAX, Duration::from_millis(60), 0.1);
-    wait_until(Duration::from_secs(30), "a first wave of checkouts", || async { (clientes.stats.criados() >= 200).then_some(()) }).await;
+    wait_until(Duration::from_secs(30), "a first wave of checkouts", || async {
+        (clientes.stats.criados() >= 200).then_some(())
+    })
+    .await;
 
     s.stop(Papel::Estoque);
     let antes = (clientes.stats.criados(), pendentes(&s, Servico::Mercado, "ReposicaoSolicitada").await);
@@ -170,13 +196,25 @@ async fn estoque_fora() {
     s.assert_alive();
     let depois = (clientes.stats.criados(), pendentes(&s, Servico::Mercado, "ReposicaoSolicitada").await);
     relatorio(&s, &format!("estoque still down: {} × 201, {} requests pending", depois.0, depois.1));
-    assert!(depois.0 > meio, "checkouts go on to the end of the outage ({} × 201 in its last 10 s)", depois.0 - meio);
+    assert!(
+        depois.0 > meio,
+        "checkouts go on to the end of the outage ({} × 201 in its last 10 s)",
+        depois.0 - meio
+    );
     assert!(meio > antes.0 + 50, "checkouts go on while estoque is down ({} × 201 in 20 s)", meio - antes.0);
-    assert!(depois.1 > antes.1 && depois.1 >= 3, "restock requests wait in mercado's outbox ({} → {})", antes.1, depois.1);
+    assert!(
+        depois.1 > antes.1 && depois.1 >= 3,
+        "restock requests wait in mercado's outbox ({} → {})",
+        antes.1,
+        depois.1
+    );
     let tentativas: i64 = s
         .mercado()
         .await
-        .query_one("SELECT coalesce(max(tentativas), 0)::bigint FROM outbox_event WHERE status = 'PENDING'", &[])
+        .query_one(
+            "SELECT coalesce(max(tentativas), 0)::bigint FROM outbox_event WHERE status = 'PENDING'",
+            &[],
+        )
         .await
         .unwrap()
         .get(0);
@@ -240,9 +278,18 @@ async fn mercado_reinicia() {
             (pendentes(&s, Servico::Estoque, "ReposicaoEnviada").await == 0).then_some(())
         })
         .await;
-        let aplicados: i64 =
-            s.mercado().await.query_one("SELECT count(*) FROM inbox_event WHERE event_id = ANY($1)", &[&em_voo]).await.unwrap().get(0);
-        assert_eq!(aplicados as usize, em_voo.len(), "the shipments in flight were applied by the restarted mercado");
+        let aplicados: i64 = s
+            .mercado()
+            .await
+            .query_one("SELECT count(*) FROM inbox_event WHERE event_id = ANY($1)", &[&em_voo])
+            .await
+            .unwrap()
+            .get(0);
+        assert_eq!(
+            aplicados as usize,
+            em_voo.len(),
+            "the shipments in flight were applied by the restarted mercado"
+        );
         let antes = clientes.stats.criados();
         wait_until(Duration::from_secs(90), "checkouts again, and new pent-up demand", || async {
             let (_, d) = e.get("/painel/demandas").await.ok()?;
@@ -265,7 +312,9 @@ async fn duas_vezes() {
     s.start_all().await;
     s.carregar_demo().await;
     let mut repositor = Repositor::start(s.estoque_url());
-    let stats = Clientes::start(s.mercado_url(), SHOPPERS, 2500, Duration::ZERO, 0.5).esperar(Duration::from_secs(120)).await;
+    let stats = Clientes::start(s.mercado_url(), SHOPPERS, 2500, Duration::ZERO, 0.5)
+        .esperar(Duration::from_secs(120))
+        .await;
     relatorio(&s, &stats.resumo());
     let drenado = s.drenar(Duration::from_secs(60), &[]).await;
     let entradas = repositor.parar().await;
@@ -276,7 +325,10 @@ async fn duas_vezes() {
         let inbox: i64 = db.query_one("SELECT count(*) FROM inbox_event", &[]).await.unwrap().get(0);
         eprintln!("[{}] {srv}: {novos} new, {duplicados} duplicates, {inbox} inbox rows", s.nome);
         assert_eq!(novos as i64, inbox, "{srv}: each event applied once");
-        assert!(novos >= 20 && duplicados >= novos, "{srv}: every event was delivered twice ({novos} new, {duplicados} duplicates)");
+        assert!(
+            novos >= 20 && duplicados >= novos,
+            "{srv}: every event was delivered twice ({novos} new, {duplicados} duplicates)"
+        );
     }
     verificar(&s, &stats, &entradas, &Esperado::default()).await;
     audit_limpo(&s);
@@ -302,24 +354,47 @@ async fn rejeitado() {
     s.start(Papel::PublisherMercado).await;
 
     let mut repositor = Repositor::start(s.estoque_url());
-    let stats = Clientes::start(s.mercado_url(), SHOPPERS, 1500, Duration::ZERO, 0.5).esperar(Duration::from_secs(120)).await;
+    let stats = Clientes::start(s.mercado_url(), SHOPPERS, 1500, Duration::ZERO, 0.5)
+        .esperar(Duration::from_secs(120))
+        .await;
     relatorio(&s, &stats.resumo());
     let drenado = s.drenar(Duration::from_secs(60), &[rejeitado]).await;
     let entradas = repositor.parar().await;
     relatorio(&s, &format!("drained in {:.1} s", drenado.as_secs_f64()));
 
-    let r = m.query_one("SELECT status, tentativas, coalesce(ultimo_erro, '') FROM outbox_event WHERE id = $1", &[&rejeitado]).await.unwrap();
+    let r = m
+        .query_one(
+            "SELECT status, tentativas, coalesce(ultimo_erro, '') FROM outbox_event WHERE id = $1",
+            &[&rejeitado],
+        )
+        .await
+        .unwrap();
     let (status, tentativas, erro): (String, i32, String) = (r.get(0), r.get(1), r.get(2));
     assert_eq!(status, "FAILED", "the rejected event is a dead letter");
     assert_eq!(tentativas, 1, "a permanent refusal is not retried");
     assert!(erro.contains("400") && erro.contains("qtdFaltante"), "the receiver's reason is kept: {erro}");
-    let aberta: String =
-        m.query_one("SELECT status FROM solicitacao_reposicao WHERE event_id = $1", &[&rejeitado]).await.unwrap().get(0);
+    let aberta: String = m
+        .query_one("SELECT status FROM solicitacao_reposicao WHERE event_id = $1", &[&rejeitado])
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(aberta, "PENDENTE", "its request stays open");
-    let recebido: i64 = s.estoque().await.query_one("SELECT count(*) FROM inbox_event WHERE event_id = $1", &[&rejeitado]).await.unwrap().get(0);
+    let recebido: i64 = s
+        .estoque()
+        .await
+        .query_one("SELECT count(*) FROM inbox_event WHERE event_id = $1", &[&rejeitado])
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(recebido, 0, "estoque applied nothing of it");
 
-    verificar(&s, &stats, &entradas, &Esperado { falhados: vec![rejeitado], sem_reposicao: vec![COCA.to_string()] }).await;
+    verificar(
+        &s,
+        &stats,
+        &entradas,
+        &Esperado { falhados: vec![rejeitado], sem_reposicao: vec![COCA.to_string()] },
+    )
+    .await;
 
     // The audit names the dead letter and the request it leaves open, and nothing else.
     let (code, report) = s.audit();
@@ -333,7 +408,10 @@ async fn rejeitado() {
     achados.sort();
     assert_eq!(
         achados,
-        vec![(COCA.to_string(), "evento_falhou".to_string()), (COCA.to_string(), "solicitacao_aberta_sem_evento".to_string())],
+        vec![
+            (COCA.to_string(), "evento_falhou".to_string()),
+            (COCA.to_string(), "solicitacao_aberta_sem_evento".to_string())
+        ],
         "{report:#}"
     );
     let texto = report.to_string();
@@ -373,7 +451,11 @@ async fn a_batch_whose_sender_hangs_up_is_applied_to_its_end() {
 
     let c = app.db.client().await;
     wait_until(Duration::from_secs(15), "every event of the batch in the inbox", || async {
-        let n: i64 = c.query_one("SELECT count(*) FROM inbox_event WHERE event_id = ANY($1)", &[&ids]).await.unwrap().get(0);
+        let n: i64 = c
+            .query_one("SELECT count(*) FROM inbox_event WHERE event_id = ANY($1)", &[&ids])
+            .await
+            .unwrap()
+            .get(0);
         (n == ids.len() as i64).then_some(())
     })
     .await;

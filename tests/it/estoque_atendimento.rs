@@ -42,10 +42,15 @@ async fn a_lot_of_50_serves_a_request_of_16_leaving_34_and_one_shipment_row() {
     assert_eq!(r.get::<_, i64>(3), l);
     assert_eq!(r.get::<_, i32>(4), 16);
     let expedido: chrono::DateTime<Utc> = r.get(5);
-    assert_eq!(giro::contracts::instante::formatar(&expedido), p["ocorridoEm"].as_str().unwrap(), "expedido_em = ocorridoEm");
+    assert_eq!(
+        giro::contracts::instante::formatar(&expedido),
+        p["ocorridoEm"].as_str().unwrap(),
+        "expedido_em = ocorridoEm"
+    );
     assert_eq!(r.get::<_, Option<chrono::DateTime<Utc>>>(6), None, "not delivered yet");
     // The inbox row committed with the effect.
-    let inbox: i64 = c.query_one("SELECT count(*) FROM inbox_event WHERE event_id = $1", &[&pedido]).await.unwrap().get(0);
+    let inbox: i64 =
+        c.query_one("SELECT count(*) FROM inbox_event WHERE event_id = $1", &[&pedido]).await.unwrap().get(0);
     assert_eq!(inbox, 1);
 }
 
@@ -223,16 +228,31 @@ async fn expiry_follows_the_sao_paulo_calendar_of_the_instant_passed() {
     let tx = app.dbh.begin(&mut client).await.unwrap();
     let l = lote::proximo_para_expedir(&tx, COCA, dia_25_23h_sp).await.unwrap();
     assert_eq!(l.map(|l| l.codigo_lote).as_deref(), Some("L-BORDA"), "validade == today still ships");
-    assert_eq!(lote::proximo_para_expedir(&tx, COCA, dia_26_sp).await.unwrap(), None, "validade < today never ships");
+    assert_eq!(
+        lote::proximo_para_expedir(&tx, COCA, dia_26_sp).await.unwrap(),
+        None,
+        "validade < today never ships"
+    );
 
     // And the whole rule at those instants: the lot ships the evening before, not the next day.
-    let pedido = |em| ReposicaoSolicitada { event_id: Uuid::new_v4(), sku: COCA.into(), qtd_faltante: 4, ocorrido_em: em };
+    let pedido = |em| ReposicaoSolicitada {
+        event_id: Uuid::new_v4(),
+        sku: COCA.into(),
+        qtd_faltante: 4,
+        ocorrido_em: em,
+    };
     let antes = pedido(dia_25_23h_sp);
     let resposta = atendimento::atender(&tx, &antes, dia_25_23h_sp).await.unwrap();
-    assert!(matches!(resposta, Resposta::Enviada(ref e) if e.lote == "L-BORDA" && e.qtd == 4), "{resposta:?}");
+    assert!(
+        matches!(resposta, Resposta::Enviada(ref e) if e.lote == "L-BORDA" && e.qtd == 4),
+        "{resposta:?}"
+    );
     let depois = pedido(dia_26_sp);
     let resposta = atendimento::atender(&tx, &depois, dia_26_sp).await.unwrap();
-    assert!(matches!(resposta, Resposta::Negada(ref n) if n.correlation_id == depois.event_id), "{resposta:?}");
+    assert!(
+        matches!(resposta, Resposta::Negada(ref n) if n.correlation_id == depois.event_id),
+        "{resposta:?}"
+    );
     tx.rollback().await.unwrap();
 }
 
@@ -243,12 +263,17 @@ async fn concurrent_requests_never_ship_more_than_the_lot_holds() {
     let l = lote(&app, COCA, "L-20", 20, None).await;
 
     let pedidos: Vec<_> = (0..4).map(|_| Uuid::new_v4()).collect();
-    let envios = futures_util::future::join_all(pedidos.iter().map(|id| solicitar(&app, *id, COCA, 16))).await;
+    let envios =
+        futures_util::future::join_all(pedidos.iter().map(|id| solicitar(&app, *id, COCA, 16))).await;
     assert!(envios.iter().all(|s| *s == 204), "{envios:?}");
 
     let eventos = outbox(&app).await;
     assert_eq!(eventos.len(), 4, "one answer per request");
-    let enviado: i64 = eventos.iter().filter(|(t, _)| t == "ReposicaoEnviada").map(|(_, p)| p["qtd"].as_i64().unwrap()).sum();
+    let enviado: i64 = eventos
+        .iter()
+        .filter(|(t, _)| t == "ReposicaoEnviada")
+        .map(|(_, p)| p["qtd"].as_i64().unwrap())
+        .sum();
     assert_eq!(enviado, 20, "16 + 4, then nothing: {eventos:?}");
     assert_eq!(eventos.iter().filter(|(t, _)| t == "ReposicaoNegada").count(), 2);
     assert_eq!(disponivel(&app, l).await, 0);
@@ -274,7 +299,8 @@ async fn eventos_lote_serves_each_request_with_the_same_rules() {
         .unwrap();
     assert_eq!(res.status(), 200);
     let body: serde_json::Value = res.json().await.unwrap();
-    let status: Vec<i64> = body["resultados"].as_array().unwrap().iter().map(|r| r["status"].as_i64().unwrap()).collect();
+    let status: Vec<i64> =
+        body["resultados"].as_array().unwrap().iter().map(|r| r["status"].as_i64().unwrap()).collect();
     assert_eq!(status, vec![204, 204, 204]);
     // A batch is applied in SKU order (one lock order for concurrent batches), so the answers'
     // order is not the items' order.
@@ -288,10 +314,23 @@ async fn eventos_lote_serves_each_request_with_the_same_rules() {
 async fn eventos_needs_the_service_token_and_refuses_the_operator() {
     let app = estoque(&[]).await;
     let body = serde_json::json!({"eventId": Uuid::new_v4(), "sku": COCA, "qtdFaltante": 1, "ocorridoEm": "2026-09-25T12:00:00Z"});
-    let res = app.http.post(app.url("/eventos")).header("Evento-Tipo", "ReposicaoSolicitada").json(&body).send().await.unwrap();
+    let res = app
+        .http
+        .post(app.url("/eventos"))
+        .header("Evento-Tipo", "ReposicaoSolicitada")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 401);
     let op = crate::support::app::Operador::login(&app).await;
-    let res = op.on(app.http.post(app.url("/eventos"))).header("Evento-Tipo", "ReposicaoSolicitada").json(&body).send().await.unwrap();
+    let res = op
+        .on(app.http.post(app.url("/eventos")))
+        .header("Evento-Tipo", "ReposicaoSolicitada")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 403);
     assert!(outbox(&app).await.is_empty());
 }

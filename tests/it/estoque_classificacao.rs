@@ -39,7 +39,8 @@ async fn responder(status: u16, body: &'static str) -> (String, Arc<Mutex<Vec<(S
         let v = v.clone();
         async move {
             v.lock().unwrap().push((format!("{:?}", req.version()), req.headers().contains_key("upgrade")));
-            (StatusCode::from_u16(status).unwrap(), [("content-type", "application/json")], body).into_response()
+            (StatusCode::from_u16(status).unwrap(), [("content-type", "application/json")], body)
+                .into_response()
         }
     });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -57,7 +58,10 @@ async fn the_client_speaks_plain_http_1_1_and_reads_a_good_answer() {
 
     let c = cliente.classificar(COCA, "COCA COLA").await;
 
-    assert_eq!(c, Some(Classificacao { tags: vec!["coca".into(), "cola".into()], categoria: "bebidas".into() }));
+    assert_eq!(
+        c,
+        Some(Classificacao { tags: vec!["coca".into(), "cola".into()], categoria: "bebidas".into() })
+    );
     assert_eq!(vistos.lock().unwrap().clone(), vec![("HTTP/1.1".to_string(), false)], "no h2c upgrade");
 }
 
@@ -96,7 +100,13 @@ async fn the_client_gives_up_after_its_read_timeout() {
 }
 
 async fn tags_de(app: &TestApp, sku: &str) -> Option<Value> {
-    app.db.client().await.query_one("SELECT tags FROM produto_estoque WHERE sku = $1", &[&sku]).await.unwrap().get(0)
+    app.db
+        .client()
+        .await
+        .query_one("SELECT tags FROM produto_estoque WHERE sku = $1", &[&sku])
+        .await
+        .unwrap()
+        .get(0)
 }
 
 const SKUS: [&str; 3] = ["11111111", "22222222", "33333333"];
@@ -120,14 +130,22 @@ async fn a_round_stops_at_the_first_failure_and_classifies_everything_when_the_w
     assert_eq!(reclassificacao::rodada(&app.dbh, &cliente, 2).await.unwrap(), 1);
     assert_eq!(reclassificacao::rodada(&app.dbh, &cliente, 2).await.unwrap(), 0, "nothing left");
 
-    let perguntados: Vec<String> = worker.pedidos().iter().map(|p| p.corpo["sku"].as_str().unwrap().to_string()).collect();
-    assert_eq!(perguntados, vec![SKUS[0], SKUS[0], SKUS[1], SKUS[2]], "by SKU; the classified product is never asked");
+    let perguntados: Vec<String> =
+        worker.pedidos().iter().map(|p| p.corpo["sku"].as_str().unwrap().to_string()).collect();
+    assert_eq!(
+        perguntados,
+        vec![SKUS[0], SKUS[0], SKUS[1], SKUS[2]],
+        "by SKU; the classified product is never asked"
+    );
     for (i, sku) in SKUS.iter().enumerate() {
         assert_eq!(tags_de(&app, sku).await, Some(json!(["produto", i.to_string(), "coca"])));
     }
     let eventos = outbox(&app).await;
     assert_eq!(eventos.len(), 3);
-    assert!(eventos.iter().all(|(t, p)| t == "ProdutoClassificado" && p["categoria"] == "bebidas"), "{eventos:?}");
+    assert!(
+        eventos.iter().all(|(t, p)| t == "ProdutoClassificado" && p["categoria"] == "bebidas"),
+        "{eventos:?}"
+    );
 }
 
 #[tokio::test]
@@ -143,7 +161,10 @@ async fn the_job_runs_on_its_interval_survives_failed_rounds_and_classifies_when
     produto(&app, SKUS[0], "BANANA PRATA KG", None).await;
     produto(&app, SKUS[1], "COCA COLA 2L PET", None).await;
 
-    wait_until(Duration::from_secs(10), "two failed rounds", || async { (worker.chamadas() >= 2).then_some(()) }).await;
+    wait_until(Duration::from_secs(10), "two failed rounds", || async {
+        (worker.chamadas() >= 2).then_some(())
+    })
+    .await;
     assert_eq!(tags_de(&app, SKUS[0]).await, None);
 
     worker.set(Modo::Ok);

@@ -19,8 +19,12 @@ async fn a_lot_of_50_serves_a_pent_up_demand_of_16_answering_the_original_reques
     assert_eq!(solicitar(&app, pedido, COCA, 16).await, 204);
     let op = Operador::login(&app).await;
 
-    let (status, body) =
-        registrar_lote(&app, &op, json!({"sku": COCA, "codigoLote": "L-50", "quantidade": 50, "validade": hoje_mais(&app, 120).await})).await;
+    let (status, body) = registrar_lote(
+        &app,
+        &op,
+        json!({"sku": COCA, "codigoLote": "L-50", "quantidade": 50, "validade": hoje_mais(&app, 120).await}),
+    )
+    .await;
 
     assert_eq!(status, 201, "{body}");
     assert!(body["loteId"].as_i64().is_some(), "{body}");
@@ -47,7 +51,8 @@ async fn a_lot_of_6_ships_6_and_closes_the_demand_of_16() {
     assert_eq!(solicitar(&app, pedido, COCA, 16).await, 204);
     let op = Operador::login(&app).await;
 
-    let (status, body) = registrar_lote(&app, &op, json!({"sku": COCA, "codigoLote": "L-6", "quantidade": 6})).await;
+    let (status, body) =
+        registrar_lote(&app, &op, json!({"sku": COCA, "codigoLote": "L-6", "quantidade": 6})).await;
 
     assert_eq!(status, 201, "{body}");
     assert_eq!(body["demandasAtendidas"], 1);
@@ -67,7 +72,12 @@ async fn an_expired_lot_serves_no_demand_but_counts_in_the_balance() {
     let op = Operador::login(&app).await;
 
     let ontem = hoje_mais(&app, -1).await;
-    let (status, body) = registrar_lote(&app, &op, json!({"sku": COCA, "codigoLote": "L-VENCIDO", "quantidade": 30, "validade": ontem})).await;
+    let (status, body) = registrar_lote(
+        &app,
+        &op,
+        json!({"sku": COCA, "codigoLote": "L-VENCIDO", "quantidade": 30, "validade": ontem}),
+    )
+    .await;
 
     assert_eq!(status, 201, "{body}");
     assert_eq!(body["demandasAtendidas"], 0);
@@ -86,7 +96,8 @@ async fn open_demands_are_served_oldest_first_until_no_lot_can_ship() {
     }
     let op = Operador::login(&app).await;
 
-    let (status, body) = registrar_lote(&app, &op, json!({"sku": COCA, "codigoLote": "L-20", "quantidade": 20})).await;
+    let (status, body) =
+        registrar_lote(&app, &op, json!({"sku": COCA, "codigoLote": "L-20", "quantidade": 20})).await;
 
     assert_eq!(status, 201, "{body}");
     assert_eq!(body["demandasAtendidas"], 2);
@@ -120,7 +131,8 @@ async fn a_new_sku_without_descricao_and_ncm_is_400_without_calling_the_worker()
         assert_eq!(problem["instance"], "/lotes");
     }
     assert_eq!(worker.chamadas(), 0);
-    let n: i64 = app.db.client().await.query_one("SELECT count(*) FROM produto_estoque", &[]).await.unwrap().get(0);
+    let n: i64 =
+        app.db.client().await.query_one("SELECT count(*) FROM produto_estoque", &[]).await.unwrap().get(0);
     assert_eq!(n, 0);
 }
 
@@ -201,7 +213,8 @@ async fn intake_with_worker(modo: Modo) {
     assert_eq!(body["saldoDisponivel"], 60);
     assert_eq!(worker.chamadas(), 1);
     let c = app.db.client().await;
-    let tags: Option<Value> = c.query_one("SELECT tags FROM produto_estoque WHERE sku = $1", &[&COCA]).await.unwrap().get(0);
+    let tags: Option<Value> =
+        c.query_one("SELECT tags FROM produto_estoque WHERE sku = $1", &[&COCA]).await.unwrap().get(0);
     assert_eq!(tags, None, "stored without tags, re-classified later");
     assert!(outbox(&app).await.is_empty(), "no ProdutoClassificado");
 }
@@ -224,14 +237,19 @@ async fn an_already_classified_product_does_not_call_the_worker_and_an_untagged_
     produto(&app, BANANA, "BANANA PRATA KG", None).await;
     let op = Operador::login(&app).await;
 
-    let (status, body) = registrar_lote(&app, &op, json!({"sku": COCA, "codigoLote": "L-1", "quantidade": 5})).await;
+    let (status, body) =
+        registrar_lote(&app, &op, json!({"sku": COCA, "codigoLote": "L-1", "quantidade": 5})).await;
     assert_eq!(status, 201);
     assert_eq!(body["classificado"], true);
     assert_eq!(worker.chamadas(), 0);
 
     // Existing but untagged: asked with the stored description, not the request's.
-    let (status, body) =
-        registrar_lote(&app, &op, json!({"sku": BANANA, "codigoLote": "L-1", "quantidade": 5, "descricao": "OUTRA COISA"})).await;
+    let (status, body) = registrar_lote(
+        &app,
+        &op,
+        json!({"sku": BANANA, "codigoLote": "L-1", "quantidade": 5, "descricao": "OUTRA COISA"}),
+    )
+    .await;
     assert_eq!(status, 201);
     assert_eq!(body["classificado"], true);
     assert_eq!(worker.chamadas(), 1);
@@ -257,7 +275,10 @@ async fn a_repeated_lot_code_is_409_and_changes_nothing() {
     assert_eq!(saldo(&app, COCA).await, 10);
     // The same code for another SKU is another lot.
     produto(&app, BANANA, "BANANA PRATA KG", Some(&["banana"])).await;
-    assert_eq!(registrar_lote(&app, &op, json!({"sku": BANANA, "codigoLote": "L-1", "quantidade": 3})).await.0, 201);
+    assert_eq!(
+        registrar_lote(&app, &op, json!({"sku": BANANA, "codigoLote": "L-1", "quantidade": 3})).await.0,
+        201
+    );
 }
 
 #[tokio::test]
@@ -269,10 +290,16 @@ async fn bean_validation_400s_name_the_field_and_write_nothing() {
         (json!({"sku": COCA, "codigoLote": "L-1", "quantidade": 0}), "quantidade deve ser maior que 0"),
         (json!({"sku": COCA, "codigoLote": "L-1"}), "quantidade deve ser maior que 0"),
         (json!({"sku": COCA, "codigoLote": " ", "quantidade": 1}), "codigoLote não deve estar em branco"),
-        (json!({"sku": COCA, "codigoLote": "x".repeat(51), "quantidade": 1}), "codigoLote tamanho deve ser entre 0 e 50"),
+        (
+            json!({"sku": COCA, "codigoLote": "x".repeat(51), "quantidade": 1}),
+            "codigoLote tamanho deve ser entre 0 e 50",
+        ),
         (json!({"sku": "123", "codigoLote": "L-1", "quantidade": 1}), "sku deve corresponder a"),
         (json!({"codigoLote": "L-1", "quantidade": 1}), "sku não deve ser nulo"),
-        (json!({"sku": COCA, "codigoLote": "L-1", "quantidade": 1, "ncm": "1234"}), "ncm deve corresponder a"),
+        (
+            json!({"sku": COCA, "codigoLote": "L-1", "quantidade": 1, "ncm": "1234"}),
+            "ncm deve corresponder a",
+        ),
         (json!({"sku": COCA, "codigoLote": "L-1", "quantidade": 1, "validade": "2026-13-01"}), "validade"),
         (json!({"sku": COCA, "codigoLote": "L-1", "quantidade": "dez"}), "quantidade"),
     ];
@@ -284,7 +311,13 @@ async fn bean_validation_400s_name_the_field_and_write_nothing() {
         let detail = problem["detail"].as_str().unwrap_or_default();
         assert!(detail.contains(esperado), "{body} → {detail}");
     }
-    let res = op.on(app.http.post(app.url("/lotes"))).header("content-type", "application/json").body("{nope").send().await.unwrap();
+    let res = op
+        .on(app.http.post(app.url("/lotes")))
+        .header("content-type", "application/json")
+        .body("{nope")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 400);
     assert_eq!(saldo(&app, COCA).await, 0);
 }
@@ -298,7 +331,12 @@ async fn post_lotes_needs_an_operator_session_and_csrf() {
     let post = || app.http.post(app.url("/lotes")).json(&body);
 
     // With CSRF but no session: 401, the problem of §6.1 without WWW-Authenticate.
-    let res = post().header("cookie", format!("XSRF-ESTOQUE={csrf}")).header("x-xsrf-token", &csrf).send().await.unwrap();
+    let res = post()
+        .header("cookie", format!("XSRF-ESTOQUE={csrf}"))
+        .header("x-xsrf-token", &csrf)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 401);
     assert!(res.headers().get("www-authenticate").is_none());
     assert_eq!(res.json::<Value>().await.unwrap()["detail"], "autenticação necessária");
@@ -338,9 +376,17 @@ async fn the_same_new_sku_created_in_parallel_is_409() {
 
     let body = json!({"sku": COCA, "descricao": "COCA COLA 2L PET", "ncm": "22021000", "codigoLote": "L-1", "quantidade": 5});
     let pedido = tokio::spawn({
-        let (http, url, cookie, csrf) = (app.http.clone(), app.url("/lotes"), op.cookie.clone(), op.csrf.clone());
+        let (http, url, cookie, csrf) =
+            (app.http.clone(), app.url("/lotes"), op.cookie.clone(), op.csrf.clone());
         async move {
-            let res = http.post(url).header("cookie", cookie).header("x-xsrf-token", csrf).json(&body).send().await.unwrap();
+            let res = http
+                .post(url)
+                .header("cookie", cookie)
+                .header("x-xsrf-token", csrf)
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
             (res.status().as_u16(), res.json::<Value>().await.unwrap())
         }
     });
@@ -358,7 +404,10 @@ async fn the_same_new_sku_created_in_parallel_is_409() {
 
     let (status, problem) = pedido.await.unwrap();
     assert_eq!(status, 409);
-    assert_eq!(problem["detail"], "lote já registrado para este SKU, ou o SKU foi cadastrado em paralelo; tente novamente");
+    assert_eq!(
+        problem["detail"],
+        "lote já registrado para este SKU, ou o SKU foi cadastrado em paralelo; tente novamente"
+    );
     let n: i64 = c.query_one("SELECT count(*) FROM lote", &[]).await.unwrap().get(0);
     assert_eq!(n, 0);
 }

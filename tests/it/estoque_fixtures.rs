@@ -110,7 +110,11 @@ async fn classificar(State(e): State<Arc<Estado>>, headers: HeaderMap, body: Byt
     });
     let modo = e.modo.load(Ordering::SeqCst);
     if modo == Modo::Indisponivel as u8 {
-        return (StatusCode::SERVICE_UNAVAILABLE, axum::Json(json!({"detail": "classificador indisponível"}))).into_response();
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            axum::Json(json!({"detail": "classificador indisponível"})),
+        )
+            .into_response();
     }
     if modo == Modo::Lento as u8 {
         tokio::time::sleep(Duration::from_secs(3)).await;
@@ -124,7 +128,10 @@ async fn classificar(State(e): State<Arc<Estado>>, headers: HeaderMap, body: Byt
 /// Today in `America/Sao_Paulo` plus `dias`, as the database computes it.
 pub async fn hoje_mais(app: &TestApp, dias: i32) -> NaiveDate {
     let c = app.db.client().await;
-    c.query_one("SELECT (now() AT TIME ZONE 'America/Sao_Paulo')::date + $1::int", &[&dias]).await.unwrap().get(0)
+    c.query_one("SELECT (now() AT TIME ZONE 'America/Sao_Paulo')::date + $1::int", &[&dias])
+        .await
+        .unwrap()
+        .get(0)
 }
 
 /// A product with no lots (balance 0), optionally classified.
@@ -155,9 +162,12 @@ pub async fn lote(app: &TestApp, sku: &str, codigo: &str, qtd: i32, validade_dia
         .await
         .unwrap()
         .get(0);
-    c.execute("UPDATE produto_estoque SET saldo_disponivel = saldo_disponivel + $2 WHERE sku = $1", &[&sku, &qtd])
-        .await
-        .unwrap();
+    c.execute(
+        "UPDATE produto_estoque SET saldo_disponivel = saldo_disponivel + $2 WHERE sku = $1",
+        &[&sku, &qtd],
+    )
+    .await
+    .unwrap();
     // Distinct receipt instants, in call order.
     tokio::time::sleep(Duration::from_millis(2)).await;
     id
@@ -165,7 +175,8 @@ pub async fn lote(app: &TestApp, sku: &str, codigo: &str, qtd: i32, validade_dia
 
 /// POSTs a `ReposicaoSolicitada` to `/eventos` with mercado's credentials; returns the status.
 pub async fn solicitar(app: &TestApp, event_id: Uuid, sku: &str, qtd: i32) -> u16 {
-    let body = json!({"eventId": event_id, "sku": sku, "qtdFaltante": qtd, "ocorridoEm": "2026-09-25T12:00:00Z"});
+    let body =
+        json!({"eventId": event_id, "sku": sku, "qtdFaltante": qtd, "ocorridoEm": "2026-09-25T12:00:00Z"});
     app.as_servico(app.http.post(app.url("/eventos")))
         .header("Evento-Tipo", "ReposicaoSolicitada")
         .json(&body)

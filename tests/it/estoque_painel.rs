@@ -29,7 +29,10 @@ async fn resumo_counts_shippable_balance_open_demand_and_lots_expiring_within_30
     let (status, body) = get(&app, &op, "/painel/resumo").await;
 
     assert_eq!(status, 200);
-    assert_eq!(body, json!({"skusCadastrados": 2, "skusSemSaldo": 1, "demandasAbertas": 1, "lotesVencendo": 1}));
+    assert_eq!(
+        body,
+        json!({"skusCadastrados": 2, "skusSemSaldo": 1, "demandasAbertas": 1, "lotesVencendo": 1})
+    );
 
     // Today counts as expiring; an emptied lot does not; a product with only expired lots has
     // no shippable balance, though its saldo_disponivel is not zero.
@@ -37,12 +40,17 @@ async fn resumo_counts_shippable_balance_open_demand_and_lots_expiring_within_30
     let vazio = lote(&app, COCA, "L+5-VAZIO", 10, Some(5)).await;
     let c = app.db.client().await;
     c.execute("UPDATE lote SET quantidade_disponivel = 0 WHERE id = $1", &[&vazio]).await.unwrap();
-    c.execute("UPDATE produto_estoque SET saldo_disponivel = saldo_disponivel - 10 WHERE sku = $1", &[&COCA]).await.unwrap();
+    c.execute("UPDATE produto_estoque SET saldo_disponivel = saldo_disponivel - 10 WHERE sku = $1", &[&COCA])
+        .await
+        .unwrap();
     produto(&app, "7891962047205", "PAO DE FORMA INTEGRAL 400G", None).await;
     lote(&app, "7891962047205", "L-PAO-01", 60, Some(-1)).await;
 
     let (_, body) = get(&app, &op, "/painel/resumo").await;
-    assert_eq!(body, json!({"skusCadastrados": 3, "skusSemSaldo": 2, "demandasAbertas": 1, "lotesVencendo": 2}));
+    assert_eq!(
+        body,
+        json!({"skusCadastrados": 3, "skusSemSaldo": 2, "demandasAbertas": 1, "lotesVencendo": 2})
+    );
 }
 
 #[tokio::test]
@@ -62,7 +70,13 @@ async fn demandas_lists_open_demands_in_the_order_they_will_be_served() {
     assert_eq!(lista.len(), 2);
     let c = app.db.client().await;
     let (id, registrado): (i64, chrono::DateTime<chrono::Utc>) = {
-        let r = c.query_one("SELECT id, registrado_em FROM demanda_reprimida WHERE solicitacao_original = $1", &[&a]).await.unwrap();
+        let r = c
+            .query_one(
+                "SELECT id, registrado_em FROM demanda_reprimida WHERE solicitacao_original = $1",
+                &[&a],
+            )
+            .await
+            .unwrap();
         (r.get(0), r.get(1))
     };
     assert_eq!(
@@ -74,7 +88,8 @@ async fn demandas_lists_open_demands_in_the_order_they_will_be_served() {
     assert_eq!(lista[1]["qtdSolicitada"], 16);
 
     // A served demand leaves the list.
-    let (status, _) = registrar_lote(&app, &op, json!({"sku": BANANA, "codigoLote": "L-1", "quantidade": 10})).await;
+    let (status, _) =
+        registrar_lote(&app, &op, json!({"sku": BANANA, "codigoLote": "L-1", "quantidade": 10})).await;
     assert_eq!(status, 201);
     let (_, body) = get(&app, &op, "/painel/demandas").await;
     assert_eq!(body.as_array().unwrap().len(), 1);
@@ -109,7 +124,10 @@ async fn reposicoes_shows_entregue_em_once_delivered_and_after_the_outbox_row_is
     let c = app.db.client().await;
     let id: Uuid = primeiro["eventId"].as_str().unwrap().parse().unwrap();
     let enviado: chrono::DateTime<chrono::Utc> = c
-        .query_one("UPDATE outbox_event SET status = 'SENT', enviado_em = now() WHERE id = $1 RETURNING enviado_em", &[&id])
+        .query_one(
+            "UPDATE outbox_event SET status = 'SENT', enviado_em = now() WHERE id = $1 RETURNING enviado_em",
+            &[&id],
+        )
         .await
         .unwrap()
         .get(0);
@@ -193,7 +211,8 @@ async fn produto_answers_the_service_token_and_the_operator_and_404s_unknown_sku
     assert_eq!(res.status(), 401, "another service's token is no token");
 
     for desconhecido in ["7891000100103", "abc"] {
-        let res = app.as_servico(app.http.get(app.url(&format!("/produtos/{desconhecido}")))).send().await.unwrap();
+        let res =
+            app.as_servico(app.http.get(app.url(&format!("/produtos/{desconhecido}")))).send().await.unwrap();
         assert_eq!(res.status(), 404, "{desconhecido}");
         assert_eq!(res.text().await.unwrap(), "", "the original's empty 404");
     }
@@ -211,7 +230,14 @@ async fn entregue_em_comes_from_the_real_publisher_and_survives_retention_of_the
     let (_, body) = get(&app, &op, "/painel/reposicoes").await;
     assert_eq!(body[0]["entregueEm"], Value::Null, "not delivered yet: \"enviando\"");
 
-    let p = giro::outbox::publisher::Publisher::for_service(&app.config, giro::config::Servico::Estoque, app.dbh.pool.clone(), app.dbh.signal.clone(), false).unwrap();
+    let p = giro::outbox::publisher::Publisher::for_service(
+        &app.config,
+        giro::config::Servico::Estoque,
+        app.dbh.pool.clone(),
+        app.dbh.signal.clone(),
+        false,
+    )
+    .unwrap();
     let r = p.round(chrono::Utc::now()).await.unwrap();
     assert_eq!(r.sent, 1);
     assert_eq!(mercado.all()[0].tipo, "ReposicaoEnviada");
@@ -222,7 +248,11 @@ async fn entregue_em_comes_from_the_real_publisher_and_survives_retention_of_the
     let (sent, _) = p.prune(chrono::Utc::now() + chrono::Duration::seconds(5)).await.unwrap();
     assert_eq!(sent, 1);
     let c = app.db.client().await;
-    let left: i64 = c.query_one("SELECT count(*) FROM outbox_event WHERE tipo = 'ReposicaoEnviada'", &[]).await.unwrap().get(0);
+    let left: i64 = c
+        .query_one("SELECT count(*) FROM outbox_event WHERE tipo = 'ReposicaoEnviada'", &[])
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(left, 0);
     let (_, body) = get(&app, &op, "/painel/reposicoes").await;
     assert_eq!(body[0]["entregueEm"], entregue);

@@ -10,8 +10,16 @@ use crate::support::{ESTOQUE_TOKEN, MERCADO_TOKEN};
 
 const SOLICITADA: &str = r#"{"eventId": "0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a", "sku": "7894900011517", "qtdFaltante": 16, "ocorridoEm": "2026-09-25T12:00:00Z"}"#;
 
-async fn post(r: &Receiver, tipo: Option<&str>, token: Option<&str>, body: &str) -> (u16, Value, Option<String>) {
-    let mut rb = reqwest::Client::new().post(format!("{}/eventos", r.url())).header("content-type", "application/json").body(body.to_string());
+async fn post(
+    r: &Receiver,
+    tipo: Option<&str>,
+    token: Option<&str>,
+    body: &str,
+) -> (u16, Value, Option<String>) {
+    let mut rb = reqwest::Client::new()
+        .post(format!("{}/eventos", r.url()))
+        .header("content-type", "application/json")
+        .body(body.to_string());
     if let Some(t) = tipo {
         rb = rb.header("Evento-Tipo", t);
     }
@@ -80,11 +88,17 @@ async fn bad_requests_get_400_problems_that_say_what_is_wrong_and_write_nothing(
 
     let bad = SOLICITADA.replace("16", "0");
     let (s, b, _) = post(&r, Some("ReposicaoSolicitada"), Some(ESTOQUE_TOKEN), &bad).await;
-    assert_eq!((s, b["detail"].as_str().unwrap()), (400, "ReposicaoSolicitada inválido: qtdFaltante deve ser maior que 0"));
+    assert_eq!(
+        (s, b["detail"].as_str().unwrap()),
+        (400, "ReposicaoSolicitada inválido: qtdFaltante deve ser maior que 0")
+    );
 
     let enviada = r#"{"eventId":"5f1d2c3b-4a59-4e68-8b7a-6c5d4e3f2a1b","correlationId":"0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a","sku":"7894900011517","qtd":-2,"lote":" ","ocorridoEm":"2026-09-25T12:00:05Z"}"#;
     let (s, b, _) = post(&r, Some("ReposicaoEnviada"), Some(ESTOQUE_TOKEN), enviada).await;
-    assert_eq!((s, b["detail"].as_str().unwrap()), (400, "ReposicaoEnviada inválido: lote não deve estar em branco; qtd deve ser maior que 0"));
+    assert_eq!(
+        (s, b["detail"].as_str().unwrap()),
+        (400, "ReposicaoEnviada inválido: lote não deve estar em branco; qtd deve ser maior que 0")
+    );
 
     let sem_qtd = r#"{"eventId": "0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a", "sku": "7894900011517", "ocorridoEm": "2026-09-25T12:00:00Z"}"#;
     let (s, b, _) = post(&r, Some("ReposicaoSolicitada"), Some(ESTOQUE_TOKEN), sem_qtd).await;
@@ -104,7 +118,8 @@ async fn without_or_with_a_wrong_token_the_answer_is_401_and_nothing_is_written(
         assert_eq!(ct.as_deref(), Some("application/problem+json"));
         assert_eq!(b["detail"], "autenticação necessária");
     }
-    let res = reqwest::Client::new().post(format!("{}/eventos", r.url())).body(SOLICITADA).send().await.unwrap();
+    let res =
+        reqwest::Client::new().post(format!("{}/eventos", r.url())).body(SOLICITADA).send().await.unwrap();
     assert!(res.headers().get("www-authenticate").is_none());
     assert_eq!(r.count("SELECT count(*) FROM inbox_event").await, 0);
 }
@@ -112,13 +127,17 @@ async fn without_or_with_a_wrong_token_the_answer_is_401_and_nothing_is_written(
 #[tokio::test]
 async fn an_oversize_body_is_refused_with_413() {
     let r = Receiver::start(500).await;
-    let big = format!(r#"{{"eventId": "0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a", "pad": "{}"}}"#, "x".repeat(70 * 1024));
+    let big = format!(
+        r#"{{"eventId": "0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a", "pad": "{}"}}"#,
+        "x".repeat(70 * 1024)
+    );
     let (s, _, ct) = post(&r, Some("ReposicaoSolicitada"), Some(ESTOQUE_TOKEN), &big).await;
     assert_eq!(s, 413);
     assert_eq!(ct.as_deref(), Some("application/problem+json"));
     // A batch over outbox.lote-max items is 413 for the request.
     let r = Receiver::start(2).await;
-    let item = json!({"tipo": "ReposicaoSolicitada", "evento": serde_json::from_str::<Value>(SOLICITADA).unwrap()});
+    let item =
+        json!({"tipo": "ReposicaoSolicitada", "evento": serde_json::from_str::<Value>(SOLICITADA).unwrap()});
     let res = reqwest::Client::new()
         .post(format!("{}/eventos/lote", r.url()))
         .bearer_auth(ESTOQUE_TOKEN)
@@ -146,13 +165,23 @@ async fn a_batch_mixing_valid_and_invalid_items_answers_each_in_order() {
         {"tipo": "ReposicaoSolicitada", "evento": ok},
         {"tipo": "ReposicaoSolicitada", "evento": other, "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
     ]});
-    let res = reqwest::Client::new().post(format!("{}/eventos/lote", r.url())).bearer_auth(ESTOQUE_TOKEN).json(&body).send().await.unwrap();
+    let res = reqwest::Client::new()
+        .post(format!("{}/eventos/lote", r.url()))
+        .bearer_auth(ESTOQUE_TOKEN)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 200);
     let b: Value = res.json().await.unwrap();
-    let statuses: Vec<u64> = b["resultados"].as_array().unwrap().iter().map(|x| x["status"].as_u64().unwrap()).collect();
+    let statuses: Vec<u64> =
+        b["resultados"].as_array().unwrap().iter().map(|x| x["status"].as_u64().unwrap()).collect();
     assert_eq!(statuses, vec![204, 400, 400, 204, 204]);
     assert_eq!(b["resultados"][0]["eventId"], "0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a");
-    assert_eq!(b["resultados"][1]["detalhe"], "ReposicaoSolicitada inválido: qtdFaltante deve ser maior que 0");
+    assert_eq!(
+        b["resultados"][1]["detalhe"],
+        "ReposicaoSolicitada inválido: qtdFaltante deve ser maior que 0"
+    );
     assert_eq!(b["resultados"][2]["detalhe"], "tipo de evento não aceito: Desconhecido");
     assert_eq!(b["resultados"][2]["eventId"], "5f1d2c3b-4a59-4e68-8b7a-6c5d4e3f2a1b");
     assert_eq!(r.count("SELECT count(*) FROM efeito").await, 2, "the duplicate (4th) applied nothing");
@@ -185,11 +214,23 @@ async fn a_failing_effect_in_a_batch_fails_only_that_item_and_leaves_no_inbox_ro
         mk("9e8d7c6b-5a49-4382-a1b0-c9d8e7f6a5b4", 13),
         mk("3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a9f", 2),
     ]});
-    let res = reqwest::Client::new().post(format!("{}/eventos/lote", r.url())).bearer_auth(ESTOQUE_TOKEN).json(&body).send().await.unwrap();
+    let res = reqwest::Client::new()
+        .post(format!("{}/eventos/lote", r.url()))
+        .bearer_auth(ESTOQUE_TOKEN)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
     let b: Value = res.json().await.unwrap();
-    let statuses: Vec<u64> = b["resultados"].as_array().unwrap().iter().map(|x| x["status"].as_u64().unwrap()).collect();
+    let statuses: Vec<u64> =
+        b["resultados"].as_array().unwrap().iter().map(|x| x["status"].as_u64().unwrap()).collect();
     assert_eq!(statuses, vec![204, 500, 204]);
     assert_eq!(r.count("SELECT count(*) FROM efeito").await, 2);
-    assert_eq!(r.count("SELECT count(*) FROM inbox_event WHERE event_id = '9e8d7c6b-5a49-4382-a1b0-c9d8e7f6a5b4'").await, 0, "retried later, not forgotten");
+    assert_eq!(
+        r.count("SELECT count(*) FROM inbox_event WHERE event_id = '9e8d7c6b-5a49-4382-a1b0-c9d8e7f6a5b4'")
+            .await,
+        0,
+        "retried later, not forgotten"
+    );
     assert_eq!(r.count("SELECT count(*) FROM inbox_event").await, 2);
 }

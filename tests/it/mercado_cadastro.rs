@@ -50,8 +50,15 @@ async fn a_new_product_starts_sold_out_and_its_first_request_asks_for_ideal() {
 
     let chamadas = estoque.chamadas();
     assert_eq!(chamadas.len(), 1);
-    assert_eq!((chamadas[0].metodo.as_str(), chamadas[0].caminho.as_str()), ("GET", format!("/produtos/{COCA}").as_str()));
-    assert_eq!(chamadas[0].autorizacao.as_deref(), Some(format!("Bearer {ESTOQUE_TOKEN}").as_str()), "estoque's token");
+    assert_eq!(
+        (chamadas[0].metodo.as_str(), chamadas[0].caminho.as_str()),
+        ("GET", format!("/produtos/{COCA}").as_str())
+    );
+    assert_eq!(
+        chamadas[0].autorizacao.as_deref(),
+        Some(format!("Bearer {ESTOQUE_TOKEN}").as_str()),
+        "estoque's token"
+    );
     assert_eq!(chamadas[0].versao, "HTTP/1.1");
 }
 
@@ -107,8 +114,14 @@ async fn estoque_down_still_registers_without_classification() {
 }
 
 #[tokio::test]
-async fn a_product_classified_in_estoque_inherits_tags_and_categoria_and_an_older_event_does_not_overwrite_them() {
-    let estoque = FakeEstoque::start(Resposta::Ok(no_estoque(COCA, Some(&["refrigerante", "coca cola"]), Some("bebidas")))).await;
+async fn a_product_classified_in_estoque_inherits_tags_and_categoria_and_an_older_event_does_not_overwrite_them(
+) {
+    let estoque = FakeEstoque::start(Resposta::Ok(no_estoque(
+        COCA,
+        Some(&["refrigerante", "coca cola"]),
+        Some("bebidas"),
+    )))
+    .await;
     let app = mercado(&[("ESTOQUE_URL", &estoque.url)]).await;
     let op = Operador::login(&app).await;
 
@@ -122,8 +135,12 @@ async fn a_product_classified_in_estoque_inherits_tags_and_categoria_and_an_olde
     // A classification from before the registration arrives late: ignored.
     let velho = produto_classificado(COCA, &["velho"], "outros", "2026-01-01T00:00:00Z");
     assert_eq!(evento(&app, "ProdutoClassificado", &velho).await, 204);
-    let p: Value = app.http.get(app.url(&format!("/produtos/{COCA}"))).send().await.unwrap().json().await.unwrap();
-    assert_eq!((p["tags"].clone(), p["categoria"].clone()), (json!(["refrigerante", "coca cola"]), json!("bebidas")));
+    let p: Value =
+        app.http.get(app.url(&format!("/produtos/{COCA}"))).send().await.unwrap().json().await.unwrap();
+    assert_eq!(
+        (p["tags"].clone(), p["categoria"].clone()),
+        (json!(["refrigerante", "coca cola"]), json!("bebidas"))
+    );
 }
 
 #[tokio::test]
@@ -157,21 +174,53 @@ async fn bad_registrations_are_400_naming_the_field_and_write_nothing() {
     let op = Operador::login(&app).await;
 
     let casos: Vec<(Value, &str)> = vec![
-        (json!({"sku": "123", "nome": "x", "preco": 1, "estoqueMinimo": 1, "estoqueIdeal": 1}), "sku deve corresponder a"),
+        (
+            json!({"sku": "123", "nome": "x", "preco": 1, "estoqueMinimo": 1, "estoqueIdeal": 1}),
+            "sku deve corresponder a",
+        ),
         (json!({"nome": "x", "preco": 1, "estoqueMinimo": 1, "estoqueIdeal": 1}), "sku não deve ser nulo"),
-        (json!({"sku": COCA, "nome": "  ", "preco": 1, "estoqueMinimo": 1, "estoqueIdeal": 1}), "nome não deve estar em branco"),
-        (json!({"sku": COCA, "nome": "x".repeat(256), "preco": 1, "estoqueMinimo": 1, "estoqueIdeal": 1}), "nome tamanho deve ser entre 0 e 255"),
+        (
+            json!({"sku": COCA, "nome": "  ", "preco": 1, "estoqueMinimo": 1, "estoqueIdeal": 1}),
+            "nome não deve estar em branco",
+        ),
+        (
+            json!({"sku": COCA, "nome": "x".repeat(256), "preco": 1, "estoqueMinimo": 1, "estoqueIdeal": 1}),
+            "nome tamanho deve ser entre 0 e 255",
+        ),
         (json!({"sku": COCA, "nome": "x", "estoqueMinimo": 1, "estoqueIdeal": 1}), "preco não deve ser nulo"),
-        (json!({"sku": COCA, "nome": "x", "preco": 0, "estoqueMinimo": 1, "estoqueIdeal": 1}), "preco deve ser maior que 0.00"),
-        (json!({"sku": COCA, "nome": "x", "preco": -3.5, "estoqueMinimo": 1, "estoqueIdeal": 1}), "preco deve ser maior que 0.00"),
-        (json!({"sku": COCA, "nome": "x", "preco": 8.999, "estoqueMinimo": 1, "estoqueIdeal": 1}), "preco valor numérico fora do limite"),
-        (json!({"sku": COCA, "nome": "x", "preco": 123456789.5, "estoqueMinimo": 1, "estoqueIdeal": 1}), "preco valor numérico fora do limite"),
-        (json!({"sku": COCA, "nome": "x", "preco": true, "estoqueMinimo": 1, "estoqueIdeal": 1}), "preco deve ser um número"),
-        (json!({"sku": COCA, "nome": "x", "preco": 1, "estoqueMinimo": 0, "estoqueIdeal": 1}), "estoqueMinimo deve ser maior que 0"),
+        (
+            json!({"sku": COCA, "nome": "x", "preco": 0, "estoqueMinimo": 1, "estoqueIdeal": 1}),
+            "preco deve ser maior que 0.00",
+        ),
+        (
+            json!({"sku": COCA, "nome": "x", "preco": -3.5, "estoqueMinimo": 1, "estoqueIdeal": 1}),
+            "preco deve ser maior que 0.00",
+        ),
+        (
+            json!({"sku": COCA, "nome": "x", "preco": 8.999, "estoqueMinimo": 1, "estoqueIdeal": 1}),
+            "preco valor numérico fora do limite",
+        ),
+        (
+            json!({"sku": COCA, "nome": "x", "preco": 123456789.5, "estoqueMinimo": 1, "estoqueIdeal": 1}),
+            "preco valor numérico fora do limite",
+        ),
+        (
+            json!({"sku": COCA, "nome": "x", "preco": true, "estoqueMinimo": 1, "estoqueIdeal": 1}),
+            "preco deve ser um número",
+        ),
+        (
+            json!({"sku": COCA, "nome": "x", "preco": 1, "estoqueMinimo": 0, "estoqueIdeal": 1}),
+            "estoqueMinimo deve ser maior que 0",
+        ),
         (json!({"sku": COCA, "nome": "x", "preco": 1, "estoqueMinimo": 1}), "estoqueIdeal não deve ser nulo"),
-        (json!({"sku": COCA, "nome": "x", "preco": 1, "estoqueMinimo": 1, "estoqueIdeal": "dez"}), "estoqueIdeal"),
-        (json!({"sku": COCA, "nome": "x", "preco": 1, "estoqueMinimo": 6, "estoqueIdeal": 5}),
-            "exigido 1 <= estoqueMinimo <= estoqueIdeal; recebido min=6 ideal=5"),
+        (
+            json!({"sku": COCA, "nome": "x", "preco": 1, "estoqueMinimo": 1, "estoqueIdeal": "dez"}),
+            "estoqueIdeal",
+        ),
+        (
+            json!({"sku": COCA, "nome": "x", "preco": 1, "estoqueMinimo": 6, "estoqueIdeal": 5}),
+            "exigido 1 <= estoqueMinimo <= estoqueIdeal; recebido min=6 ideal=5",
+        ),
     ];
     for (body, esperado) in casos {
         let res = cadastrar(&app, &op, &body).await;
@@ -181,7 +230,13 @@ async fn bad_registrations_are_400_naming_the_field_and_write_nothing() {
         let detail = problema["detail"].as_str().unwrap();
         assert!(detail.contains(esperado), "{body} → {detail}");
     }
-    let res = op.on(app.http.post(app.url("/produtos"))).header("content-type", "application/json").body("{nope").send().await.unwrap();
+    let res = op
+        .on(app.http.post(app.url("/produtos")))
+        .header("content-type", "application/json")
+        .body("{nope")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 400);
     assert_eq!(res.headers()["content-type"], "application/problem+json");
 
@@ -212,7 +267,14 @@ async fn registration_needs_an_operator_session_and_csrf() {
 
     // With the session but without the CSRF header: 403.
     let op = Operador::login(&app).await;
-    let res = app.http.post(app.url("/produtos")).header("cookie", &op.cookie).json(&coca(6, 24)).send().await.unwrap();
+    let res = app
+        .http
+        .post(app.url("/produtos"))
+        .header("cookie", &op.cookie)
+        .json(&coca(6, 24))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 403);
 
     // The service token is not an operator.
@@ -235,6 +297,11 @@ async fn registration_needs_an_operator_session_and_csrf() {
     // After logout the session no longer counts.
     let res = op.on(app.http.delete(app.url("/sessao"))).send().await.unwrap();
     assert_eq!(res.status(), 204);
-    let res = cadastrar(&app, &op, &json!({"sku": BANANA, "nome": "Banana", "preco": 5.49, "estoqueMinimo": 5, "estoqueIdeal": 20})).await;
+    let res = cadastrar(
+        &app,
+        &op,
+        &json!({"sku": BANANA, "nome": "Banana", "preco": 5.49, "estoqueMinimo": 5, "estoqueIdeal": 20}),
+    )
+    .await;
     assert_eq!(res.status(), 401);
 }

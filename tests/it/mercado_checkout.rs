@@ -59,7 +59,10 @@ async fn ten_concurrent_buyers_of_one_unit_for_five_sell_five_and_request_nine_o
         let body: Value = r.json().await.unwrap();
         assert_eq!(body["title"], "Estoque insuficiente");
         assert_eq!(body["sku"], COCA);
-        assert_eq!(body["detail"], format!("Estoque insuficiente para o SKU {COCA}: solicitado 1, disponível 0"));
+        assert_eq!(
+            body["detail"],
+            format!("Estoque insuficiente para o SKU {COCA}: solicitado 1, disponível 0")
+        );
     }
 
     assert_eq!(prateleira(&app, COCA).await, (0, "ESGOTADO".into()));
@@ -131,10 +134,12 @@ async fn concurrent_orders_listing_the_same_skus_in_opposite_orders_all_complete
     produto(&app, BANANA, "Banana Prata (kg)", "5.49", 50, 5, 60).await;
 
     let compras = (0..12).map(|i| {
-        let itens: &[(&str, i32)] = if i % 2 == 0 { &[(COCA, 2), (BANANA, 1)] } else { &[(BANANA, 1), (COCA, 2)] };
+        let itens: &[(&str, i32)] =
+            if i % 2 == 0 { &[(COCA, 2), (BANANA, 1)] } else { &[(BANANA, 1), (COCA, 2)] };
         comprar(&app, itens)
     });
-    let status: Vec<u16> = futures_util::future::join_all(compras).await.iter().map(|r| r.status().as_u16()).collect();
+    let status: Vec<u16> =
+        futures_util::future::join_all(compras).await.iter().map(|r| r.status().as_u16()).collect();
     assert_eq!(status, vec![201; 12], "locks in ascending SKU order: no deadlock");
     assert_eq!(prateleira(&app, COCA).await.0, 26);
     assert_eq!(prateleira(&app, BANANA).await.0, 38);

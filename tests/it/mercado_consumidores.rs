@@ -18,7 +18,13 @@ async fn com_solicitacao(app: &TestApp, vendidos: i32) -> Uuid {
 
 async fn inbox_tem(app: &TestApp, event_id: &Value) -> bool {
     let id: Uuid = event_id.as_str().unwrap().parse().unwrap();
-    app.db.client().await.query_opt("SELECT 1 FROM inbox_event WHERE event_id = $1", &[&id]).await.unwrap().is_some()
+    app.db
+        .client()
+        .await
+        .query_opt("SELECT 1 FROM inbox_event WHERE event_id = $1", &[&id])
+        .await
+        .unwrap()
+        .is_some()
 }
 
 #[tokio::test]
@@ -87,7 +93,10 @@ async fn sem_saldo_waits_for_a_lot_blocks_new_requests_and_sells_out_only_at_zer
     assert_eq!(solicitacoes(&app, COCA).await.len(), 1);
 
     // A second denial of a request no longer PENDENTE changes nothing.
-    assert_eq!(evento(&app, "ReposicaoNegada", &reposicao_negada(pedido, COCA, "SKU_DESCONHECIDO")).await, 204);
+    assert_eq!(
+        evento(&app, "ReposicaoNegada", &reposicao_negada(pedido, COCA, "SKU_DESCONHECIDO")).await,
+        204
+    );
     assert_eq!(solicitacoes(&app, COCA).await[0].status, "AGUARDANDO_LOTE");
     assert_eq!(prateleira(&app, COCA).await, (0, "ESGOTADO".into()));
 
@@ -103,8 +112,14 @@ async fn sku_desconhecido_cancels_the_request_and_requests_nothing_new() {
     let pedido = com_solicitacao(&app, 10).await;
     assert_eq!(prateleira(&app, COCA).await, (0, "ESGOTADO".into()));
 
-    assert_eq!(evento(&app, "ReposicaoNegada", &reposicao_negada(pedido, COCA, "SKU_DESCONHECIDO")).await, 204);
-    assert_eq!(solicitacoes(&app, COCA).await.iter().map(|s| s.status.as_str()).collect::<Vec<_>>(), vec!["CANCELADA"]);
+    assert_eq!(
+        evento(&app, "ReposicaoNegada", &reposicao_negada(pedido, COCA, "SKU_DESCONHECIDO")).await,
+        204
+    );
+    assert_eq!(
+        solicitacoes(&app, COCA).await.iter().map(|s| s.status.as_str()).collect::<Vec<_>>(),
+        vec!["CANCELADA"]
+    );
     assert_eq!(prateleira(&app, COCA).await, (0, "ESGOTADO".into()));
     assert_eq!(outbox(&app, "ReposicaoSolicitada", COCA).await.len(), 1);
 }
@@ -114,7 +129,8 @@ async fn an_older_produto_classificado_never_overwrites_a_newer_one() {
     let app = mercado(&[]).await;
     produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 10, 5, 20).await;
     let ler = || async {
-        let p: Value = app.http.get(app.url(&format!("/produtos/{COCA}"))).send().await.unwrap().json().await.unwrap();
+        let p: Value =
+            app.http.get(app.url(&format!("/produtos/{COCA}"))).send().await.unwrap().json().await.unwrap();
         (p["tags"].clone(), p["categoria"].clone())
     };
     assert_eq!(ler().await, (serde_json::json!([]), Value::Null), "unclassified: tags [] and categoria null");
@@ -130,7 +146,11 @@ async fn an_older_produto_classificado_never_overwrites_a_newer_one() {
     let mais_novo = produto_classificado(COCA, &["coca cola"], "mercearia", "2026-09-25T12:00:05.5Z");
     assert_eq!(evento(&app, "ProdutoClassificado", &mais_novo).await, 204);
     assert_eq!(ler().await, (serde_json::json!(["coca cola"]), Value::from("mercearia")));
-    assert_eq!(prateleira(&app, COCA).await, (10, "DISPONIVEL".into()), "classification leaves the shelf alone");
+    assert_eq!(
+        prateleira(&app, COCA).await,
+        (10, "DISPONIVEL".into()),
+        "classification leaves the shelf alone"
+    );
     assert!(solicitacoes(&app, COCA).await.is_empty());
 }
 
@@ -157,12 +177,25 @@ async fn only_estoque_s_token_may_deliver_events_and_an_operator_session_gets_40
     produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 10, 5, 20).await;
     let body = reposicao_enviada(Uuid::new_v4(), COCA, 5);
 
-    let anonimo = app.http.post(app.url("/eventos")).header("evento-tipo", "ReposicaoEnviada").json(&body).send().await.unwrap();
+    let anonimo = app
+        .http
+        .post(app.url("/eventos"))
+        .header("evento-tipo", "ReposicaoEnviada")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(anonimo.status(), 401);
     assert!(anonimo.headers().get("www-authenticate").is_none());
 
     let op = Operador::login(&app).await;
-    let sessao = op.on(app.http.post(app.url("/eventos"))).header("evento-tipo", "ReposicaoEnviada").json(&body).send().await.unwrap();
+    let sessao = op
+        .on(app.http.post(app.url("/eventos")))
+        .header("evento-tipo", "ReposicaoEnviada")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(sessao.status(), 403);
     let problema: Value = sessao.json().await.unwrap();
     assert_eq!(problema["detail"], "acesso negado");

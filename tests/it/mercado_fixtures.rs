@@ -31,7 +31,15 @@ pub async fn mercado(env: &[(&str, &str)]) -> TestApp {
 }
 
 /// Puts a product on the shelf directly (no trigger runs): `preco` is SQL numeric text.
-pub async fn produto(app: &TestApp, sku: &str, nome: &str, preco: &str, prateleira: i32, minimo: i32, ideal: i32) {
+pub async fn produto(
+    app: &TestApp,
+    sku: &str,
+    nome: &str,
+    preco: &str,
+    prateleira: i32,
+    minimo: i32,
+    ideal: i32,
+) {
     let status = if prateleira > 0 { "DISPONIVEL" } else { "ESGOTADO" };
     app.db
         .client()
@@ -107,7 +115,10 @@ pub async fn solicitacoes(app: &TestApp, sku: &str) -> Vec<Solicitacao> {
     app.db
         .client()
         .await
-        .query("SELECT event_id, qtd_solicitada, status FROM solicitacao_reposicao WHERE sku = $1 ORDER BY id", &[&sku])
+        .query(
+            "SELECT event_id, qtd_solicitada, status FROM solicitacao_reposicao WHERE sku = $1 ORDER BY id",
+            &[&sku],
+        )
         .await
         .unwrap()
         .iter()

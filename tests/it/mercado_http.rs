@@ -27,7 +27,11 @@ async fn the_catalogue_lists_available_products_first_then_by_name_and_filters()
 
     assert_eq!(listar(&app, "").await, vec![BANANA, COCA, "12345678", "87654321", "7896005800027"]);
     assert_eq!(listar(&app, "?categoria=bebidas").await, vec![COCA, "7896005800027"]);
-    assert_eq!(listar(&app, "?categoria=%20bebidas%20").await, vec![COCA, "7896005800027"], "values are stripped");
+    assert_eq!(
+        listar(&app, "?categoria=%20bebidas%20").await,
+        vec![COCA, "7896005800027"],
+        "values are stripped"
+    );
     assert_eq!(listar(&app, "?categoria=&busca=%20").await.len(), 5, "blank means absent");
     assert_eq!(listar(&app, "?busca=COCA").await, vec![COCA], "name, case-insensitive");
     assert_eq!(listar(&app, "?busca=prata").await, vec![BANANA]);
@@ -82,7 +86,10 @@ async fn checkout_answers_201_with_location_and_an_exact_total() {
     assert_eq!(location, format!("/pedidos/{id}"));
     let expira: chrono::DateTime<chrono::Utc> = body["reservaExpiraEm"].as_str().unwrap().parse().unwrap();
     let ttl = expira - chrono::Utc::now();
-    assert!(ttl > chrono::Duration::minutes(14) && ttl <= chrono::Duration::minutes(15), "15-minute reservation: {ttl}");
+    assert!(
+        ttl > chrono::Duration::minutes(14) && ttl <= chrono::Duration::minutes(15),
+        "15-minute reservation: {ttl}"
+    );
 
     let res = app.http.get(app.url(&location)).send().await.unwrap();
     assert_eq!(res.status(), 200);
@@ -116,14 +123,19 @@ async fn bad_carts_are_400_naming_the_field_and_write_nothing() {
         (json!({"itens": null}), "itens não deve estar vazio"),
         (json!({"itens": muitos}), "itens tamanho deve ser entre 0 e 50"),
         (json!({"itens": [{"sku": COCA, "qtd": 0}]}), "itens[0].qtd deve ser maior que 0"),
-        (json!({"itens": [{"sku": COCA, "qtd": 1}, {"sku": COCA, "qtd": -1}]}), "itens[1].qtd deve ser maior que 0"),
+        (
+            json!({"itens": [{"sku": COCA, "qtd": 1}, {"sku": COCA, "qtd": -1}]}),
+            "itens[1].qtd deve ser maior que 0",
+        ),
         (json!({"itens": [{"sku": "789490001151X", "qtd": 1}]}), "itens[0].sku deve corresponder a"),
         (json!({"itens": [{"qtd": 1}]}), "itens[0].sku não deve ser nulo"),
         (json!({"itens": [{"sku": COCA}]}), "itens[0].qtd não deve ser nulo"),
         (json!({"itens": [{"sku": COCA, "qtd": "um"}]}), "qtd"),
         (json!({"itens": [{"sku": COCA, "qtd": 3_000_000_000_i64}]}), "qtd"),
-        (json!({"itens": [{"sku": COCA, "qtd": 2_000_000_000}, {"sku": COCA, "qtd": 2_000_000_000}]}),
-            "quantidade excede o limite para o SKU"),
+        (
+            json!({"itens": [{"sku": COCA, "qtd": 2_000_000_000}, {"sku": COCA, "qtd": 2_000_000_000}]}),
+            "quantidade excede o limite para o SKU",
+        ),
     ];
     for (body, esperado) in casos {
         let res = app.http.post(app.url("/pedidos")).json(&body).send().await.unwrap();
@@ -135,7 +147,14 @@ async fn bad_carts_are_400_naming_the_field_and_write_nothing() {
         let detail = problema["detail"].as_str().unwrap();
         assert!(detail.contains(esperado), "{body} → {detail}");
     }
-    let res = app.http.post(app.url("/pedidos")).header("content-type", "application/json").body("{nope").send().await.unwrap();
+    let res = app
+        .http
+        .post(app.url("/pedidos"))
+        .header("content-type", "application/json")
+        .body("{nope")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 400);
     assert_eq!(res.headers()["content-type"], "application/problem+json");
     let res = app.http.post(app.url("/pedidos")).body(r#"{"itens":[]}"#).send().await.unwrap();
@@ -177,10 +196,20 @@ async fn storefront_routes_are_anonymous_without_csrf_and_unlisted_ones_are_deni
         .unwrap();
     assert_eq!(res.status(), 201);
     let id = res.json::<Value>().await.unwrap()["pedidoId"].as_str().unwrap().to_string();
-    let res = app.http.post(app.url(&format!("/pedidos/{id}/pagamento"))).header("cookie", "XSRF-MERCADO=abc").send().await.unwrap();
+    let res = app
+        .http
+        .post(app.url(&format!("/pedidos/{id}/pagamento")))
+        .header("cookie", "XSRF-MERCADO=abc")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 200);
 
-    for (metodo, caminho) in [("DELETE", format!("/produtos/{COCA}")), ("PUT", "/pedidos".to_string()), ("GET", "/actuator/env".to_string())] {
+    for (metodo, caminho) in [
+        ("DELETE", format!("/produtos/{COCA}")),
+        ("PUT", "/pedidos".to_string()),
+        ("GET", "/actuator/env".to_string()),
+    ] {
         let res = app.http.request(metodo.parse().unwrap(), app.url(&caminho)).send().await.unwrap();
         assert_eq!(res.status(), 401, "{metodo} {caminho}");
         assert_eq!(res.headers()["content-type"], "application/problem+json");

@@ -70,7 +70,11 @@ async fn a_late_payment_is_refused_with_409_even_before_the_sweep_runs() {
         format!("O prazo da reserva do pedido {id} terminou; os itens voltaram para a vitrine")
     );
     assert_eq!(problema["instance"], format!("/pedidos/{id}/pagamento"));
-    assert_eq!(status_pedido(&app, id).await, "AGUARDANDO_PAGAMENTO", "the sweep (off here) expires it, not the payment");
+    assert_eq!(
+        status_pedido(&app, id).await,
+        "AGUARDANDO_PAGAMENTO",
+        "the sweep (off here) expires it, not the payment"
+    );
     assert_eq!(reservas(&app, id).await, vec!["ATIVA"]);
 }
 
@@ -88,7 +92,10 @@ async fn the_deadline_itself_is_already_too_late_for_payment_and_for_the_sweep()
     assert_eq!(expiracao::expirar_vencidas(&app.dbh, prazo - um_us, 50).await.unwrap(), 0);
     // …and at the deadline itself (`agora >= expira_em`) payment is refused.
     let e = giro::mercado::pagamento::pagar(&app.dbh, id, prazo).await.unwrap_err();
-    assert_eq!(e.to_string(), format!("O prazo da reserva do pedido {id} terminou; os itens voltaram para a vitrine"));
+    assert_eq!(
+        e.to_string(),
+        format!("O prazo da reserva do pedido {id} terminou; os itens voltaram para a vitrine")
+    );
     assert_eq!(status_pedido(&app, id).await, "AGUARDANDO_PAGAMENTO", "a refused payment changes nothing");
     assert_eq!(expiracao::expirar_vencidas(&app.dbh, prazo, 50).await.unwrap(), 1);
     assert_eq!(prateleira(&app, COCA).await.0, 10);
@@ -136,7 +143,11 @@ async fn returned_units_may_push_the_shelf_above_ideal_and_request_nothing() {
     assert_eq!(evento(&app, "ReposicaoEnviada", &reposicao_enviada(s[0].event_id, COCA, 4)).await, 204);
     assert_eq!(expiracao::expirar_vencidas(&app.dbh, depois_do_prazo(), 50).await.unwrap(), 1);
     assert_eq!(status_pedido(&app, id).await, "EXPIRADO");
-    assert_eq!(prateleira(&app, COCA).await, (8, "DISPONIVEL".into()), "ideal is 4; the excess is the reservation");
+    assert_eq!(
+        prateleira(&app, COCA).await,
+        (8, "DISPONIVEL".into()),
+        "ideal is 4; the excess is the reservation"
+    );
     assert_eq!(outbox(&app, "ReposicaoSolicitada", COCA).await.len(), 1);
 }
 
@@ -151,9 +162,10 @@ async fn an_order_locked_by_a_payment_is_left_for_the_next_round_without_blockin
     let pagamento = cliente.transaction().await.unwrap();
     pagamento.query("SELECT 1 FROM pedido WHERE id = $1 FOR UPDATE", &[&id]).await.unwrap();
 
-    let rodada = tokio::time::timeout(Duration::from_secs(5), expiracao::expirar_vencidas(&app.dbh, agora, 50))
-        .await
-        .expect("the sweep must not wait for the lock");
+    let rodada =
+        tokio::time::timeout(Duration::from_secs(5), expiracao::expirar_vencidas(&app.dbh, agora, 50))
+            .await
+            .expect("the sweep must not wait for the lock");
     assert_eq!(rodada.unwrap(), 0);
     assert_eq!(status_pedido(&app, id).await, "AGUARDANDO_PAGAMENTO");
     assert_eq!(prateleira(&app, COCA).await.0, 7);
@@ -190,7 +202,8 @@ async fn the_background_sweep_expires_orders_past_their_deadline() {
     assert_eq!(prateleira(&app, COCA).await.0, 7);
 
     wait_until(Duration::from_secs(10), "the sweep to expire the order", || async {
-        let d: Value = app.http.get(app.url(&format!("/pedidos/{id}"))).send().await.ok()?.json().await.ok()?;
+        let d: Value =
+            app.http.get(app.url(&format!("/pedidos/{id}"))).send().await.ok()?.json().await.ok()?;
         (d["status"] == "EXPIRADO").then_some(())
     })
     .await;

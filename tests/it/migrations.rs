@@ -4,12 +4,15 @@ use crate::support::TestDb;
 
 async fn tables(db: &TestDb) -> Vec<String> {
     let c = db.client().await;
-    c.query("SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1", &[])
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect()
+    c.query(
+        "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1",
+        &[],
+    )
+    .await
+    .unwrap()
+    .iter()
+    .map(|r| r.get(0))
+    .collect()
 }
 
 #[tokio::test]
@@ -17,12 +20,29 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
     for (s, expected_tables, expected_migrations) in [
         (
             Servico::Mercado,
-            &["inbox_event", "item_pedido", "outbox_event", "pedido", "produto_vitrine", "refinery_schema_history", "reserva", "solicitacao_reposicao"][..],
+            &[
+                "inbox_event",
+                "item_pedido",
+                "outbox_event",
+                "pedido",
+                "produto_vitrine",
+                "refinery_schema_history",
+                "reserva",
+                "solicitacao_reposicao",
+            ][..],
             10,
         ),
         (
             Servico::Estoque,
-            &["demanda_reprimida", "inbox_event", "lote", "outbox_event", "produto_estoque", "refinery_schema_history", "reposicao_expedida"][..],
+            &[
+                "demanda_reprimida",
+                "inbox_event",
+                "lote",
+                "outbox_event",
+                "produto_estoque",
+                "refinery_schema_history",
+                "reposicao_expedida",
+            ][..],
             11,
         ),
     ] {
@@ -33,10 +53,18 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
         assert_eq!(tables(&db).await, expected_tables);
 
         let c = db.client().await;
-        let schema_before: i64 = c.query_one("SELECT count(*) FROM information_schema.columns WHERE table_schema = 'public'", &[]).await.unwrap().get(0);
+        let schema_before: i64 = c
+            .query_one("SELECT count(*) FROM information_schema.columns WHERE table_schema = 'public'", &[])
+            .await
+            .unwrap()
+            .get(0);
         let second = giro::db::migrate::run(s, &db.db_config()).await.unwrap();
         assert!(second.is_empty(), "{s}: second run applied {second:?}");
-        let schema_after: i64 = c.query_one("SELECT count(*) FROM information_schema.columns WHERE table_schema = 'public'", &[]).await.unwrap().get(0);
+        let schema_after: i64 = c
+            .query_one("SELECT count(*) FROM information_schema.columns WHERE table_schema = 'public'", &[])
+            .await
+            .unwrap()
+            .get(0);
         assert_eq!(schema_before, schema_after);
     }
 }

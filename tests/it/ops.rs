@@ -127,10 +127,14 @@ async fn a_separate_publisher_sends_ready_once_its_database_answers_and_serves_i
     write(&dbh, std::slice::from_ref(&evento)).await;
     let http = reqwest::Client::new();
     let line = "giro_outbox_deliveries_total{tipo=\"ReposicaoSolicitada\",result=\"transient\"}";
-    wait_until(Duration::from_secs(15), "the failed delivery counted on the publisher's /metrics", || async {
-        let text = http.get(format!("http://{addr}/metrics")).send().await.ok()?.text().await.ok()?;
-        text.contains(line).then_some(())
-    })
+    wait_until(
+        Duration::from_secs(15),
+        "the failed delivery counted on the publisher's /metrics",
+        || async {
+            let text = http.get(format!("http://{addr}/metrics")).send().await.ok()?.text().await.ok()?;
+            text.contains(line).then_some(())
+        },
+    )
     .await;
     assert_eq!(http.get(format!("http://{addr}/healthz")).send().await.unwrap().status(), 200);
     giro.wait_for_line(&evento.event_id().to_string(), Duration::from_secs(5));
@@ -153,7 +157,10 @@ impl Role {
         let id = uuid::Uuid::new_v4().simple().to_string();
         let role = Role { name: format!("giro_ops_{}", &id[..12]), password: format!("db-senha-{id}") };
         let admin = crate::support::db::admin().await;
-        admin.batch_execute(&format!("CREATE ROLE {} LOGIN PASSWORD '{}'", role.name, role.password)).await.unwrap();
+        admin
+            .batch_execute(&format!("CREATE ROLE {} LOGIN PASSWORD '{}'", role.name, role.password))
+            .await
+            .unwrap();
         db.client()
             .await
             .batch_execute(&format!(
@@ -212,7 +219,14 @@ async fn json_logs_parse_line_by_line_carry_route_status_and_latency_and_hold_no
     })
     .await;
     check("GET", "/readyz", &res, 200);
-    let res = http.post(format!("{base}/eventos")).bearer_auth(WRONG_TOKEN).header("Evento-Tipo", "ReposicaoNegada").body("{}").send().await.unwrap();
+    let res = http
+        .post(format!("{base}/eventos"))
+        .bearer_auth(WRONG_TOKEN)
+        .header("Evento-Tipo", "ReposicaoNegada")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
     check("POST", "/eventos", &res, 401);
     let login = |senha: &'static str| {
         http.post(format!("{base}/sessao"))
@@ -229,10 +243,17 @@ async fn json_logs_parse_line_by_line_carry_route_status_and_latency_and_hold_no
         .headers()
         .get_all("set-cookie")
         .iter()
-        .filter_map(|v| v.to_str().ok()?.split(';').next()?.strip_prefix("MERCADO_SESSAO=").map(str::to_string))
+        .filter_map(|v| {
+            v.to_str().ok()?.split(';').next()?.strip_prefix("MERCADO_SESSAO=").map(str::to_string)
+        })
         .next()
         .expect("a session cookie");
-    let res = http.get(format!("{base}/sessao")).header("cookie", format!("MERCADO_SESSAO={sessao}")).send().await.unwrap();
+    let res = http
+        .get(format!("{base}/sessao"))
+        .header("cookie", format!("MERCADO_SESSAO={sessao}"))
+        .send()
+        .await
+        .unwrap();
     check("GET", "/sessao", &res, 200);
     let res = http.get(format!("{base}/nada-aqui?token={WRONG_TOKEN}")).send().await.unwrap();
     check("GET", "unmatched", &res, 401);
@@ -264,7 +285,13 @@ async fn json_logs_parse_line_by_line_carry_route_status_and_latency_and_hold_no
         .lines()
         .map(|l| {
             let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}"));
-            assert!(v.is_object() && v["timestamp"].is_string() && v["level"].is_string() && v["message"].is_string(), "{l}");
+            assert!(
+                v.is_object()
+                    && v["timestamp"].is_string()
+                    && v["level"].is_string()
+                    && v["message"].is_string(),
+                "{l}"
+            );
             v
         })
         .collect();
@@ -273,10 +300,15 @@ async fn json_logs_parse_line_by_line_carry_route_status_and_latency_and_hold_no
         .iter()
         .map(|v| {
             assert!(v["latency_ms"].as_f64().is_some_and(|ms| ms >= 0.0), "latency_ms in {v}");
-            (v["method"].as_str().unwrap_or("?").to_string(), v["route"].as_str().unwrap_or("?").to_string(), v["status"].as_u64().unwrap_or(0))
+            (
+                v["method"].as_str().unwrap_or("?").to_string(),
+                v["route"].as_str().unwrap_or("?").to_string(),
+                v["status"].as_u64().unwrap_or(0),
+            )
         })
         .collect();
-    let expected: Vec<(String, String, u64)> = expected.iter().map(|(m, r, s)| (m.to_string(), r.to_string(), u64::from(*s))).collect();
+    let expected: Vec<(String, String, u64)> =
+        expected.iter().map(|(m, r, s)| (m.to_string(), r.to_string(), u64::from(*s))).collect();
     assert_eq!(got, expected, "exactly one request line per request, with method, route and status");
 
     let failure = lines
@@ -285,10 +317,24 @@ async fn json_logs_parse_line_by_line_carry_route_status_and_latency_and_hold_no
         .unwrap_or_else(|| panic!("no log line for the failed delivery of {event_id}:\n{log}"));
     assert_eq!(failure["tipo"], "ReposicaoSolicitada", "{failure}");
     assert!(failure["message"].as_str().unwrap_or("").starts_with("delivery failed"), "{failure}");
-    assert!(lines.iter().any(|v| v["message"] == "invalid service token"), "the wrong token is noticed:\n{log}");
-    assert!(lines.iter().any(|v| v["message"] == "operator login refused"), "the wrong password is noticed:\n{log}");
+    assert!(
+        lines.iter().any(|v| v["message"] == "invalid service token"),
+        "the wrong token is noticed:\n{log}"
+    );
+    assert!(
+        lines.iter().any(|v| v["message"] == "operator login refused"),
+        "the wrong password is noticed:\n{log}"
+    );
 
-    for secret in [MERCADO_TOKEN, ESTOQUE_TOKEN, SENHA, WRONG_TOKEN, WRONG_SENHA, role.password.as_str(), sessao.as_str()] {
+    for secret in [
+        MERCADO_TOKEN,
+        ESTOQUE_TOKEN,
+        SENHA,
+        WRONG_TOKEN,
+        WRONG_SENHA,
+        role.password.as_str(),
+        sessao.as_str(),
+    ] {
         assert!(!log.contains(secret), "a secret ({secret}) is in the log:\n{log}");
     }
     role.drop_in(&db).await;
@@ -309,7 +355,9 @@ async fn human_logs_have_one_line_per_request_with_route_status_and_latency() {
     let log = giro.log();
     let requests: Vec<&str> = log.lines().filter(|l| l.contains(" request method=")).collect();
     assert_eq!(requests.len(), 3, "{log}");
-    for (line, (route, status)) in requests.iter().zip([("/healthz", 200), ("/healthz", 200), ("unmatched", 401)]) {
+    for (line, (route, status)) in
+        requests.iter().zip([("/healthz", 200), ("/healthz", 200), ("unmatched", 401)])
+    {
         assert!(line.contains(&format!("route={route} status={status} latency_ms=")), "{line}");
         assert!(serde_json::from_str::<Value>(line).is_err(), "human, not JSON: {line}");
     }
@@ -319,8 +367,12 @@ async fn human_logs_have_one_line_per_request_with_route_status_and_latency() {
 fn migrate_esperar_waits_for_the_database_then_gives_up_with_an_error() {
     // A port nobody listens on.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let env: BTreeMap<&str, String> =
-        [("MERCADO_DB_URL", format!("postgres://mercado:senha-do-banco-ops@127.0.0.1:{port}/mercado")), ("GIRO_DB_TIMEOUT", "500ms".into())].into_iter().collect();
+    let env: BTreeMap<&str, String> = [
+        ("MERCADO_DB_URL", format!("postgres://mercado:senha-do-banco-ops@127.0.0.1:{port}/mercado")),
+        ("GIRO_DB_TIMEOUT", "500ms".into()),
+    ]
+    .into_iter()
+    .collect();
     let started = Instant::now();
     let out = command(&["migrate", "--db", "mercado", "--esperar", "2s"], &env).output().unwrap();
     let took = started.elapsed();
@@ -346,7 +398,8 @@ fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
-const UNITS: [&str; 4] = ["giro-mercado.service", "giro-estoque.service", "giro-migrate@.service", "giro-publisher@.service"];
+const UNITS: [&str; 4] =
+    ["giro-mercado.service", "giro-estoque.service", "giro-migrate@.service", "giro-publisher@.service"];
 
 /// `Key=value` assignments of a unit file, in order (comments and sections skipped).
 fn assignments(text: &str) -> Vec<(String, String)> {
@@ -368,7 +421,9 @@ fn seconds(v: &str) -> u64 {
 
 #[test]
 fn the_systemd_units_carry_readiness_restart_sandboxing_and_a_stop_timeout_above_the_grace_period() {
-    let defaults = giro::config::Config::load(&giro::config::Sources { cwd: scratch_dir(), ..Default::default() }).unwrap();
+    let defaults =
+        giro::config::Config::load(&giro::config::Sources { cwd: scratch_dir(), ..Default::default() })
+            .unwrap();
     let grace = defaults.prazo_desligamento.as_secs();
     for unit in UNITS {
         let text = std::fs::read_to_string(repo(&format!("config/systemd/{unit}"))).unwrap();
@@ -408,7 +463,10 @@ fn the_systemd_units_carry_readiness_restart_sandboxing_and_a_stop_timeout_above
             assert!(one("Environment").starts_with("GIRO_PUBLISHER_PORTA_METRICAS=1909%i"), "{unit}");
         } else {
             // The HTTP drain, then the background tasks, each within the grace period.
-            assert!(stop > 2 * grace, "{unit}: TimeoutStopSec={stop}s must exceed twice the {grace}s grace period");
+            assert!(
+                stop > 2 * grace,
+                "{unit}: TimeoutStopSec={stop}s must exceed twice the {grace}s grace period"
+            );
             let servico = unit.trim_start_matches("giro-").trim_end_matches(".service");
             let migrate = format!("giro-migrate@{servico}.service");
             assert_eq!(get("Requires"), [migrate.as_str()], "{unit}");
@@ -423,7 +481,8 @@ fn units_for_verify() -> PathBuf {
     let dir = scratch_dir();
     for unit in UNITS {
         let text = std::fs::read_to_string(repo(&format!("config/systemd/{unit}"))).unwrap();
-        std::fs::write(dir.join(unit), text.replace("/usr/local/bin/giro", crate::support::process::bin())).unwrap();
+        std::fs::write(dir.join(unit), text.replace("/usr/local/bin/giro", crate::support::process::bin()))
+            .unwrap();
     }
     dir
 }
@@ -447,7 +506,12 @@ fn systemd_analyze_verifies_the_units_when_it_is_installed() {
     let ours: Vec<&str> = stderr.lines().filter(|l| l.contains("giro")).collect();
     assert!(out.status.success() && ours.is_empty(), "systemd-analyze verify:\n{stderr}");
     // Exposure as `systemd-analyze security` scores it (0 = locked down, 10 = exposed).
-    for unit in ["giro-mercado.service", "giro-estoque.service", "giro-migrate@mercado.service", "giro-publisher@1.service"] {
+    for unit in [
+        "giro-mercado.service",
+        "giro-estoque.service",
+        "giro-migrate@mercado.service",
+        "giro-publisher@1.service",
+    ] {
         let out = std::process::Command::new(&analyze)
             .args(["security", "--offline=yes", "--threshold=20"])
             .arg(dir.join(unit))
@@ -487,14 +551,29 @@ fn the_alert_rules_watch_pending_age_dead_letters_and_delivery_errors_with_names
         if text[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.') {
             continue; // part of a longer word (a job name, `giro-publisher@`, a path)
         }
-        let known = METRICS.iter().any(|m| name == *m || ["_bucket", "_sum", "_count"].iter().any(|s| name == format!("{m}{s}")));
+        let known = METRICS
+            .iter()
+            .any(|m| name == *m || ["_bucket", "_sum", "_count"].iter().any(|s| name == format!("{m}{s}")));
         assert!(known, "config/prometheus-alerts.yml names {name}, which /metrics does not export");
     }
 
-    if let Some(promtool) = std::env::var_os("GIRO_PROMTOOL").map(PathBuf::from).or_else(|| tool("promtool")) {
-        for args in [&["check", "rules", "prometheus-alerts.yml"][..], &["test", "rules", "prometheus-alerts.test.yml"]] {
-            let out = std::process::Command::new(&promtool).args(args).current_dir(repo("config")).output().unwrap();
-            assert!(out.status.success(), "promtool {args:?}:\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    if let Some(promtool) = std::env::var_os("GIRO_PROMTOOL").map(PathBuf::from).or_else(|| tool("promtool"))
+    {
+        for args in [
+            &["check", "rules", "prometheus-alerts.yml"][..],
+            &["test", "rules", "prometheus-alerts.test.yml"],
+        ] {
+            let out = std::process::Command::new(&promtool)
+                .args(args)
+                .current_dir(repo("config"))
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "promtool {args:?}:\n{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
         return;
     }
@@ -511,11 +590,18 @@ for r in rules:
     assert r["annotations"]["summary"], r
 print(len(rules))
 "#;
-    match python.map(|p| std::process::Command::new(p).arg("-c").arg(check).arg(repo("config/prometheus-alerts.yml")).output()) {
+    match python.map(|p| {
+        std::process::Command::new(p).arg("-c").arg(check).arg(repo("config/prometheus-alerts.yml")).output()
+    }) {
         Some(Ok(out)) if !String::from_utf8_lossy(&out.stderr).contains("No module named 'yaml'") => {
             assert!(out.status.success(), "the alert rules' YAML:\n{}", String::from_utf8_lossy(&out.stderr));
-            eprintln!("note: promtool not on PATH; checked the YAML's shape ({} rules) with PyYAML", String::from_utf8_lossy(&out.stdout).trim());
+            eprintln!(
+                "note: promtool not on PATH; checked the YAML's shape ({} rules) with PyYAML",
+                String::from_utf8_lossy(&out.stdout).trim()
+            );
         }
-        _ => eprintln!("note: neither promtool nor PyYAML available; the alert rules were checked textually only"),
+        _ => eprintln!(
+            "note: neither promtool nor PyYAML available; the alert rules were checked textually only"
+        ),
     }
 }

@@ -54,7 +54,8 @@ impl Setup {
         let mut vars = vec![("ESTOQUE_EVENTOS_URL", url.as_str())];
         vars.extend_from_slice(env);
         let cfg = config(Servico::Mercado, &self.db, &vars);
-        Publisher::for_service(&cfg, Servico::Mercado, self.db.pool(), self.dbh.signal.clone(), false).unwrap()
+        Publisher::for_service(&cfg, Servico::Mercado, self.db.pool(), self.dbh.signal.clone(), false)
+            .unwrap()
     }
 
     pub async fn row(&self, id: Uuid) -> tokio_postgres::Row {
@@ -93,12 +94,19 @@ async fn an_event_of_a_rolled_back_transaction_is_never_delivered_and_a_committe
     assert_eq!(got[0].event_id(), enviado.event_id().to_string());
     assert_eq!(got[0].tipo, "ReposicaoSolicitada");
     assert_eq!(got[0].body, enviado.to_json());
-    assert_eq!(got[0].authorization.as_deref(), Some(format!("Bearer {}", crate::support::ESTOQUE_TOKEN).as_str()));
+    assert_eq!(
+        got[0].authorization.as_deref(),
+        Some(format!("Bearer {}", crate::support::ESTOQUE_TOKEN).as_str())
+    );
     let row = s.row(enviado.event_id()).await;
     assert_eq!(row.get::<_, &str>(0), "SENT");
     assert!(row.get::<_, Option<chrono::DateTime<Utc>>>(4).is_some(), "enviado_em set");
     let c = s.db.client().await;
-    let n: i64 = c.query_one("SELECT count(*) FROM outbox_event WHERE id = $1", &[&perdido.event_id()]).await.unwrap().get(0);
+    let n: i64 = c
+        .query_one("SELECT count(*) FROM outbox_event WHERE id = $1", &[&perdido.event_id()])
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(n, 0);
 }
 
@@ -121,11 +129,18 @@ async fn a_503_keeps_the_event_pending_with_backoff_and_a_round_inside_the_backo
         let proxima: chrono::DateTime<Utc> = row.get(3);
         // Attempt 1 → 1 s times [0.8, 1.0].
         let espera = proxima - agora;
-        assert!(espera >= chrono::Duration::milliseconds(800) && espera <= chrono::Duration::seconds(1), "{espera:?}");
+        assert!(
+            espera >= chrono::Duration::milliseconds(800) && espera <= chrono::Duration::seconds(1),
+            "{espera:?}"
+        );
         let before = s.peer.requests.load(std::sync::atomic::Ordering::SeqCst);
         let r = p.round(agora + chrono::Duration::milliseconds(500)).await.unwrap();
         assert_eq!(r.claimed, 0);
-        assert_eq!(s.peer.requests.load(std::sync::atomic::Ordering::SeqCst), before, "no call inside the backoff");
+        assert_eq!(
+            s.peer.requests.load(std::sync::atomic::Ordering::SeqCst),
+            before,
+            "no call inside the backoff"
+        );
         // After the backoff it is delivered.
         s.peer.set_status(204);
         let r = p.round(agora + chrono::Duration::seconds(2)).await.unwrap();
@@ -149,7 +164,12 @@ async fn a_400_is_a_dead_letter_at_once_and_retry_brings_it_back_to_be_delivered
 
     // `giro outbox retry` (the real binary) puts it back; then it is delivered.
     let env = [("MERCADO_DB_URL", s.db.url())].into_iter().collect();
-    let out = crate::support::process::command(&["outbox", "retry", "--db", "mercado", &e.event_id().to_string()], &env).output().unwrap();
+    let out = crate::support::process::command(
+        &["outbox", "retry", "--db", "mercado", &e.event_id().to_string()],
+        &env,
+    )
+    .output()
+    .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let row = s.row(e.event_id()).await;
     assert_eq!((row.get::<_, &str>(0), row.get::<_, i32>(1)), ("PENDING", 0));
@@ -186,7 +206,10 @@ async fn rows_locked_by_another_publisher_are_skipped_without_waiting() {
     tx.query("SELECT id FROM outbox_event WHERE id = ANY($1) FOR UPDATE", &[&locked]).await.unwrap();
 
     let started = Instant::now();
-    let r = tokio::time::timeout(Duration::from_secs(10), s.publisher(&[]).round(Utc::now())).await.expect("the round waited for locked rows").unwrap();
+    let r = tokio::time::timeout(Duration::from_secs(10), s.publisher(&[]).round(Utc::now()))
+        .await
+        .expect("the round waited for locked rows")
+        .unwrap();
     assert_eq!((r.claimed, r.sent), (2, 2));
     assert!(started.elapsed() < Duration::from_secs(10));
     let delivered: Vec<String> = s.peer.all().iter().map(|d| d.event_id()).collect();
@@ -204,7 +227,10 @@ async fn no_transaction_is_open_while_a_delivery_is_in_flight_and_a_stale_token_
     let p = s.publisher(&[]);
     let round = tokio::spawn(async move { p.round(Utc::now()).await.map(|r| r.sent) });
     let peer = s.peer.clone();
-    wait_until(Duration::from_secs(10), "a delivery in flight", || async { (peer.in_flight.load(std::sync::atomic::Ordering::SeqCst) > 0).then_some(()) }).await;
+    wait_until(Duration::from_secs(10), "a delivery in flight", || async {
+        (peer.in_flight.load(std::sync::atomic::Ordering::SeqCst) > 0).then_some(())
+    })
+    .await;
     let c = s.db.client().await;
     let me: i32 = c.query_one("SELECT pg_backend_pid()", &[]).await.unwrap().get(0);
     let idle_in_tx: i64 = c
@@ -220,9 +246,13 @@ async fn no_transaction_is_open_while_a_delivery_is_in_flight_and_a_stale_token_
     let leased: i64 = c.query_one("SELECT count(*) FROM outbox_event WHERE status = 'PENDING' AND lease_token IS NOT NULL AND proxima_tentativa_em > now()", &[]).await.unwrap().get(0);
     assert_eq!(leased, 2);
     // A late publisher with another token cannot settle them.
-    let ids: Vec<Uuid> = c.query("SELECT id FROM outbox_event", &[]).await.unwrap().iter().map(|r| r.get(0)).collect();
+    let ids: Vec<Uuid> =
+        c.query("SELECT id FROM outbox_event", &[]).await.unwrap().iter().map(|r| r.get(0)).collect();
     assert_eq!(giro::outbox::store::mark_sent(&c, &ids, Uuid::new_v4(), Utc::now()).await.unwrap(), 0);
-    let failures: Vec<_> = ids.iter().map(|id| giro::outbox::store::Failure { id: *id, erro: "late".into(), proxima: None }).collect();
+    let failures: Vec<_> = ids
+        .iter()
+        .map(|id| giro::outbox::store::Failure { id: *id, erro: "late".into(), proxima: None })
+        .collect();
     assert_eq!(giro::outbox::store::mark_failed(&c, &failures, Uuid::new_v4(), 25).await.unwrap(), 0);
     assert_eq!(s.count("PENDING").await, 2);
     assert_eq!(round.await.unwrap().unwrap(), 2);
@@ -275,7 +305,10 @@ async fn the_embedded_publisher_wakes_in_process_without_notify() {
     let committed = Instant::now();
     write(&s.dbh, std::slice::from_ref(&e)).await;
     let peer = s.peer.clone();
-    wait_until(Duration::from_secs(2), "delivery after an in-process wake-up", || async { (peer.count() == 1).then_some(()) }).await;
+    wait_until(Duration::from_secs(2), "delivery after an in-process wake-up", || async {
+        (peer.count() == 1).then_some(())
+    })
+    .await;
     assert!(committed.elapsed() < Duration::from_secs(2));
     stop.cancel();
     task.await.unwrap();
@@ -298,7 +331,10 @@ async fn retention_deletes_old_sent_and_inbox_rows_and_keeps_recent_ones() {
     let p = s.publisher(&[("GIRO_OUTBOX_RETENCAO", "30s"), ("GIRO_INBOX_RETENCAO", "30s")]);
     assert_eq!(p.prune(Utc::now()).await.unwrap(), (1, 1));
     let left: Vec<(String, bool)> = c
-        .query("SELECT status, enviado_em > now() - interval '1 minute' FROM outbox_event WHERE status = 'SENT'", &[])
+        .query(
+            "SELECT status, enviado_em > now() - interval '1 minute' FROM outbox_event WHERE status = 'SENT'",
+            &[],
+        )
         .await
         .unwrap()
         .iter()
@@ -323,24 +359,41 @@ async fn retry_of_an_event_older_than_the_inbox_retention_is_refused_without_for
     .await
     .unwrap();
     let env = [("MERCADO_DB_URL", s.db.url())].into_iter().collect();
-    let out = crate::support::process::command(&["outbox", "retry", "--db", "mercado", &id.to_string()], &env).output().unwrap();
+    let out =
+        crate::support::process::command(&["outbox", "retry", "--db", "mercado", &id.to_string()], &env)
+            .output()
+            .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("beyond inbox.retencao") && err.contains("--force"), "{err}");
     assert_eq!(s.row(id).await.get::<_, &str>(0), "FAILED");
-    let out = crate::support::process::command(&["outbox", "retry", "--db", "mercado", "--force", &id.to_string()], &env).output().unwrap();
+    let out = crate::support::process::command(
+        &["outbox", "retry", "--db", "mercado", "--force", &id.to_string()],
+        &env,
+    )
+    .output()
+    .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(s.row(id).await.get::<_, &str>(0), "PENDING");
 
     // status, list --json and discard.
     c.execute("UPDATE outbox_event SET status = 'FAILED' WHERE id = $1", &[&id]).await.unwrap();
-    let out = crate::support::process::command(&["outbox", "status", "--db", "mercado"], &env).output().unwrap();
+    let out =
+        crate::support::process::command(&["outbox", "status", "--db", "mercado"], &env).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("FAILED  1"), "{text}");
-    let out = crate::support::process::command(&["outbox", "list", "--db", "mercado", "--status", "failed", "--json"], &env).output().unwrap();
+    let out = crate::support::process::command(
+        &["outbox", "list", "--db", "mercado", "--status", "failed", "--json"],
+        &env,
+    )
+    .output()
+    .unwrap();
     let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(list[0]["id"], id.to_string());
-    let out = crate::support::process::command(&["outbox", "discard", "--db", "mercado", &id.to_string()], &env).output().unwrap();
+    let out =
+        crate::support::process::command(&["outbox", "discard", "--db", "mercado", &id.to_string()], &env)
+            .output()
+            .unwrap();
     assert!(out.status.success());
     let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(printed["ultimoErro"], "HTTP 400");
@@ -348,7 +401,10 @@ async fn retry_of_an_event_older_than_the_inbox_retention_is_refused_without_for
     assert_eq!(n, 0);
 }
 
-fn publisher_env(s: &Setup, extra: &[(&'static str, &str)]) -> std::collections::BTreeMap<&'static str, String> {
+fn publisher_env(
+    s: &Setup,
+    extra: &[(&'static str, &str)],
+) -> std::collections::BTreeMap<&'static str, String> {
     let mut env: std::collections::BTreeMap<&'static str, String> = [
         ("MERCADO_DB_URL", s.db.url()),
         ("ESTOQUE_EVENTOS_URL", s.peer.url()),
@@ -374,7 +430,10 @@ async fn a_separate_publisher_sleeping_on_a_10s_poll_delivers_within_2s_through_
     let committed = Instant::now();
     write(&writer, &[solicitada(7)]).await;
     let peer = s.peer.clone();
-    wait_until(Duration::from_secs(2), "delivery woken by NOTIFY", || async { (peer.count() == 1).then_some(()) }).await;
+    wait_until(Duration::from_secs(2), "delivery woken by NOTIFY", || async {
+        (peer.count() == 1).then_some(())
+    })
+    .await;
     assert!(committed.elapsed() < Duration::from_secs(2));
     giro.signal("TERM");
     assert!(giro.wait_exit(Duration::from_secs(10)).is_some_and(|st| st.success()));
@@ -433,28 +492,64 @@ async fn two_publishers_over_20000_events_deliver_all_and_apply_each_exactly_onc
     .unwrap();
     let url = receiver.url();
     let mk = || {
-        let cfg = config(Servico::Mercado, &s.db, &[("ESTOQUE_EVENTOS_URL", url.as_str()), ("GIRO_OUTBOX_LOTE", "200"), ("GIRO_OUTBOX_INTERVALO", "100ms")]);
-        Publisher::for_service(&cfg, Servico::Mercado, s.db.pool(), Arc::new(giro::db::OutboxSignal::default()), false).unwrap()
+        let cfg = config(
+            Servico::Mercado,
+            &s.db,
+            &[
+                ("ESTOQUE_EVENTOS_URL", url.as_str()),
+                ("GIRO_OUTBOX_LOTE", "200"),
+                ("GIRO_OUTBOX_INTERVALO", "100ms"),
+            ],
+        );
+        Publisher::for_service(
+            &cfg,
+            Servico::Mercado,
+            s.db.pool(),
+            Arc::new(giro::db::OutboxSignal::default()),
+            false,
+        )
+        .unwrap()
     };
     let stop = CancellationToken::new();
     let a = tokio::spawn(mk().run(stop.clone()));
     let b = tokio::spawn(mk().run(stop.clone()));
     let db = &s;
-    wait_until(Duration::from_secs(240), "20000 events SENT", || async { (db.count("SENT").await == 20_000).then_some(()) }).await;
+    wait_until(Duration::from_secs(240), "20000 events SENT", || async {
+        (db.count("SENT").await == 20_000).then_some(())
+    })
+    .await;
     stop.cancel();
     let _ = tokio::join!(a, b);
     assert_eq!(receiver.count("SELECT count(*) FROM inbox_event").await, 20_000);
     assert_eq!(receiver.count("SELECT count(*) FROM efeito").await, 20_000);
-    assert_eq!(receiver.count("SELECT count(*) FROM (SELECT event_id FROM efeito GROUP BY event_id HAVING count(*) > 1) d").await, 0);
+    assert_eq!(
+        receiver
+            .count(
+                "SELECT count(*) FROM (SELECT event_id FROM efeito GROUP BY event_id HAVING count(*) > 1) d"
+            )
+            .await,
+        0
+    );
 }
 
 #[tokio::test]
 async fn metrics_carry_every_name_and_the_counters_move_as_events_flow() {
     use crate::support::app::spawn_app;
     let peer = FakePeer::start(Lote::Supported).await;
-    let app = spawn_app(Servico::Mercado, &[("ESTOQUE_EVENTOS_URL", &peer.url()), ("GIRO_OUTBOX_PUBLICADOR_EMBUTIDO", "true")]).await;
+    let app = spawn_app(
+        Servico::Mercado,
+        &[("ESTOQUE_EVENTOS_URL", &peer.url()), ("GIRO_OUTBOX_PUBLICADOR_EMBUTIDO", "true")],
+    )
+    .await;
     // The embedded publisher runs only under `server::run`; here a publisher with the app's signal.
-    let p = Publisher::for_service(&app.config, Servico::Mercado, app.dbh.pool.clone(), app.dbh.signal.clone(), false).unwrap();
+    let p = Publisher::for_service(
+        &app.config,
+        Servico::Mercado,
+        app.dbh.pool.clone(),
+        app.dbh.signal.clone(),
+        false,
+    )
+    .unwrap();
     let stop = CancellationToken::new();
     tokio::spawn(p.run(stop.clone()));
     let scrape = || async {
@@ -463,11 +558,15 @@ async fn metrics_carry_every_name_and_the_counters_move_as_events_flow() {
         res.text().await.unwrap()
     };
     let value = |text: &str, prefix: &str| -> f64 {
-        text.lines().filter(|l| l.starts_with(prefix)).filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok()).sum()
+        text.lines()
+            .filter(|l| l.starts_with(prefix))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
     };
     let before = scrape().await;
     write(&app.dbh, &[solicitada(4)]).await;
-    wait_until(Duration::from_secs(5), "the event delivered", || async { (peer.count() == 1).then_some(()) }).await;
+    wait_until(Duration::from_secs(5), "the event delivered", || async { (peer.count() == 1).then_some(()) })
+        .await;
     // An event received by this service.
     let negada = r#"{"eventId":"9e8d7c6b-5a49-4382-a1b0-c9d8e7f6a5b4","correlationId":"0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a","sku":"7894900011517","motivo":"SEM_SALDO","ocorridoEm":"2026-09-25T12:00:05Z"}"#;
     let res = app

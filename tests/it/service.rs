@@ -42,7 +42,10 @@ async fn mercado_answers_health_and_stops_within_5s_of_sigterm_with_exit_0() {
 
     let (status, body) = get(addr, "/actuator/health").await;
     assert_eq!(status, 200);
-    assert_eq!(serde_json::from_str::<serde_json::Value>(&body).unwrap(), serde_json::json!({"status": "UP"}));
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&body).unwrap(),
+        serde_json::json!({"status": "UP"})
+    );
     assert_eq!(get(addr, "/healthz").await.0, 200);
     assert_eq!(get(addr, "/readyz").await.0, 200);
 
@@ -82,7 +85,10 @@ async fn readyz_answers_503_while_the_database_is_unreachable_and_200_once_it_is
     let mut giro = Giro::spawn(&["mercado", "serve"], &env);
     let addr = giro.wait_listening();
 
-    wait_until(Duration::from_secs(10), "readyz 200", || async { (get(addr, "/readyz").await.0 == 200).then_some(()) }).await;
+    wait_until(Duration::from_secs(10), "readyz 200", || async {
+        (get(addr, "/readyz").await.0 == 200).then_some(())
+    })
+    .await;
     proxy.cut();
     wait_until(Duration::from_secs(15), "readyz 503 with the database cut", || async {
         (get(addr, "/readyz").await.0 == 503).then_some(())

@@ -52,7 +52,19 @@ async fn the_estoque_client_classifies_through_the_real_tag_worker() {
 async fn with_a_token_on_both_sides_it_works_and_a_client_without_it_gets_nothing() {
     let worker = TagWorker::start(Some(TOKEN)).await;
 
-    assert_eq!(cliente(&worker, Some(TOKEN)).classificar(COCA, "COCA COLA 2L PET").await, coca(), "{}", worker.log());
-    assert_eq!(cliente(&worker, None).classificar(COCA, "COCA COLA 2L PET").await, None, "401 without the token");
-    assert_eq!(cliente(&worker, Some("outro-token-qualquer-0123")).classificar(COCA, "COCA COLA 2L PET").await, None);
+    assert_eq!(
+        cliente(&worker, Some(TOKEN)).classificar(COCA, "COCA COLA 2L PET").await,
+        coca(),
+        "{}",
+        worker.log()
+    );
+    assert_eq!(
+        cliente(&worker, None).classificar(COCA, "COCA COLA 2L PET").await,
+        None,
+        "401 without the token"
+    );
+    assert_eq!(
+        cliente(&worker, Some("outro-token-qualquer-0123")).classificar(COCA, "COCA COLA 2L PET").await,
+        None
+    );
 }

@@ -45,5 +45,8 @@ async fn a_restock_carries_the_checkouts_trace_id_to_the_warehouses_answer() {
 
     let respostas = traceparent(&m.estoque.db.client().await, "ReposicaoEnviada").await;
     assert_eq!(respostas.len(), 2);
-    assert!(respostas[1].starts_with(&format!("00-{TRACE}-")), "the answer continues the trace: {respostas:?}");
+    assert!(
+        respostas[1].starts_with(&format!("00-{TRACE}-")),
+        "the answer continues the trace: {respostas:?}"
+    );
 }

@@ -106,7 +106,10 @@ async fn mercado_serves_the_built_storefront_and_forwards_api_to_its_own_router(
     // /api/* is the service's own router, prefix removed, same rules.
     let health = get(&http, url("/api/actuator/health")).await;
     assert_eq!(health.status, 200);
-    assert_eq!(serde_json::from_str::<serde_json::Value>(&health.body).unwrap(), serde_json::json!({"status": "UP"}));
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&health.body).unwrap(),
+        serde_json::json!({"status": "UP"})
+    );
     let denied = get(&http, url("/api/nao-existe")).await;
     assert_eq!(denied.status, 401, "deny-by-default applies behind /api: {}", denied.body);
     assert_eq!(denied.content_type.as_deref(), Some("application/problem+json"));

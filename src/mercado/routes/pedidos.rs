@@ -63,27 +63,42 @@ struct PedidoFechadoResposta {
     reserva_expira_em: DateTime<Utc>,
 }
 
-pub async fn fechar(State(e): State<Arc<Estado>>, AppJson(req): AppJson<CheckoutRequest>) -> Result<Response, ErroMercado> {
+pub async fn fechar(
+    State(e): State<Arc<Estado>>,
+    AppJson(req): AppJson<CheckoutRequest>,
+) -> Result<Response, ErroMercado> {
     let itens = checkout::consolidar(req.validar()?)?;
     let f = checkout::fechar(&e.db, &itens, crate::mercado::agora(), e.ttl).await?;
     let location = format!("/pedidos/{}", f.pedido_id);
-    let body = PedidoFechadoResposta { pedido_id: f.pedido_id, total: f.total, reserva_expira_em: f.reserva_expira_em };
+    let body = PedidoFechadoResposta {
+        pedido_id: f.pedido_id,
+        total: f.total,
+        reserva_expira_em: f.reserva_expira_em,
+    };
     Ok((StatusCode::CREATED, [(header::LOCATION, location)], AppJson(body)).into_response())
 }
 
 fn id_do_pedido(id: Result<Path<String>, PathRejection>) -> Result<Uuid, ErroMercado> {
-    let Path(id) = id.map_err(|e| ErroMercado::invalido(format!("id do pedido inválido: {}", e.body_text())))?;
-    Uuid::parse_str(&id).map_err(|_| ErroMercado::invalido(format!("id do pedido inválido (esperado UUID): {id}")))
+    let Path(id) =
+        id.map_err(|e| ErroMercado::invalido(format!("id do pedido inválido: {}", e.body_text())))?;
+    Uuid::parse_str(&id)
+        .map_err(|_| ErroMercado::invalido(format!("id do pedido inválido (esperado UUID): {id}")))
 }
 
-pub async fn detalhe(State(e): State<Arc<Estado>>, id: Result<Path<String>, PathRejection>) -> Result<Response, ErroMercado> {
+pub async fn detalhe(
+    State(e): State<Arc<Estado>>,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Response, ErroMercado> {
     let id = id_do_pedido(id)?;
     let client = e.db.client().await?;
     let d = pedido::detalhe(&client, id).await?.ok_or(ErroMercado::PedidoNaoEncontrado(id))?;
     Ok(AppJson(d).into_response())
 }
 
-pub async fn pagar(State(e): State<Arc<Estado>>, id: Result<Path<String>, PathRejection>) -> Result<Response, ErroMercado> {
+pub async fn pagar(
+    State(e): State<Arc<Estado>>,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Response, ErroMercado> {
     let id = id_do_pedido(id)?;
     Ok(AppJson(pagamento::pagar(&e.db, id, crate::mercado::agora()).await?).into_response())
 }

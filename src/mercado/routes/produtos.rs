@@ -57,14 +57,20 @@ fn filtro(v: Option<String>) -> Option<String> {
     v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
 }
 
-pub async fn listar(State(e): State<Arc<Estado>>, AppQuery(f): AppQuery<Filtros>) -> Result<Response, ErroMercado> {
+pub async fn listar(
+    State(e): State<Arc<Estado>>,
+    AppQuery(f): AppQuery<Filtros>,
+) -> Result<Response, ErroMercado> {
     let (categoria, busca) = (filtro(f.categoria), filtro(f.busca));
     let client = e.db.client().await?;
     let produtos = produto::listar(&client, categoria.as_deref(), busca.as_deref()).await?;
     Ok(AppJson(produtos.into_iter().map(ProdutoResposta::from).collect::<Vec<_>>()).into_response())
 }
 
-pub async fn buscar(State(e): State<Arc<Estado>>, sku: Result<Path<String>, PathRejection>) -> Result<Response, ErroMercado> {
+pub async fn buscar(
+    State(e): State<Arc<Estado>>,
+    sku: Result<Path<String>, PathRejection>,
+) -> Result<Response, ErroMercado> {
     let Ok(Path(sku)) = sku else {
         return Ok(StatusCode::NOT_FOUND.into_response());
     };
@@ -122,9 +128,13 @@ impl CadastroRequest {
     }
 }
 
-pub async fn cadastrar(State(e): State<Arc<Estado>>, AppJson(req): AppJson<CadastroRequest>) -> Result<Response, ErroMercado> {
+pub async fn cadastrar(
+    State(e): State<Arc<Estado>>,
+    AppJson(req): AppJson<CadastroRequest>,
+) -> Result<Response, ErroMercado> {
     let novo = req.validar()?;
     let p = cadastro::cadastrar(&e.db, &e.catalogo, &novo, crate::mercado::agora()).await?;
     let location = format!("/produtos/{}", p.sku);
-    Ok((StatusCode::CREATED, [(header::LOCATION, location)], AppJson(ProdutoResposta::from(p))).into_response())
+    Ok((StatusCode::CREATED, [(header::LOCATION, location)], AppJson(ProdutoResposta::from(p)))
+        .into_response())
 }

@@ -81,7 +81,8 @@ pub async fn spawn_app(servico: Servico, env: &[(&str, &str)]) -> TestApp {
     giro::telemetry::init_for_test();
     let db = TestDb::new(servico).await;
     let config = config(servico, &db, env);
-    let pool = giro::db::pool(&config.servico(servico).db, config.db_pool_max, config.db_timeout).expect("pool");
+    let pool =
+        giro::db::pool(&config.servico(servico).db, config.db_pool_max, config.db_timeout).expect("pool");
     let dbh = Db::new(pool, config.outbox.notify);
     let shutdown = CancellationToken::new();
     let ctx = Contexto {
@@ -103,7 +104,8 @@ pub async fn spawn_app(servico: Servico, env: &[(&str, &str)]) -> TestApp {
     tokio::spawn(async move {
         let _ = giro::http::serve(listener, router, stop, std::time::Duration::from_secs(2)).await;
     });
-    let http = reqwest::Client::builder().timeout(std::time::Duration::from_secs(30)).build().expect("client");
+    let http =
+        reqwest::Client::builder().timeout(std::time::Duration::from_secs(30)).build().expect("client");
     TestApp { addr, db, dbh, config, http, shutdown }
 }
 

@@ -56,7 +56,11 @@ pub async fn in_front_of(db: &super::TestDb) -> (Arc<ChaosProxy>, String) {
         _ => "127.0.0.1".to_string(),
     };
     let port = db.pg.get_ports().first().copied().unwrap_or(5432);
-    let target = tokio::net::lookup_host((host.as_str(), port)).await.expect("resolve the cluster").next().expect("an address");
+    let target = tokio::net::lookup_host((host.as_str(), port))
+        .await
+        .expect("resolve the cluster")
+        .next()
+        .expect("an address");
     let proxy = ChaosProxy::start(target).await;
     let url = db.url().replace(&format!(":{port}/"), &format!(":{}/", proxy.addr.port()));
     (proxy, url)

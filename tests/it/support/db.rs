@@ -31,10 +31,9 @@ pub async fn admin() -> tokio_postgres::Client {
 }
 
 pub async fn connect(cfg: &tokio_postgres::Config) -> tokio_postgres::Client {
-    let (client, conn) = cfg
-        .connect(NoTls)
-        .await
-        .unwrap_or_else(|e| panic!("cannot connect to the test cluster ({}): {e}; run scripts/pg start", admin_url()));
+    let (client, conn) = cfg.connect(NoTls).await.unwrap_or_else(|e| {
+        panic!("cannot connect to the test cluster ({}): {e}; run scripts/pg start", admin_url())
+    });
     tokio::spawn(async move {
         let _ = conn.await;
     });
@@ -111,10 +110,10 @@ async fn wait_no_connections(admin: &tokio_postgres::Client, name: &str) {
 /// Drops old templates of `s` and test databases whose process is gone.
 async fn sweep(admin: &tokio_postgres::Client, s: Servico) {
     let rows = admin
-        .query("SELECT datname FROM pg_database WHERE datname LIKE 'giro\\_t\\_%' OR datname LIKE $1", &[&format!(
-            "giro\\_tpl\\_{}\\_%",
-            s.nome()
-        )])
+        .query(
+            "SELECT datname FROM pg_database WHERE datname LIKE 'giro\\_t\\_%' OR datname LIKE $1",
+            &[&format!("giro\\_tpl\\_{}\\_%", s.nome())],
+        )
         .await
         .expect("list databases");
     for r in rows {
@@ -154,7 +153,10 @@ impl TestDb {
         let n = COUNTER.fetch_add(1, Ordering::SeqCst);
         let name = format!("giro_t_{}_{n}", std::process::id());
         let admin = admin().await;
-        admin.batch_execute(&format!("CREATE DATABASE {name} {options}")).await.expect("create test database");
+        admin
+            .batch_execute(&format!("CREATE DATABASE {name} {options}"))
+            .await
+            .expect("create test database");
         let mut pg = admin_config();
         pg.dbname(&name);
         TestDb { name, pg }
@@ -192,7 +194,8 @@ impl Drop for TestDb {
                 rt.block_on(async move {
                     if let Ok((c, conn)) = admin_config().connect(NoTls).await {
                         tokio::spawn(conn);
-                        let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await;
+                        let _ =
+                            c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await;
                     }
                 });
             }

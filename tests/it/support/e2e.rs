@@ -87,7 +87,8 @@ pub struct Sistema {
 impl Sistema {
     /// Fresh databases, two ports, the tag-worker; no `giro` process yet.
     pub async fn new(nome: &'static str, extra: &[(&'static str, &str)]) -> Sistema {
-        let (mercado_db, estoque_db) = (TestDb::new(Servico::Mercado).await, TestDb::new(Servico::Estoque).await);
+        let (mercado_db, estoque_db) =
+            (TestDb::new(Servico::Mercado).await, TestDb::new(Servico::Estoque).await);
         let tags = TagWorker::start(None).await;
         let mut e: BTreeMap<&'static str, String> = [
             // Quick fallbacks and short reservations, so units come back to the shelves during the run.
@@ -228,8 +229,12 @@ impl Sistema {
     }
 
     pub async fn operadores(&self) -> (Operador, Operador) {
-        let e = Operador::login(&self.estoque_url(), "XSRF-ESTOQUE", OPERADOR, SENHA).await.expect("estoque login");
-        let m = Operador::login(&self.mercado_url(), "XSRF-MERCADO", OPERADOR, SENHA).await.expect("mercado login");
+        let e = Operador::login(&self.estoque_url(), "XSRF-ESTOQUE", OPERADOR, SENHA)
+            .await
+            .expect("estoque login");
+        let m = Operador::login(&self.mercado_url(), "XSRF-MERCADO", OPERADOR, SENHA)
+            .await
+            .expect("mercado login");
         (e, m)
     }
 
@@ -261,8 +266,16 @@ impl Sistema {
         let deadline = Instant::now() + timeout;
         let last = loop {
             self.assert_alive();
-            let mp: i64 = m.query_one("SELECT count(*) FROM outbox_event WHERE status = 'PENDING'", &[]).await.unwrap().get(0);
-            let ep: i64 = e.query_one("SELECT count(*) FROM outbox_event WHERE status = 'PENDING'", &[]).await.unwrap().get(0);
+            let mp: i64 = m
+                .query_one("SELECT count(*) FROM outbox_event WHERE status = 'PENDING'", &[])
+                .await
+                .unwrap()
+                .get(0);
+            let ep: i64 = e
+                .query_one("SELECT count(*) FROM outbox_event WHERE status = 'PENDING'", &[])
+                .await
+                .unwrap()
+                .get(0);
             let abertas: i64 = m
                 .query_one(
                     "SELECT count(*) FROM solicitacao_reposicao WHERE status IN ('PENDENTE', 'AGUARDANDO_LOTE') AND NOT event_id = ANY($1)",
@@ -271,7 +284,11 @@ impl Sistema {
                 .await
                 .unwrap()
                 .get(0);
-            let demandas: i64 = e.query_one("SELECT count(*) FROM demanda_reprimida WHERE NOT atendida", &[]).await.unwrap().get(0);
+            let demandas: i64 = e
+                .query_one("SELECT count(*) FROM demanda_reprimida WHERE NOT atendida", &[])
+                .await
+                .unwrap()
+                .get(0);
             if mp == 0 && ep == 0 && abertas == 0 && demandas == 0 {
                 return t0.elapsed();
             }
@@ -286,10 +303,17 @@ impl Sistema {
     /// `giro audit --json`: (exit code, report).
     pub fn audit(&self) -> (i32, Value) {
         let env: BTreeMap<&str, String> =
-            [("MERCADO_DB_URL", self.mercado_db.url()), ("ESTOQUE_DB_URL", self.estoque_db.url())].into_iter().collect();
+            [("MERCADO_DB_URL", self.mercado_db.url()), ("ESTOQUE_DB_URL", self.estoque_db.url())]
+                .into_iter()
+                .collect();
         let out = blocking(|| command(&["audit", "--json"], &env).output().expect("giro audit"));
-        let json = serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("giro audit --json printed no JSON ({e}): {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)));
+        let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "giro audit --json printed no JSON ({e}): {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
         (out.status.code().unwrap_or(-1), json)
     }
 
@@ -388,10 +412,15 @@ impl Clientes {
     pub fn start(mercado_url: String, n: usize, alvo: u64, pausa: Duration, pagar: f64) -> Clientes {
         let stats = Arc::new(Stats::default());
         let stop = Arc::new(AtomicBool::new(false));
-        let http = reqwest::Client::builder().timeout(Duration::from_secs(10)).pool_max_idle_per_host(n).build().unwrap();
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(10))
+            .pool_max_idle_per_host(n)
+            .build()
+            .unwrap();
         let handles = (0..n)
             .map(|i| {
-                let (stats, stop, http, url) = (stats.clone(), stop.clone(), http.clone(), mercado_url.clone());
+                let (stats, stop, http, url) =
+                    (stats.clone(), stop.clone(), http.clone(), mercado_url.clone());
                 tokio::spawn(async move {
                     let mut rng = fastrand::Rng::with_seed(0x61_726f + i as u64);
                     while !stop.load(Ordering::SeqCst) && stats.respondidas() < alvo {
@@ -414,7 +443,11 @@ impl Clientes {
     pub async fn esperar(mut self, timeout: Duration) -> Arc<Stats> {
         let deadline = Instant::now() + timeout;
         while !self.terminou() {
-            assert!(Instant::now() < deadline, "the shoppers did not finish within {timeout:?}: {}", self.stats.resumo());
+            assert!(
+                Instant::now() < deadline,
+                "the shoppers did not finish within {timeout:?}: {}",
+                self.stats.resumo()
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         self.parar().await
@@ -475,7 +508,12 @@ async fn comprar(http: &reqwest::Client, url: &str, rng: &mut fastrand::Rng, sta
             stats.criados.fetch_add(1, Ordering::SeqCst);
             if rng.f64() < pagar {
                 let id = answer["pedidoId"].as_str().unwrap_or_default().to_string();
-                match http.post(format!("{url}/pedidos/{id}/pagamento")).send().await.map(|r| r.status().as_u16()) {
+                match http
+                    .post(format!("{url}/pedidos/{id}/pagamento"))
+                    .send()
+                    .await
+                    .map(|r| r.status().as_u16())
+                {
                     Ok(200) => {
                         stats.pagos.fetch_add(1, Ordering::SeqCst);
                     }
@@ -543,12 +581,19 @@ impl Repositor {
                         continue;
                     }
                     Ok((s, d)) => {
-                        en.inesperadas.lock().unwrap().push(format!("GET /painel/demandas answered {s}: {d}"));
+                        en.inesperadas
+                            .lock()
+                            .unwrap()
+                            .push(format!("GET /painel/demandas answered {s}: {d}"));
                         continue;
                     }
                 };
-                let mut skus: Vec<String> =
-                    demandas.as_array().into_iter().flatten().filter_map(|d| d["sku"].as_str().map(str::to_string)).collect();
+                let mut skus: Vec<String> = demandas
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|d| d["sku"].as_str().map(str::to_string))
+                    .collect();
                 skus.sort();
                 skus.dedup();
                 for sku in skus {
@@ -556,14 +601,19 @@ impl Repositor {
                     let body = json!({"sku": sku, "codigoLote": format!("L-E2E-{n:05}"), "quantidade": QUANTIDADE_LOTE, "validade": validade});
                     match o.post("/lotes", &body).await {
                         Ok((201, _)) => {
-                            *en.unidades.lock().unwrap().entry(sku).or_default() += i64::from(QUANTIDADE_LOTE);
+                            *en.unidades.lock().unwrap().entry(sku).or_default() +=
+                                i64::from(QUANTIDADE_LOTE);
                             en.lotes.fetch_add(1, Ordering::SeqCst);
                         }
                         Ok((401, _)) => {
                             op = None;
                             break;
                         }
-                        Ok((s, b)) => en.inesperadas.lock().unwrap().push(format!("POST /lotes {body} answered {s}: {b}")),
+                        Ok((s, b)) => en
+                            .inesperadas
+                            .lock()
+                            .unwrap()
+                            .push(format!("POST /lotes {body} answered {s}: {b}")),
                         Err(_) => {
                             en.ambiguas.fetch_add(1, Ordering::SeqCst);
                             op = None;
@@ -616,8 +666,16 @@ pub struct Esperado {
 pub async fn verificar(s: &Sistema, clientes: &Stats, entradas: &Entradas, esperado: &Esperado) {
     let (m, e) = (s.mercado().await, s.estoque().await);
     let nome = s.nome;
-    assert!(clientes.inesperadas.lock().unwrap().is_empty(), "[{nome}] unexpected answers: {:#?}", clientes.inesperadas.lock().unwrap());
-    assert!(entradas.inesperadas.lock().unwrap().is_empty(), "[{nome}] unexpected answers: {:#?}", entradas.inesperadas.lock().unwrap());
+    assert!(
+        clientes.inesperadas.lock().unwrap().is_empty(),
+        "[{nome}] unexpected answers: {:#?}",
+        clientes.inesperadas.lock().unwrap()
+    );
+    assert!(
+        entradas.inesperadas.lock().unwrap().is_empty(),
+        "[{nome}] unexpected answers: {:#?}",
+        entradas.inesperadas.lock().unwrap()
+    );
 
     // Checkouts: each 201 is one order, its units reserved once.
     let pedidos: i64 = m.query_one("SELECT count(*) FROM pedido", &[]).await.unwrap().get(0);
@@ -635,7 +693,11 @@ pub async fn verificar(s: &Sistema, clientes: &Stats, entradas: &Entradas, esper
         .map(|r| (r.get(0), r.get(1)))
         .collect();
     if ambiguas == 0 {
-        assert_eq!(vendidos, *clientes.unidades.lock().unwrap(), "[{nome}] units sold in mercado = units of the 201s");
+        assert_eq!(
+            vendidos,
+            *clientes.unidades.lock().unwrap(),
+            "[{nome}] units sold in mercado = units of the 201s"
+        );
     }
     let sem_reserva: i64 = m
         .query_one(
@@ -656,7 +718,8 @@ pub async fn verificar(s: &Sistema, clientes: &Stats, entradas: &Entradas, esper
         .map(|r| (r.get(0), r.get(1)))
         .collect();
     if entradas.ambiguas.load(Ordering::SeqCst) == 0 {
-        let mut want: BTreeMap<String, i64> = CATALOGO.iter().map(|i| (i.sku.to_string(), i64::from(QUANTIDADE_LOTE))).collect();
+        let mut want: BTreeMap<String, i64> =
+            CATALOGO.iter().map(|i| (i.sku.to_string(), i64::from(QUANTIDADE_LOTE))).collect();
         for (sku, q) in entradas.unidades.lock().unwrap().iter() {
             *want.entry(sku.clone()).or_default() += q;
         }
@@ -682,26 +745,57 @@ pub async fn verificar(s: &Sistema, clientes: &Stats, entradas: &Entradas, esper
         .unwrap();
     assert_eq!(prateleiras.len(), CATALOGO.len());
     for r in &prateleiras {
-        let (sku, shelf, minimo, status, categoria, devolvido): (String, i64, i64, String, Option<String>, i64) =
-            (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5));
+        let (sku, shelf, minimo, status, categoria, devolvido): (
+            String,
+            i64,
+            i64,
+            String,
+            Option<String>,
+            i64,
+        ) = (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5));
         let shipped = expedido.get(&sku).copied().unwrap_or(0);
         let sold = vendidos.get(&sku).copied().unwrap_or(0);
-        assert_eq!(shelf, shipped - sold + devolvido, "[{nome}] {sku}: shelf = shipped {shipped} − sold {sold} + returned {devolvido}");
-        assert_eq!(status == "ESGOTADO", shelf == 0, "[{nome}] {sku}: status {status} with {shelf} on the shelf");
+        assert_eq!(
+            shelf,
+            shipped - sold + devolvido,
+            "[{nome}] {sku}: shelf = shipped {shipped} − sold {sold} + returned {devolvido}"
+        );
+        assert_eq!(
+            status == "ESGOTADO",
+            shelf == 0,
+            "[{nome}] {sku}: status {status} with {shelf} on the shelf"
+        );
         if !esperado.sem_reposicao.contains(&sku) {
-            assert!(shelf >= minimo, "[{nome}] {sku}: shelf {shelf} below its minimum {minimo} after the pipeline drained");
+            assert!(
+                shelf >= minimo,
+                "[{nome}] {sku}: shelf {shelf} below its minimum {minimo} after the pipeline drained"
+            );
         }
         assert!(categoria.is_some(), "[{nome}] {sku}: classified through the tag-worker");
     }
 
     // Events: each side's inbox holds exactly the other's delivered events, each once.
     for (origem, destino, lado) in [(&m, &e, "mercado → estoque"), (&e, &m, "estoque → mercado")] {
-        let enviados: HashSet<Uuid> =
-            origem.query("SELECT id FROM outbox_event WHERE status = 'SENT'", &[]).await.unwrap().iter().map(|r| r.get(0)).collect();
-        let recebidos: HashSet<Uuid> = destino.query("SELECT event_id FROM inbox_event", &[]).await.unwrap().iter().map(|r| r.get(0)).collect();
+        let enviados: HashSet<Uuid> = origem
+            .query("SELECT id FROM outbox_event WHERE status = 'SENT'", &[])
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let recebidos: HashSet<Uuid> = destino
+            .query("SELECT event_id FROM inbox_event", &[])
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
         let nao_recebidos: Vec<_> = enviados.difference(&recebidos).collect();
         let sem_origem: Vec<_> = recebidos.difference(&enviados).collect();
-        assert!(nao_recebidos.is_empty() && sem_origem.is_empty(), "[{nome}] {lado}: SENT but not received {nao_recebidos:?}; received but not SENT {sem_origem:?}");
+        assert!(
+            nao_recebidos.is_empty() && sem_origem.is_empty(),
+            "[{nome}] {lado}: SENT but not received {nao_recebidos:?}; received but not SENT {sem_origem:?}"
+        );
         let outros: Vec<(String, String)> = origem
             .query("SELECT id::text, status FROM outbox_event WHERE status <> 'SENT'", &[])
             .await
@@ -710,7 +804,8 @@ pub async fn verificar(s: &Sistema, clientes: &Stats, entradas: &Entradas, esper
             .map(|r| (r.get(0), r.get(1)))
             .collect();
         if lado.starts_with("mercado") {
-            let mut want: Vec<(String, String)> = esperado.falhados.iter().map(|id| (id.to_string(), "FAILED".to_string())).collect();
+            let mut want: Vec<(String, String)> =
+                esperado.falhados.iter().map(|id| (id.to_string(), "FAILED".to_string())).collect();
             want.sort();
             let mut got = outros.clone();
             got.sort();
@@ -731,7 +826,8 @@ pub async fn verificar(s: &Sistema, clientes: &Stats, entradas: &Entradas, esper
         )
         .await
         .unwrap();
-    let respostas: HashMap<Uuid, (i64, i64)> = respostas.iter().map(|r| (r.get(0), (r.get(1), r.get(2)))).collect();
+    let respostas: HashMap<Uuid, (i64, i64)> =
+        respostas.iter().map(|r| (r.get(0), (r.get(1), r.get(2)))).collect();
     let enviado_por_pedido: HashMap<Uuid, i64> = e
         .query("SELECT correlation_id, sum(qtd)::bigint FROM reposicao_expedida GROUP BY 1", &[])
         .await
@@ -739,20 +835,31 @@ pub async fn verificar(s: &Sistema, clientes: &Stats, entradas: &Entradas, esper
         .iter()
         .map(|r| (r.get(0), r.get(1)))
         .collect();
-    let solicitacoes = m.query("SELECT event_id, sku, qtd_solicitada, status FROM solicitacao_reposicao", &[]).await.unwrap();
+    let solicitacoes = m
+        .query("SELECT event_id, sku, qtd_solicitada, status FROM solicitacao_reposicao", &[])
+        .await
+        .unwrap();
     let mut por_status: BTreeMap<String, usize> = BTreeMap::new();
     for r in &solicitacoes {
         let (id, sku, qtd, status): (Uuid, String, i32, String) = (r.get(0), r.get(1), r.get(2), r.get(3));
         *por_status.entry(status.clone()).or_default() += 1;
         let (enviadas, negadas) = respostas.get(&id).copied().unwrap_or((0, 0));
-        assert!(enviadas <= 1 && negadas <= 1, "[{nome}] {sku} request {id}: {enviadas} shipments, {negadas} denials");
+        assert!(
+            enviadas <= 1 && negadas <= 1,
+            "[{nome}] {sku} request {id}: {enviadas} shipments, {negadas} denials"
+        );
         match status.as_str() {
             "ATENDIDA" => {
                 assert_eq!(enviadas, 1, "[{nome}] {sku} request {id} ATENDIDA with {enviadas} shipments");
                 let q = enviado_por_pedido.get(&id).copied().unwrap_or(0);
-                assert!(q >= 1 && q <= i64::from(qtd), "[{nome}] {sku} request {id}: shipped {q} for {qtd} asked");
+                assert!(
+                    q >= 1 && q <= i64::from(qtd),
+                    "[{nome}] {sku} request {id}: shipped {q} for {qtd} asked"
+                );
             }
-            "PENDENTE" => assert!(esperado.falhados.contains(&id), "[{nome}] {sku} request {id} still PENDENTE"),
+            "PENDENTE" => {
+                assert!(esperado.falhados.contains(&id), "[{nome}] {sku} request {id} still PENDENTE")
+            }
             other => panic!("[{nome}] {sku} request {id} ended {other}"),
         }
     }
@@ -774,7 +881,11 @@ pub async fn verificar(s: &Sistema, clientes: &Stats, entradas: &Entradas, esper
     for (srv, papel, db) in [(Servico::Mercado, Papel::Mercado, &m), (Servico::Estoque, Papel::Estoque, &e)] {
         if s.inicios.get(&papel) == Some(&1) {
             let inbox: i64 = db.query_one("SELECT count(*) FROM inbox_event", &[]).await.unwrap().get(0);
-            assert_eq!(s.inbox_metric(srv, "new").await as i64, inbox, "[{nome}] {srv}: events applied = inbox rows");
+            assert_eq!(
+                s.inbox_metric(srv, "new").await as i64,
+                inbox,
+                "[{nome}] {srv}: events applied = inbox rows"
+            );
         }
     }
 }

@@ -22,12 +22,30 @@ pub struct Market {
 impl Market {
     pub async fn start() -> Market {
         // estoque first: mercado's product lookup and events go to it.
-        let estoque = spawn_app(Servico::Estoque, &[("TAG_WORKER_URL", "http://127.0.0.1:9"), ("GIRO_TAGS_TIMEOUT", "200ms")]).await;
+        let estoque = spawn_app(
+            Servico::Estoque,
+            &[("TAG_WORKER_URL", "http://127.0.0.1:9"), ("GIRO_TAGS_TIMEOUT", "200ms")],
+        )
+        .await;
         let mercado = spawn_app(Servico::Mercado, &[("ESTOQUE_URL", &estoque.url(""))]).await;
         let mcfg = config(Servico::Mercado, &mercado.db, &[("ESTOQUE_EVENTOS_URL", &estoque.url(""))]);
-        let mercado_pub = Publisher::for_service(&mcfg, Servico::Mercado, mercado.dbh.pool.clone(), mercado.dbh.signal.clone(), false).expect("publisher");
+        let mercado_pub = Publisher::for_service(
+            &mcfg,
+            Servico::Mercado,
+            mercado.dbh.pool.clone(),
+            mercado.dbh.signal.clone(),
+            false,
+        )
+        .expect("publisher");
         let ecfg = config(Servico::Estoque, &estoque.db, &[("MERCADO_EVENTOS_URL", &mercado.url(""))]);
-        let estoque_pub = Publisher::for_service(&ecfg, Servico::Estoque, estoque.dbh.pool.clone(), estoque.dbh.signal.clone(), false).expect("publisher");
+        let estoque_pub = Publisher::for_service(
+            &ecfg,
+            Servico::Estoque,
+            estoque.dbh.pool.clone(),
+            estoque.dbh.signal.clone(),
+            false,
+        )
+        .expect("publisher");
         let op_mercado = Operador::login(&mercado).await;
         let op_estoque = Operador::login(&estoque).await;
         Market { mercado, estoque, op_mercado, op_estoque, mercado_pub, estoque_pub }
@@ -45,18 +63,32 @@ impl Market {
         panic!("the outboxes did not drain in 50 rounds");
     }
 
-    pub async fn lote(&self, sku: &str, descricao: &str, codigo: &str, qtd: i32, validade: Option<&str>) -> Value {
+    pub async fn lote(
+        &self,
+        sku: &str,
+        descricao: &str,
+        codigo: &str,
+        qtd: i32,
+        validade: Option<&str>,
+    ) -> Value {
         let mut body = json!({"sku": sku, "descricao": descricao, "ncm": "22021000", "codigoLote": codigo, "quantidade": qtd});
         if let Some(v) = validade {
             body["validade"] = json!(v);
         }
-        let res = self.op_estoque.on(self.estoque.http.post(self.estoque.url("/lotes"))).json(&body).send().await.expect("POST /lotes");
+        let res = self
+            .op_estoque
+            .on(self.estoque.http.post(self.estoque.url("/lotes")))
+            .json(&body)
+            .send()
+            .await
+            .expect("POST /lotes");
         assert_eq!(res.status(), 201, "POST /lotes");
         res.json().await.expect("json")
     }
 
     pub async fn produto(&self, sku: &str, nome: &str, preco: f64, min: i32, ideal: i32) {
-        let body = json!({"sku": sku, "nome": nome, "preco": preco, "estoqueMinimo": min, "estoqueIdeal": ideal});
+        let body =
+            json!({"sku": sku, "nome": nome, "preco": preco, "estoqueMinimo": min, "estoqueIdeal": ideal});
         let res = self
             .op_mercado
             .on(self.mercado.http.post(self.mercado.url("/produtos")))
@@ -82,11 +114,16 @@ impl Market {
 
     pub async fn prateleira(&self, sku: &str) -> i32 {
         let c = self.mercado.db.client().await;
-        c.query_one("SELECT estoque_prateleira FROM produto_vitrine WHERE sku = $1", &[&sku]).await.expect("shelf").get(0)
+        c.query_one("SELECT estoque_prateleira FROM produto_vitrine WHERE sku = $1", &[&sku])
+            .await
+            .expect("shelf")
+            .get(0)
     }
 
     /// Environment for a `giro` process that reads both databases.
     pub fn env(&self) -> std::collections::BTreeMap<&'static str, String> {
-        [("MERCADO_DB_URL", self.mercado.db.url()), ("ESTOQUE_DB_URL", self.estoque.db.url())].into_iter().collect()
+        [("MERCADO_DB_URL", self.mercado.db.url()), ("ESTOQUE_DB_URL", self.estoque.db.url())]
+            .into_iter()
+            .collect()
     }
 }

@@ -62,7 +62,10 @@ impl FakePeer {
             requests: AtomicUsize::new(0),
             lote,
         });
-        let app = Router::new().route("/eventos", post(um)).route("/eventos/lote", post(lote_handler)).with_state(peer.clone());
+        let app = Router::new()
+            .route("/eventos", post(um))
+            .route("/eventos/lote", post(lote_handler))
+            .with_state(peer.clone());
         tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
@@ -119,7 +122,11 @@ async fn um(State(p): State<Arc<FakePeer>>, headers: HeaderMap, body: Bytes) -> 
     StatusCode::from_u16(status).unwrap_or(StatusCode::NO_CONTENT).into_response()
 }
 
-async fn lote_handler(State(p): State<Arc<FakePeer>>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
+async fn lote_handler(
+    State(p): State<Arc<FakePeer>>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> Response {
     if let Lote::Missing(s) = p.lote {
         return StatusCode::from_u16(s).unwrap_or(StatusCode::NOT_FOUND).into_response();
     }

@@ -49,7 +49,13 @@ impl Giro {
         c.stdout(Stdio::piped()).stderr(Stdio::piped()).stdin(Stdio::null());
         let mut child = c.spawn().expect("spawn giro");
         let lines = Arc::new(Mutex::new(Vec::new()));
-        for out in [child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>), child.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>)].into_iter().flatten() {
+        for out in [
+            child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+            child.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        ]
+        .into_iter()
+        .flatten()
+        {
             let lines = lines.clone();
             std::thread::spawn(move || {
                 for line in BufReader::new(out).lines().map_while(Result::ok) {
@@ -88,12 +94,19 @@ impl Giro {
         let line = self.wait_for_line("listening on http://", Duration::from_secs(30));
         let start = line.find("listening on http://").map(|i| i + "listening on http://".len()).unwrap_or(0);
         // Human or JSON lines: the address ends at the first character an address cannot have.
-        let addr: String = line[start..].chars().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | ':' | '[' | ']')).collect();
+        let addr: String = line[start..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | ':' | '[' | ']'))
+            .collect();
         addr.parse().unwrap_or_else(|e| panic!("bad address {addr:?} in {line:?}: {e}"))
     }
 
     pub fn signal(&self, sig: &str) {
-        let status = Command::new("kill").arg(format!("-{sig}")).arg(self.child.id().to_string()).status().expect("kill");
+        let status = Command::new("kill")
+            .arg(format!("-{sig}"))
+            .arg(self.child.id().to_string())
+            .status()
+            .expect("kill");
         assert!(status.success(), "kill -{sig} failed");
     }
 

@@ -20,13 +20,21 @@ impl Consumidor for Efeitos {
         &TIPOS
     }
 
-    fn aplicar<'a>(&'a self, tx: &'a Tx<'_>, evento: &'a EventoIntegracao) -> BoxFuture<'a, anyhow::Result<()>> {
+    fn aplicar<'a>(
+        &'a self,
+        tx: &'a Tx<'_>,
+        evento: &'a EventoIntegracao,
+    ) -> BoxFuture<'a, anyhow::Result<()>> {
         Box::pin(async move {
             // A test hook: 13 units is an effect that fails (a bug, a lock timeout…).
             if let EventoIntegracao::ReposicaoSolicitada(e) = evento {
                 anyhow::ensure!(e.qtd_faltante != 13, "efeito falhou de propósito");
             }
-            tx.execute("INSERT INTO efeito (event_id, tipo) VALUES ($1, $2)", &[&evento.event_id(), &evento.tipo()]).await?;
+            tx.execute(
+                "INSERT INTO efeito (event_id, tipo) VALUES ($1, $2)",
+                &[&evento.event_id(), &evento.tipo()],
+            )
+            .await?;
             Ok(())
         })
     }
@@ -42,7 +50,9 @@ impl Receiver {
     pub async fn start(lote_max: usize) -> Receiver {
         let db = TestDb::new(Servico::Estoque).await;
         let c = db.client().await;
-        c.batch_execute("CREATE TABLE efeito (event_id UUID NOT NULL, tipo TEXT NOT NULL)").await.expect("efeito");
+        c.batch_execute("CREATE TABLE efeito (event_id UUID NOT NULL, tipo TEXT NOT NULL)")
+            .await
+            .expect("efeito");
         let dbh = Db::new(db.pool(), false);
         let seg = Seguranca::new(
             Secret::new(ESTOQUE_TOKEN),
@@ -51,13 +61,20 @@ impl Receiver {
             "XSRF-ESTOQUE",
         );
         let router = giro::http::finish(
-            receiver::router(dbh, Arc::new(Efeitos), lote_max).merge(giro::http::auth::sessao_router(seg.clone())),
+            receiver::router(dbh, Arc::new(Efeitos), lote_max)
+                .merge(giro::http::auth::sessao_router(seg.clone())),
             seg,
         );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         tokio::spawn(async move {
-            let _ = giro::http::serve(listener, router, tokio_util::sync::CancellationToken::new(), std::time::Duration::from_secs(1)).await;
+            let _ = giro::http::serve(
+                listener,
+                router,
+                tokio_util::sync::CancellationToken::new(),
+                std::time::Duration::from_secs(1),
+            )
+            .await;
         });
         Receiver { addr, db }
     }

@@ -32,13 +32,8 @@ pub struct TagWorker {
 impl TagWorker {
     /// Starts it with `token` required when given, and waits for `GET /saude` to answer.
     pub async fn start(token: Option<&str>) -> TagWorker {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let log =
-            std::env::temp_dir().join(format!("giro-tag-worker-{}.log", uuid::Uuid::new_v4()));
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let log = std::env::temp_dir().join(format!("giro-tag-worker-{}.log", uuid::Uuid::new_v4()));
         let out = std::fs::File::create(&log).unwrap();
         let child = Command::new(python())
             .args([
@@ -60,28 +55,13 @@ impl TagWorker {
             .stdout(out.try_clone().unwrap())
             .stderr(out)
             .spawn()
-            .unwrap_or_else(|e| {
-                panic!(
-                    "cannot start the tag-worker with {}: {e}",
-                    python().display()
-                )
-            });
-        let mut w = TagWorker {
-            child,
-            url: format!("http://127.0.0.1:{port}"),
-            log,
-        };
-        let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(2))
-            .build()
-            .unwrap();
+            .unwrap_or_else(|e| panic!("cannot start the tag-worker with {}: {e}", python().display()));
+        let mut w = TagWorker { child, url: format!("http://127.0.0.1:{port}"), log };
+        let http = reqwest::Client::builder().timeout(Duration::from_secs(2)).build().unwrap();
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             if let Ok(Some(status)) = w.child.try_wait() {
-                panic!(
-                    "the tag-worker exited ({status}) before answering /saude:\n{}",
-                    w.log()
-                );
+                panic!("the tag-worker exited ({status}) before answering /saude:\n{}", w.log());
             }
             if let Ok(res) = http.get(format!("{}/saude", w.url)).send().await {
                 if res.status() == 200 {
