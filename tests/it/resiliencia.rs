@@ -419,3 +419,242 @@ async fn a_delivery_that_hangs_past_the_lease_counts_an_attempt() {
     assert_eq!((status.as_str(), tentativas), ("PENDING", 1));
     assert!(erro.unwrap_or_default().contains("não terminou"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Background jobs with several replicas, and poison rows
+
+#[tokio::test]
+async fn the_reservation_sweep_with_two_replicas_expires_each_order_exactly_once() {
+    use crate::mercado_fixtures::*;
+    let app = mercado(&[]).await;
+    produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 200, 1, 200).await;
+    produto(&app, BANANA, "Banana Prata (kg)", "5.49", 200, 1, 200).await;
+    let mut pedidos = Vec::new();
+    for i in 0..40 {
+        pedidos.push(comprar_ok(&app, &[(COCA, 1 + i % 3), (BANANA, 1)]).await);
+    }
+    let depois = Utc::now() + chrono::Duration::minutes(16);
+    // Two replicas' sweeps at once, each with a small batch so they take many rounds.
+    let um = async {
+        let mut n = 0;
+        loop {
+            let k = giro::mercado::expiracao::expirar_vencidas(&app.dbh, depois, 7).await.unwrap();
+            n += k;
+            if k == 0 {
+                break n;
+            }
+        }
+    };
+    let (a, b) = tokio::join!(um, async {
+        let mut n = 0;
+        loop {
+            let k = giro::mercado::expiracao::expirar_vencidas(&app.dbh, depois, 7).await.unwrap();
+            n += k;
+            if k == 0 {
+                break n;
+            }
+        }
+    });
+    // A round may end early while the other replica holds the rest: finish them.
+    let resto = giro::mercado::expiracao::expirar_vencidas(&app.dbh, depois, 100).await.unwrap();
+    eprintln!("replica A expired {a}, replica B {b}, then {resto}");
+    assert_eq!(a + b + resto, 40, "each order expired exactly once");
+    for id in &pedidos {
+        assert_eq!(status_pedido(&app, *id).await, "EXPIRADO");
+    }
+    assert_eq!(prateleira(&app, COCA).await.0, 200, "every unit back once");
+    assert_eq!(prateleira(&app, BANANA).await.0, 200);
+}
+
+#[tokio::test]
+async fn a_failing_order_does_not_stop_the_expiry_of_the_others() {
+    use crate::mercado_fixtures::*;
+    let app = mercado(&[]).await;
+    produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 50, 1, 50).await;
+    let ruim = comprar_ok(&app, &[(COCA, 1)]).await;
+    let bons = [comprar_ok(&app, &[(COCA, 2)]).await, comprar_ok(&app, &[(COCA, 3)]).await];
+    // The order that fails has the oldest deadline: the head of the sweep's LIMIT.
+    let c = app.db.client().await;
+    c.execute(
+        "UPDATE reserva SET expira_em = expira_em - interval '1 minute' WHERE pedido_id = $1",
+        &[&ruim],
+    )
+    .await
+    .unwrap();
+    c.batch_execute(&format!(
+        "CREATE FUNCTION falha() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'falha de teste'; END $$; \
+         CREATE TRIGGER falha BEFORE UPDATE ON reserva FOR EACH ROW WHEN (OLD.pedido_id = '{ruim}') EXECUTE FUNCTION falha();"
+    ))
+    .await
+    .unwrap();
+    let depois = Utc::now() + chrono::Duration::minutes(16);
+    let mut evitados = giro::mercado::expiracao::Evitados::default();
+    let mut expirados = 0;
+    for _ in 0..3 {
+        expirados += giro::mercado::expiracao::rodada(&app.dbh, depois, 1, &mut evitados).await.unwrap();
+    }
+    assert_eq!(expirados, 2, "the failing order left the head; the others expired");
+    for id in bons {
+        assert_eq!(status_pedido(&app, id).await, "EXPIRADO");
+    }
+    assert_eq!(status_pedido(&app, ruim).await, "AGUARDANDO_PAGAMENTO", "nothing of it changed");
+    assert_eq!(reservas(&app, ruim).await, vec!["ATIVA"]);
+    assert_eq!(prateleira(&app, COCA).await.0, 50 - 1, "its unit is still reserved, the others returned");
+}
+
+#[tokio::test]
+async fn an_order_with_a_reservation_not_yet_due_is_not_expired() {
+    use crate::mercado_fixtures::*;
+    let app = mercado(&[]).await;
+    produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 10, 1, 10).await;
+    produto(&app, BANANA, "Banana Prata (kg)", "5.49", 10, 1, 10).await;
+    let id = comprar_ok(&app, &[(COCA, 2), (BANANA, 1)]).await;
+    let c = app.db.client().await;
+    c.execute(
+        "UPDATE reserva SET expira_em = now() + interval '1 hour' WHERE pedido_id = $1 AND sku = $2",
+        &[&id, &BANANA],
+    )
+    .await
+    .unwrap();
+    let quase = Utc::now() + chrono::Duration::minutes(16);
+    assert_eq!(giro::mercado::expiracao::expirar_vencidas(&app.dbh, quase, 50).await.unwrap(), 0);
+    assert_eq!(status_pedido(&app, id).await, "AGUARDANDO_PAGAMENTO");
+    assert_eq!(reservas(&app, id).await, vec!["ATIVA", "ATIVA"], "no reservation returned alone");
+    assert_eq!(prateleira(&app, COCA).await.0, 8);
+}
+
+/// A tag-worker that refuses descriptions containing "ilegivel" with a 422 and classifies the rest.
+async fn worker_exigente() -> String {
+    let app = Router::new().route(
+        "/classificar",
+        post(|body: Bytes| async move {
+            let v: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let d = v["descricao"].as_str().unwrap_or_default().to_lowercase();
+            if d.contains("ilegivel") {
+                return (
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    axum::Json(json!({"detail": "descrição inválida"})),
+                )
+                    .into_response();
+            }
+            axum::Json(json!({"tags": d.split_whitespace().collect::<Vec<_>>(), "categoria": "outros"}))
+                .into_response()
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    url
+}
+
+#[tokio::test]
+async fn a_product_the_worker_cannot_classify_does_not_stop_the_skus_after_it() {
+    use crate::estoque_fixtures::*;
+    let url = worker_exigente().await;
+    let app = estoque(&[]).await;
+    // By SKU order the unclassifiable one comes first.
+    produto(&app, "0000000000017", "PRODUTO ILEGIVEL", None).await;
+    produto(&app, BANANA, "BANANA PRATA", None).await;
+    produto(&app, COCA, "COCA COLA 2L", None).await;
+    let cfg = giro::config::TagsConfig {
+        worker_url: url,
+        worker_token: None,
+        timeout: Duration::from_secs(2),
+        reclassificacao_habilitada: false,
+        intervalo_reclassificacao: Duration::from_secs(300),
+        lote_reclassificacao: 20,
+    };
+    let cliente = giro::estoque::classificacao::ClienteTags::new(&cfg).unwrap();
+    let mut pulados = giro::estoque::reclassificacao::Pulados::new(Duration::from_secs(300));
+    let n = giro::estoque::reclassificacao::rodada_com(&app.dbh, &cliente, 20, &mut pulados).await.unwrap();
+    assert_eq!(n, 2, "the SKUs after the unclassifiable one were classified");
+    assert_eq!(pulados.skus(), vec!["0000000000017".to_string()], "the skipped product is remembered");
+    let sem: i64 = app
+        .db
+        .client()
+        .await
+        .query_one("SELECT count(*) FROM produto_estoque WHERE tags IS NULL", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(sem, 1);
+    // Remembered: the next round does not ask about it again (and finds nothing else).
+    assert_eq!(
+        giro::estoque::reclassificacao::rodada_com(&app.dbh, &cliente, 20, &mut pulados).await.unwrap(),
+        0
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Database trouble is a 503
+
+#[tokio::test]
+async fn a_checkout_waiting_on_a_row_locked_elsewhere_answers_503_after_the_lock_timeout() {
+    use crate::mercado_fixtures::*;
+    let app = mercado(&[("GIRO_DB_TIMEOUT_LOCK", "300ms")]).await;
+    produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 10, 1, 10).await;
+    let mut c = app.db.client().await;
+    let tx = c.transaction().await.unwrap();
+    tx.execute("SELECT 1 FROM produto_vitrine WHERE sku = $1 FOR UPDATE", &[&COCA]).await.unwrap();
+    let res = comprar(&app, &[(COCA, 1)]).await;
+    assert_eq!(res.status(), 503, "a lock timeout is the database's trouble");
+    assert_eq!(res.headers()["content-type"], "application/problem+json");
+    tx.rollback().await.unwrap();
+    assert_eq!(comprar(&app, &[(COCA, 1)]).await.status(), 201, "served once the lock is gone");
+}
+
+#[tokio::test]
+async fn a_read_only_database_answers_503_readyz_503_and_heals_by_itself_once_reverted() {
+    use crate::estoque_fixtures::*;
+    // Short-lived connections, as under churn: sessions opened during the window are read-only.
+    let app = estoque(&[("GIRO_DB_VIDA_MAXIMA", "200ms")]).await;
+    let op = crate::support::app::Operador::login(&app).await;
+    produto(&app, COCA, "COCA COLA 2L", Some(&["coca"])).await;
+    let admin = crate::support::db::admin().await;
+    let lote = |n: i32| json!({"sku": COCA, "codigoLote": format!("L-RO-{n}"), "quantidade": 10, "validade": "2099-01-01"});
+    assert_eq!(registrar_lote(&app, &op, lote(0)).await.0, 201);
+    admin
+        .batch_execute(&format!("ALTER DATABASE {} SET default_transaction_read_only = on", app.db.name))
+        .await
+        .unwrap();
+    // Sessions opened from now on are read-only; the pool's older ones are not. Readiness sees it.
+    wait_until(Duration::from_secs(10), "readyz 503 while read-only", || async {
+        let r = app.http.get(app.url("/readyz")).send().await.ok()?;
+        (r.status() == 503).then_some(())
+    })
+    .await;
+    // A session opened during the window: writes fail, answered 503 (never 500).
+    let mut n = 1;
+    wait_until(Duration::from_secs(10), "POST /lotes answers 503 on a read-only session", || {
+        n += 1;
+        let body = lote(n);
+        let (app, op) = (&app, &op);
+        async move {
+            let (s, _) = registrar_lote(app, op, body).await;
+            assert_ne!(s, 500, "database trouble is never a 500");
+            (s == 503).then_some(())
+        }
+    })
+    .await;
+    admin
+        .batch_execute(&format!("ALTER DATABASE {} RESET default_transaction_read_only", app.db.name))
+        .await
+        .unwrap();
+    // Without terminating any session: the stale ones are dropped on their first error.
+    let healed = Instant::now();
+    wait_until(Duration::from_secs(10), "readyz 200 after the revert", || async {
+        let r = app.http.get(app.url("/readyz")).send().await.ok()?;
+        (r.status() == 200).then_some(())
+    })
+    .await;
+    wait_until(Duration::from_secs(10), "POST /lotes 201 after the revert", || {
+        n += 1;
+        let body = lote(n + 100);
+        let (app, op) = (&app, &op);
+        async move { (registrar_lote(app, op, body).await.0 == 201).then_some(()) }
+    })
+    .await;
+    eprintln!("healed {:?} after the revert", healed.elapsed());
+}
