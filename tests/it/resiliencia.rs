@@ -658,3 +658,188 @@ async fn a_read_only_database_answers_503_readyz_503_and_heals_by_itself_once_re
     .await;
     eprintln!("healed {:?} after the revert", healed.elapsed());
 }
+
+// ---------------------------------------------------------------------------------------------
+// The real binaries: supervised loops, the LISTEN connection, the audit of stale work
+
+/// What `giro mercado serve` needs to run against `db`, sending its events to `peer`.
+fn mercado_env(db: &TestDb, peer: &str, extra: &[(&'static str, String)]) -> BTreeMap<&'static str, String> {
+    let mut env: BTreeMap<&'static str, String> = [
+        ("MERCADO_TOKEN_SERVICO", crate::support::MERCADO_TOKEN.to_string()),
+        ("ESTOQUE_TOKEN_SERVICO", crate::support::ESTOQUE_TOKEN.to_string()),
+        ("OPERADOR_USUARIO", crate::support::OPERADOR.to_string()),
+        ("OPERADOR_SENHA", crate::support::SENHA.to_string()),
+        ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
+        ("MERCADO_PORTA", "0".to_string()),
+        ("MERCADO_DB_URL", db.url()),
+        ("ESTOQUE_EVENTOS_URL", peer.to_string()),
+        ("ESTOQUE_URL", "http://127.0.0.1:9".to_string()),
+    ]
+    .into_iter()
+    .collect();
+    for (k, v) in extra {
+        env.insert(k, v.clone());
+    }
+    env
+}
+
+async fn status_de(url: &str) -> u16 {
+    match reqwest::get(url).await {
+        Ok(r) => r.status().as_u16(),
+        Err(_) => 0,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_publisher_loop_is_restarted_readyz_reflects_it_and_the_restart_is_counted() {
+    let db = TestDb::new(Servico::Mercado).await;
+    let par = Par::start(Modo::Aceita).await;
+    let falha = crate::support::process::scratch_dir().join("panico");
+    let env = mercado_env(
+        &db,
+        &par.url,
+        &[
+            ("GIRO_TEST_PANICO_PUBLICADOR", falha.display().to_string()),
+            ("GIRO_OUTBOX_INTERVALO", "100ms".to_string()),
+        ],
+    );
+    let mut giro = crate::support::process::Giro::spawn(&["mercado", "serve"], &env);
+    let addr = tokio::task::block_in_place(|| giro.wait_listening());
+    let (ready, metrics) = (format!("http://{addr}/readyz"), format!("http://{addr}/metrics"));
+    wait_until(Duration::from_secs(15), "readyz 200", || async {
+        (status_de(&ready).await == 200).then_some(())
+    })
+    .await;
+
+    std::fs::write(&falha, "").unwrap();
+    wait_until(Duration::from_secs(15), "readyz 503 while the publisher loop is down", || async {
+        (status_de(&ready).await == 503).then_some(())
+    })
+    .await;
+    let body: Value = reqwest::get(&ready).await.unwrap().json().await.unwrap();
+    assert_eq!(body["loops"], json!(["publisher"]), "{body}");
+    // Events committed while the loop is down wait in the outbox.
+    let dbh = Db::new(db.pool(), false);
+    let eventos: Vec<_> = (1..=5).map(solicitada).collect();
+    write(&dbh, &eventos).await;
+    let restarts = wait_until(Duration::from_secs(15), "restarts counted on /metrics", || async {
+        let text = reqwest::get(&metrics).await.ok()?.text().await.ok()?;
+        let n =
+            crate::support::e2e::soma_metrica(&text, "giro_supervisor_restarts_total", "loop=\"publisher\"");
+        (n >= 2).then_some(n)
+    })
+    .await;
+    assert!(
+        giro.log().contains("background loop failed; restarting"),
+        "the failure is logged with its cause"
+    );
+
+    std::fs::remove_file(&falha).unwrap();
+    wait_until(Duration::from_secs(60), "readyz 200 once the loop runs again", || async {
+        (status_de(&ready).await == 200).then_some(())
+    })
+    .await;
+    wait_until(Duration::from_secs(15), "the events still arrive", || async {
+        let got = par.aplicados();
+        eventos.iter().all(|e| got.contains(&e.event_id().to_string())).then_some(())
+    })
+    .await;
+    eprintln!("{restarts} restarts counted");
+    giro.signal("TERM");
+    assert!(giro.wait_exit(Duration::from_secs(15)).is_some_and(|st| st.success()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_connection_killed_by_the_server_is_re_established_and_a_commit_still_wakes_the_publisher() {
+    let db = TestDb::new(Servico::Mercado).await;
+    let par = Par::start(Modo::Aceita).await;
+    let env: BTreeMap<&'static str, String> = [
+        ("MERCADO_DB_URL", db.url()),
+        ("ESTOQUE_EVENTOS_URL", par.url.clone()),
+        ("ESTOQUE_TOKEN_SERVICO", crate::support::ESTOQUE_TOKEN.to_string()),
+        ("GIRO_OUTBOX_INTERVALO", "10s".to_string()),
+        ("GIRO_OUTBOX_NOTIFY", "true".to_string()),
+    ]
+    .into_iter()
+    .collect();
+    let mut giro = crate::support::process::Giro::spawn(&["publisher", "--db", "mercado"], &env);
+    tokio::task::block_in_place(|| giro.wait_for_line("LISTEN connected", Duration::from_secs(30)));
+    let admin = crate::support::db::admin().await;
+    let killed = wait_until(Duration::from_secs(10), "the LISTEN session terminated", || async {
+        let n: i64 = admin
+            .query_one(
+                "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                  WHERE datname = $1 AND query LIKE 'LISTEN%') t",
+                &[&db.name],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        (n >= 1).then_some(n)
+    })
+    .await;
+    assert_eq!(killed, 1);
+    tokio::task::block_in_place(|| giro.wait_for_line("LISTEN re-established", Duration::from_secs(15)));
+    // Its wake-up after reconnecting ran an empty round; now it sleeps on the 10 s poll.
+    wait_until(Duration::from_secs(5), "the publisher idle", || async {
+        let n: i64 = admin
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND query NOT LIKE 'LISTEN%' AND pid <> pg_backend_pid()",
+                &[&db.name],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        (n == 0).then_some(())
+    })
+    .await;
+    let writer = Db::new(db.pool(), true);
+    let e = solicitada(7);
+    let committed = Instant::now();
+    write(&writer, std::slice::from_ref(&e)).await;
+    wait_until(Duration::from_secs(2), "delivery woken by NOTIFY on the new connection", || async {
+        par.aplicados().contains(&e.event_id().to_string()).then_some(())
+    })
+    .await;
+    eprintln!("delivered {:?} after the commit", committed.elapsed());
+    giro.signal("TERM");
+    assert!(giro.wait_exit(Duration::from_secs(15)).is_some_and(|st| st.success()));
+}
+
+#[tokio::test]
+async fn an_event_left_pending_past_the_threshold_makes_the_audit_exit_1_and_name_it() {
+    let m = crate::support::market::Market::start().await;
+    let mdb = m.env()["MERCADO_DB_URL"].clone();
+    let (c, conn) = tokio_postgres::connect(&mdb, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(conn);
+    let id = Uuid::new_v4();
+    let payload = json!({"eventId": id, "sku": "7894900011517", "qtdFaltante": 3, "ocorridoEm": "2026-01-01T00:00:00Z"});
+    c.execute(
+        "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, tentativas, proxima_tentativa_em, ultimo_erro) \
+         VALUES ($1, 'ReposicaoSolicitada', $2, 'PENDING', now() - interval '10 minutes', 3, now() + interval '1 hour', 'HTTP 503 Service Unavailable')",
+        &[&id, &payload],
+    )
+    .await
+    .unwrap();
+    let out = crate::support::process::command(&["audit", "--json"], &m.env()).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let atrasado = report["divergencias"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["tipo"] == "evento_atrasado")
+        .unwrap_or_else(|| panic!("{report:#}"))
+        .clone();
+    let detalhe = atrasado["detalhe"].as_str().unwrap();
+    assert!(detalhe.contains(&id.to_string()) && detalhe.contains("503"), "{detalhe}");
+    // With a threshold above its age it is in flight, not delayed.
+    let mut env = m.env();
+    env.insert("GIRO_AUDIT_ATRASO", "1h".to_string());
+    let out = crate::support::process::command(&["audit", "--json"], &env).output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        !report["divergencias"].as_array().unwrap().iter().any(|d| d["tipo"] == "evento_atrasado"),
+        "{report:#}"
+    );
+}
