@@ -843,3 +843,418 @@ async fn an_event_left_pending_past_the_threshold_makes_the_audit_exit_1_and_nam
         "{report:#}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Chaos against the whole market (the real processes, the real tag-worker, shoppers and an
+// operator entering lots): each scenario ends with the pipeline drained, every check of
+// `support::e2e::verificar` (nothing lost, nothing applied twice, shelves refilled) and the audit
+// clean. One test runs them one after the other (each keeps both cores busy);
+// `GIRO_E2E=horizonte,…` runs only the scenarios whose name contains one of the words.
+
+mod caos {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use axum::extract::{Request, State};
+    use axum::http::StatusCode;
+    use axum::response::{IntoResponse, Response};
+    use giro::config::Servico;
+
+    use crate::support::e2e::{audit_limpo, verificar, Clientes, Esperado, Papel, Repositor, Sistema, Stats};
+    use crate::support::wait_until;
+
+    type Cenario = fn() -> futures_util::future::BoxFuture<'static, ()>;
+
+    const CENARIOS: &[(&str, Cenario)] = &[
+        ("horizonte: estoque down past the old 25-attempt horizon, nothing FAILED, all arrives", || {
+            Box::pin(horizonte())
+        }),
+        ("retorno: a returning estoque gets the backlog at once, not at the next 5-minute backoff", || {
+            Box::pin(retorno())
+        }),
+        ("html-404: 10 s of a proxy answering HTML 404 in front of estoque dead-letters nothing", || {
+            Box::pin(html_404())
+        }),
+        ("somente-leitura: estoque's database read-only for a few seconds, reverted without killing sessions", || {
+            Box::pin(somente_leitura())
+        }),
+        ("reinicio-pg: every mercado session killed for 3 s under load: checkouts 503, never 500", || {
+            Box::pin(reinicio_pg())
+        }),
+    ];
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn cenarios() {
+        let filtro = std::env::var("GIRO_E2E").ok().filter(|f| !f.trim().is_empty());
+        let mut falhas = Vec::new();
+        for (nome, cenario) in CENARIOS {
+            if let Some(f) = &filtro {
+                if !f.split(',').any(|w| nome.contains(w.trim())) {
+                    continue;
+                }
+            }
+            let t = Instant::now();
+            let r = tokio::spawn(cenario()).await;
+            let dur = t.elapsed().as_secs_f64();
+            match r {
+                Ok(()) => eprintln!("caos ok     {dur:6.1} s  {nome}"),
+                Err(e) => {
+                    let msg = match e.try_into_panic() {
+                        Ok(p) => p
+                            .downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                            .unwrap_or_default(),
+                        Err(e) => e.to_string(),
+                    };
+                    eprintln!("caos FAILED {dur:6.1} s  {nome}: {msg}");
+                    falhas.push(format!("{nome}: {msg}"));
+                }
+            }
+        }
+        assert!(falhas.is_empty(), "{} scenario(s) failed:\n{}", falhas.len(), falhas.join("\n"));
+    }
+
+    async fn contar(s: &Sistema, servico: Servico, sql: &str) -> i64 {
+        let c = match servico {
+            Servico::Mercado => s.mercado().await,
+            Servico::Estoque => s.estoque().await,
+        };
+        c.query_one(sql, &[]).await.unwrap().get(0)
+    }
+
+    async fn readyz(url: &str) -> u16 {
+        match reqwest::get(format!("{url}/readyz")).await {
+            Ok(r) => r.status().as_u16(),
+            Err(_) => 0,
+        }
+    }
+
+    /// Answers that say "the database is in trouble, try again" (503) are allowed in a scenario
+    /// that breaks the database; they move from the unexpected answers to the ambiguous ones.
+    fn aceitar_503(stats: &Stats) -> usize {
+        let mut v = stats.inesperadas.lock().unwrap();
+        let antes = v.len();
+        v.retain(|m| !m.contains("answered 503"));
+        let n = antes - v.len();
+        stats.ambiguas.fetch_add(n as u64, Ordering::SeqCst);
+        n
+    }
+
+    async fn fim(s: &mut Sistema, mut repositor: Repositor, stats: Arc<Stats>) {
+        let drenado = s.drenar(Duration::from_secs(90), &[]).await;
+        let entradas = repositor.parar().await;
+        eprintln!("[{}] {}; drained in {:.1} s", s.nome, stats.resumo(), drenado.as_secs_f64());
+        for srv in [Servico::Mercado, Servico::Estoque] {
+            let f = contar(s, srv, "SELECT count(*) FROM outbox_event WHERE status = 'FAILED'").await;
+            assert_eq!(f, 0, "[{}] {srv}: no event dead-lettered", s.nome);
+        }
+        verificar(s, &stats, &entradas, &Esperado::default()).await;
+        audit_limpo(s);
+    }
+
+    async fn horizonte() {
+        // The backoff cap shrunk to milliseconds: the old 25-attempt horizon passes in seconds.
+        let mut s = Sistema::new("horizonte", &[("GIRO_OUTBOX_BACKOFF_MAXIMO", "20ms")]).await;
+        s.start_all().await;
+        s.carregar_demo().await;
+        let repositor = Repositor::start(s.estoque_url());
+        let mut clientes = Clientes::start(s.mercado_url(), 4, u64::MAX, Duration::from_millis(20), 0.5);
+        wait_until(Duration::from_secs(60), "some checkouts", || async {
+            (clientes.stats.criados() >= 100).then_some(())
+        })
+        .await;
+        s.stop(Papel::Estoque);
+        let t = Instant::now();
+        wait_until(Duration::from_secs(120), "events past 25 failed attempts", || async {
+            let n = contar(
+                &s,
+                Servico::Mercado,
+                "SELECT count(*) FROM outbox_event WHERE status = 'PENDING' AND tentativas > 26",
+            )
+            .await;
+            (n > 0).then_some(())
+        })
+        .await;
+        eprintln!("[horizonte] 26 attempts passed {:.1} s into the outage", t.elapsed().as_secs_f64());
+        let failed =
+            contar(&s, Servico::Mercado, "SELECT count(*) FROM outbox_event WHERE status = 'FAILED'").await;
+        assert_eq!(failed, 0, "an outage within the deadline dead-letters nothing");
+        s.start(Papel::Estoque).await;
+        let stats = clientes.parar().await;
+        fim(&mut s, repositor, stats).await;
+    }
+
+    async fn retorno() {
+        // Defaults: backoff capped at 5 minutes.
+        let mut s = Sistema::new("retorno", &[]).await;
+        s.start_all().await;
+        s.carregar_demo().await;
+        let repositor = Repositor::start(s.estoque_url());
+        let mut clientes = Clientes::start(s.mercado_url(), 4, u64::MAX, Duration::from_millis(20), 0.5);
+        wait_until(Duration::from_secs(60), "some checkouts", || async {
+            (clientes.stats.criados() >= 100).then_some(())
+        })
+        .await;
+        s.stop(Papel::Estoque);
+        wait_until(Duration::from_secs(60), "restock requests failing", || async {
+            let n = contar(&s, Servico::Mercado, "SELECT count(*) FROM outbox_event WHERE status = 'PENDING' AND tentativas >= 2 AND lease_token IS NULL").await;
+            (n >= 3).then_some(())
+        })
+        .await;
+        let stats = clientes.parar().await;
+        // As after an outage longer than the cap: every waiting event's next attempt is minutes away.
+        s.mercado()
+            .await
+            .execute(
+                "UPDATE outbox_event SET proxima_tentativa_em = now() + interval '5 minutes', tentativas = 12 \
+                  WHERE status = 'PENDING' AND lease_token IS NULL",
+                &[],
+            )
+            .await
+            .unwrap();
+        let waiting =
+            contar(&s, Servico::Mercado, "SELECT count(*) FROM outbox_event WHERE status = 'PENDING'").await;
+        s.start(Papel::Estoque).await;
+        let back = Instant::now();
+        wait_until(Duration::from_secs(20), "the backlog delivered once estoque is back", || async {
+            let n =
+                contar(&s, Servico::Mercado, "SELECT count(*) FROM outbox_event WHERE status = 'PENDING'")
+                    .await;
+            (n == 0).then_some(())
+        })
+        .await;
+        eprintln!(
+            "[retorno] {waiting} waiting events delivered {:.1} s after estoque came back",
+            back.elapsed().as_secs_f64()
+        );
+        fim(&mut s, repositor, stats).await;
+    }
+
+    /// An HTTP proxy in front of `target` that can answer an HTML 404 to everything instead.
+    struct Proxy {
+        target: String,
+        html: AtomicBool,
+        http: reqwest::Client,
+    }
+
+    async fn encaminhar(State(p): State<Arc<Proxy>>, req: Request) -> Response {
+        if p.html.load(Ordering::SeqCst) {
+            return (
+                StatusCode::NOT_FOUND,
+                [("content-type", "text/html")],
+                "<html><h1>404 Not Found</h1></html>",
+            )
+                .into_response();
+        }
+        let (parts, body) = req.into_parts();
+        let Ok(bytes) = axum::body::to_bytes(body, 16 << 20).await else {
+            return StatusCode::BAD_REQUEST.into_response();
+        };
+        let path = parts.uri.path_and_query().map(|x| x.as_str()).unwrap_or("/");
+        let mut rb = p.http.request(parts.method, format!("{}{path}", p.target)).body(bytes);
+        for (k, v) in parts.headers.iter() {
+            if k != axum::http::header::HOST && k != axum::http::header::CONTENT_LENGTH {
+                rb = rb.header(k, v);
+            }
+        }
+        match rb.send().await {
+            Ok(r) => {
+                let status = r.status();
+                let ct = r.headers().get("content-type").cloned();
+                let body = r.bytes().await.unwrap_or_default();
+                let mut res = (status, body).into_response();
+                if let Some(ct) = ct {
+                    res.headers_mut().insert("content-type", ct);
+                }
+                res
+            }
+            Err(_) => StatusCode::BAD_GATEWAY.into_response(),
+        }
+    }
+
+    async fn html_404() {
+        let mut s = Sistema::new("html-404", &[]).await;
+        s.start(Papel::Estoque).await;
+        s.start(Papel::Mercado).await;
+        s.start(Papel::PublisherEstoque).await;
+        let proxy = Arc::new(Proxy {
+            target: s.estoque_url(),
+            html: AtomicBool::new(false),
+            http: reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap(),
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let proxy_url = format!("http://{}", listener.local_addr().unwrap());
+        let app = axum::Router::new().fallback(encaminhar).with_state(proxy.clone());
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        // mercado's publisher sends to estoque through the proxy.
+        let env: std::collections::BTreeMap<&'static str, String> = [
+            ("MERCADO_DB_URL", s.mercado_db.url()),
+            ("ESTOQUE_EVENTOS_URL", proxy_url),
+            ("ESTOQUE_TOKEN_SERVICO", crate::support::ESTOQUE_TOKEN.to_string()),
+            ("GIRO_OUTBOX_INTERVALO", "250ms".to_string()),
+        ]
+        .into_iter()
+        .collect();
+        let mut publisher = crate::support::process::Giro::spawn(&["publisher", "--db", "mercado"], &env);
+        crate::support::e2e::blocking(|| {
+            publisher.wait_for_line("ready: the database answered", Duration::from_secs(20))
+        });
+        s.carregar_demo().await;
+        let repositor = Repositor::start(s.estoque_url());
+        let mut clientes = Clientes::start(s.mercado_url(), 4, u64::MAX, Duration::from_millis(20), 0.5);
+        wait_until(Duration::from_secs(60), "some checkouts", || async {
+            (clientes.stats.criados() >= 100).then_some(())
+        })
+        .await;
+        proxy.html.store(true, Ordering::SeqCst);
+        let t = Instant::now();
+        // 10 s of misrouting under load, observed (not slept): requests keep failing meanwhile.
+        wait_until(Duration::from_secs(30), "10 s of HTML 404s", || async {
+            (t.elapsed() >= Duration::from_secs(10)).then_some(())
+        })
+        .await;
+        let failing = contar(
+            &s,
+            Servico::Mercado,
+            "SELECT count(*) FROM outbox_event WHERE status = 'PENDING' AND tentativas >= 1",
+        )
+        .await;
+        proxy.html.store(false, Ordering::SeqCst);
+        let stats = clientes.parar().await;
+        eprintln!("[html-404] {failing} events had failed attempts during the misrouting");
+        assert!(publisher.log().contains("peer route missing"), "the misrouting is logged as such");
+        fim(&mut s, repositor, stats).await;
+        publisher.signal("TERM");
+    }
+
+    async fn somente_leitura() {
+        // Connections renewed every second, as under churn: sessions opened during the window
+        // carry the read-only default (what poisoned the pool in the chaos run).
+        let mut s = Sistema::new("somente-leitura", &[("GIRO_DB_VIDA_MAXIMA", "1s")]).await;
+        s.start_all().await;
+        s.carregar_demo().await;
+        let repositor = Repositor::start(s.estoque_url());
+        let mut clientes = Clientes::start(s.mercado_url(), 4, u64::MAX, Duration::from_millis(20), 0.5);
+        wait_until(Duration::from_secs(60), "some checkouts", || async {
+            (clientes.stats.criados() >= 100).then_some(())
+        })
+        .await;
+        let admin = crate::support::db::admin().await;
+        let nome = s.estoque_db.name.clone();
+        admin
+            .batch_execute(&format!("ALTER DATABASE {nome} SET default_transaction_read_only = on"))
+            .await
+            .unwrap();
+        let estoque = s.estoque_url();
+        wait_until(Duration::from_secs(15), "estoque's readyz 503 while read-only", || async {
+            (readyz(&estoque).await == 503).then_some(())
+        })
+        .await;
+        // A few seconds read-only under load, observed: readiness stays 503 meanwhile.
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(4) {
+            assert_eq!(readyz(&estoque).await, 503, "readyz stays 503 while writes cannot succeed");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        admin
+            .batch_execute(&format!("ALTER DATABASE {nome} RESET default_transaction_read_only"))
+            .await
+            .unwrap();
+        let revert = Instant::now();
+        wait_until(Duration::from_secs(15), "estoque ready again", || async {
+            (readyz(&estoque).await == 200).then_some(())
+        })
+        .await;
+        eprintln!("[somente-leitura] estoque ready {:.1} s after the revert", revert.elapsed().as_secs_f64());
+        let stats = clientes.parar().await;
+        // POST /lotes during the window answered 503 (nothing written): allowed.
+        let lotes_503 = {
+            let mut v = repositor.entradas.inesperadas.lock().unwrap();
+            let antes = v.len();
+            v.retain(|m| !m.contains("answered 503"));
+            antes - v.len()
+        };
+        assert!(
+            !repositor.entradas.inesperadas.lock().unwrap().iter().any(|m| m.contains("answered 500")),
+            "never a 500"
+        );
+        eprintln!("[somente-leitura] {lotes_503} POST /lotes answered 503 during the window");
+        fim(&mut s, repositor, stats).await;
+    }
+
+    async fn reinicio_pg() {
+        let mut s = Sistema::new("reinicio-pg", &[]).await;
+        s.start_all().await;
+        s.carregar_demo().await;
+        let repositor = Repositor::start(s.estoque_url());
+        let mut clientes = Clientes::start(s.mercado_url(), 6, u64::MAX, Duration::ZERO, 0.5);
+        wait_until(Duration::from_secs(60), "some checkouts", || async {
+            (clientes.stats.criados() >= 100).then_some(())
+        })
+        .await;
+        // As a restart does: every session of mercado's database ends (57P01), again and again.
+        let admin = crate::support::db::admin().await;
+        let nome = s.mercado_db.name.clone();
+        let t = Instant::now();
+        let mut mortas = 0i64;
+        while t.elapsed() < Duration::from_secs(3) {
+            let n: i64 = admin
+                .query_one(
+                    "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1) t",
+                    &[&nome],
+                )
+                .await
+                .unwrap()
+                .get(0);
+            mortas += n;
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let antes = clientes.stats.criados();
+        wait_until(Duration::from_secs(30), "checkouts served again", || async {
+            (clientes.stats.criados() >= antes + 50).then_some(())
+        })
+        .await;
+        let stats = clientes.parar().await;
+        let quinhentos: Vec<String> = stats
+            .inesperadas
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|m| m.contains("answered 500"))
+            .cloned()
+            .collect();
+        assert!(quinhentos.is_empty(), "database trouble answered 500: {quinhentos:#?}");
+        let n503 = aceitar_503(&stats);
+        eprintln!("[reinicio-pg] {mortas} sessions terminated; {n503} answers were 503");
+        fim(&mut s, repositor, stats).await;
+    }
+}
+
+#[tokio::test]
+async fn outbox_status_names_each_dead_letter_and_what_it_blocks_and_retry_brings_it_back() {
+    let c = caso(Modo::Recusa).await;
+    let p = c.publisher(&[]);
+    let e = solicitada(9);
+    write(&c.dbh, std::slice::from_ref(&e)).await;
+    assert_eq!(p.round(Utc::now()).await.unwrap().permanent, 1);
+    let env: BTreeMap<&str, String> = [("MERCADO_DB_URL", c.db.url())].into_iter().collect();
+    let out =
+        crate::support::process::command(&["outbox", "status", "--db", "mercado"], &env).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        text.contains(&e.event_id().to_string()) && text.contains("restocks of SKU 7894900011517 wait"),
+        "{text}"
+    );
+    let out = crate::support::process::command(&["outbox", "retry", "--db", "mercado", "--failed"], &env)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    c.par.set(Modo::Aceita);
+    assert_eq!(p.round(Utc::now()).await.unwrap().sent, 1, "retry brings it back and it is delivered");
+    assert_eq!(c.status(e.event_id()).await.0, "SENT");
+}
