@@ -12,7 +12,8 @@
 //! (`outbox::delivery`), while a 404/HTML page from something else in between is retried.
 //! `/eventos/lote`: up to `outbox.lote-max` items (more → 413), one result per item in order,
 //! applied together in one transaction (falling back to one transaction each when any fails):
-//! 204 applied or duplicate, 400 invalid, 500 failed.
+//! 204 applied or duplicate, 400 invalid, 500 failed, 503 failed because of the database (both
+//! transient for the sender; a 503 also tells it to wait for this service's readiness).
 
 use std::sync::Arc;
 
@@ -308,7 +309,9 @@ async fn aplicar_lote(r: Arc<Receptor>, pedido: LoteRequest) -> Vec<ResultadoIte
                 Some(Ok(_)) => ResultadoItem { event_id: Some(evento.event_id()), status: 204, detalhe: None },
                 Some(Err(e)) => {
                     tracing::error!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "applying an event failed");
-                    ResultadoItem { event_id: Some(evento.event_id()), status: 500, detalhe: Some("falha ao aplicar; tente novamente".into()) }
+                    // 503: the database, not the event, is at fault (the sender waits for readiness).
+                    let status = if crate::db::note_chain(&e).is_some() { 503 } else { 500 };
+                    ResultadoItem { event_id: Some(evento.event_id()), status, detalhe: Some("falha ao aplicar; tente novamente".into()) }
                 }
                 None => ResultadoItem { event_id: Some(evento.event_id()), status: 500, detalhe: Some("falha ao aplicar; tente novamente".into()) },
             },

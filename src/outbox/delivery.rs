@@ -335,6 +335,8 @@ impl Peer {
                         match r.status {
                             200..=299 => Outcome::Sent,
                             400 | 422 => Outcome::Permanent(msg),
+                            // The receiver's database is in trouble: wait for its readiness probe.
+                            503 => Outcome::Unreachable(msg),
                             _ => Outcome::Transient(msg),
                         }
                     }
