@@ -109,7 +109,14 @@ pub async fn run(
     ));
 
     tracing::info!(service = %servico, addr = %bound, db = ?ctx.config.servico(servico).db, "giro {servico} listening on http://{bound}");
-    let served = http::serve(listener, router, shutdown.clone(), ctx.config.prazo_desligamento).await;
+    let served = http::serve_com(
+        listener,
+        router,
+        shutdown.clone(),
+        ctx.config.prazo_desligamento,
+        ctx.config.limites_http.clone(),
+    )
+    .await;
     shutdown.cancel();
     ctx.tasks.close();
     if tokio::time::timeout(ctx.config.prazo_desligamento, ctx.tasks.wait()).await.is_err() {

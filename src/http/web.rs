@@ -114,8 +114,9 @@ pub async fn bind(
 pub async fn start(ctx: &Contexto, servico: Servico, api: &Router) -> anyhow::Result<()> {
     if let Some((listener, web)) = bind(&ctx.config, servico, api).await? {
         let (shutdown, grace) = (ctx.shutdown.clone(), ctx.config.prazo_desligamento);
+        let limites = ctx.config.limites_http.clone();
         ctx.tasks.spawn(async move {
-            if let Err(e) = super::serve(listener, web, shutdown, grace).await {
+            if let Err(e) = super::serve_com(listener, web, shutdown, grace, limites).await {
                 tracing::error!(error = %e, "web listener failed");
             }
         });

@@ -2,8 +2,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
@@ -12,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::{Estado, Violacoes};
-use crate::http::extract::AppJson;
+use crate::http::extract::{AppJson, AppPath};
 use crate::mercado::erro::ErroMercado;
 use crate::mercado::{checkout, dinheiro, pagamento, pedido};
 
@@ -78,27 +77,19 @@ pub async fn fechar(
     Ok((StatusCode::CREATED, [(header::LOCATION, location)], AppJson(body)).into_response())
 }
 
-fn id_do_pedido(id: Result<Path<String>, PathRejection>) -> Result<Uuid, ErroMercado> {
-    let Path(id) =
-        id.map_err(|e| ErroMercado::invalido(format!("id do pedido inválido: {}", e.body_text())))?;
+fn id_do_pedido(AppPath(id): AppPath<String>) -> Result<Uuid, ErroMercado> {
     Uuid::parse_str(&id)
         .map_err(|_| ErroMercado::invalido(format!("id do pedido inválido (esperado UUID): {id}")))
 }
 
-pub async fn detalhe(
-    State(e): State<Arc<Estado>>,
-    id: Result<Path<String>, PathRejection>,
-) -> Result<Response, ErroMercado> {
+pub async fn detalhe(State(e): State<Arc<Estado>>, id: AppPath<String>) -> Result<Response, ErroMercado> {
     let id = id_do_pedido(id)?;
     let client = e.db.client().await?;
     let d = pedido::detalhe(&client, id).await?.ok_or(ErroMercado::PedidoNaoEncontrado(id))?;
     Ok(AppJson(d).into_response())
 }
 
-pub async fn pagar(
-    State(e): State<Arc<Estado>>,
-    id: Result<Path<String>, PathRejection>,
-) -> Result<Response, ErroMercado> {
+pub async fn pagar(State(e): State<Arc<Estado>>, id: AppPath<String>) -> Result<Response, ErroMercado> {
     let id = id_do_pedido(id)?;
     Ok(AppJson(pagamento::pagar(&e.db, id, crate::mercado::agora()).await?).into_response())
 }
