@@ -64,7 +64,14 @@ pub fn app(ctx: &Contexto, role: Role) -> Router {
         .merge(receiver::router(ctx.db.clone(), role.consumidor, ctx.config.outbox.lote_max))
         .merge(http::health::router(ctx.db.pool.clone()))
         .merge(http::metrics::router(ctx.db.pool.clone()));
-    http::finish(routes, ctx.seguranca.clone())
+    let limitador = http::throttle::Limitador::em_memoria(&ctx.config);
+    let mut router = http::finish(routes, ctx.seguranca.clone());
+    if ctx.config.cookies_seguros {
+        router = router.layer(axum::middleware::from_fn(http::cookies_seguros));
+    }
+    router.layer(axum::middleware::from_fn(move |req, next| {
+        http::throttle::identificar(limitador.clone(), req, next)
+    }))
 }
 
 pub async fn run(

@@ -268,10 +268,7 @@ impl Config {
                 timeout_requisicao: r.duration("http.timeout-requisicao")?,
                 max_conexoes: r.positive("http.max-conexoes")?,
             },
-            proxies_confiaveis: r
-                .opt_string("http.proxies-confiaveis")
-                .map(|v| v.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect())
-                .unwrap_or_default(),
+            proxies_confiaveis: r.proxies("http.proxies-confiaveis")?,
             cookies_seguros: r.parse("http.cookies-seguros")?,
             login: LoginConfig {
                 max_falhas_endereco: r.positive("login.max-falhas-endereco")?,
@@ -411,6 +408,18 @@ impl Reader<'_> {
             return Err(Self::invalid(key, v, o, "expected an http:// or https:// URL"));
         }
         Ok(v.to_string())
+    }
+
+    /// A comma-separated list of IP addresses or CIDR blocks.
+    fn proxies(&self, key: &str) -> Result<Vec<String>, ConfigError> {
+        let Some(v) = self.opt_string(key) else { return Ok(vec![]) };
+        let lista: Vec<String> =
+            v.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect();
+        if let Some(ruim) = lista.iter().find(|p| !crate::http::throttle::proxy_valido(p)) {
+            let (v, o) = self.raw(key)?;
+            return Err(Self::invalid(key, v, o, format!("{ruim:?} is not an IP address or a CIDR block")));
+        }
+        Ok(lista)
     }
 
     /// An optional value: absent or empty → `None`.

@@ -10,6 +10,7 @@ pub mod health;
 pub mod metrics;
 pub mod pg;
 pub mod problem;
+pub mod throttle;
 pub mod web;
 
 use std::io;
@@ -17,6 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::extract::{ConnectInfo, DefaultBodyLimit, MatchedPath, Request};
+use axum::http::{header, HeaderValue};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::Router;
@@ -39,11 +41,45 @@ pub fn finish(router: Router, seg: Arc<auth::Seguranca>) -> Router {
         .fallback(auth::deny)
         .method_not_allowed_fallback(auth::deny)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(middleware::from_fn(sem_cache))
         .layer(middleware::from_fn_with_state(seg, auth::identify))
         .layer(middleware::from_fn(problem::render))
         .layer(middleware::from_fn(metrics::track))
         .layer(middleware::from_fn(access_log))
         .layer(middleware::from_fn(crate::trace::layer))
+}
+
+/// Middleware inside [`auth::identify`]: operator and session answers are never cached
+/// (`no-store`: a shared cache or the back button must not replay them).
+pub async fn sem_cache(req: Request, next: Next) -> Response {
+    let sessao = req.uri().path() == "/sessao";
+    let operador = matches!(req.extensions().get::<auth::Principal>(), Some(auth::Principal::Operador(_)));
+    let mut res = next.run(req).await;
+    if sessao || operador {
+        res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    res
+}
+
+/// Middleware of a service's API with `http.cookies-seguros`: every cookie gets `Secure` (the
+/// public origin is https, so the browser must never send them over plain http).
+pub async fn cookies_seguros(req: Request, next: Next) -> Response {
+    let mut res = next.run(req).await;
+    let todos: Vec<HeaderValue> = res.headers().get_all(header::SET_COOKIE).iter().cloned().collect();
+    if todos.is_empty() {
+        return res;
+    }
+    res.headers_mut().remove(header::SET_COOKIE);
+    for c in todos {
+        let seguro = match c.to_str() {
+            Ok(s) if !s.to_ascii_lowercase().contains("; secure") => {
+                HeaderValue::from_str(&format!("{s}; Secure")).unwrap_or(c)
+            }
+            _ => c,
+        };
+        res.headers_mut().append(header::SET_COOKIE, seguro);
+    }
+    res
 }
 
 /// Middleware: exactly one log line per request, `request` with its method, route (the matched

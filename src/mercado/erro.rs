@@ -37,6 +37,12 @@ pub enum ErroMercado {
     /// An integrity constraint refused the write (the original's `DataIntegrityViolation`).
     #[error("conflito de cadastro; tente novamente")]
     Conflito,
+    /// The client address holds too many units in unpaid reservations (issue 13) → 429.
+    #[error("reservas demais deste endereço: pague ou espere um pedido expirar")]
+    ReservasDemais { espera: Option<std::time::Duration> },
+    /// An `Idempotency-Key` reused for other items → 422.
+    #[error("Idempotency-Key já usada com outros itens")]
+    IdempotenciaDivergente,
     #[error(transparent)]
     Db(#[from] DbError),
 }
@@ -94,9 +100,10 @@ impl ErroMercado {
             ErroMercado::EstoqueInsuficiente { sku, .. } => Problem::new(StatusCode::CONFLICT, msg)
                 .with_title("Estoque insuficiente")
                 .with("sku", sku.clone()),
-            ErroMercado::ProdutoNaoEncontrado(_) | ErroMercado::SkuDesconhecidoNoEstoque(_) => {
-                Problem::new(StatusCode::UNPROCESSABLE_ENTITY, msg)
-            }
+            ErroMercado::ReservasDemais { .. } => Problem::new(StatusCode::TOO_MANY_REQUESTS, msg),
+            ErroMercado::ProdutoNaoEncontrado(_)
+            | ErroMercado::SkuDesconhecidoNoEstoque(_)
+            | ErroMercado::IdempotenciaDivergente => Problem::new(StatusCode::UNPROCESSABLE_ENTITY, msg),
             ErroMercado::PedidoNaoEncontrado(_) => Problem::new(StatusCode::NOT_FOUND, msg),
             ErroMercado::PagamentoRecusado(_) => {
                 Problem::new(StatusCode::CONFLICT, msg).with_title("Pagamento recusado")
@@ -122,6 +129,14 @@ impl ErroMercado {
 
 impl IntoResponse for ErroMercado {
     fn into_response(self) -> Response {
-        self.problem().into_response()
+        let mut res = self.problem().into_response();
+        if let ErroMercado::ReservasDemais { espera } = self {
+            // Until the address's first reservation expires (or a minute when unknown).
+            let s = espera.map_or(60, |d| d.as_secs().max(1));
+            if let Ok(v) = axum::http::HeaderValue::from_str(&s.to_string()) {
+                res.headers_mut().insert(axum::http::header::RETRY_AFTER, v);
+            }
+        }
+        res
     }
 }
