@@ -533,6 +533,11 @@ const METRICS: [&str; 7] = [
     "giro_inbox_events_total",
     "giro_http_requests_total",
     "giro_http_request_seconds",
+    "giro_supervisor_loop_up",
+    "giro_supervisor_restarts_total",
+    "giro_outbox_peer_route_missing_total",
+    "giro_outbox_listen_reconnects_total",
+    "giro_outbox_revived_total",
 ];
 
 #[test]

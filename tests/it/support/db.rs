@@ -118,11 +118,14 @@ async fn sweep(admin: &tokio_postgres::Client, s: Servico) {
         .expect("list databases");
     for r in rows {
         let name: String = r.get(0);
+        // Templates of other migration sets are kept: several checkouts (branches with different
+        // migrations) test against one cluster at once, and dropping each other's template made
+        // their database creation fail in turn.
         let stale = if let Some(rest) = name.strip_prefix("giro_t_") {
             let pid = rest.split('_').next().unwrap_or("");
             !std::path::Path::new(&format!("/proc/{pid}")).exists()
         } else {
-            true
+            false
         };
         if stale {
             let _ = admin.batch_execute(&format!("ALTER DATABASE {name} WITH IS_TEMPLATE false")).await;
