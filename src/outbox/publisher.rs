@@ -105,11 +105,14 @@ impl Publisher {
                 // More may be due right now: no waiting.
                 continue;
             }
+            self.signal.idle.send_replace(true);
+            tracing::debug!(outbox = %self.nome, "publisher idle");
             tokio::select! {
                 _ = shutdown.cancelled() => break,
                 _ = self.signal.wake.notified() => {}
                 _ = tokio::time::sleep(self.cfg.intervalo) => {}
             }
+            self.signal.idle.send_replace(false);
         }
         tracing::info!(outbox = %self.nome, "publisher stopped");
     }
@@ -223,6 +226,7 @@ async fn listen(db: DbConfig, signal: Arc<OutboxSignal>, shutdown: CancellationT
                 if let Err(e) = client.batch_execute(&format!("LISTEN {}", store::CHANNEL)).await {
                     tracing::warn!(error = %e, "LISTEN failed");
                 } else {
+                    tracing::debug!(channel = store::CHANNEL, "listening for NOTIFY");
                     // Something may have committed before LISTEN took effect.
                     signal.wake.notify_one();
                     loop {
