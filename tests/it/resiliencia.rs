@@ -848,10 +848,11 @@ async fn an_event_left_pending_past_the_threshold_makes_the_audit_exit_1_and_nam
 // Chaos against the whole market (the real processes, the real tag-worker, shoppers and an
 // operator entering lots): each scenario ends with the pipeline drained, every check of
 // `support::e2e::verificar` (nothing lost, nothing applied twice, shelves refilled) and the audit
-// clean. One test runs them one after the other (each keeps both cores busy);
+// clean. One test runs them one after the other (each keeps both cores busy); it is named
+// `resiliencia::e2e::cenarios` so `scripts/test` runs it in the e2e stage with `tests/it/e2e.rs`;
 // `GIRO_E2E=horizonte,…` runs only the scenarios whose name contains one of the words.
 
-mod caos {
+mod e2e {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
     use std::time::{Duration, Instant};

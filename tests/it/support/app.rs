@@ -33,6 +33,10 @@ pub fn config(servico: Servico, db: &TestDb, env: &[(&str, &str)]) -> Config {
         ("GIRO_CHECKOUT_MAX_POR_MINUTO", "1000000"),
         ("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "1000000000"),
         ("GIRO_HTTP_PRAZO_DESLIGAMENTO", "2s"),
+        // The test machine may be loaded far beyond production: lock waits get a generous bound
+        // (tests/it/resiliencia.rs sets a short one where it tests the lock timeout).
+        ("GIRO_DB_TIMEOUT_LOCK", "60s"),
+        ("GIRO_DB_TIMEOUT_COMANDO", "120s"),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))

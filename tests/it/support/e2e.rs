@@ -97,6 +97,8 @@ impl Sistema {
             ("GIRO_RESERVA_INTERVALO", "1s"),
             ("GIRO_HTTP_PRAZO_DESLIGAMENTO", "5s"),
             ("GIRO_DB_POOL_MAX", "8"),
+            // A loaded test machine: lock waits bounded well above the shoppers' 10 s timeout.
+            ("GIRO_DB_TIMEOUT_LOCK", "60s"),
             // Thousands of checkouts from one address (127.0.0.1).
             ("GIRO_CHECKOUT_MAX_POR_MINUTO", "1000000"),
             ("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "1000000000"),
