@@ -704,7 +704,7 @@ async fn a_panicking_publisher_loop_is_restarted_readyz_reflects_it_and_the_rest
         ],
     );
     let mut giro = crate::support::process::Giro::spawn(&["mercado", "serve"], &env);
-    let addr = tokio::task::block_in_place(|| giro.wait_listening());
+    let addr = giro.wait_listening().await;
     let (ready, metrics) = (format!("http://{addr}/readyz"), format!("http://{addr}/metrics"));
     wait_until(Duration::from_secs(15), "readyz 200", || async {
         (status_de(&ready).await == 200).then_some(())
@@ -746,7 +746,7 @@ async fn a_panicking_publisher_loop_is_restarted_readyz_reflects_it_and_the_rest
     .await;
     eprintln!("{restarts} restarts counted");
     giro.signal("TERM");
-    assert!(giro.wait_exit(Duration::from_secs(15)).is_some_and(|st| st.success()));
+    assert!(giro.wait_exit(Duration::from_secs(15)).await.is_some_and(|st| st.success()));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -763,7 +763,7 @@ async fn a_listen_connection_killed_by_the_server_is_re_established_and_a_commit
     .into_iter()
     .collect();
     let mut giro = crate::support::process::Giro::spawn(&["publisher", "--db", "mercado"], &env);
-    tokio::task::block_in_place(|| giro.wait_for_line("LISTEN connected", Duration::from_secs(30)));
+    giro.wait_for_line("LISTEN connected", Duration::from_secs(30)).await;
     let admin = crate::support::db::admin().await;
     let killed = wait_until(Duration::from_secs(10), "the LISTEN session terminated", || async {
         let n: i64 = admin
@@ -779,7 +779,7 @@ async fn a_listen_connection_killed_by_the_server_is_re_established_and_a_commit
     })
     .await;
     assert_eq!(killed, 1);
-    tokio::task::block_in_place(|| giro.wait_for_line("LISTEN re-established", Duration::from_secs(15)));
+    giro.wait_for_line("LISTEN re-established", Duration::from_secs(15)).await;
     // Its wake-up after reconnecting ran an empty round; now it sleeps on the 10 s poll.
     wait_until(Duration::from_secs(5), "the publisher idle", || async {
         let n: i64 = admin
@@ -803,7 +803,7 @@ async fn a_listen_connection_killed_by_the_server_is_re_established_and_a_commit
     .await;
     eprintln!("delivered {:?} after the commit", committed.elapsed());
     giro.signal("TERM");
-    assert!(giro.wait_exit(Duration::from_secs(15)).is_some_and(|st| st.success()));
+    assert!(giro.wait_exit(Duration::from_secs(15)).await.is_some_and(|st| st.success()));
 }
 
 #[tokio::test]
@@ -965,7 +965,7 @@ mod caos {
             (clientes.stats.criados() >= 100).then_some(())
         })
         .await;
-        s.stop(Papel::Estoque);
+        s.stop(Papel::Estoque).await;
         let t = Instant::now();
         wait_until(Duration::from_secs(120), "events past 25 failed attempts", || async {
             let n = contar(
@@ -997,7 +997,7 @@ mod caos {
             (clientes.stats.criados() >= 100).then_some(())
         })
         .await;
-        s.stop(Papel::Estoque);
+        s.stop(Papel::Estoque).await;
         wait_until(Duration::from_secs(60), "restock requests failing", || async {
             let n = contar(&s, Servico::Mercado, "SELECT count(*) FROM outbox_event WHERE status = 'PENDING' AND tentativas >= 2 AND lease_token IS NULL").await;
             (n >= 3).then_some(())
@@ -1100,9 +1100,7 @@ mod caos {
         .into_iter()
         .collect();
         let mut publisher = crate::support::process::Giro::spawn(&["publisher", "--db", "mercado"], &env);
-        crate::support::e2e::blocking(|| {
-            publisher.wait_for_line("ready: the database answered", Duration::from_secs(20))
-        });
+        publisher.wait_for_line("ready: the database answered", Duration::from_secs(20)).await;
         s.carregar_demo().await;
         let repositor = Repositor::start(s.estoque_url());
         let mut clientes = Clientes::start(s.mercado_url(), 4, u64::MAX, Duration::from_millis(20), 0.5);
