@@ -91,7 +91,7 @@ impl Peer {
     }
 
     fn fall_back_to_single(&self, status: StatusCode) {
-        tracing::info!(peer = %self.base, status = status.as_u16(), "peer has no /eventos/lote; delivering event by event");
+        tracing::info!(peer = %crate::report::mask_password(&self.base), status = status.as_u16(), "peer has no /eventos/lote; delivering event by event");
         if let Ok(mut g) = self.single_until.lock() {
             *g = Some(Instant::now() + SINGLE_MODE_FOR);
         }
@@ -271,12 +271,12 @@ fn describe(err: &reqwest::Error) -> String {
     } else {
         "erro de transporte"
     };
-    // The URL in reqwest's message carries no credentials (the token is a header).
     let mut msg = format!("{kind}: {err}");
     let mut src = std::error::Error::source(err);
     while let Some(s) = src {
         msg.push_str(&format!(": {s}"));
         src = s.source();
     }
-    msg
+    // reqwest's message carries the URL, with any password the peer URL has.
+    crate::report::mask_password(&msg)
 }

@@ -79,7 +79,7 @@ impl Publisher {
         if let Some(db) = self.listen.clone() {
             tokio::spawn(listen(db, self.signal.clone(), shutdown.clone()));
         }
-        tracing::info!(outbox = %self.nome, peer = %self.peer.base(), lote = self.cfg.lote, "publisher started");
+        tracing::info!(outbox = %self.nome, peer = %crate::report::mask_password(self.peer.base()), lote = self.cfg.lote, "publisher started");
         let prune_every = self
             .cfg
             .retencao
