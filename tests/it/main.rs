@@ -28,6 +28,7 @@ mod mercado_pagamento;
 mod migrations;
 mod ops;
 mod outbox;
+mod seguranca_conexoes;
 mod seguranca_entrada;
 mod service;
 mod tag_worker;
