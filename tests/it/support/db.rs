@@ -122,7 +122,9 @@ async fn sweep(admin: &tokio_postgres::Client, s: Servico) {
             let pid = rest.split('_').next().unwrap_or("");
             !std::path::Path::new(&format!("/proc/{pid}")).exists()
         } else {
-            true
+            // Another branch's template (other migrations) may be in use by a run right now:
+            // dropping it would fail that run. Templates are kept.
+            false
         };
         if stale {
             let _ = admin.batch_execute(&format!("ALTER DATABASE {name} WITH IS_TEMPLATE false")).await;
