@@ -1,7 +1,9 @@
 //! The storefront's errors and the one place that decides their HTTP status (the original's
 //! `TratamentoDeErros`, SPEC §6.3): each variant carries the pt-BR message people see.
 //!
-//! Database failures are logged here and answered without internals: an unreachable pool is 503;
+//! Database failures are logged here and answered without internals: the database's trouble (an
+//! unreachable pool, a lost connection, a read-only database, a lock or statement timeout:
+//! [`crate::db::trouble`]) is 503;
 //! a constraint violation is looked up by name in [`RESTRICOES`] (a race is 409 `"conflito de
 //! cadastro; tente novamente"`, a broken rule 400); a value a column cannot hold is 400; anything
 //! else 500, logged with its SQLSTATE and message.
@@ -70,6 +72,7 @@ pub const RESTRICOES: &[(&str, Restricao)] = &[
 
 impl From<tokio_postgres::Error> for ErroMercado {
     fn from(e: tokio_postgres::Error) -> Self {
+        crate::db::note_error(&e);
         match pg::classificar(&e, RESTRICOES) {
             pg::Classe::Restricao(Restricao::Conflito) => {
                 pg::registrar_recusa(&e, "mercado");
@@ -117,6 +120,11 @@ impl ErroMercado {
             }
             ErroMercado::Db(DbError::Pool(e)) => {
                 tracing::error!(error = %e, "database unavailable");
+                Problem::unavailable()
+            }
+            // The database's trouble (lost connection, read-only, lock or statement timeout): 503.
+            ErroMercado::Db(e @ DbError::Pg(_)) if e.indisponivel() => {
+                tracing::warn!(error = %e, "database unavailable");
                 Problem::unavailable()
             }
             ErroMercado::Db(DbError::Pg(e)) => {

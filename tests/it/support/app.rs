@@ -95,6 +95,7 @@ pub async fn spawn_app(servico: Servico, env: &[(&str, &str)]) -> TestApp {
         db: dbh.clone(),
         tasks: TaskTracker::new(),
         shutdown: shutdown.clone(),
+        supervisor: giro::supervisor::Supervisor::new(),
     };
     let role = match servico {
         Servico::Mercado => giro::mercado::build(&ctx),
