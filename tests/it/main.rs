@@ -32,6 +32,7 @@ mod seguranca_checkout;
 mod seguranca_conexoes;
 mod seguranca_entrada;
 mod seguranca_login;
+mod seguranca_web;
 mod service;
 mod tag_worker;
 mod trace;
