@@ -31,6 +31,7 @@ mod outbox;
 mod seguranca_checkout;
 mod seguranca_conexoes;
 mod seguranca_entrada;
+mod seguranca_fuzz;
 mod seguranca_login;
 mod seguranca_web;
 mod service;
