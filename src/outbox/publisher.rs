@@ -199,7 +199,7 @@ impl Publisher {
             *last = Some(Instant::now());
         }
         if self.peer.probe().await {
-            tracing::info!(outbox = %self.nome, peer = %self.peer.base(), "peer answered its readiness probe; events waiting in backoff are due now");
+            tracing::info!(outbox = %self.nome, peer = %crate::report::mask_password(self.peer.base()), "peer answered its readiness probe; events waiting in backoff are due now");
             self.peer_down.store(false, Ordering::SeqCst);
             self.reviving.store(true, Ordering::SeqCst);
         }
@@ -340,11 +340,11 @@ impl Publisher {
     fn after_round(&self, r: &Round) {
         if r.sent > 0 {
             if self.peer_down.swap(false, Ordering::SeqCst) {
-                tracing::info!(outbox = %self.nome, peer = %self.peer.base(), "the peer is back; events waiting in backoff are due now");
+                tracing::info!(outbox = %self.nome, peer = %crate::report::mask_password(self.peer.base()), "the peer is back; events waiting in backoff are due now");
                 self.reviving.store(true, Ordering::SeqCst);
             }
         } else if r.unreachable > 0 && !self.peer_down.swap(true, Ordering::SeqCst) {
-            tracing::warn!(outbox = %self.nome, peer = %self.peer.base(), "the peer cannot be reached; probing its /readyz every {PROBE_EVERY:?}");
+            tracing::warn!(outbox = %self.nome, peer = %crate::report::mask_password(self.peer.base()), "the peer cannot be reached; probing its /readyz every {PROBE_EVERY:?}");
         }
     }
 

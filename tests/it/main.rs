@@ -33,6 +33,7 @@ mod seguranca_conexoes;
 mod seguranca_entrada;
 mod seguranca_fuzz;
 mod seguranca_login;
+mod seguranca_logs;
 mod seguranca_web;
 mod service;
 mod tag_worker;
