@@ -8,6 +8,7 @@ pub mod e2e;
 pub mod market;
 pub mod peer;
 pub mod process;
+pub mod real;
 pub mod receiver;
 pub mod tag_worker;
 
