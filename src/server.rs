@@ -47,13 +47,21 @@ pub fn validate(config: &Config, servico: Servico) -> Result<(), ConfigError> {
     Ok(())
 }
 
-/// Builds the security layout of `servico` (cookies `MERCADO_SESSAO` / `XSRF-MERCADO`, …).
-pub fn seguranca(config: &Config, servico: Servico) -> Result<Arc<Seguranca>, ConfigError> {
+/// Builds the security layout of `servico` (cookies `MERCADO_SESSAO` / `XSRF-MERCADO`, …), its
+/// sessions stored in `pool` (the service's own database).
+pub fn seguranca(config: &Config, servico: Servico, pool: &db::Pool) -> Result<Arc<Seguranca>, ConfigError> {
     let (sessao, csrf) = match servico {
         Servico::Mercado => ("MERCADO_SESSAO", "XSRF-MERCADO"),
         Servico::Estoque => ("ESTOQUE_SESSAO", "XSRF-ESTOQUE"),
     };
-    Ok(Seguranca::new(config.token_servico(servico)?.clone(), config.operador()?, sessao, csrf))
+    Ok(Seguranca::new(
+        config.token_servico(servico)?.clone(),
+        config.operador()?,
+        sessao,
+        csrf,
+        pool.clone(),
+        config.sessao.ttl,
+    ))
 }
 
 /// The complete router of a service: what [`run`] serves, and what in-process tests drive.
@@ -84,7 +92,7 @@ pub async fn run(
     let bound = listener.local_addr()?;
 
     let ctx = Contexto {
-        seguranca: seguranca(&config, servico)?,
+        seguranca: seguranca(&config, servico, &db.pool)?,
         config,
         db,
         tasks: TaskTracker::new(),
@@ -100,6 +108,13 @@ pub async fn run(
             Publisher::for_service(&ctx.config, servico, ctx.db.pool.clone(), ctx.db.signal.clone(), false)?;
         ctx.tasks.spawn(p.run(shutdown.clone()));
     }
+    // Every replica purges; SKIP LOCKED keeps them off each other's rows.
+    ctx.tasks.spawn(http::auth::limpar_sessoes(
+        ctx.seguranca.clone(),
+        ctx.config.sessao.intervalo_limpeza,
+        ctx.config.sessao.lote_limpeza,
+        shutdown.clone(),
+    ));
     // systemd readiness: READY=1 once the database answers (the listener is bound), STOPPING=1 at shutdown.
     ctx.tasks.spawn(crate::systemd::lifecycle(
         servico.nome(),

@@ -105,6 +105,14 @@ pub struct Operador {
     pub senha: Secret,
 }
 
+/// Operator sessions (stored in each service's database, [`crate::http::auth`]).
+#[derive(Clone, Debug)]
+pub struct SessaoConfig {
+    pub ttl: Duration,
+    pub intervalo_limpeza: Duration,
+    pub lote_limpeza: i64,
+}
+
 #[derive(Clone, Debug)]
 pub struct OutboxConfig {
     pub intervalo: Duration,
@@ -165,6 +173,7 @@ pub struct Config {
     pub estoque_timeout: Duration,
     operador_usuario: Option<String>,
     operador_senha: Option<Secret>,
+    pub sessao: SessaoConfig,
     pub db_pool_max: usize,
     pub db_timeout: Duration,
     pub endereco: std::net::IpAddr,
@@ -205,6 +214,11 @@ impl Config {
             estoque_timeout: r.duration("estoque.timeout")?,
             operador_usuario: r.opt_string("operador.usuario"),
             operador_senha: r.secret("operador.senha", 8, false)?,
+            sessao: SessaoConfig {
+                ttl: r.duration("sessao.ttl")?,
+                intervalo_limpeza: r.duration("sessao.intervalo-limpeza")?,
+                lote_limpeza: r.positive("sessao.lote-limpeza")?,
+            },
             db_pool_max: r.positive("db.pool-max")?,
             db_timeout: r.duration("db.timeout")?,
             endereco: r.parse("http.endereco")?,

@@ -29,6 +29,7 @@ mod migrations;
 mod ops;
 mod outbox;
 mod service;
+mod sessoes;
 mod tag_worker;
 mod trace;
 mod web;
