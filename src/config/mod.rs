@@ -7,6 +7,7 @@
 //! it ([`Config::token_servico`], [`Config::operador`]), so `giro migrate` runs without tokens.
 //! Every configuration error ends the process with exit code 2.
 
+pub mod dburl;
 pub mod duration;
 pub mod keys;
 pub mod layers;
@@ -387,12 +388,13 @@ impl Reader<'_> {
         Ok(Some(s))
     }
 
-    /// A database URL (`postgres://` or the original's `jdbc:postgresql://`), completed with the
+    /// A database URL (`postgres://` or the original's `jdbc:postgresql://`, one host or several,
+    /// [`dburl`]), completed with the
     /// `*_DB_USER` / `*_DB_PASSWORD` credentials when the URL has none.
     fn db(&self, service: &str) -> Result<DbConfig, ConfigError> {
         let key = format!("{service}.db-url");
         let (v, o) = self.raw(&key)?;
-        let url = v.trim().strip_prefix("jdbc:").unwrap_or(v.trim());
+        let url = dburl::to_libpq(v).map_err(|e| Self::invalid(&key, "<url>", o, e))?;
         let mut pg: tokio_postgres::Config = url.parse().map_err(|e| Self::invalid(&key, "<url>", o, e))?;
         if pg.get_user().is_none() {
             if let Some(user) = self.opt_string(&format!("{service}.db-usuario")) {

@@ -19,6 +19,7 @@ mod estoque_entrada;
 mod estoque_fixtures;
 mod estoque_painel;
 mod eventos;
+mod failover;
 mod mercado_cadastro;
 mod mercado_checkout;
 mod mercado_consumidores;
