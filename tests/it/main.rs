@@ -29,6 +29,7 @@ mod mercado_pagamento;
 mod migrations;
 mod ops;
 mod outbox;
+mod replicas;
 mod service;
 mod sessoes;
 mod tag_worker;
