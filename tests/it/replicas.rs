@@ -5,146 +5,16 @@
 //! replica keeps the session; 10 000 logins leave every process's memory where it was and the
 //! expired sessions disappear from the table.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use giro::config::Servico;
-use giro::dev::demo::{self, CATALOGO};
+use giro::dev::demo::CATALOGO;
 use serde_json::{json, Value};
 
 use crate::support::e2e::Clientes;
-use crate::support::lb::{nome, rss_kib, Frota};
+use crate::support::lb::{alternam, lote, nome, rss_kib, Frota, Op, Painel};
 use crate::support::{wait_until, TestDb, OPERADOR, SENHA};
-
-/// An operator talking to a balancer, who notes which replica answered each request.
-#[derive(Clone)]
-struct Op {
-    http: reqwest::Client,
-    base: String,
-    cookie: String,
-    csrf: String,
-}
-
-/// (status, replica that answered, body).
-type Resposta = (u16, String, Value);
-
-impl Op {
-    async fn login(base: &str, csrf_cookie: &str) -> (Op, Resposta) {
-        let http = reqwest::Client::builder().timeout(Duration::from_secs(15)).build().expect("client");
-        let csrf = uuid::Uuid::new_v4().simple().to_string();
-        let res = http
-            .post(format!("{base}/sessao"))
-            .header("cookie", format!("{csrf_cookie}={csrf}"))
-            .header("x-xsrf-token", &csrf)
-            .form(&[("usuario", OPERADOR), ("senha", SENHA)])
-            .send()
-            .await
-            .expect("login");
-        let status = res.status().as_u16();
-        let replica = replica(&res);
-        let mut cookies = Vec::new();
-        let mut token = csrf;
-        for v in res.headers().get_all("set-cookie") {
-            let kv = v.to_str().unwrap_or("").split(';').next().unwrap_or("").to_string();
-            match kv.strip_prefix(&format!("{csrf_cookie}=")) {
-                Some(t) => token = t.to_string(),
-                None => cookies.push(kv),
-            }
-        }
-        cookies.push(format!("{csrf_cookie}={token}"));
-        let op = Op { http, base: base.to_string(), cookie: cookies.join("; "), csrf: token };
-        (op, (status, replica, Value::Null))
-    }
-
-    async fn call(&self, method: &str, path: &str, body: Option<&Value>) -> Result<Resposta, reqwest::Error> {
-        let url = format!("{}{path}", self.base);
-        let mut rb = match method {
-            "GET" => self.http.get(url),
-            "POST" => self.http.post(url),
-            "DELETE" => self.http.delete(url),
-            m => panic!("method {m}"),
-        };
-        rb = rb.header("cookie", &self.cookie).header("x-xsrf-token", &self.csrf);
-        if let Some(b) = body {
-            rb = rb.json(b);
-        }
-        let res = rb.send().await?;
-        let status = res.status().as_u16();
-        let replica = replica(&res);
-        Ok((status, replica, res.json().await.unwrap_or(Value::Null)))
-    }
-
-    async fn must(&self, method: &str, path: &str, body: Option<&Value>, want: u16) -> String {
-        let (status, replica, answer) =
-            self.call(method, path, body).await.unwrap_or_else(|e| panic!("{method} {path}: {e}"));
-        assert_eq!(status, want, "{method} {path} on {replica}: {answer}");
-        replica
-    }
-}
-
-fn replica(res: &reqwest::Response) -> String {
-    res.headers().get("x-giro-replica").and_then(|v| v.to_str().ok()).unwrap_or("?").to_string()
-}
-
-fn alternam(servidos: &[String], what: &str) {
-    assert!(servidos.iter().all(|r| r != "?"), "{what}: every answer names its replica: {servidos:?}");
-    for w in servidos.windows(2) {
-        assert_ne!(w[0], w[1], "{what}: consecutive requests on the same replica: {servidos:?}");
-    }
-}
-
-fn lote(sku: &str, codigo: &str) -> Value {
-    let item = CATALOGO.iter().find(|i| i.sku == sku).expect("demo sku");
-    let validade = (demo::hoje_sao_paulo() + chrono::Duration::days(120)).to_string();
-    json!({"sku": sku, "descricao": item.descricao, "ncm": item.ncm, "codigoLote": codigo,
-           "quantidade": demo::QUANTIDADE_LOTE, "validade": validade})
-}
-
-/// The operator on estoque during the kill: reads the dashboard and enters lots in a loop.
-struct Painel {
-    stop: Arc<AtomicBool>,
-    ok: Arc<AtomicU64>,
-    falhas: Arc<Mutex<Vec<String>>>,
-    handle: tokio::task::JoinHandle<()>,
-}
-
-impl Painel {
-    fn start(op: Op) -> Painel {
-        let stop = Arc::new(AtomicBool::new(false));
-        let ok = Arc::new(AtomicU64::new(0));
-        let falhas = Arc::new(Mutex::new(Vec::new()));
-        let (st, okc, fa) = (stop.clone(), ok.clone(), falhas.clone());
-        let handle = tokio::spawn(async move {
-            let mut n = 0u64;
-            while !st.load(Ordering::SeqCst) {
-                n += 1;
-                let r = if n % 4 == 0 {
-                    let body = lote(CATALOGO[(n as usize / 4) % 3].sku, &format!("L-REP-{n:05}"));
-                    op.call("POST", "/lotes", Some(&body)).await.map(|r| (r, 201))
-                } else {
-                    let path = ["/painel/resumo", "/painel/demandas", "/painel/reposicoes"][n as usize % 3];
-                    op.call("GET", path, None).await.map(|r| (r, 200))
-                };
-                match r {
-                    Ok(((s, _, _), want)) if s == want => {
-                        okc.fetch_add(1, Ordering::SeqCst);
-                    }
-                    Ok(((s, rep, b), _)) => fa.lock().unwrap().push(format!("{s} from {rep}: {b}")),
-                    Err(e) => fa.lock().unwrap().push(format!("no answer: {e}")),
-                }
-                tokio::time::sleep(Duration::from_millis(30)).await;
-            }
-        });
-        Painel { stop, ok, falhas, handle }
-    }
-
-    async fn parar(self) -> (u64, Vec<String>) {
-        self.stop.store(true, Ordering::SeqCst);
-        self.handle.await.expect("painel task");
-        (self.ok.load(Ordering::SeqCst), self.falhas.lock().unwrap().clone())
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_replicas_each_behind_haproxy_alternate_survive_a_kill_and_a_restart_of_all_and_keep_the_session()
@@ -184,7 +54,7 @@ async fn two_replicas_each_behind_haproxy_alternate_survive_a_kill_and_a_restart
     alternam(&servidos, "mercado");
 
     // The dashboard's web listener, also balanced, serves the same session under /api.
-    let painel = Op { base: f.url("painel"), ..oe.clone() };
+    let painel = oe.at(f.url("painel"));
     let a = painel.must("GET", "/api/painel/resumo", None, 200).await;
     let b = painel.must("GET", "/api/sessao", None, 200).await;
     assert_ne!(a, b, "the web listeners alternate too");

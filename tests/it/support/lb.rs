@@ -6,9 +6,13 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use giro::config::Servico;
+use giro::dev::demo::{self, CATALOGO};
+use serde_json::{json, Value};
 
 use super::e2e::{blocking, free_port};
 use super::process::{scratch_dir, Giro};
@@ -312,6 +316,40 @@ impl Frota {
         assert!(st.is_some_and(|st| st.success()), "{} after SIGTERM: {st:?}\n{log}", nome(s, i));
     }
 
+    /// A separate `giro publisher` relaying both outboxes (beside the replicas' embedded ones).
+    pub fn spawn_publisher(&mut self) -> Giro {
+        let mut env = self.env(Servico::Mercado, 0);
+        env.insert("ESTOQUE_DB_URL", self.estoque_db_url.clone());
+        let mut g = Giro::spawn(&["publisher"], &env);
+        blocking(|| g.wait_for_line("ready: the database answered", Duration::from_secs(30)));
+        g
+    }
+
+    /// Lots for the whole demo catalogue, then its products, through the balancer; waits until
+    /// every shelf is restocked. Returns the two operators (estoque, mercado).
+    pub async fn carregar_demo(&self) -> (Op, Op) {
+        let (oe, (s, _, _)) = Op::login(&self.estoque_url(), "XSRF-ESTOQUE").await;
+        assert_eq!(s, 204, "estoque login");
+        let (om, (s, _, _)) = Op::login(&self.mercado_url(), "XSRF-MERCADO").await;
+        assert_eq!(s, 204, "mercado login");
+        for (i, item) in CATALOGO.iter().enumerate() {
+            oe.must("POST", "/lotes", Some(&lote(item.sku, &format!("L-DEMO-{i}"))), 201).await;
+        }
+        for item in CATALOGO {
+            let preco: Value = serde_json::from_str(item.preco).expect("price");
+            let body = json!({"sku": item.sku, "nome": item.nome, "preco": preco,
+                              "estoqueMinimo": item.minimo, "estoqueIdeal": item.ideal});
+            om.must("POST", "/produtos", Some(&body), 201).await;
+        }
+        let url = format!("{}/produtos", self.mercado_url());
+        wait_until(Duration::from_secs(60), "every shelf restocked", || async {
+            let ps: Vec<Value> = reqwest::get(&url).await.ok()?.json().await.ok()?;
+            (ps.len() == CATALOGO.len() && ps.iter().all(|p| p["status"] == "DISPONIVEL")).then_some(())
+        })
+        .await;
+        (oe, om)
+    }
+
     /// The PID of a running replica (for its RSS).
     pub fn pid(&self, s: Servico, i: usize) -> u32 {
         self.procs[&(s, i)].child.id()
@@ -351,4 +389,172 @@ pub fn rss_kib(pid: u32) -> u64 {
         .find_map(|l| l.strip_prefix("VmRSS:"))
         .and_then(|v| v.split_whitespace().next()?.parse().ok())
         .expect("VmRSS")
+}
+
+/// An operator talking to a balancer, who notes which replica answered each request.
+#[derive(Clone)]
+pub struct Op {
+    http: reqwest::Client,
+    pub base: String,
+    cookie: String,
+    csrf: String,
+}
+
+/// (status, replica that answered, body).
+pub type Resposta = (u16, String, Value);
+
+impl Op {
+    pub async fn login(base: &str, csrf_cookie: &str) -> (Op, Resposta) {
+        let http = reqwest::Client::builder().timeout(Duration::from_secs(15)).build().expect("client");
+        let csrf = uuid::Uuid::new_v4().simple().to_string();
+        let res = http
+            .post(format!("{base}/sessao"))
+            .header("cookie", format!("{csrf_cookie}={csrf}"))
+            .header("x-xsrf-token", &csrf)
+            .form(&[("usuario", OPERADOR), ("senha", SENHA)])
+            .send()
+            .await
+            .expect("login");
+        let status = res.status().as_u16();
+        let replica = replica(&res);
+        let mut cookies = Vec::new();
+        let mut token = csrf;
+        for v in res.headers().get_all("set-cookie") {
+            let kv = v.to_str().unwrap_or("").split(';').next().unwrap_or("").to_string();
+            match kv.strip_prefix(&format!("{csrf_cookie}=")) {
+                Some(t) => token = t.to_string(),
+                None => cookies.push(kv),
+            }
+        }
+        cookies.push(format!("{csrf_cookie}={token}"));
+        let op = Op { http, base: base.to_string(), cookie: cookies.join("; "), csrf: token };
+        (op, (status, replica, Value::Null))
+    }
+
+    /// The same session on another base URL (a web listener's `/api`).
+    pub fn at(&self, base: String) -> Op {
+        Op { base, ..self.clone() }
+    }
+
+    pub async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<Resposta, reqwest::Error> {
+        let url = format!("{}{path}", self.base);
+        let mut rb = match method {
+            "GET" => self.http.get(url),
+            "POST" => self.http.post(url),
+            "DELETE" => self.http.delete(url),
+            m => panic!("method {m}"),
+        };
+        rb = rb.header("cookie", &self.cookie).header("x-xsrf-token", &self.csrf);
+        if let Some(b) = body {
+            rb = rb.json(b);
+        }
+        let res = rb.send().await?;
+        let status = res.status().as_u16();
+        let replica = replica(&res);
+        Ok((status, replica, res.json().await.unwrap_or(Value::Null)))
+    }
+
+    pub async fn must(&self, method: &str, path: &str, body: Option<&Value>, want: u16) -> String {
+        let (status, replica, answer) =
+            self.call(method, path, body).await.unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+        assert_eq!(status, want, "{method} {path} on {replica}: {answer}");
+        replica
+    }
+}
+
+fn replica(res: &reqwest::Response) -> String {
+    res.headers().get("x-giro-replica").and_then(|v| v.to_str().ok()).unwrap_or("?").to_string()
+}
+
+pub fn alternam(servidos: &[String], what: &str) {
+    assert!(servidos.iter().all(|r| r != "?"), "{what}: every answer names its replica: {servidos:?}");
+    for w in servidos.windows(2) {
+        assert_ne!(w[0], w[1], "{what}: consecutive requests on the same replica: {servidos:?}");
+    }
+}
+
+pub fn lote(sku: &str, codigo: &str) -> Value {
+    let item = CATALOGO.iter().find(|i| i.sku == sku).expect("demo sku");
+    let validade = (demo::hoje_sao_paulo() + chrono::Duration::days(120)).to_string();
+    json!({"sku": sku, "descricao": item.descricao, "ncm": item.ncm, "codigoLote": codigo,
+           "quantidade": demo::QUANTIDADE_LOTE, "validade": validade})
+}
+
+/// The operator on estoque under load: reads the dashboard and enters a lot for every SKU with
+/// pent-up demand, in a loop, through the balancer. Every answer other than the expected one is
+/// noted (with the instant) for the test to judge.
+pub struct Painel {
+    stop: Arc<AtomicBool>,
+    pub ok: Arc<AtomicU64>,
+    pub lotes: Arc<AtomicU64>,
+    pub falhas: Arc<Mutex<Vec<String>>>,
+    handle: tokio::task::JoinHandle<()>,
+}
+
+impl Painel {
+    pub fn start(op: Op) -> Painel {
+        let stop = Arc::new(AtomicBool::new(false));
+        let ok = Arc::new(AtomicU64::new(0));
+        let lotes = Arc::new(AtomicU64::new(0));
+        let falhas = Arc::new(Mutex::new(Vec::new()));
+        let (st, okc, lc, fa) = (stop.clone(), ok.clone(), lotes.clone(), falhas.clone());
+        let handle = tokio::spawn(async move {
+            let mut n = 0u64;
+            let falha = |x: String| fa.lock().unwrap().push(x);
+            while !st.load(Ordering::SeqCst) {
+                n += 1;
+                let path = ["/painel/resumo", "/painel/demandas", "/painel/reposicoes"][n as usize % 3];
+                let demandas = match op.call("GET", path, None).await {
+                    Ok((200, _, d)) => {
+                        okc.fetch_add(1, Ordering::SeqCst);
+                        d
+                    }
+                    Ok((s, rep, b)) => {
+                        falha(format!("GET {path}: {s} from {rep}: {b}"));
+                        Value::Null
+                    }
+                    Err(e) => {
+                        falha(format!("GET {path}: no answer: {e}"));
+                        Value::Null
+                    }
+                };
+                let mut skus: Vec<String> = if path == "/painel/demandas" {
+                    demandas
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|d| d["sku"].as_str().map(str::to_string))
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                skus.sort();
+                skus.dedup();
+                for sku in skus {
+                    let body = lote(&sku, &format!("L-REP-{n:05}-{}", &sku[sku.len() - 4..]));
+                    match op.call("POST", "/lotes", Some(&body)).await {
+                        Ok((201, _, _)) => {
+                            okc.fetch_add(1, Ordering::SeqCst);
+                            lc.fetch_add(1, Ordering::SeqCst);
+                        }
+                        Ok((s, rep, b)) => falha(format!("POST /lotes: {s} from {rep}: {b}")),
+                        Err(e) => falha(format!("POST /lotes: no answer: {e}")),
+                    }
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        });
+        Painel { stop, ok, lotes, falhas, handle }
+    }
+
+    pub async fn parar(self) -> (u64, Vec<String>) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.handle.await.expect("painel task");
+        (self.ok.load(Ordering::SeqCst), self.falhas.lock().unwrap().clone())
+    }
 }
