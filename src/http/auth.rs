@@ -213,16 +213,25 @@ pub async fn identify(State(seg): State<Arc<Seguranca>>, mut req: Request, next:
             match seg.sessao(id).await {
                 Ok(Some(usuario)) => principal = Principal::Operador(usuario),
                 Ok(None) => {}
-                // Not "logged out": the session may well be alive; the caller should retry.
+                // Not "logged out": the session may well be alive. Open routes go on as
+                // anonymous; those that need the operator answer 503 ([`require`]).
                 Err(e) => {
                     tracing::warn!(error = %e, "session lookup failed");
-                    return Problem::unavailable().into_response();
+                    req.extensions_mut().insert(SessaoIndeterminada);
                 }
             }
         }
     }
     req.extensions_mut().insert(principal);
     next.run(req).await
+}
+
+/// Marks a request whose session cookie could not be checked (the database did not answer).
+#[derive(Clone, Copy, Debug)]
+struct SessaoIndeterminada;
+
+fn indeterminada(req: &Request) -> bool {
+    req.extensions().get::<SessaoIndeterminada>().is_some()
 }
 
 fn principal(req: &Request) -> Principal {
@@ -235,7 +244,9 @@ pub async fn require(papeis: &'static [Papel], req: Request, next: Next) -> Resp
     if papeis.iter().any(|papel| p.tem(*papel)) {
         return next.run(req).await;
     }
-    if p == Principal::Anonimo {
+    if p == Principal::Anonimo && indeterminada(&req) {
+        Problem::unavailable().into_response()
+    } else if p == Principal::Anonimo {
         Problem::unauthorized().into_response()
     } else {
         Problem::forbidden().into_response()
@@ -292,6 +303,7 @@ pub fn sessao_router(seg: Arc<Seguranca>) -> Router {
 async fn sessao_atual(State(seg): State<Arc<Seguranca>>, req: Request) -> Response {
     let mut res = match principal(&req) {
         Principal::Operador(usuario) => Json(json!({ "usuario": usuario })).into_response(),
+        _ if indeterminada(&req) => Problem::unavailable().into_response(),
         _ => Problem::new(StatusCode::UNAUTHORIZED, "nenhum operador logado").into_response(),
     };
     // Always hand out the CSRF cookie (written when absent; the SPA reads it before writing).

@@ -201,3 +201,32 @@ async fn the_service_s_purge_loop_removes_expired_sessions_by_itself() {
     stop.cancel();
     job.await.expect("purge loop stops on shutdown");
 }
+
+#[tokio::test]
+async fn while_the_database_is_down_a_session_is_neither_accepted_nor_refused_but_open_routes_answer() {
+    let a = spawn_app(Servico::Estoque, &[("GIRO_DB_TIMEOUT", "1s")]).await;
+    let op = Operador::login(&a).await;
+    // The database goes away (every connection of the test database is closed and new ones refused).
+    let admin = crate::support::db::admin().await;
+    admin
+        .batch_execute(&format!("ALTER DATABASE {} WITH ALLOW_CONNECTIONS false", a.db.name))
+        .await
+        .expect("refuse connections");
+    admin
+        .execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", &[&a.db.name])
+        .await
+        .expect("terminate");
+    let res = op.on(a.http.get(a.url("/painel/resumo"))).send().await.expect("GET");
+    assert_eq!(res.status(), 503, "not 401: the operator is not logged out by an outage");
+    assert_eq!(sessao(&a.http, a.url("/sessao"), &op).await, 503);
+    let res = op.on(a.http.get(a.url("/healthz"))).send().await.expect("GET");
+    assert_eq!(res.status(), 200, "open routes answer with a session cookie too");
+    admin
+        .batch_execute(&format!("ALTER DATABASE {} WITH ALLOW_CONNECTIONS true", a.db.name))
+        .await
+        .expect("allow connections");
+    crate::support::wait_until(Duration::from_secs(20), "the session back", || async {
+        (sessao(&a.http, a.url("/sessao"), &op).await == 200).then_some(())
+    })
+    .await;
+}
