@@ -18,6 +18,7 @@ use crate::db::{self, Db};
 use crate::http::{self, auth::Seguranca};
 use crate::inbox::receiver::{self, Consumidor};
 use crate::outbox::publisher::Publisher;
+use crate::supervisor::{Supervisor, Vivo};
 
 /// What a role is given to build itself.
 pub struct Contexto {
@@ -27,6 +28,23 @@ pub struct Contexto {
     /// Background loops are spawned here; shutdown waits for them.
     pub tasks: TaskTracker,
     pub shutdown: CancellationToken,
+    /// Restarts failed background loops; `/readyz` is 503 while a required one is down.
+    pub supervisor: Arc<Supervisor>,
+}
+
+impl Contexto {
+    /// Runs a background loop under [`Contexto::supervisor`] until shutdown (see
+    /// [`crate::supervisor`]); `make` builds each run of it.
+    pub fn supervisionar<F, Fut>(&self, nome: &'static str, obrigatorio: bool, make: F)
+    where
+        F: Fn(Vivo, CancellationToken) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let shutdown = self.shutdown.clone();
+        self.supervisor.spawn(&self.tasks, nome, obrigatorio, self.shutdown.clone(), move |vivo| {
+            make(vivo, shutdown.clone())
+        });
+    }
 }
 
 /// What a role contributes to a running service.
@@ -70,7 +88,11 @@ pub fn app(ctx: &Contexto, role: Role) -> Router {
         .router
         .merge(http::auth::sessao_router(ctx.seguranca.clone()))
         .merge(receiver::router(ctx.db.clone(), role.consumidor, ctx.config.outbox.lote_max))
-        .merge(http::health::router(ctx.db.pool.clone()))
+        .merge(http::health::router(http::health::Prontidao::new(
+            ctx.db.pool.clone(),
+            true,
+            ctx.supervisor.clone(),
+        )))
         .merge(http::metrics::router(ctx.db.pool.clone()));
     http::finish(routes, ctx.seguranca.clone())
 }
@@ -83,7 +105,7 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     validate(&config, servico)?;
     let own = config.servico(servico);
-    let pool = db::pool(&own.db, config.db_pool_max, config.db_timeout)?;
+    let pool = db::pool_with(&own.db, config.db_pool_max, config.db_timeout, config.db_limites)?;
     let db = Db::new(pool, config.outbox.notify);
 
     let addr = SocketAddr::new(config.endereco, own.porta);
@@ -97,6 +119,7 @@ pub async fn run(
         db,
         tasks: TaskTracker::new(),
         shutdown: shutdown.clone(),
+        supervisor: Supervisor::new(),
     };
     let role = build(&ctx)?;
     let router = app(&ctx, role);
@@ -104,17 +127,21 @@ pub async fn run(
     crate::http::metrics::install();
     if ctx.config.outbox.publicador_embutido {
         // Woken in-process by this service's commits; no LISTEN needed.
-        let p =
-            Publisher::for_service(&ctx.config, servico, ctx.db.pool.clone(), ctx.db.signal.clone(), false)?;
-        ctx.tasks.spawn(p.run(shutdown.clone()));
+        let p = Arc::new(Publisher::for_service(
+            &ctx.config,
+            servico,
+            ctx.db.pool.clone(),
+            ctx.db.signal.clone(),
+            false,
+        )?);
+        ctx.supervisionar("publisher", true, move |vivo, shutdown| p.clone().run_loop(shutdown, vivo));
     }
-    // Every replica purges; SKIP LOCKED keeps them off each other's rows.
-    ctx.tasks.spawn(http::auth::limpar_sessoes(
-        ctx.seguranca.clone(),
-        ctx.config.sessao.intervalo_limpeza,
-        ctx.config.sessao.lote_limpeza,
-        shutdown.clone(),
-    ));
+    // Every replica purges; SKIP LOCKED keeps them off each other's rows. Not required for
+    // readiness: expired sessions are refused whether or not their rows are gone yet.
+    let (seg, sessao) = (ctx.seguranca.clone(), ctx.config.sessao.clone());
+    ctx.supervisionar("limpeza-sessoes", false, move |vivo, shutdown| {
+        http::auth::limpar_sessoes(seg.clone(), sessao.intervalo_limpeza, sessao.lote_limpeza, shutdown, vivo)
+    });
     // systemd readiness: READY=1 once the database answers (the listener is bound), STOPPING=1 at shutdown.
     ctx.tasks.spawn(crate::systemd::lifecycle(
         servico.nome(),

@@ -120,7 +120,11 @@ pub struct OutboxConfig {
     pub lote: usize,
     pub timeout: Duration,
     pub backoff_maximo: Duration,
-    pub max_tentativas: i32,
+    /// When set, transient failures before `FAILED` (the original's key); the deadline
+    /// [`OutboxConfig::prazo_entrega`] applies either way.
+    pub max_tentativas: Option<i32>,
+    /// Transient failures are retried until the event is this old; then it is `FAILED`.
+    pub prazo_entrega: Duration,
     pub publicador_embutido: bool,
     pub visibilidade: Duration,
     pub concorrencia: usize,
@@ -128,8 +132,6 @@ pub struct OutboxConfig {
     pub notify: bool,
     pub retencao: Duration,
     pub transporte: Transporte,
-    /// Testing only: every event delivered twice.
-    pub reenviar: bool,
 }
 
 /// How a publisher sends a batch: `/eventos/lote` when the peer has it, or `/eventos` only.
@@ -177,11 +179,15 @@ pub struct Config {
     pub sessao: SessaoConfig,
     pub db_pool_max: usize,
     pub db_timeout: Duration,
+    /// Session timeouts and connection lifetime of the services' and publishers' pools.
+    pub db_limites: crate::db::PoolLimits,
     pub endereco: std::net::IpAddr,
     pub prazo_desligamento: Duration,
     pub log_format: LogFormat,
     pub outbox: OutboxConfig,
     pub inbox_retencao: Duration,
+    /// `giro audit` reports a `PENDING` event older than this as delayed.
+    pub audit_atraso: Duration,
     pub reserva: ReservaConfig,
     pub tags: TagsConfig,
     pub web: WebConfig,
@@ -208,7 +214,7 @@ impl Config {
                 token_servico: r.secret(&format!("{n}.token-servico"), 32, true)?,
             })
         };
-        Ok(Config {
+        let config = Config {
             mercado: servico(Servico::Mercado)?,
             estoque: servico(Servico::Estoque)?,
             estoque_url: r.url("estoque.url")?,
@@ -222,6 +228,12 @@ impl Config {
             },
             db_pool_max: r.positive("db.pool-max")?,
             db_timeout: r.duration("db.timeout")?,
+            db_limites: crate::db::PoolLimits {
+                statement_timeout: r.duration("db.timeout-comando")?,
+                lock_timeout: r.duration("db.timeout-lock")?,
+                idle_in_transaction_timeout: r.duration("db.timeout-transacao-ociosa")?,
+                vida_maxima: r.duration("db.vida-maxima")?,
+            },
             endereco: r.parse("http.endereco")?,
             prazo_desligamento: r.duration("http.prazo-desligamento")?,
             log_format: r.choice("log.formato")?,
@@ -230,7 +242,11 @@ impl Config {
                 lote: r.positive("outbox.lote")?,
                 timeout: r.duration("outbox.timeout")?,
                 backoff_maximo: r.duration("outbox.backoff-maximo")?,
-                max_tentativas: r.positive::<i32>("outbox.max-tentativas")?,
+                max_tentativas: match r.opt_string("outbox.max-tentativas") {
+                    None => None,
+                    Some(_) => Some(r.positive::<i32>("outbox.max-tentativas")?),
+                },
+                prazo_entrega: r.duration("outbox.prazo-entrega")?,
                 publicador_embutido: r.parse("outbox.publicador-embutido")?,
                 visibilidade: r.duration("outbox.visibilidade")?,
                 concorrencia: r.positive("outbox.concorrencia")?,
@@ -238,9 +254,9 @@ impl Config {
                 notify: r.parse("outbox.notify")?,
                 retencao: r.duration("outbox.retencao")?,
                 transporte: r.choice("outbox.transporte")?,
-                reenviar: r.parse("outbox.reenviar")?,
             },
             inbox_retencao: r.duration("inbox.retencao")?,
+            audit_atraso: r.duration("audit.atraso")?,
             reserva: ReservaConfig {
                 ttl: r.duration("reserva.ttl")?,
                 intervalo_expiracao: r.duration("reserva.intervalo-expiracao")?,
@@ -262,7 +278,22 @@ impl Config {
                 dir_painel: r.opt_string("web.dir-painel").map(PathBuf::from),
             },
             publisher_porta_metricas: r.opt_parse("publisher.porta-metricas")?,
-        })
+        };
+        // Past inbox.retencao the receiver may have forgotten an event and would apply a retry
+        // a second time: the retry horizon must end before it.
+        if config.outbox.prazo_entrega >= config.inbox_retencao {
+            let (v, o) = r.raw("outbox.prazo-entrega")?;
+            return Err(Reader::invalid(
+                "outbox.prazo-entrega",
+                v,
+                o,
+                format!(
+                    "must be shorter than inbox.retencao ({}): past it the receiver may have forgotten the event and would apply a retry twice",
+                    duration::format(config.inbox_retencao)
+                ),
+            ));
+        }
+        Ok(config)
     }
 
     pub fn servico(&self, s: Servico) -> &ServicoConfig {

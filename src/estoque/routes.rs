@@ -63,6 +63,11 @@ impl IntoResponse for ErroEstoque {
                 tracing::warn!(error = %e, "no database connection");
                 Problem::unavailable().into_response()
             }
+            // The database's trouble (lost connection, read-only, lock or statement timeout): 503.
+            ErroEstoque::Interno(e) if crate::db::note_chain(&e).is_some() => {
+                tracing::warn!(error = %format!("{e:#}"), "database unavailable");
+                Problem::unavailable().into_response()
+            }
             ErroEstoque::Interno(e) => {
                 tracing::error!(error = %format!("{e:#}"), "request failed");
                 Problem::internal().into_response()

@@ -44,6 +44,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{Operador, Secret};
 use crate::db::{DbError, Pool};
 use crate::http::Problem;
+use crate::supervisor::Vivo;
 
 /// The original's session lifetime (8 h), the default of `sessao.ttl`.
 pub const SESSION_TTL: Duration = Duration::from_secs(8 * 3600);
@@ -386,6 +387,7 @@ pub async fn limpar_sessoes(
     intervalo: Duration,
     lote: i64,
     shutdown: CancellationToken,
+    vivo: Vivo,
 ) {
     tracing::info!(intervalo_s = intervalo.as_secs_f64(), lote, "expired-session purge started");
     loop {
@@ -394,6 +396,7 @@ pub async fn limpar_sessoes(
             Ok(n) => tracing::info!(sessoes = n, "expired operator sessions purged"),
             Err(e) => tracing::warn!(error = %e, "expired-session purge failed; retrying next round"),
         }
+        vivo.ok();
         tokio::select! {
             _ = shutdown.cancelled() => break,
             _ = tokio::time::sleep(intervalo) => {}

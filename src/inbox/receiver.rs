@@ -6,7 +6,10 @@
 //!
 //! `/eventos`: 204 for a new event and for a duplicate, 400 problem+json for a missing
 //! `Evento-Tipo`, a type this service does not accept, an unreadable body or a contract
-//! violation (the detail names the field), 5xx when the effect fails (the sender retries).
+//! violation (the detail names the field), 5xx when the effect fails (the sender retries): 503
+//! when the database is at fault, 500 otherwise. Every 4xx here is the receiver's verdict on the
+//! event, as `application/problem+json`: that is what makes a sender dead-letter it
+//! (`outbox::delivery`), while a 404/HTML page from something else in between is retried.
 //! `/eventos/lote`: up to `outbox.lote-max` items (more → 413), one result per item in order,
 //! applied together in one transaction (falling back to one transaction each when any fails):
 //! 204 applied or duplicate, 400 invalid, 500 failed.
@@ -204,7 +207,12 @@ async fn um(
         Ok((_, Ok(_))) => StatusCode::NO_CONTENT.into_response(),
         Ok((evento, Err(e))) => {
             tracing::error!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "applying an event failed");
-            Problem::internal().into_response()
+            // Either way the sender retries; 503 says the database, not the event, is at fault.
+            if crate::db::note_chain(&e).is_some() {
+                Problem::unavailable().into_response()
+            } else {
+                Problem::internal().into_response()
+            }
         }
         Err(e) => {
             tracing::error!(error = %e, "applying an event panicked");

@@ -1,7 +1,9 @@
 //! The storefront's errors and the one place that decides their HTTP status (the original's
 //! `TratamentoDeErros`, SPEC §6.3): each variant carries the pt-BR message people see.
 //!
-//! Database failures are logged here and answered without internals: an unreachable pool is 503,
+//! Database failures are logged here and answered without internals: the database's trouble (an
+//! unreachable pool, a lost connection, a read-only database, a lock or statement timeout:
+//! [`crate::db::trouble`]) is 503,
 //! an integrity violation (a concurrent registration, the last-line CHECKs) is 409
 //! `"conflito de cadastro; tente novamente"`, anything else 500.
 
@@ -41,6 +43,7 @@ pub enum ErroMercado {
 
 impl From<tokio_postgres::Error> for ErroMercado {
     fn from(e: tokio_postgres::Error) -> Self {
+        crate::db::note_error(&e);
         // Class 23 = integrity constraint violation (unique, foreign key, check, not null).
         if e.code().is_some_and(|c| c.code().starts_with("23")) {
             tracing::warn!(error = %e, "integrity constraint refused a write");
@@ -78,6 +81,11 @@ impl ErroMercado {
             }
             ErroMercado::Db(DbError::Pool(e)) => {
                 tracing::error!(error = %e, "database unavailable");
+                Problem::unavailable()
+            }
+            // The database's trouble (lost connection, read-only, lock or statement timeout): 503.
+            ErroMercado::Db(e @ DbError::Pg(_)) if e.indisponivel() => {
+                tracing::warn!(error = %e, "database unavailable");
                 Problem::unavailable()
             }
             ErroMercado::Db(DbError::Pg(e)) => {

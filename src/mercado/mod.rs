@@ -75,12 +75,10 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role> {
     let reserva = &ctx.config.reserva;
     let estado = Arc::new(routes::Estado { db: ctx.db.clone(), catalogo, ttl: reserva.ttl });
     if reserva.expiracao_habilitada {
-        ctx.tasks.spawn(expiracao::agendar(
-            ctx.db.clone(),
-            reserva.intervalo_expiracao,
-            reserva.lote_expiracao,
-            ctx.shutdown.clone(),
-        ));
+        let (db, intervalo, lote) = (ctx.db.clone(), reserva.intervalo_expiracao, reserva.lote_expiracao);
+        ctx.supervisionar("expiracao-reservas", true, move |vivo, shutdown| {
+            expiracao::agendar(db.clone(), intervalo, lote, shutdown, vivo)
+        });
     }
     Ok(Role {
         router: routes::router(estado, ctx.seguranca.clone()),

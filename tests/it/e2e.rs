@@ -308,7 +308,7 @@ async fn mercado_reinicia() {
 }
 
 async fn duas_vezes() {
-    let mut s = Sistema::new("duas-vezes", &[("GIRO_OUTBOX_REENVIAR", "true")]).await;
+    let mut s = Sistema::new("duas-vezes", &[("GIRO_TEST_REENVIAR", "1")]).await;
     s.start_all().await;
     s.carregar_demo().await;
     let mut repositor = Repositor::start(s.estoque_url());

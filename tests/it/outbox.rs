@@ -120,6 +120,7 @@ async fn a_503_keeps_the_event_pending_with_backoff_and_a_round_inside_the_backo
         let p = s.publisher(&[("GIRO_OUTBOX_TRANSPORTE", transporte)]);
         let agora = Utc::now();
         let r = p.round(agora).await.unwrap();
+        let depois = Utc::now();
         assert_eq!((r.claimed, r.transient), (1, 1), "{transporte}");
         let row = s.row(e.event_id()).await;
         assert_eq!(row.get::<_, &str>(0), "PENDING");
@@ -127,11 +128,12 @@ async fn a_503_keeps_the_event_pending_with_backoff_and_a_round_inside_the_backo
         let erro: String = row.get(2);
         assert!(erro.contains("503"), "{erro}");
         let proxima: chrono::DateTime<Utc> = row.get(3);
-        // Attempt 1 → 1 s times [0.8, 1.0].
-        let espera = proxima - agora;
+        // Attempt 1 → 1 s times [0.8, 1.0], counted from when the outcome was known (after the
+        // claim at `agora`, before `depois`).
         assert!(
-            espera >= chrono::Duration::milliseconds(800) && espera <= chrono::Duration::seconds(1),
-            "{espera:?}"
+            proxima >= agora + chrono::Duration::milliseconds(800)
+                && proxima <= depois + chrono::Duration::seconds(1),
+            "{proxima:?} vs {agora:?}..{depois:?}"
         );
         let before = s.peer.requests.load(std::sync::atomic::Ordering::SeqCst);
         let r = p.round(agora + chrono::Duration::milliseconds(500)).await.unwrap();
@@ -253,7 +255,7 @@ async fn no_transaction_is_open_while_a_delivery_is_in_flight_and_a_stale_token_
         .iter()
         .map(|id| giro::outbox::store::Failure { id: *id, erro: "late".into(), proxima: None })
         .collect();
-    assert_eq!(giro::outbox::store::mark_failed(&c, &failures, Uuid::new_v4(), 25).await.unwrap(), 0);
+    assert_eq!(giro::outbox::store::mark_failed(&c, &failures, Uuid::new_v4()).await.unwrap(), 0);
     assert_eq!(s.count("PENDING").await, 2);
     assert_eq!(round.await.unwrap().unwrap(), 2);
     assert_eq!(s.count("SENT").await, 2);
@@ -328,7 +330,11 @@ async fn retention_deletes_old_sent_and_inbox_rows_and_keeps_recent_ones() {
     )
     .await
     .unwrap();
-    let p = s.publisher(&[("GIRO_OUTBOX_RETENCAO", "30s"), ("GIRO_INBOX_RETENCAO", "30s")]);
+    let p = s.publisher(&[
+        ("GIRO_OUTBOX_RETENCAO", "30s"),
+        ("GIRO_INBOX_RETENCAO", "30s"),
+        ("GIRO_OUTBOX_PRAZO_ENTREGA", "20s"),
+    ]);
     assert_eq!(p.prune(Utc::now()).await.unwrap(), (1, 1));
     let left: Vec<(String, bool)> = c
         .query(

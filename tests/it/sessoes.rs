@@ -192,7 +192,13 @@ async fn the_service_s_purge_loop_removes_expired_sessions_by_itself() {
     .expect("expired rows");
     let seg = giro::server::seguranca(&a.config, Servico::Estoque, &a.dbh.pool).expect("security");
     let stop = CancellationToken::new();
-    let job = tokio::spawn(auth::limpar_sessoes(seg, Duration::from_millis(100), 7, stop.clone()));
+    let job = tokio::spawn(auth::limpar_sessoes(
+        seg,
+        Duration::from_millis(100),
+        7,
+        stop.clone(),
+        giro::supervisor::Vivo::detached("limpeza-sessoes"),
+    ));
     crate::support::wait_until(Duration::from_secs(10), "the purge", || async {
         let n: i64 = c.query_one("SELECT count(*) FROM sessao_operador", &[]).await.ok()?.get(0);
         (n == 0).then_some(())

@@ -91,6 +91,7 @@ pub async fn spawn_app(servico: Servico, env: &[(&str, &str)]) -> TestApp {
         db: dbh.clone(),
         tasks: TaskTracker::new(),
         shutdown: shutdown.clone(),
+        supervisor: giro::supervisor::Supervisor::new(),
     };
     let role = match servico {
         Servico::Mercado => giro::mercado::build(&ctx),
@@ -141,6 +142,7 @@ pub async fn spawn_replica(app: &TestApp, env: &[(&str, &str)]) -> Replica {
         db: dbh,
         tasks: TaskTracker::new(),
         shutdown: shutdown.clone(),
+        supervisor: giro::supervisor::Supervisor::new(),
     };
     let role = match servico {
         Servico::Mercado => giro::mercado::build(&ctx),

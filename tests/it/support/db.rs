@@ -107,11 +107,16 @@ async fn wait_no_connections(admin: &tokio_postgres::Client, name: &str) {
     }
 }
 
-/// Drops old templates of `s` and test databases whose process is gone.
+/// Drops old templates of `s` and test databases whose process is gone. The newest few templates
+/// stay (OIDs grow with creation): other checkouts with other migrations share the cluster, and
+/// dropping their current template would fail their running tests.
 async fn sweep(admin: &tokio_postgres::Client, s: Servico) {
     let rows = admin
         .query(
-            "SELECT datname FROM pg_database WHERE datname LIKE 'giro\\_t\\_%' OR datname LIKE $1",
+            "SELECT datname FROM pg_database WHERE datname LIKE 'giro\\_t\\_%' \
+             UNION ALL \
+             SELECT datname FROM (SELECT datname FROM pg_database WHERE datname LIKE $1 \
+                                   ORDER BY oid DESC OFFSET 8) old",
             &[&format!("giro\\_tpl\\_{}\\_%", s.nome())],
         )
         .await

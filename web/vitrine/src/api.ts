@@ -50,10 +50,14 @@ export class ErroApi extends Error {
 async function pedir<T>(caminho: string, init?: RequestInit): Promise<T> {
   const res = await fetch(`/api${caminho}`, {
     ...init,
-    headers: { Accept: 'application/json', ...(init?.body ? { 'Content-Type': 'application/json' } : {}), ...init?.headers },
+    headers: {
+      Accept: 'application/json',
+      ...(init?.body ? { 'Content-Type': 'application/json' } : {}),
+      ...init?.headers,
+    },
   });
   if (!res.ok) {
-    let problema: Record<string, unknown> | null = null;
+    let problema: Record<string, unknown> | null;
     try {
       const texto = await res.text();
       problema = texto ? (JSON.parse(texto) as Record<string, unknown>) : null;
