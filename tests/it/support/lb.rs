@@ -61,9 +61,15 @@ pub fn config(
             }
             ("backend", "server") => {
                 if !servers_done {
+                    // The first server line's options serve for every test server, its name in a
+                    // `track backend/name` option replaced by each one's.
+                    let mut w = t.split_whitespace().skip(1);
+                    let first = w.next().unwrap_or("");
+                    let opts: Vec<&str> = w.skip(1).collect();
                     let list = servers.get(&name).unwrap_or_else(|| panic!("no servers for backend {name}"));
                     for (srv, addr) in list {
-                        out.push_str(&format!("    server {srv} {addr}\n"));
+                        let o = opts.join(" ").replace(&format!("/{first}"), &format!("/{srv}"));
+                        out.push_str(&format!("    server {srv} {addr} {o}\n"));
                     }
                     servers_done = true;
                     seen.push(name.clone());
