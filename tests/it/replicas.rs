@@ -130,6 +130,17 @@ async fn two_replicas_each_behind_haproxy_alternate_survive_a_kill_and_a_restart
             f.lb.esperar(&nome(s, i), "UP", Duration::from_secs(30)).await;
         }
     }
+    // `giro bench checkout --url` drives the balancer (what BENCHMARKS.md measures).
+    let env: std::collections::BTreeMap<&str, String> = std::collections::BTreeMap::new();
+    let base = f.mercado_url();
+    let args = ["bench", "checkout", "--url", &base, "--clientes", "2", "--segundos", "1"];
+    let out = crate::support::e2e::blocking(|| {
+        crate::support::process::command(&args, &env).output().expect("giro bench")
+    });
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).expect("bench JSON");
+    assert!(r["checkout"]["pedidos"].as_u64().unwrap_or(0) > 0 && r["checkout"]["falhas"] == 0, "{r:#}");
+
     for op in [&oe, &om] {
         let a = op.must("GET", "/sessao", None, 200).await;
         let b = op.must("GET", "/sessao", None, 200).await;

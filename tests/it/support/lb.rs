@@ -26,65 +26,21 @@ pub fn haproxy_bin() -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-/// `config/haproxy/giro.cfg` with the test's addresses: each `bind` of a frontend or listen
-/// section replaced by `127.0.0.1:<port>` from `binds`, each backend's `server` lines replaced by
-/// `servers`, and the root-only process settings dropped. Every section must be given.
+/// `config/haproxy/giro.cfg` with the test's addresses ([`giro::bench::haproxy::config`]); every
+/// section given must be in the file.
 pub fn config(
     binds: &BTreeMap<String, u16>,
     servers: &BTreeMap<String, Vec<(String, SocketAddr)>>,
 ) -> String {
-    let text = std::fs::read_to_string(format!("{}/config/haproxy/giro.cfg", env!("CARGO_MANIFEST_DIR")))
-        .expect("config/haproxy/giro.cfg");
-    let mut out = String::new();
-    let (mut kind, mut name) = (String::new(), String::new());
-    let mut servers_done = false;
-    let mut seen = Vec::new();
-    for line in text.lines() {
-        let t = line.trim();
-        if !line.starts_with(char::is_whitespace) && !t.is_empty() && !t.starts_with('#') {
-            let mut w = t.split_whitespace();
-            kind = w.next().unwrap_or("").to_string();
-            name = w.next().unwrap_or("").to_string();
-            servers_done = false;
-            out.push_str(line);
-            out.push('\n');
-            continue;
-        }
-        let word = t.split_whitespace().next().unwrap_or("");
-        match (kind.as_str(), word) {
-            ("global", "user" | "group" | "chroot" | "daemon") => continue,
-            ("frontend" | "listen", "bind") => {
-                let port = binds.get(&name).unwrap_or_else(|| panic!("no port for section {name}"));
-                out.push_str(&format!("    bind 127.0.0.1:{port}\n"));
-                seen.push(name.clone());
-                continue;
-            }
-            ("backend", "server") => {
-                if !servers_done {
-                    // The first server line's options serve for every test server, its name in a
-                    // `track backend/name` option replaced by each one's.
-                    let mut w = t.split_whitespace().skip(1);
-                    let first = w.next().unwrap_or("");
-                    let opts: Vec<&str> = w.skip(1).collect();
-                    let list = servers.get(&name).unwrap_or_else(|| panic!("no servers for backend {name}"));
-                    for (srv, addr) in list {
-                        let o = opts.join(" ").replace(&format!("/{first}"), &format!("/{srv}"));
-                        out.push_str(&format!("    server {srv} {addr} {o}\n"));
-                    }
-                    servers_done = true;
-                    seen.push(name.clone());
-                }
-                continue;
-            }
-            _ => {}
-        }
-        out.push_str(line);
-        out.push('\n');
+    let c = giro::bench::haproxy::config(binds, servers);
+    for (n, p) in binds {
+        assert!(c.contains(&format!("bind 127.0.0.1:{p}\n")), "giro.cfg has no section {n} to bind");
     }
-    for n in binds.keys().chain(servers.keys()) {
-        assert!(seen.contains(n), "giro.cfg has no section {n} to put the test's addresses in");
+    for (n, list) in servers {
+        assert!(c.contains(&format!("backend {n}\n")), "giro.cfg has no backend {n}");
+        assert!(list.iter().all(|(_, a)| c.contains(&a.to_string())), "servers of {n} missing");
     }
-    out
+    c
 }
 
 /// A running HAProxy; killed when dropped.
