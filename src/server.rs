@@ -63,7 +63,12 @@ pub fn app(ctx: &Contexto, role: Role) -> Router {
         .merge(http::auth::sessao_router(ctx.seguranca.clone()))
         .merge(receiver::router(ctx.db.clone(), role.consumidor, ctx.config.outbox.lote_max))
         .merge(http::health::router(ctx.db.pool.clone()))
-        .merge(http::metrics::router(ctx.db.pool.clone()));
+        .merge(http::metrics::router(ctx.db.pool.clone()))
+        .merge(crate::outbox::console::router(
+            ctx.db.clone(),
+            ctx.seguranca.clone(),
+            ctx.config.inbox_retencao,
+        ));
     http::finish(routes, ctx.seguranca.clone())
 }
 
