@@ -7,7 +7,11 @@ export default defineConfig({
   plugins: [react()],
   test: {
     environment: 'jsdom',
-    include: ['shared/**/*.test.{ts,tsx}', 'vitrine/src/**/*.test.{ts,tsx}', 'painel/src/**/*.test.{ts,tsx}'],
+    include: [
+      'shared/**/*.test.{ts,tsx}',
+      'vitrine/src/**/*.test.{ts,tsx}',
+      'painel/src/**/*.test.{ts,tsx}',
+    ],
     restoreMocks: true,
     setupFiles: ['./vitest.setup.ts'],
   },

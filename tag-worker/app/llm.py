@@ -84,9 +84,7 @@ def interpretar_resposta(corpo: Any) -> Classificacao:
     try:
         conteudo = corpo["choices"][0]["message"]["content"]
     except (KeyError, IndexError, TypeError):
-        raise ClassificacaoIndisponivel(
-            "resposta do LLM sem choices[0].message.content"
-        ) from None
+        raise ClassificacaoIndisponivel("resposta do LLM sem choices[0].message.content") from None
     if not isinstance(conteudo, str):
         raise ClassificacaoIndisponivel("resposta do LLM sem conteúdo textual")
     try:
@@ -134,15 +132,15 @@ class ClassificadorGroq:
                 corpo = resposta.json()
         except (TimeoutError, httpx.TimeoutException):
             log.warning("LLM sem resposta em %ss (sku %s)", self._timeout, pedido.sku)
-            raise ClassificacaoIndisponivel(
-                f"o LLM não respondeu em {self._timeout:g}s"
-            ) from None
+            raise ClassificacaoIndisponivel(f"o LLM não respondeu em {self._timeout:g}s") from None
         except httpx.HTTPStatusError as erro:
             status = erro.response.status_code
             log.warning("LLM respondeu HTTP %s (sku %s)", status, pedido.sku)
             raise ClassificacaoIndisponivel(f"o LLM respondeu HTTP {status}") from None
         except httpx.HTTPError as erro:
-            log.warning("falha de transporte ao chamar o LLM: %s (sku %s)", type(erro).__name__, pedido.sku)
+            log.warning(
+                "falha de transporte ao chamar o LLM: %s (sku %s)", type(erro).__name__, pedido.sku
+            )
             raise ClassificacaoIndisponivel(
                 f"falha ao chamar o LLM ({type(erro).__name__})"
             ) from None

@@ -74,7 +74,9 @@ def create_app(config: Configuracao | None = None) -> FastAPI:
                 app.state.classificador = ClassificadorGroq(config, cliente)
                 log.info(
                     "classificador: LLM (modelo %s, %s, timeout %gs)",
-                    config.groq_modelo, config.groq_url, config.groq_timeout_segundos,
+                    config.groq_modelo,
+                    config.groq_url,
+                    config.groq_timeout_segundos,
                 )
                 yield
         else:
@@ -97,13 +99,13 @@ def create_app(config: Configuracao | None = None) -> FastAPI:
         response_model=Classificacao,
         dependencies=[Depends(exigir_token)],
         responses={
-            401: {"description": "token ausente ou inválido (quando TAG_WORKER_TOKEN está definido)"},
+            401: {
+                "description": "token ausente ou inválido (quando TAG_WORKER_TOKEN está definido)"
+            },
             503: {"description": "classificador indisponível"},
         },
     )
-    async def classificar(
-        pedido: PedidoClassificacao, request: Request
-    ) -> Classificacao:
+    async def classificar(pedido: PedidoClassificacao, request: Request) -> Classificacao:
         classificador: Classificador = request.app.state.classificador
         return await classificador.classificar(pedido)
 

@@ -19,10 +19,25 @@ STOPWORDS = frozenset({"de", "da", "do", "com", "sem", "e", "em", "para", "un", 
 PALAVRAS_CHAVE: tuple[tuple[Categoria, frozenset[str]], ...] = (
     (
         Categoria.BEBIDAS,
-        frozenset({
-            "refrigerante", "refri", "coca", "guarana", "suco", "agua", "água", "cerveja",
-            "vinho", "cha", "chá", "energetico", "energético", "isotonico", "isotônico",
-        }),
+        frozenset(
+            {
+                "refrigerante",
+                "refri",
+                "coca",
+                "guarana",
+                "suco",
+                "agua",
+                "água",
+                "cerveja",
+                "vinho",
+                "cha",
+                "chá",
+                "energetico",
+                "energético",
+                "isotonico",
+                "isotônico",
+            }
+        ),
     ),
     (
         Categoria.LATICINIOS,
@@ -30,10 +45,25 @@ PALAVRAS_CHAVE: tuple[tuple[Categoria, frozenset[str]], ...] = (
     ),
     (
         Categoria.MERCEARIA,
-        frozenset({
-            "arroz", "feijao", "feijão", "macarrao", "macarrão", "acucar", "açúcar", "cafe",
-            "café", "farinha", "oleo", "óleo", "sal", "biscoito", "molho",
-        }),
+        frozenset(
+            {
+                "arroz",
+                "feijao",
+                "feijão",
+                "macarrao",
+                "macarrão",
+                "acucar",
+                "açúcar",
+                "cafe",
+                "café",
+                "farinha",
+                "oleo",
+                "óleo",
+                "sal",
+                "biscoito",
+                "molho",
+            }
+        ),
     ),
     (
         Categoria.HORTIFRUTI,
@@ -42,9 +72,18 @@ PALAVRAS_CHAVE: tuple[tuple[Categoria, frozenset[str]], ...] = (
     (Categoria.PADARIA, frozenset({"pao", "pão", "bolo", "torrada"})),
     (
         Categoria.CARNES,
-        frozenset({
-            "carne", "frango", "picanha", "linguica", "linguiça", "bovina", "suina", "suína",
-        }),
+        frozenset(
+            {
+                "carne",
+                "frango",
+                "picanha",
+                "linguica",
+                "linguiça",
+                "bovina",
+                "suina",
+                "suína",
+            }
+        ),
     ),
     (Categoria.CONGELADOS, frozenset({"congelado", "congelada", "sorvete", "pizza", "lasanha"})),
     (

@@ -73,7 +73,9 @@ class LLMSubstituto:
 
     url: str = ""
     status: int = 200
-    resposta: Any = field(default_factory=lambda: resposta_chat({"tags": ["x"], "categoria": "outros"}))
+    resposta: Any = field(
+        default_factory=lambda: resposta_chat({"tags": ["x"], "categoria": "outros"})
+    )
     atraso: float = 0.0
     pedidos: list[PedidoRecebido] = field(default_factory=list)
     liberar: threading.Event = field(default_factory=threading.Event)
@@ -133,7 +135,9 @@ def llm() -> Iterator[LLMSubstituto]:
     servidor.substituto = substituto
     host, porta = servidor.server_address[:2]
     substituto.url = f"http://{host}:{porta}/openai/v1/chat/completions"
-    thread = threading.Thread(target=servidor.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread = threading.Thread(
+        target=servidor.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield substituto

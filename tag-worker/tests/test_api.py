@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from conftest import TOKEN, configuracao
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.palavras_chave import ClassificadorPalavrasChave
-from conftest import TOKEN, configuracao
 
 COCA = {"sku": "7894900011517", "descricao": "COCA COLA 2L PET"}
 
@@ -62,7 +62,9 @@ def test_corpo_invalido_422(cliente: TestClient, corpo: object) -> None:
 
 def test_json_malformado_422(cliente: TestClient) -> None:
     resposta = cliente.post(
-        "/classificar", content=b'{"sku": "12345678", ', headers={"Content-Type": "application/json"}
+        "/classificar",
+        content=b'{"sku": "12345678", ',
+        headers={"Content-Type": "application/json"},
     )
     assert resposta.status_code == 422
 
@@ -70,7 +72,9 @@ def test_json_malformado_422(cliente: TestClient) -> None:
 def test_limites_aceitos(cliente: TestClient) -> None:
     for sku in ("12345678", "123456789012", "12345678901234"):
         assert cliente.post("/classificar", json={"sku": sku, "descricao": "x"}).status_code == 200
-    resposta = cliente.post("/classificar", json={"sku": "12345678", "descricao": "leite " + "a" * 249})
+    resposta = cliente.post(
+        "/classificar", json={"sku": "12345678", "descricao": "leite " + "a" * 249}
+    )
     assert resposta.status_code == 200
     assert resposta.json()["categoria"] == "laticinios"
 
@@ -112,7 +116,9 @@ def test_esquema_bearer_sem_diferenciar_maiusculas(cliente_com_token: TestClient
         {"X-Token": TOKEN},
     ],
 )
-def test_sem_o_token_exato_401(cliente_com_token: TestClient, cabecalhos: dict[str, str | bytes]) -> None:
+def test_sem_o_token_exato_401(
+    cliente_com_token: TestClient, cabecalhos: dict[str, str | bytes]
+) -> None:
     resposta = cliente_com_token.post("/classificar", json=COCA, headers=cabecalhos)
     assert resposta.status_code == 401
     assert isinstance(resposta.json()["detail"], str) and resposta.json()["detail"]
@@ -142,6 +148,8 @@ def test_app_do_modulo() -> None:
     from app.main import app
 
     assert isinstance(app, FastAPI)
-    rotas = {(rota.path, tuple(sorted(rota.methods))) for rota in app.routes if hasattr(rota, "methods")}
+    rotas = {
+        (rota.path, tuple(sorted(rota.methods))) for rota in app.routes if hasattr(rota, "methods")
+    }
     assert ("/classificar", ("POST",)) in rotas
     assert ("/saude", ("GET",)) in rotas

@@ -5,17 +5,23 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
 from app.config import Configuracao, duracao_em_segundos
-from app.main import carregar_configuracao, create_app
 from app.llm import ClassificadorGroq
+from app.main import carregar_configuracao, create_app
 from app.palavras_chave import ClassificadorPalavrasChave
-from fastapi.testclient import TestClient
 
 VARIAVEIS = (
-    "GROQ_API_KEY", "LLM_BASE_URL", "LLM_MODEL", "LLM_TIMEOUT", "TAG_WORKER_TOKEN",
-    "GROQ_URL", "GROQ_MODELO", "GROQ_TIMEOUT_SEGUNDOS",
+    "GROQ_API_KEY",
+    "LLM_BASE_URL",
+    "LLM_MODEL",
+    "LLM_TIMEOUT",
+    "TAG_WORKER_TOKEN",
+    "GROQ_URL",
+    "GROQ_MODELO",
+    "GROQ_TIMEOUT_SEGUNDOS",
 )
 
 
@@ -79,12 +85,24 @@ def test_chave_vazia_e_ausente(ambiente: pytest.MonkeyPatch, vazia: str) -> None
 
 @pytest.mark.parametrize(
     ("texto", "segundos"),
-    [("1.5s", 1.5), ("1500ms", 1.5), ("1.5", 1.5), ("2", 2.0), (" 300ms ", 0.3), ("2S", 2.0),
-     ("1m", 60.0), (".5s", 0.5), (0.3, 0.3), (2, 2.0)],
+    [
+        ("1.5s", 1.5),
+        ("1500ms", 1.5),
+        ("1.5", 1.5),
+        ("2", 2.0),
+        (" 300ms ", 0.3),
+        ("2S", 2.0),
+        ("1m", 60.0),
+        (".5s", 0.5),
+        (0.3, 0.3),
+        (2, 2.0),
+    ],
 )
 def test_duracoes(texto: object, segundos: float) -> None:
     assert duracao_em_segundos(texto) == pytest.approx(segundos)
-    assert Configuracao(_env_file=None, groq_timeout_segundos=texto).groq_timeout_segundos == pytest.approx(segundos)
+    assert Configuracao(
+        _env_file=None, groq_timeout_segundos=texto
+    ).groq_timeout_segundos == pytest.approx(segundos)
 
 
 @pytest.mark.parametrize("texto", ["abc", "1.5 segundos", "-1s", "0", "0ms", "1h", "s", True])
@@ -114,7 +132,9 @@ def test_arquivos_env(ambiente: pytest.MonkeyPatch) -> None:
         "MERCADO_PORTA=18080\nLLM_MODEL=do-pai\nGROQ_API_KEY=chave-do-pai\n",
         encoding="utf-8",
     )
-    Path(".env").write_text("LLM_MODEL=do-diretorio\nLLM_TIMEOUT=900ms\nOUTRA=1\n", encoding="utf-8")
+    Path(".env").write_text(
+        "LLM_MODEL=do-diretorio\nLLM_TIMEOUT=900ms\nOUTRA=1\n", encoding="utf-8"
+    )
     config = Configuracao()
     assert config.groq_modelo == "do-pai"
     assert config.groq_timeout_segundos == pytest.approx(0.9)

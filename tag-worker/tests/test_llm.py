@@ -5,15 +5,24 @@ from __future__ import annotations
 import time
 
 import pytest
+from conftest import TOKEN, LLMSubstituto, configuracao_llm, resposta_chat
 from fastapi.testclient import TestClient
 
 from app.llm import INSTRUCOES, ClassificadorGroq
 from app.main import create_app
-from conftest import TOKEN, LLMSubstituto, configuracao_llm, resposta_chat
 
 CATEGORIAS = [
-    "bebidas", "laticinios", "mercearia", "hortifruti", "padaria", "carnes",
-    "congelados", "limpeza", "higiene", "pet", "outros",
+    "bebidas",
+    "laticinios",
+    "mercearia",
+    "hortifruti",
+    "padaria",
+    "carnes",
+    "congelados",
+    "limpeza",
+    "higiene",
+    "pet",
+    "outros",
 ]
 SABAO = {"sku": "7891150061729", "descricao": "SABAO EM PO 1KG"}
 
@@ -77,8 +86,20 @@ def test_resposta_baguncada_e_normalizada(cliente_llm: TestClient, llm: LLMSubst
     llm.resposta = resposta_chat(
         {
             "tags": [
-                "  Sabão   em  PÓ ", "OMO", "omo", "", "   ", "x" * 31, "1KG", "Caixa",
-                "Lavagem\tPerfeita", "roupas", "multiação", "perfumado", "extra-1", "extra-2",
+                "  Sabão   em  PÓ ",
+                "OMO",
+                "omo",
+                "",
+                "   ",
+                "x" * 31,
+                "1KG",
+                "Caixa",
+                "Lavagem\tPerfeita",
+                "roupas",
+                "multiação",
+                "perfumado",
+                "extra-1",
+                "extra-2",
             ],
             "categoria": "limpeza",
         }
@@ -87,7 +108,13 @@ def test_resposta_baguncada_e_normalizada(cliente_llm: TestClient, llm: LLMSubst
     assert resposta.status_code == 200
     assert resposta.json() == {
         "tags": [
-            "sabão em pó", "omo", "1kg", "caixa", "lavagem perfeita", "roupas", "multiação",
+            "sabão em pó",
+            "omo",
+            "1kg",
+            "caixa",
+            "lavagem perfeita",
+            "roupas",
+            "multiação",
             "perfumado",
         ],
         "categoria": "limpeza",
@@ -107,8 +134,12 @@ def _espera_503(cliente: TestClient, trecho: str) -> None:
     assert trecho in resposta.json()["detail"]
 
 
-@pytest.mark.parametrize(("status", "trecho"), [(429, "HTTP 429"), (500, "HTTP 500"), (401, "HTTP 401")])
-def test_status_de_erro_503(cliente_llm: TestClient, llm: LLMSubstituto, status: int, trecho: str) -> None:
+@pytest.mark.parametrize(
+    ("status", "trecho"), [(429, "HTTP 429"), (500, "HTTP 500"), (401, "HTTP 401")]
+)
+def test_status_de_erro_503(
+    cliente_llm: TestClient, llm: LLMSubstituto, status: int, trecho: str
+) -> None:
     llm.status = status
     llm.resposta = {"error": {"message": "Rate limit reached", "type": "tokens"}}
     _espera_503(cliente_llm, trecho)
@@ -185,7 +216,9 @@ def test_corpo_que_nao_e_json_503(cliente_llm: TestClient, llm: LLMSubstituto) -
 
 def test_sem_fallback_para_palavras_chave(cliente_llm: TestClient, llm: LLMSubstituto) -> None:
     llm.status = 503
-    resposta = cliente_llm.post("/classificar", json={"sku": "7894900011517", "descricao": "COCA COLA 2L PET"})
+    resposta = cliente_llm.post(
+        "/classificar", json={"sku": "7894900011517", "descricao": "COCA COLA 2L PET"}
+    )
     assert resposta.status_code == 503
 
 
@@ -195,7 +228,9 @@ def test_token_e_llm_juntos(llm: LLMSubstituto) -> None:
         corpo = {"sku": "7894900011517", "descricao": "COCA COLA 2L PET"}
         assert cliente.post("/classificar", json=corpo).status_code == 401
         assert llm.pedidos == []  # rejected before reaching the LLM
-        resposta = cliente.post("/classificar", json=corpo, headers={"Authorization": f"Bearer {TOKEN}"})
+        resposta = cliente.post(
+            "/classificar", json=corpo, headers={"Authorization": f"Bearer {TOKEN}"}
+        )
         assert resposta.status_code == 200
         assert resposta.json() == {"tags": ["coca-cola"], "categoria": "bebidas"}
         # The worker's own token is never forwarded to the LLM.

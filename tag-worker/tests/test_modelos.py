@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from app.modelos import MAXIMO_TAGS, TAMANHO_MAXIMO_TAG, Categoria, Classificacao, PedidoClassificacao
+from app.modelos import (
+    MAXIMO_TAGS,
+    TAMANHO_MAXIMO_TAG,
+    Categoria,
+    Classificacao,
+    PedidoClassificacao,
+)
 
 
 def tags(*brutas: str) -> list[str]:
@@ -14,8 +20,17 @@ def tags(*brutas: str) -> list[str]:
 
 def test_categorias() -> None:
     assert [c.value for c in Categoria] == [
-        "bebidas", "laticinios", "mercearia", "hortifruti", "padaria", "carnes",
-        "congelados", "limpeza", "higiene", "pet", "outros",
+        "bebidas",
+        "laticinios",
+        "mercearia",
+        "hortifruti",
+        "padaria",
+        "carnes",
+        "congelados",
+        "limpeza",
+        "higiene",
+        "pet",
+        "outros",
     ]
     assert Categoria("pet") == "pet"
 
@@ -85,7 +100,17 @@ def test_sku_valido(sku: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "sku", ["", "1234567", "123456789", "12345678901", "123456789012345", "1234567a", " 12345678", "12345678\n"]
+    "sku",
+    [
+        "",
+        "1234567",
+        "123456789",
+        "12345678901",
+        "123456789012345",
+        "1234567a",
+        " 12345678",
+        "12345678\n",
+    ],
 )
 def test_sku_invalido(sku: str) -> None:
     with pytest.raises(ValidationError):

@@ -65,9 +65,25 @@ def test_mesma_entrada_mesma_saida() -> None:
 
 
 def test_stopwords_e_tokens_curtos_saem() -> None:
-    assert STOPWORDS == {"de", "da", "do", "com", "sem", "e", "em", "para", "un", "und", "cx", "pct"}
+    assert {
+        "de",
+        "da",
+        "do",
+        "com",
+        "sem",
+        "e",
+        "em",
+        "para",
+        "un",
+        "und",
+        "cx",
+        "pct",
+    } == STOPWORDS
     assert tokens("ARROZ TIPO 1 5KG CX 10 UN PARA PCT COM SEM DA DO E EM UND") == [
-        "arroz", "tipo", "5kg", "10",
+        "arroz",
+        "tipo",
+        "5kg",
+        "10",
     ]
 
 

@@ -8,15 +8,17 @@ import time
 import httpx
 import pytest
 import uvicorn
+from conftest import configuracao
 
 from app import cli
 from app.main import create_app
-from conftest import configuracao
 
 
 def test_uvicorn_real_http11() -> None:
     servidor = uvicorn.Server(
-        uvicorn.Config(create_app(configuracao()), host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+        uvicorn.Config(
+            create_app(configuracao()), host="127.0.0.1", port=0, log_level="warning", lifespan="on"
+        )
     )
     thread = threading.Thread(target=servidor.run, daemon=True)
     thread.start()
@@ -33,7 +35,10 @@ def test_uvicorn_real_http11() -> None:
                 "/classificar", json={"sku": "7894900011517", "descricao": "COCA COLA 2L PET"}
             )
             assert resposta.http_version == "HTTP/1.1"
-            assert resposta.json() == {"tags": ["coca", "cola", "2l", "pet"], "categoria": "bebidas"}
+            assert resposta.json() == {
+                "tags": ["coca", "cola", "2l", "pet"],
+                "categoria": "bebidas",
+            }
     finally:
         servidor.should_exit = True
         thread.join(timeout=10)

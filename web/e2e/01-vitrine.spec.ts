@@ -1,8 +1,17 @@
 // The storefront against the real mercado (and, behind it, estoque and the outbox).
-import { test, expect, foto, principal, produtoNoMercado, outroClienteCompra, produtoProprio } from './support/teste';
+import {
+  test,
+  expect,
+  foto,
+  principal,
+  produtoNoMercado,
+  outroClienteCompra,
+  produtoProprio,
+} from './support/teste';
 import { BANANA, COCA, PAO, SABAO, demo } from './support/demo';
 
-const brl = (v: number) => new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' }).format(v);
+const brl = (v: number) =>
+  new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' }).format(v);
 
 test.describe.configure({ mode: 'serial' });
 
@@ -10,7 +19,9 @@ test('catálogo: hero, chips de categoria, busca e vazios', async ({ page }) => 
   await page.goto(principal().vitrine);
   await expect(page).toHaveTitle('Girô mercado');
   await expect(page.getByText('Girô mercado', { exact: true })).toBeVisible();
-  await expect(page.getByRole('heading', { level: 1, name: 'O estoque que gira sozinho' })).toBeVisible();
+  await expect(
+    page.getByRole('heading', { level: 1, name: 'O estoque que gira sozinho' }),
+  ).toBeVisible();
   await expect(page.getByRole('heading', { name: 'Em alta' })).toBeVisible();
   const cartoes = page.locator('article.cartao-produto');
   await expect(cartoes).toHaveCount(8);
@@ -19,7 +30,15 @@ test('catálogo: hero, chips de categoria, busca e vazios', async ({ page }) => 
 
   // Chips from the classified catalogue (the tag-worker classified each lot at intake).
   const chips = page.getByRole('navigation', { name: 'Categorias' }).getByRole('link');
-  await expect(chips).toHaveText(['Todos', 'Bebidas', 'Hortifrúti', 'Laticínios', 'Limpeza', 'Mercearia', 'Padaria']);
+  await expect(chips).toHaveText([
+    'Todos',
+    'Bebidas',
+    'Hortifrúti',
+    'Laticínios',
+    'Limpeza',
+    'Mercearia',
+    'Padaria',
+  ]);
 
   // A sold-out product: selo, "Reposição a caminho", no button.
   const pao = page.locator(`article[data-sku="${PAO}"]`);
@@ -29,7 +48,9 @@ test('catálogo: hero, chips de categoria, busca e vazios', async ({ page }) => 
   const coca = page.locator(`article[data-sku="${COCA}"]`);
   await expect(coca.getByText('Em estoque')).toBeVisible();
   await expect(coca.getByText('R$ 8,99')).toBeVisible();
-  await expect(coca.getByRole('button', { name: 'Adicionar Coca-Cola 2L PET ao carrinho' })).toBeVisible();
+  await expect(
+    coca.getByRole('button', { name: 'Adicionar Coca-Cola 2L PET ao carrinho' }),
+  ).toBeVisible();
   await foto(page, 'vitrine');
 
   await chips.getByText('Limpeza').click();
@@ -37,7 +58,9 @@ test('catálogo: hero, chips de categoria, busca e vazios', async ({ page }) => 
   await expect(page.getByRole('heading', { name: 'Limpeza', level: 2 })).toBeVisible();
   await expect(page.getByRole('heading', { name: 'O estoque que gira sozinho' })).toHaveCount(0);
   await expect(cartoes).toHaveCount(2);
-  await expect(page.locator(`article[data-sku="${SABAO}"]`).getByText('Reposição a caminho')).toBeVisible();
+  await expect(
+    page.locator(`article[data-sku="${SABAO}"]`).getByText('Reposição a caminho'),
+  ).toBeVisible();
   await expect(chips.getByText('Limpeza')).toHaveAttribute('aria-current', 'page');
   await foto(page, 'vitrine-categoria');
 
@@ -68,7 +91,9 @@ test('catálogo: hero, chips de categoria, busca e vazios', async ({ page }) => 
   await expect(cartoes).toHaveCount(8);
 });
 
-test('produto: trilha, preço, SKU, quantidade na prateleira, tags; esgotado; 404', async ({ page }) => {
+test('produto: trilha, preço, SKU, quantidade na prateleira, tags; esgotado; 404', async ({
+  page,
+}) => {
   await page.goto(`${principal().vitrine}/produtos/${COCA}`);
   const trilha = page.getByRole('navigation', { name: 'Trilha' });
   await expect(trilha.getByRole('listitem')).toHaveText(['Início', 'Bebidas', 'Coca-Cola 2L PET']);
@@ -77,7 +102,12 @@ test('produto: trilha, preço, SKU, quantidade na prateleira, tags; esgotado; 40
   await expect(page.getByText(`SKU/EAN ${COCA}`)).toBeVisible();
   const naPrateleira = (await produtoNoMercado(COCA)).disponivel;
   await expect(page.getByText(`${naPrateleira} unidades na prateleira`)).toBeVisible();
-  await expect(page.getByRole('list', { name: 'Tags' }).getByRole('listitem')).toHaveText(['coca', 'cola', '2l', 'pet']);
+  await expect(page.getByRole('list', { name: 'Tags' }).getByRole('listitem')).toHaveText([
+    'coca',
+    'cola',
+    '2l',
+    'pet',
+  ]);
   await expect(page.getByText('Reposição automática ativa')).toBeVisible();
   // The quantity stays within [1, disponível].
   const qtd = page.getByRole('spinbutton', { name: 'Quantidade' });
@@ -93,7 +123,11 @@ test('produto: trilha, preço, SKU, quantidade na prateleira, tags; esgotado; 40
 
   await page.goto(`${principal().vitrine}/produtos/${PAO}`);
   await expect(page.getByText('Esgotado')).toBeVisible();
-  await expect(page.getByText('Acabou na prateleira. A reposição já foi pedida ao estoque e o produto volta sozinho.')).toBeVisible();
+  await expect(
+    page.getByText(
+      'Acabou na prateleira. A reposição já foi pedida ao estoque e o produto volta sozinho.',
+    ),
+  ).toBeVisible();
   await expect(page.getByRole('button', { name: 'Adicionar ao carrinho' })).toHaveCount(0);
   await foto(page, 'produto-esgotado');
 
@@ -106,8 +140,13 @@ test('produto: trilha, preço, SKU, quantidade na prateleira, tags; esgotado; 40
   await expect(page.getByRole('heading', { name: 'Em alta' })).toBeVisible();
 });
 
-test('compra: adicionar, carrinho salvo, finalizar, contagem da reserva, pagar → "Pedido pago"', async ({ page }) => {
-  const antes = { coca: (await produtoNoMercado(COCA)).disponivel, banana: (await produtoNoMercado(BANANA)).disponivel };
+test('compra: adicionar, carrinho salvo, finalizar, contagem da reserva, pagar → "Pedido pago"', async ({
+  page,
+}) => {
+  const antes = {
+    coca: (await produtoNoMercado(COCA)).disponivel,
+    banana: (await produtoNoMercado(BANANA)).disponivel,
+  };
   await page.goto(principal().vitrine);
   const contador = page.getByTestId('contador-carrinho');
   await expect(contador).toHaveText('0');
@@ -115,7 +154,9 @@ test('compra: adicionar, carrinho salvo, finalizar, contagem da reserva, pagar �
   const adicionar = page.getByRole('button', { name: 'Adicionar Coca-Cola 2L PET ao carrinho' });
   await adicionar.click();
   await expect(adicionar).toHaveText('Adicionado ✓');
-  await expect(page.getByRole('status').filter({ hasText: 'Coca-Cola 2L PET adicionado ao carrinho' })).toHaveCount(1);
+  await expect(
+    page.getByRole('status').filter({ hasText: 'Coca-Cola 2L PET adicionado ao carrinho' }),
+  ).toHaveCount(1);
   await expect(contador).toHaveText('1');
   await expect(adicionar).toHaveText('Adicionar', { timeout: 5000 }); // back after 1.5 s
 
@@ -128,17 +169,35 @@ test('compra: adicionar, carrinho salvo, finalizar, contagem da reserva, pagar �
 
   await page.getByRole('link', { name: /^Carrinho/ }).click();
   await expect(page).toHaveURL(/\/carrinho$/);
-  await expect(page.getByText(/^Ao finalizar, os itens ficam reservados na prateleira até o pagamento/)).toBeVisible();
+  await expect(
+    page.getByText(/^Ao finalizar, os itens ficam reservados na prateleira até o pagamento/),
+  ).toBeVisible();
   const total = page.getByTestId('total-carrinho');
   await expect(total).toHaveText(brl(8.99 + 3 * 5.49)); // R$ 25,46
   await page.getByRole('button', { name: 'Aumentar quantidade de Coca-Cola 2L PET' }).click();
   await expect(total).toHaveText('R$ 34,45');
 
   // The cart is in localStorage["giro.carrinho"] and survives a reload.
-  const salvo = await page.evaluate(() => JSON.parse(localStorage.getItem('giro.carrinho') ?? 'null'));
+  const salvo = await page.evaluate(() =>
+    JSON.parse(localStorage.getItem('giro.carrinho') ?? 'null'),
+  );
   expect(salvo).toEqual([
-    { sku: COCA, nome: 'Coca-Cola 2L PET', preco: 8.99, categoria: 'bebidas', qtd: 2, disponivel: antes.coca },
-    { sku: BANANA, nome: 'Banana Prata (kg)', preco: 5.49, categoria: 'hortifruti', qtd: 3, disponivel: antes.banana },
+    {
+      sku: COCA,
+      nome: 'Coca-Cola 2L PET',
+      preco: 8.99,
+      categoria: 'bebidas',
+      qtd: 2,
+      disponivel: antes.coca,
+    },
+    {
+      sku: BANANA,
+      nome: 'Banana Prata (kg)',
+      preco: 5.49,
+      categoria: 'hortifruti',
+      qtd: 3,
+      disponivel: antes.banana,
+    },
   ]);
   await page.reload();
   await expect(total).toHaveText('R$ 34,45');
@@ -149,7 +208,9 @@ test('compra: adicionar, carrinho salvo, finalizar, contagem da reserva, pagar �
   const id = page.url().split('/').pop()!;
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Pedido reservado');
   await expect(page.getByText(`Pedido ${id}`)).toBeVisible();
-  await expect(page.getByRole('timer')).toHaveText(/^Itens reservados no estoque por 1[45]:\d\d — garantimos que ninguém leva o último antes de você concluir o pagamento\.$/);
+  await expect(page.getByRole('timer')).toHaveText(
+    /^Itens reservados no estoque por 1[45]:\d\d — garantimos que ninguém leva o último antes de você concluir o pagamento\.$/,
+  );
   await expect(page.getByText('Pagamento simulado: nenhum valor é cobrado.')).toBeVisible();
   await expect(page.getByText('2 × Coca-Cola 2L PET')).toBeVisible();
   await expect(page.getByText('3 × Banana Prata (kg)')).toBeVisible();
@@ -168,7 +229,9 @@ test('compra: adicionar, carrinho salvo, finalizar, contagem da reserva, pagar �
   await foto(page, 'pedido-pago');
 });
 
-test('carrinho: o 409 ajusta a quantidade ("Só restam N", "Só resta 1", "Esgotou…")', async ({ page }) => {
+test('carrinho: o 409 ajusta a quantidade ("Só restam N", "Só resta 1", "Esgotou…")', async ({
+  page,
+}) => {
   // A product of its own whose only lot (5 units) is on the shelf: no restock can refill it.
   const sku = '7890000000017';
   await produtoProprio(sku, 'Biscoito Teste 409', 3.5, 5);
@@ -181,7 +244,9 @@ test('carrinho: o 409 ajusta a quantidade ("Só restam N", "Só resta 1", "Esgot
 
   await outroClienteCompra(sku, 2); // 3 left
   await page.getByRole('button', { name: 'Finalizar compra' }).click();
-  await expect(page.getByRole('alert')).toHaveText('Só restam 3 unidades — ajustamos a quantidade.');
+  await expect(page.getByRole('alert')).toHaveText(
+    'Só restam 3 unidades — ajustamos a quantidade.',
+  );
   await expect(qtd).toHaveValue('3');
   await expect(page.getByRole('button', { name: 'Finalizar compra' })).toBeEnabled();
   await foto(page, 'carrinho-409');
@@ -193,13 +258,17 @@ test('carrinho: o 409 ajusta a quantidade ("Só restam N", "Só resta 1", "Esgot
 
   await outroClienteCompra(sku, 1); // sold out; the warehouse has nothing left for it
   await page.getByRole('button', { name: 'Finalizar compra' }).click();
-  await expect(page.getByRole('alert')).toHaveText('Esgotou enquanto você comprava — removemos do carrinho.');
+  await expect(page.getByRole('alert')).toHaveText(
+    'Esgotou enquanto você comprava — removemos do carrinho.',
+  );
   await expect(page.getByText('Seu carrinho está vazio.')).toBeVisible();
   expect(await page.evaluate(() => localStorage.getItem('giro.carrinho'))).toBe('[]');
   expect((await produtoNoMercado(sku)).status).toBe('ESGOTADO');
 });
 
-test('carrinho: 422 (produto fora da vitrine), falha do serviço, dados corrompidos', async ({ page }) => {
+test('carrinho: 422 (produto fora da vitrine), falha do serviço, dados corrompidos', async ({
+  page,
+}) => {
   const coca = demo(COCA);
   await page.goto(`${principal().vitrine}/`);
   // A cart saved earlier with a product that is no longer in the storefront.
@@ -208,8 +277,22 @@ test('carrinho: 422 (produto fora da vitrine), falha do serviço, dados corrompi
       localStorage.setItem(
         'giro.carrinho',
         JSON.stringify([
-          { sku: c!.sku, nome: c!.nome, preco: c!.preco, categoria: 'bebidas', qtd: 1, disponivel: 10 },
-          { sku: '7899999999999', nome: 'Produto Antigo', preco: 1.5, categoria: null, qtd: 1, disponivel: 3 },
+          {
+            sku: c!.sku,
+            nome: c!.nome,
+            preco: c!.preco,
+            categoria: 'bebidas',
+            qtd: 1,
+            disponivel: 10,
+          },
+          {
+            sku: '7899999999999',
+            nome: 'Produto Antigo',
+            preco: 1.5,
+            categoria: null,
+            qtd: 1,
+            disponivel: 3,
+          },
         ]),
       ),
     [coca],
@@ -217,14 +300,18 @@ test('carrinho: 422 (produto fora da vitrine), falha do serviço, dados corrompi
   await page.goto(`${principal().vitrine}/carrinho`);
   await expect(page.getByTestId('total-carrinho')).toHaveText('R$ 10,49');
   await page.getByRole('button', { name: 'Finalizar compra' }).click();
-  await expect(page.getByRole('alert')).toHaveText('Um dos produtos saiu da vitrine. Remova-o e tente de novo.');
+  await expect(page.getByRole('alert')).toHaveText(
+    'Um dos produtos saiu da vitrine. Remova-o e tente de novo.',
+  );
   await foto(page, 'carrinho-422');
 
   // The service does not answer: the cart stays.
   await page.route('**/api/pedidos', (r) => r.abort('connectionrefused'));
   await page.getByRole('button', { name: 'Remover Produto Antigo do carrinho' }).click();
   await page.getByRole('button', { name: 'Finalizar compra' }).click();
-  await expect(page.getByRole('alert')).toHaveText('Não conseguimos finalizar agora. Seu carrinho continua salvo — tente de novo.');
+  await expect(page.getByRole('alert')).toHaveText(
+    'Não conseguimos finalizar agora. Seu carrinho continua salvo — tente de novo.',
+  );
   await expect(page.getByTestId('total-carrinho')).toHaveText('R$ 8,99');
   await page.unroute('**/api/pedidos');
 

@@ -1,5 +1,13 @@
 // The warehouse dashboard against the real estoque, and what its lot intake does to the storefront.
-import { test, expect, foto, principal, estado, operadorEstoque, produtoNoMercado } from './support/teste';
+import {
+  test,
+  expect,
+  foto,
+  principal,
+  estado,
+  operadorEstoque,
+  produtoNoMercado,
+} from './support/teste';
 import { PAO, SABAO, diaSaoPaulo } from './support/demo';
 import type { Page } from '@playwright/test';
 
@@ -17,14 +25,27 @@ async function entrar(page: Page, url = principal().painel) {
 
 async function resumoApi() {
   const r = await (await operadorEstoque()).get('/painel/resumo');
-  return r.corpo as { skusCadastrados: number; skusSemSaldo: number; demandasAbertas: number; lotesVencendo: number };
+  return r.corpo as {
+    skusCadastrados: number;
+    skusSemSaldo: number;
+    demandasAbertas: number;
+    lotesVencendo: number;
+  };
 }
 
 async function kpisIguaisAoResumo(page: Page, esperado: Awaited<ReturnType<typeof resumoApi>>) {
-  await expect(page.getByTestId('kpi-skusCadastrados')).toHaveText(`SKUs cadastrados${num(esperado.skusCadastrados)}`);
-  await expect(page.getByTestId('kpi-skusSemSaldo')).toHaveText(`SKUs sem saldo válido${num(esperado.skusSemSaldo)}`);
-  await expect(page.getByTestId('kpi-demandasAbertas')).toHaveText(`Demanda reprimida${num(esperado.demandasAbertas)}`);
-  await expect(page.getByTestId('kpi-lotesVencendo')).toHaveText(`Lotes vencendo em 30 dias${num(esperado.lotesVencendo)}`);
+  await expect(page.getByTestId('kpi-skusCadastrados')).toHaveText(
+    `SKUs cadastrados${num(esperado.skusCadastrados)}`,
+  );
+  await expect(page.getByTestId('kpi-skusSemSaldo')).toHaveText(
+    `SKUs sem saldo válido${num(esperado.skusSemSaldo)}`,
+  );
+  await expect(page.getByTestId('kpi-demandasAbertas')).toHaveText(
+    `Demanda reprimida${num(esperado.demandasAbertas)}`,
+  );
+  await expect(page.getByTestId('kpi-lotesVencendo')).toHaveText(
+    `Lotes vencendo em 30 dias${num(esperado.lotesVencendo)}`,
+  );
 }
 
 test('login: senha errada, estoque fora do ar, e entrada só com o teclado', async ({ page }) => {
@@ -37,9 +58,13 @@ test('login: senha errada, estoque fora do ar, e entrada só com o teclado', asy
   await expect(page.getByRole('alert')).toHaveText('Usuário ou senha inválidos.');
   await foto(page, 'painel-login-erro');
 
-  await page.route('**/api/sessao', (r) => (r.request().method() === 'POST' ? r.abort('connectionrefused') : r.continue()));
+  await page.route('**/api/sessao', (r) =>
+    r.request().method() === 'POST' ? r.abort('connectionrefused') : r.continue(),
+  );
   await page.getByRole('button', { name: 'Entrar' }).click();
-  await expect(page.getByRole('alert')).toHaveText('Não foi possível entrar. Verifique a conexão com o estoque-service.');
+  await expect(page.getByRole('alert')).toHaveText(
+    'Não foi possível entrar. Verifique a conexão com o estoque-service.',
+  );
   await page.unroute('**/api/sessao');
 
   // Keyboard only: labelled fields, Tab between them, Enter submits.
@@ -61,33 +86,70 @@ test('login: senha errada, estoque fora do ar, e entrada só com o teclado', asy
   await expect(page.getByRole('heading', { name: 'Entrar no painel' })).toBeVisible();
 });
 
-test('painel: KPIs, demanda reprimida e reposições recentes do catálogo de demonstração', async ({ page }) => {
+test('painel: KPIs, demanda reprimida e reposições recentes do catálogo de demonstração', async ({
+  page,
+}) => {
   await entrar(page);
   await kpisIguaisAoResumo(page, await resumoApi());
   const lateral = page.getByRole('complementary', { name: 'Navegação do painel' });
-  await expect(lateral.getByRole('link')).toHaveText(['Entrada de lote', 'Demanda reprimida', 'Reposições', 'Ver a vitrine']);
-  await expect(lateral.getByRole('link', { name: 'Ver a vitrine' })).toHaveAttribute('href', 'http://localhost:15173');
+  await expect(lateral.getByRole('link')).toHaveText([
+    'Entrada de lote',
+    'Demanda reprimida',
+    'Reposições',
+    'Ver a vitrine',
+  ]);
+  await expect(lateral.getByRole('link', { name: 'Ver a vitrine' })).toHaveAttribute(
+    'href',
+    'http://localhost:15173',
+  );
 
   const demanda = page.locator('#demanda-reprimida');
-  const demandas = (await (await operadorEstoque()).get('/painel/demandas')).corpo as { sku: string }[];
+  const demandas = (await (await operadorEstoque()).get('/painel/demandas')).corpo as {
+    sku: string;
+  }[];
   await expect(demanda.getByText(`${demandas.length} pedidos aguardando lote`)).toBeVisible();
   await expect(demanda.getByRole('columnheader')).toHaveText(['SKU', 'Produto', 'Qtd', 'Desde']);
-  await expect(demanda.locator(`tr[data-sku="${PAO}"]`).getByRole('cell')).toHaveText([PAO, 'PAO DE FORMA INTEGRAL 400G', '12', /^(agora|há \d+ minutos?)$/]);
+  await expect(demanda.locator(`tr[data-sku="${PAO}"]`).getByRole('cell')).toHaveText([
+    PAO,
+    'PAO DE FORMA INTEGRAL 400G',
+    '12',
+    /^(agora|há \d+ minutos?)$/,
+  ]);
   await expect(demanda.locator(`tr[data-sku="${SABAO}"]`)).toBeVisible();
 
   const reposicoes = page.locator('#reposicoes');
-  await expect(reposicoes.getByRole('columnheader')).toHaveText(['Quando', 'SKU', 'Produto', 'Qtd', 'Lote', 'Status']);
+  await expect(reposicoes.getByRole('columnheader')).toHaveText([
+    'Quando',
+    'SKU',
+    'Produto',
+    'Qtd',
+    'Lote',
+    'Status',
+  ]);
   const coca = reposicoes.locator('tr[data-sku="7894900011517"]').last();
-  await expect(coca.getByRole('cell')).toHaveText([/^\d\d:\d\d$/, '7894900011517', 'COCA COLA 2L PET', '24', 'L-COCA-01', 'entregue']);
+  await expect(coca.getByRole('cell')).toHaveText([
+    /^\d\d:\d\d$/,
+    '7894900011517',
+    'COCA COLA 2L PET',
+    '24',
+    'L-COCA-01',
+    'entregue',
+  ]);
   await foto(page, 'painel');
 });
 
-test('entrada de lote: consulta do SKU, lote que atende a demanda reprimida, KPIs e reposições atualizam', async ({ page }) => {
+test('entrada de lote: consulta do SKU, lote que atende a demanda reprimida, KPIs e reposições atualizam', async ({
+  page,
+}) => {
   await entrar(page);
   const antes = await resumoApi();
   const form = page.locator('#entrada-lote');
   const sku = form.getByLabel('SKU/EAN');
-  await expect(form.getByText('Ao dar entrada, o Girô classifica as tags do produto e atende a demanda reprimida deste SKU automaticamente.')).toBeVisible();
+  await expect(
+    form.getByText(
+      'Ao dar entrada, o Girô classifica as tags do produto e atende a demanda reprimida deste SKU automaticamente.',
+    ),
+  ).toBeVisible();
 
   await sku.fill('12345');
   await expect(form.getByText('EAN-8 ou GTIN de 12 a 14 dígitos.')).toBeVisible();
@@ -99,16 +161,25 @@ test('entrada de lote: consulta do SKU, lote que atende a demanda reprimida, KPI
   await form.getByLabel('Validade').fill(diaSaoPaulo(90));
   await form.getByRole('button', { name: 'Dar entrada no estoque' }).click();
   // 60 expired + 60 new − the 12 shipped at once to the pent-up demand.
-  await expect(page.getByTestId('resultado-lote')).toHaveText('Lote L-PAO-02 registrado. Saldo do SKU: 108. 1 demanda reprimida atendida.');
+  await expect(page.getByTestId('resultado-lote')).toHaveText(
+    'Lote L-PAO-02 registrado. Saldo do SKU: 108. 1 demanda reprimida atendida.',
+  );
   await expect(sku).toHaveValue('');
   await foto(page, 'painel-lote-registrado');
 
   // The KPIs follow: one SKU less without valid balance, one demand less (the new lot expires in 90 days).
-  await kpisIguaisAoResumo(page, { ...antes, skusSemSaldo: antes.skusSemSaldo - 1, demandasAbertas: antes.demandasAbertas - 1 });
+  await kpisIguaisAoResumo(page, {
+    ...antes,
+    skusSemSaldo: antes.skusSemSaldo - 1,
+    demandasAbertas: antes.demandasAbertas - 1,
+  });
   await expect(page.locator(`#demanda-reprimida tr[data-sku="${PAO}"]`)).toHaveCount(0);
   const nova = page.locator(`#reposicoes tr[data-sku="${PAO}"]`);
   // Delivered by the outbox right away; the dashboard sees it at its next 5 s refresh.
-  await expect(nova.getByRole('cell')).toHaveText([/^\d\d:\d\d$/, PAO, 'PAO DE FORMA INTEGRAL 400G', '12', 'L-PAO-02', 'entregue'], { timeout: 20_000 });
+  await expect(nova.getByRole('cell')).toHaveText(
+    [/^\d\d:\d\d$/, PAO, 'PAO DE FORMA INTEGRAL 400G', '12', 'L-PAO-02', 'entregue'],
+    { timeout: 20_000 },
+  );
 
   // The outbox took the shipment to the storefront: pão is back on the shelf.
   await expect.poll(async () => (await produtoNoMercado(PAO)).disponivel).toBe(12);
@@ -119,7 +190,9 @@ test('entrada de lote: consulta do SKU, lote que atende a demanda reprimida, KPI
   await vitrine.close();
 });
 
-test('entrada de lote: SKU novo com descrição e NCM, lote repetido, consulta que falha', async ({ page }) => {
+test('entrada de lote: SKU novo com descrição e NCM, lote repetido, consulta que falha', async ({
+  page,
+}) => {
   await entrar(page);
   const antes = await resumoApi();
   const form = page.locator('#entrada-lote');
@@ -134,8 +207,14 @@ test('entrada de lote: SKU novo com descrição e NCM, lote repetido, consulta q
   await foto(page, 'painel-sku-novo');
   await form.getByRole('button', { name: 'Dar entrada no estoque' }).click();
   // Classified by the tag-worker at intake; the balance in pt-BR format.
-  await expect(page.getByTestId('resultado-lote')).toHaveText('Lote L-BISC-01 registrado. Saldo do SKU: 1.250.');
-  await kpisIguaisAoResumo(page, { ...antes, skusCadastrados: antes.skusCadastrados + 1, lotesVencendo: antes.lotesVencendo + 1 });
+  await expect(page.getByTestId('resultado-lote')).toHaveText(
+    'Lote L-BISC-01 registrado. Saldo do SKU: 1.250.',
+  );
+  await kpisIguaisAoResumo(page, {
+    ...antes,
+    skusCadastrados: antes.skusCadastrados + 1,
+    lotesVencendo: antes.lotesVencendo + 1,
+  });
 
   // Now known: the lookup shows it; the same lot code again is refused (409, its detail shown).
   await form.getByLabel('SKU/EAN').fill(novo);
@@ -143,10 +222,14 @@ test('entrada de lote: SKU novo com descrição e NCM, lote repetido, consulta q
   await form.getByLabel('Quantidade').fill('5');
   await form.getByLabel('Código do lote').fill('L-BISC-01');
   await form.getByRole('button', { name: 'Dar entrada no estoque' }).click();
-  await expect(page.getByRole('alert')).toHaveText('lote já registrado para este SKU, ou o SKU foi cadastrado em paralelo; tente novamente');
+  await expect(page.getByRole('alert')).toHaveText(
+    'lote já registrado para este SKU, ou o SKU foi cadastrado em paralelo; tente novamente',
+  );
 
   // The lookup fails: said so, and the new-SKU fields are offered.
-  await page.route('**/api/produtos/**', (r) => r.fulfill({ status: 503, contentType: 'application/problem+json', body: '{"status":503}' }));
+  await page.route('**/api/produtos/**', (r) =>
+    r.fulfill({ status: 503, contentType: 'application/problem+json', body: '{"status":503}' }),
+  );
   await form.getByLabel('SKU/EAN').fill('78900000');
   await expect(form.getByText('Não foi possível consultar o SKU.')).toBeVisible();
   await expect(form.getByLabel('Descrição')).toBeVisible();
@@ -154,23 +237,38 @@ test('entrada de lote: SKU novo com descrição e NCM, lote repetido, consulta q
 });
 
 test('erros de carga, "Tentar de novo", e um 401 qualquer volta ao login', async ({ page }) => {
-  await page.route('**/api/painel/resumo', (r) => r.fulfill({ status: 503, contentType: 'application/problem+json', body: '{"status":503}' }));
+  await page.route('**/api/painel/resumo', (r) =>
+    r.fulfill({ status: 503, contentType: 'application/problem+json', body: '{"status":503}' }),
+  );
   await page.route('**/api/painel/demandas', (r) => r.abort('connectionrefused'));
   await entrar(page);
-  await expect(page.getByText('Não foi possível carregar. O estoque não respondeu.')).toBeVisible({ timeout: 15_000 });
-  await expect(page.getByText('Não foi possível carregar. Verifique a conexão com o estoque-service.')).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByText('Não foi possível carregar. O estoque não respondeu.')).toBeVisible({
+    timeout: 15_000,
+  });
+  await expect(
+    page.getByText('Não foi possível carregar. Verifique a conexão com o estoque-service.'),
+  ).toBeVisible({ timeout: 15_000 });
   await foto(page, 'painel-erro-carga');
   await page.unroute('**/api/painel/resumo');
   await page.unroute('**/api/painel/demandas');
-  await page.locator('.kpis, .erro-carregamento').first().getByRole('button', { name: 'Tentar de novo' }).click();
+  await page
+    .locator('.kpis, .erro-carregamento')
+    .first()
+    .getByRole('button', { name: 'Tentar de novo' })
+    .click();
   await expect(page.getByTestId('kpi-skusCadastrados')).toBeVisible();
   await page.locator('#demanda-reprimida').getByRole('button', { name: 'Tentar de novo' }).click();
   await expect(page.locator('#demanda-reprimida table')).toBeVisible();
 
   // The session ends elsewhere (another tab logs out): the next poll gets 401 → login.
   await page.evaluate(async () => {
-    const token = document.cookie.split('; ').find((c) => c.startsWith('XSRF-ESTOQUE='))!.split('=')[1]!;
+    const token = document.cookie
+      .split('; ')
+      .find((c) => c.startsWith('XSRF-ESTOQUE='))!
+      .split('=')[1]!;
     await fetch('/api/sessao', { method: 'DELETE', headers: { 'X-XSRF-TOKEN': token } });
   });
-  await expect(page.getByRole('heading', { name: 'Entrar no painel' })).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByRole('heading', { name: 'Entrar no painel' })).toBeVisible({
+    timeout: 15_000,
+  });
 });

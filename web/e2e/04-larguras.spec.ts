@@ -12,7 +12,9 @@ for (const largura of [375, 1280]) {
       await page.goto(m.vitrine);
       await expect(page.getByRole('searchbox', { name: 'Buscar produtos' })).toBeVisible();
       await expect(page.getByRole('link', { name: /^Carrinho, \d+ ite/ })).toBeVisible();
-      await expect(page.getByRole('button', { name: 'Adicionar Coca-Cola 2L PET ao carrinho' })).toBeVisible();
+      await expect(
+        page.getByRole('button', { name: 'Adicionar Coca-Cola 2L PET ao carrinho' }),
+      ).toBeVisible();
       await semRolagemHorizontal(page);
       await foto(page, `${largura}-vitrine`);
 
@@ -26,7 +28,9 @@ for (const largura of [375, 1280]) {
 
       await page.goto(`${m.vitrine}/carrinho`);
       await expect(page.getByRole('button', { name: 'Finalizar compra' })).toBeVisible();
-      await expect(page.getByRole('button', { name: 'Remover Coca-Cola 2L PET do carrinho' })).toBeVisible();
+      await expect(
+        page.getByRole('button', { name: 'Remover Coca-Cola 2L PET do carrinho' }),
+      ).toBeVisible();
       await semRolagemHorizontal(page);
       await foto(page, `${largura}-carrinho`);
       await page.getByRole('button', { name: 'Finalizar compra' }).click();

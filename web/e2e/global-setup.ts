@@ -7,7 +7,9 @@ export default async function globalSetup() {
   try {
     const estado = await lancador.subir();
     process.env.GIRO_E2E = JSON.stringify(estado); // read by the tests (workers inherit it)
-    console.log(`e2e: mercado pronto em ${((Date.now() - inicio) / 1000).toFixed(1)} s — vitrine ${estado.mercados.principal.vitrine}, painel ${estado.mercados.principal.painel}`);
+    console.log(
+      `e2e: mercado pronto em ${((Date.now() - inicio) / 1000).toFixed(1)} s — vitrine ${estado.mercados.principal.vitrine}, painel ${estado.mercados.principal.painel}`,
+    );
   } catch (e) {
     await lancador.descer();
     throw e;
@@ -16,6 +18,9 @@ export default async function globalSetup() {
     await lancador.descer();
     const saidas = lancador.saidas();
     const ruins = Object.entries(saidas).filter(([nome, c]) => nome !== 'tag-worker' && c !== 0);
-    if (ruins.length) console.warn(`e2e: serviços que não saíram com 0 depois do SIGTERM: ${JSON.stringify(Object.fromEntries(ruins))}`);
+    if (ruins.length)
+      console.warn(
+        `e2e: serviços que não saíram com 0 depois do SIGTERM: ${JSON.stringify(Object.fromEntries(ruins))}`,
+      );
   };
 }

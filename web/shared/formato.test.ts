@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { centavos, formatarCentavos, formatarDinheiro, formatarNumero, mmss, quandoCurto, tempoRelativo } from './formato';
+import {
+  centavos,
+  formatarCentavos,
+  formatarDinheiro,
+  formatarNumero,
+  mmss,
+  quandoCurto,
+  tempoRelativo,
+} from './formato';
 
 // Intl separates "R$" from the number with a no-break space (U+00A0).
 const nb = (s: string) => s.replace(/\u00a0/g, ' ');

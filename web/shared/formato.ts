@@ -44,7 +44,10 @@ const dois = (n: number) => String(n).padStart(2, '0');
 export function quandoCurto(instante: string | Date, agora: Date = new Date()): string {
   const d = new Date(instante);
   const hora = `${dois(d.getHours())}:${dois(d.getMinutes())}`;
-  const hoje = d.getFullYear() === agora.getFullYear() && d.getMonth() === agora.getMonth() && d.getDate() === agora.getDate();
+  const hoje =
+    d.getFullYear() === agora.getFullYear() &&
+    d.getMonth() === agora.getMonth() &&
+    d.getDate() === agora.getDate();
   return hoje ? hora : `${dois(d.getDate())}/${dois(d.getMonth() + 1)} ${hora}`;
 }
 

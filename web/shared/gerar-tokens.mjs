@@ -20,7 +20,8 @@ export function tokensCss(tokens) {
     dark.push(`--shadow-${name}: ${v.dark ?? v.light};`);
   }
   const fixed = [];
-  for (const [name, stack] of Object.entries(tokens.font)) fixed.push(`--font-${name}: ${fam(stack)};`);
+  for (const [name, stack] of Object.entries(tokens.font))
+    fixed.push(`--font-${name}: ${fam(stack)};`);
   for (const [name, t] of Object.entries(tokens.type)) {
     fixed.push(
       `--type-${name}-family: var(--font-${t.family});`,

@@ -32,7 +32,16 @@ describe('tokens.css from tokens.json (SPEC §8.3)', () => {
     expect(css).toContain('--type-display-lg-weight: 700;');
     expect(css).toContain('--type-code-family: var(--font-mono);');
     expect(css).toContain('--type-overline-size: 11px;');
-    for (const [n, px] of [[1, 4], [2, 8], [3, 12], [4, 16], [6, 24], [8, 32], [12, 48]]) expect(css).toContain(`--space-${n}: ${px}px;`);
+    for (const [n, px] of [
+      [1, 4],
+      [2, 8],
+      [3, 12],
+      [4, 16],
+      [6, 24],
+      [8, 32],
+      [12, 48],
+    ])
+      expect(css).toContain(`--space-${n}: ${px}px;`);
     expect(css).toContain('--radius-pill: 999px;');
     expect(claro).toContain('--shadow-sm:');
     expect(escuro).toContain('--shadow-md:');

@@ -22,7 +22,13 @@ export async function get(url: string): Promise<Resposta> {
 }
 
 export async function postJson(url: string, corpo: unknown): Promise<Resposta> {
-  return resposta(await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify(corpo) }));
+  return resposta(
+    await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify(corpo),
+    }),
+  );
 }
 
 /** The operator with a session on one service: `GET /sessao` for the CSRF cookie, then the login form. */
@@ -34,11 +40,22 @@ export class Operador {
     private readonly cookieCsrf: string,
   ) {}
 
-  static async entrar(base: string, cookieCsrf: string, usuario: string, senha: string): Promise<Operador> {
+  static async entrar(
+    base: string,
+    cookieCsrf: string,
+    usuario: string,
+    senha: string,
+  ): Promise<Operador> {
     const op = new Operador(base, cookieCsrf);
     await op.pedir('GET', '/sessao');
-    const r = await op.pedir('POST', '/sessao', new URLSearchParams({ usuario, senha }).toString(), 'application/x-www-form-urlencoded');
-    if (r.status !== 204) throw new Error(`login em ${base} respondeu ${r.status}: ${JSON.stringify(r.corpo)}`);
+    const r = await op.pedir(
+      'POST',
+      '/sessao',
+      new URLSearchParams({ usuario, senha }).toString(),
+      'application/x-www-form-urlencoded',
+    );
+    if (r.status !== 204)
+      throw new Error(`login em ${base} respondeu ${r.status}: ${JSON.stringify(r.corpo)}`);
     return op;
   }
 
@@ -50,9 +67,15 @@ export class Operador {
     }
   }
 
-  async pedir(metodo: string, caminho: string, corpo?: string, tipo = 'application/json'): Promise<Resposta> {
+  async pedir(
+    metodo: string,
+    caminho: string,
+    corpo?: string,
+    tipo = 'application/json',
+  ): Promise<Resposta> {
     const headers: Record<string, string> = { Accept: 'application/json' };
-    if (this.cookies.size) headers.Cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    if (this.cookies.size)
+      headers.Cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (metodo !== 'GET') headers['X-XSRF-TOKEN'] = this.cookies.get(this.cookieCsrf) ?? '';
     if (corpo !== undefined) headers['Content-Type'] = tipo;
     const res = await fetch(`${this.base}${caminho}`, { method: metodo, headers, body: corpo });

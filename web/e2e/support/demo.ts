@@ -25,7 +25,17 @@ const linhas = `7894900011517|COCA COLA 2L PET|22021000|Coca-Cola 2L PET|8.99|6|
 
 export const CATALOGO: ItemDemo[] = linhas.split('\n').map((l) => {
   const [sku, descricao, ncm, nome, preco, minimo, ideal, lote, validade] = l.split('|');
-  return { sku: sku!, descricao: descricao!, ncm: ncm!, nome: nome!, preco: Number(preco), minimo: Number(minimo), ideal: Number(ideal), lote: lote!, vencido: validade === 'yesterday' };
+  return {
+    sku: sku!,
+    descricao: descricao!,
+    ncm: ncm!,
+    nome: nome!,
+    preco: Number(preco),
+    minimo: Number(minimo),
+    ideal: Number(ideal),
+    lote: lote!,
+    vencido: validade === 'yesterday',
+  };
 });
 
 export const QUANTIDADE_LOTE = 60;
@@ -43,11 +53,26 @@ export function diaSaoPaulo(dias = 0): string {
 
 export async function carregarDemo(estoque: Operador, mercado: Operador): Promise<void> {
   for (const i of CATALOGO) {
-    const r = await estoque.post('/lotes', { sku: i.sku, descricao: i.descricao, ncm: i.ncm, codigoLote: i.lote, quantidade: QUANTIDADE_LOTE, validade: diaSaoPaulo(i.vencido ? -1 : 120) });
-    if (r.status !== 201) throw new Error(`POST /lotes ${i.lote}: ${r.status} ${JSON.stringify(r.corpo)}`);
+    const r = await estoque.post('/lotes', {
+      sku: i.sku,
+      descricao: i.descricao,
+      ncm: i.ncm,
+      codigoLote: i.lote,
+      quantidade: QUANTIDADE_LOTE,
+      validade: diaSaoPaulo(i.vencido ? -1 : 120),
+    });
+    if (r.status !== 201)
+      throw new Error(`POST /lotes ${i.lote}: ${r.status} ${JSON.stringify(r.corpo)}`);
   }
   for (const i of CATALOGO) {
-    const r = await mercado.post('/produtos', { sku: i.sku, nome: i.nome, preco: i.preco, estoqueMinimo: i.minimo, estoqueIdeal: i.ideal });
-    if (r.status !== 201) throw new Error(`POST /produtos ${i.sku}: ${r.status} ${JSON.stringify(r.corpo)}`);
+    const r = await mercado.post('/produtos', {
+      sku: i.sku,
+      nome: i.nome,
+      preco: i.preco,
+      estoqueMinimo: i.minimo,
+      estoqueIdeal: i.ideal,
+    });
+    if (r.status !== 201)
+      throw new Error(`POST /produtos ${i.sku}: ${r.status} ${JSON.stringify(r.corpo)}`);
   }
 }

@@ -53,25 +53,36 @@ async function portaLivre(): Promise<number> {
   });
 }
 
-async function esperar<T>(oque: string, ms: number, f: () => Promise<T | undefined | null | false>, processos: Processo[] = []): Promise<T> {
+async function esperar<T>(
+  oque: string,
+  ms: number,
+  f: () => Promise<T | undefined | null | false>,
+  processos: Processo[] = [],
+): Promise<T> {
   const limite = Date.now() + ms;
   let ultimo: unknown;
   for (;;) {
     const morto = processos.find((p) => p.filho.exitCode !== null || p.filho.signalCode !== null);
-    if (morto) throw new Error(`${morto.nome} terminou (${morto.filho.exitCode ?? morto.filho.signalCode}) antes de: ${oque}; log em ${morto.log}`);
+    if (morto)
+      throw new Error(
+        `${morto.nome} terminou (${morto.filho.exitCode ?? morto.filho.signalCode}) antes de: ${oque}; log em ${morto.log}`,
+      );
     try {
       const v = await f();
       if (v) return v;
     } catch (e) {
       ultimo = e;
     }
-    if (Date.now() > limite) throw new Error(`prazo de ${ms} ms esgotado esperando ${oque}${ultimo ? `: ${ultimo}` : ''}`);
+    if (Date.now() > limite)
+      throw new Error(`prazo de ${ms} ms esgotado esperando ${oque}${ultimo ? `: ${ultimo}` : ''}`);
     await sleep(100);
   }
 }
 
 function psql(): string {
-  const dirs = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)) : [];
+  const dirs = existsSync('/usr/lib/postgresql')
+    ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a))
+    : [];
   for (const d of dirs) {
     const p = `/usr/lib/postgresql/${d}/bin/psql`;
     if (existsSync(p)) return p;
@@ -80,7 +91,11 @@ function psql(): string {
 }
 
 function sql(adminUrl: string, comando: string): string {
-  return execFileSync(psql(), [adminUrl, '-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', '-c', comando], { encoding: 'utf8' });
+  return execFileSync(
+    psql(),
+    [adminUrl, '-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', '-c', comando],
+    { encoding: 'utf8' },
+  );
 }
 
 const dbUrl = (adminUrl: string, nome: string) => {
@@ -101,41 +116,82 @@ export class Lancador {
   private adminUrl = '';
   private trabalho = mkdtempSync(join(tmpdir(), 'giro-e2e-'));
 
-  private iniciar(nome: string, comando: string, args: string[], env: Record<string, string>, cwd = this.trabalho): Processo {
+  private iniciar(
+    nome: string,
+    comando: string,
+    args: string[],
+    env: Record<string, string>,
+    cwd = this.trabalho,
+  ): Processo {
     mkdirSync(join(RESULTADOS, 'logs'), { recursive: true });
     const log = join(RESULTADOS, 'logs', `${nome}.log`);
     const fd = openSync(log, 'w');
-    const base: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? homedir(), RUST_LOG: process.env.RUST_LOG ?? 'info' };
-    const filho = spawn(comando, args, { cwd, env: { ...base, ...env }, stdio: ['ignore', fd, fd] });
+    const base: Record<string, string> = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? homedir(),
+      RUST_LOG: process.env.RUST_LOG ?? 'info',
+    };
+    const filho = spawn(comando, args, {
+      cwd,
+      env: { ...base, ...env },
+      stdio: ['ignore', fd, fd],
+    });
     const p = { nome, filho, log };
     this.processos.push(p);
     return p;
   }
 
   async subir(): Promise<Estado> {
-    const giro = process.env.GIRO_BIN ?? join(process.env.CARGO_TARGET_DIR ?? join(homedir(), '.cache/giro/target'), 'debug/giro');
-    if (!existsSync(giro)) throw new Error(`${giro} não existe: rode \`cargo build\` (ou defina GIRO_BIN)`);
+    const giro =
+      process.env.GIRO_BIN ??
+      join(process.env.CARGO_TARGET_DIR ?? join(homedir(), '.cache/giro/target'), 'debug/giro');
+    if (!existsSync(giro))
+      throw new Error(`${giro} não existe: rode \`cargo build\` (ou defina GIRO_BIN)`);
     for (const app of ['vitrine', 'painel']) {
-      if (!existsSync(join(WEB, app, 'dist/index.html'))) throw new Error(`web/${app}/dist não existe: rode \`npm run build\` em web/`);
+      if (!existsSync(join(WEB, app, 'dist/index.html')))
+        throw new Error(`web/${app}/dist não existe: rode \`npm run build\` em web/`);
     }
 
-    this.adminUrl = process.env.GIRO_TEST_PG_URL || execFileSync(join(RAIZ, 'scripts/pg'), ['start'], { encoding: 'utf8' }).trim();
+    this.adminUrl =
+      process.env.GIRO_TEST_PG_URL ||
+      execFileSync(join(RAIZ, 'scripts/pg'), ['start'], { encoding: 'utf8' }).trim();
     this.varrerBancosAntigos();
 
     const usuario = 'operador';
     const senha = `senha-${randomBytes(8).toString('hex')}`;
-    const tokens = { MERCADO_TOKEN_SERVICO: randomBytes(32).toString('hex'), ESTOQUE_TOKEN_SERVICO: randomBytes(32).toString('hex') };
+    const tokens = {
+      MERCADO_TOKEN_SERVICO: randomBytes(32).toString('hex'),
+      ESTOQUE_TOKEN_SERVICO: randomBytes(32).toString('hex'),
+    };
     const tagToken = randomBytes(16).toString('hex');
 
     // The tag-worker (keyword classifier: no LLM key, whatever a .env says).
     const venv = execFileSync(join(RAIZ, 'scripts/tag-worker-setup'), { encoding: 'utf8' }).trim();
     const portaTag = await portaLivre();
-    const tag = this.iniciar('tag-worker', join(venv, 'bin/python'), ['-m', 'uvicorn', 'app.main:app', '--host', '127.0.0.1', '--port', String(portaTag)], { GROQ_API_KEY: '', TAG_WORKER_TOKEN: tagToken }, join(RAIZ, 'tag-worker'));
+    const tag = this.iniciar(
+      'tag-worker',
+      join(venv, 'bin/python'),
+      ['-m', 'uvicorn', 'app.main:app', '--host', '127.0.0.1', '--port', String(portaTag)],
+      { GROQ_API_KEY: '', TAG_WORKER_TOKEN: tagToken },
+      join(RAIZ, 'tag-worker'),
+    );
     const tagUrl = `http://127.0.0.1:${portaTag}`;
 
-    const subirMercado = async (nome: 'principal' | 'curto', extraMercado: Record<string, string>, tagWorker: string): Promise<Mercado> => {
-      const [pMercado, pEstoque, pVitrine, pPainel] = [await portaLivre(), await portaLivre(), await portaLivre(), await portaLivre()];
-      const dbs = { mercado: `giro_e2e_${process.pid}_${nome}_mercado`, estoque: `giro_e2e_${process.pid}_${nome}_estoque` };
+    const subirMercado = async (
+      nome: 'principal' | 'curto',
+      extraMercado: Record<string, string>,
+      tagWorker: string,
+    ): Promise<Mercado> => {
+      const [pMercado, pEstoque, pVitrine, pPainel] = [
+        await portaLivre(),
+        await portaLivre(),
+        await portaLivre(),
+        await portaLivre(),
+      ];
+      const dbs = {
+        mercado: `giro_e2e_${process.pid}_${nome}_mercado`,
+        estoque: `giro_e2e_${process.pid}_${nome}_estoque`,
+      };
       for (const db of Object.values(dbs)) {
         sql(this.adminUrl, `CREATE DATABASE ${db}`);
         this.bancos.push(db);
@@ -148,7 +204,11 @@ export class Lancador {
         ESTOQUE_DB_URL: dbUrl(this.adminUrl, dbs.estoque),
         GIRO_HTTP_ENDERECO: '127.0.0.1',
       };
-      execFileSync(giro, ['migrate', '--db', 'all'], { cwd: this.trabalho, env: { PATH: process.env.PATH ?? '', ...comum }, stdio: ['ignore', 'ignore', 'pipe'] });
+      execFileSync(giro, ['migrate', '--db', 'all'], {
+        cwd: this.trabalho,
+        env: { PATH: process.env.PATH ?? '', ...comum },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       const estoque = this.iniciar(`${nome}-estoque`, giro, ['estoque', 'serve'], {
         ...comum,
         ESTOQUE_PORTA: String(pEstoque),
@@ -180,7 +240,12 @@ export class Lancador {
         ttl: extraMercado.GIRO_RESERVA_TTL ?? '15m',
       };
       const vivos = [estoque, mercado, tag];
-      for (const url of [`${m.estoqueApi}/readyz`, `${m.mercadoApi}/readyz`, `${m.painel}/`, `${m.vitrine}/`]) {
+      for (const url of [
+        `${m.estoqueApi}/readyz`,
+        `${m.mercadoApi}/readyz`,
+        `${m.painel}/`,
+        `${m.vitrine}/`,
+      ]) {
         await esperar(url, 30_000, async () => (await fetch(url)).ok, vivos);
       }
       const opEstoque = await Operador.entrar(m.estoqueApi, 'XSRF-ESTOQUE', usuario, senha);
@@ -188,25 +253,50 @@ export class Lancador {
       await carregarDemo(opEstoque, opMercado);
       // The outbox restocks every shelf whose lot is valid up to its ideal; pão and sabão stay
       // sold out with a pent-up demand each.
-      await esperar(`as prateleiras de ${nome} reabastecidas`, 30_000, async () => {
-        const produtos = (await get(`${m.mercadoApi}/produtos`)).corpo as { sku: string; disponivel: number }[];
-        const demandas = (await opEstoque.get('/painel/demandas')).corpo as unknown[];
-        return CATALOGO.every((i) => produtos.find((p) => p.sku === i.sku)?.disponivel === (i.vencido ? 0 : i.ideal)) && demandas.length === 2;
-      }, vivos);
+      await esperar(
+        `as prateleiras de ${nome} reabastecidas`,
+        30_000,
+        async () => {
+          const produtos = (await get(`${m.mercadoApi}/produtos`)).corpo as {
+            sku: string;
+            disponivel: number;
+          }[];
+          const demandas = (await opEstoque.get('/painel/demandas')).corpo as unknown[];
+          return (
+            CATALOGO.every(
+              (i) =>
+                produtos.find((p) => p.sku === i.sku)?.disponivel === (i.vencido ? 0 : i.ideal),
+            ) && demandas.length === 2
+          );
+        },
+        vivos,
+      );
       return m;
     };
 
     await esperar('o tag-worker', 60_000, async () => (await fetch(`${tagUrl}/saude`)).ok, [tag]);
     const principal = await subirMercado('principal', {}, tagUrl);
-    const curto = await subirMercado('curto', { GIRO_RESERVA_TTL: '4s', GIRO_RESERVA_INTERVALO: '1s' }, 'http://127.0.0.1:9');
+    const curto = await subirMercado(
+      'curto',
+      { GIRO_RESERVA_TTL: '4s', GIRO_RESERVA_INTERVALO: '1s' },
+      'http://127.0.0.1:9',
+    );
     const estado: Estado = { usuario, senha, mercados: { principal, curto } };
-    writeFileSync(join(RESULTADOS, 'e2e-estado.json'), JSON.stringify({ ...estado, senha: '(ver OPERADOR_SENHA no processo)' }, null, 2));
+    writeFileSync(
+      join(RESULTADOS, 'e2e-estado.json'),
+      JSON.stringify({ ...estado, senha: '(ver OPERADOR_SENHA no processo)' }, null, 2),
+    );
     return estado;
   }
 
   private varrerBancosAntigos() {
     // Databases of an earlier run that died before its teardown (its pid is gone).
-    const nomes = sql(this.adminUrl, "SELECT datname FROM pg_database WHERE datname LIKE 'giro\\_e2e\\_%'").split('\n').filter(Boolean);
+    const nomes = sql(
+      this.adminUrl,
+      "SELECT datname FROM pg_database WHERE datname LIKE 'giro\\_e2e\\_%'",
+    )
+      .split('\n')
+      .filter(Boolean);
     for (const n of nomes) {
       const pid = Number(n.split('_')[2]);
       let vivo = false;
@@ -232,8 +322,13 @@ export class Lancador {
       }
     }
     const limite = Date.now() + 15_000;
-    while (this.processos.some((p) => p.filho.exitCode === null && p.filho.signalCode === null) && Date.now() < limite) await sleep(50);
-    for (const p of this.processos) if (p.filho.exitCode === null && p.filho.signalCode === null) p.filho.kill('SIGKILL');
+    while (
+      this.processos.some((p) => p.filho.exitCode === null && p.filho.signalCode === null) &&
+      Date.now() < limite
+    )
+      await sleep(50);
+    for (const p of this.processos)
+      if (p.filho.exitCode === null && p.filho.signalCode === null) p.filho.kill('SIGKILL');
     for (const db of this.bancos) {
       try {
         sql(this.adminUrl, `DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
@@ -245,6 +340,8 @@ export class Lancador {
 
   /** Exit codes of the services (0 each after SIGTERM = graceful shutdown). */
   saidas(): Record<string, number | string | null> {
-    return Object.fromEntries(this.processos.map((p) => [p.nome, p.filho.exitCode ?? p.filho.signalCode]));
+    return Object.fromEntries(
+      this.processos.map((p) => [p.nome, p.filho.exitCode ?? p.filho.signalCode]),
+    );
   }
 }

@@ -28,7 +28,10 @@ export async function foto(page: Page, nome: string): Promise<void> {
 
 /** No horizontal scrolling at the current width. */
 export async function semRolagemHorizontal(page: Page): Promise<void> {
-  const { largura, conteudo } = await page.evaluate(() => ({ largura: document.documentElement.clientWidth, conteudo: document.documentElement.scrollWidth }));
+  const { largura, conteudo } = await page.evaluate(() => ({
+    largura: document.documentElement.clientWidth,
+    conteudo: document.documentElement.scrollWidth,
+  }));
   expect(conteudo, 'página mais larga que a janela').toBeLessThanOrEqual(largura);
 }
 
@@ -40,7 +43,8 @@ export const test = base.extend<{ erros: string[] }>({
       page.on('console', (m) => {
         // The browser logs every non-2xx fetch as "Failed to load resource"; the tests provoke
         // 401, 404, 409 and 422 answers on purpose. Anything else logged as an error fails.
-        if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) erros.push(`console: ${m.text()}`);
+        if (m.type() === 'error' && !m.text().startsWith('Failed to load resource'))
+          erros.push(`console: ${m.text()}`);
       });
       await use(erros);
       expect(erros, 'erros no console da página').toEqual([]);
@@ -77,7 +81,11 @@ export async function produtoNoMercado(sku: string, m: Mercado = principal()): P
 }
 
 /** Another shopper buys (and pays) `qtd` units through the API. */
-export async function outroClienteCompra(sku: string, qtd: number, m: Mercado = principal()): Promise<void> {
+export async function outroClienteCompra(
+  sku: string,
+  qtd: number,
+  m: Mercado = principal(),
+): Promise<void> {
   const r = await postJson(`${m.mercadoApi}/pedidos`, { itens: [{ sku, qtd }] });
   expect(r.status, JSON.stringify(r.corpo)).toBe(201);
   const pago = await postJson(`${m.mercadoApi}/pedidos/${r.corpo.pedidoId}/pagamento`, {});
@@ -89,12 +97,33 @@ export async function outroClienteCompra(sku: string, qtd: number, m: Mercado = 
  * units, then registered in the storefront with min `minimo` and ideal `lote`, so its first
  * restock empties the lot; resolves once the shelf holds the whole lot.
  */
-export async function produtoProprio(sku: string, nome: string, preco: number, lote: number, minimo = 1, m: Mercado = principal()): Promise<void> {
+export async function produtoProprio(
+  sku: string,
+  nome: string,
+  preco: number,
+  lote: number,
+  minimo = 1,
+  m: Mercado = principal(),
+): Promise<void> {
   const estoque = await operadorEstoque(m);
-  const l = await estoque.post('/lotes', { sku, descricao: nome.toUpperCase(), ncm: '19053100', codigoLote: `L-${sku.slice(-4)}`, quantidade: lote });
+  const l = await estoque.post('/lotes', {
+    sku,
+    descricao: nome.toUpperCase(),
+    ncm: '19053100',
+    codigoLote: `L-${sku.slice(-4)}`,
+    quantidade: lote,
+  });
   expect(l.status, JSON.stringify(l.corpo)).toBe(201);
   const mercado = await operadorMercado(m);
-  const p = await mercado.post('/produtos', { sku, nome, preco, estoqueMinimo: minimo, estoqueIdeal: lote });
+  const p = await mercado.post('/produtos', {
+    sku,
+    nome,
+    preco,
+    estoqueMinimo: minimo,
+    estoqueIdeal: lote,
+  });
   expect(p.status, JSON.stringify(p.corpo)).toBe(201);
-  await expect.poll(async () => (await produtoNoMercado(sku, m)).disponivel, { timeout: 15_000 }).toBe(lote);
+  await expect
+    .poll(async () => (await produtoNoMercado(sku, m)).disponivel, { timeout: 15_000 })
+    .toBe(lote);
 }

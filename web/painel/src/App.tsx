@@ -7,7 +7,12 @@ import { TelaLogin } from './componentes/TelaLogin';
 
 export function App() {
   const cliente = useQueryClient();
-  const sessao = useQuery({ queryKey: ['sessao'], queryFn: sessaoAtual, staleTime: Infinity, retry: false });
+  const sessao = useQuery({
+    queryKey: ['sessao'],
+    queryFn: sessaoAtual,
+    staleTime: Infinity,
+    retry: false,
+  });
   useEffect(() => {
     // Any 401 from a query or a write: the session is gone, back to the login.
     quandoPerderSessao(() => {

@@ -100,7 +100,10 @@ async function buscar(caminho: string, init: RequestInit = {}): Promise<Response
   headers.set('Accept', 'application/json');
   if (metodo !== 'GET' && metodo !== 'HEAD') {
     // The CSRF cookie is handed out by GET /sessao; fetch it first when missing.
-    if (!lerCookie(COOKIE_CSRF)) await fetch('/api/sessao', { headers: { Accept: 'application/json' } }).catch(() => undefined);
+    if (!lerCookie(COOKIE_CSRF))
+      await fetch('/api/sessao', { headers: { Accept: 'application/json' } }).catch(
+        () => undefined,
+      );
     const token = lerCookie(COOKIE_CSRF);
     if (token) headers.set('X-XSRF-TOKEN', token);
   }

@@ -5,7 +5,8 @@ import type { LoteRegistrado } from './api';
 export function mensagemLoteRegistrado(codigoLote: string, r: LoteRegistrado): string {
   let m = `Lote ${codigoLote} registrado. Saldo do SKU: ${formatarNumero(r.saldoDisponivel)}.`;
   if (r.demandasAtendidas === 1) m += ' 1 demanda reprimida atendida.';
-  else if (r.demandasAtendidas > 1) m += ` ${formatarNumero(r.demandasAtendidas)} demandas reprimidas atendidas.`;
+  else if (r.demandasAtendidas > 1)
+    m += ` ${formatarNumero(r.demandasAtendidas)} demandas reprimidas atendidas.`;
   if (!r.classificado) m += ' Tags pendentes: o produto será reclassificado depois.';
   return m;
 }
@@ -19,4 +20,5 @@ export const SKU_INVALIDO = 'EAN-8 ou GTIN de 12 a 14 dígitos.';
 export const SKU_NOVO = 'SKU novo: informe descrição e NCM.';
 export const SKU_ERRO = 'Não foi possível consultar o SKU.';
 export const LOGIN_INVALIDO = 'Usuário ou senha inválidos.';
-export const LOGIN_SEM_CONEXAO = 'Não foi possível entrar. Verifique a conexão com o estoque-service.';
+export const LOGIN_SEM_CONEXAO =
+  'Não foi possível entrar. Verifique a conexão com o estoque-service.';

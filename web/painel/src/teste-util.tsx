@@ -4,11 +4,19 @@ import type { ReactNode } from 'react';
 import { vi } from 'vitest';
 
 export function renderizar(elemento: ReactNode) {
-  const cliente = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
-  return { cliente, ...render(<QueryClientProvider client={cliente}>{elemento}</QueryClientProvider>) };
+  const cliente = new QueryClient({
+    defaultOptions: { queries: { retry: false }, mutations: { retry: false } },
+  });
+  return {
+    cliente,
+    ...render(<QueryClientProvider client={cliente}>{elemento}</QueryClientProvider>),
+  };
 }
 
-export type Resposta = { status: number; corpo?: unknown } | ((init?: RequestInit) => { status: number; corpo?: unknown }) | 'falha';
+export type Resposta =
+  | { status: number; corpo?: unknown }
+  | ((init?: RequestInit) => { status: number; corpo?: unknown })
+  | 'falha';
 
 /** Stubs fetch: `METHOD /path` → answer; 'falha' = no answer (network error). */
 export function fetchFalso(rotas: Record<string, Resposta>) {
@@ -17,7 +25,10 @@ export function fetchFalso(rotas: Record<string, Resposta>) {
     const r = rotas[chave];
     if (!r || r === 'falha') throw new TypeError(`Failed to fetch ${chave}`);
     const { status, corpo } = typeof r === 'function' ? r(init) : r;
-    return new Response(corpo === undefined || status === 204 ? null : JSON.stringify(corpo), { status, headers: { 'Content-Type': 'application/json' } });
+    return new Response(corpo === undefined || status === 204 ? null : JSON.stringify(corpo), {
+      status,
+      headers: { 'Content-Type': 'application/json' },
+    });
   });
   vi.stubGlobal('fetch', f);
   return f;

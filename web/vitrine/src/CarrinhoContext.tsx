@@ -1,5 +1,20 @@
-import { createContext, useContext, useEffect, useReducer, type Dispatch, type ReactNode } from 'react';
-import { CHAVE, carregar, carrinhoReducer, lerCarrinho, salvar, type Acao, type ItemCarrinho } from './carrinho';
+import {
+  createContext,
+  useContext,
+  useEffect,
+  useReducer,
+  type Dispatch,
+  type ReactNode,
+} from 'react';
+import {
+  CHAVE,
+  carregar,
+  carrinhoReducer,
+  lerCarrinho,
+  salvar,
+  type Acao,
+  type ItemCarrinho,
+} from './carrinho';
 
 interface Valor {
   itens: ItemCarrinho[];

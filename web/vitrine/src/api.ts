@@ -50,7 +50,11 @@ export class ErroApi extends Error {
 async function pedir<T>(caminho: string, init?: RequestInit): Promise<T> {
   const res = await fetch(`/api${caminho}`, {
     ...init,
-    headers: { Accept: 'application/json', ...(init?.body ? { 'Content-Type': 'application/json' } : {}), ...init?.headers },
+    headers: {
+      Accept: 'application/json',
+      ...(init?.body ? { 'Content-Type': 'application/json' } : {}),
+      ...init?.headers,
+    },
   });
   if (!res.ok) {
     let problema: Record<string, unknown> | null = null;

@@ -1,14 +1,40 @@
 import { describe, expect, it } from 'vitest';
-import { CHAVE, carregar, carrinhoReducer, lerCarrinho, salvar, totalCentavos, totalItens, type ItemCarrinho } from './carrinho';
+import {
+  CHAVE,
+  carregar,
+  carrinhoReducer,
+  lerCarrinho,
+  salvar,
+  totalCentavos,
+  totalItens,
+  type ItemCarrinho,
+} from './carrinho';
 import { mensagemSemEstoque } from './mensagens';
 
-const coca = { sku: '7894900011517', nome: 'Coca-Cola 2L PET', preco: 8.99, categoria: 'bebidas', status: 'DISPONIVEL' as const, disponivel: 5 };
-const banana = { sku: '2000000000114', nome: 'Banana Prata (kg)', preco: 5.49, categoria: 'hortifruti', status: 'DISPONIVEL' as const, disponivel: 20 };
-const add = (itens: ItemCarrinho[], produto: typeof coca, qtd = 1) => carrinhoReducer(itens, { tipo: 'adicionar', produto, qtd });
+const coca = {
+  sku: '7894900011517',
+  nome: 'Coca-Cola 2L PET',
+  preco: 8.99,
+  categoria: 'bebidas',
+  status: 'DISPONIVEL' as const,
+  disponivel: 5,
+};
+const banana = {
+  sku: '2000000000114',
+  nome: 'Banana Prata (kg)',
+  preco: 5.49,
+  categoria: 'hortifruti',
+  status: 'DISPONIVEL' as const,
+  disponivel: 20,
+};
+const add = (itens: ItemCarrinho[], produto: typeof coca, qtd = 1) =>
+  carrinhoReducer(itens, { tipo: 'adicionar', produto, qtd });
 
 describe('adicionar', () => {
   it('adds a new item with its quantity within [1, disponível]', () => {
-    expect(add([], coca, 2)).toEqual([{ sku: coca.sku, nome: coca.nome, preco: 8.99, categoria: 'bebidas', qtd: 2, disponivel: 5 }]);
+    expect(add([], coca, 2)).toEqual([
+      { sku: coca.sku, nome: coca.nome, preco: 8.99, categoria: 'bebidas', qtd: 2, disponivel: 5 },
+    ]);
     expect(add([], coca, 50)[0]!.qtd).toBe(5);
     expect(add([], coca, 1.7)[0]!.qtd).toBe(1);
   });
@@ -45,12 +71,22 @@ describe('alterar, remover, atualizarDisponivel, limpar', () => {
     expect(carrinhoReducer(base, { tipo: 'alterar', sku: coca.sku, qtd: Number.NaN })).toBe(base);
   });
   it('remover drops the SKU', () => {
-    expect(carrinhoReducer(base, { tipo: 'remover', sku: coca.sku }).map((i) => i.sku)).toEqual([banana.sku]);
+    expect(carrinhoReducer(base, { tipo: 'remover', sku: coca.sku }).map((i) => i.sku)).toEqual([
+      banana.sku,
+    ]);
   });
   it('atualizarDisponivel lowers the quantity, and 0 removes the item', () => {
-    expect(carrinhoReducer(base, { tipo: 'atualizarDisponivel', sku: coca.sku, disponivel: 1 })[0]).toMatchObject({ qtd: 1, disponivel: 1 });
-    expect(carrinhoReducer(base, { tipo: 'atualizarDisponivel', sku: coca.sku, disponivel: 10 })[0]).toMatchObject({ qtd: 3, disponivel: 10 });
-    expect(carrinhoReducer(base, { tipo: 'atualizarDisponivel', sku: coca.sku, disponivel: 0 }).map((i) => i.sku)).toEqual([banana.sku]);
+    expect(
+      carrinhoReducer(base, { tipo: 'atualizarDisponivel', sku: coca.sku, disponivel: 1 })[0],
+    ).toMatchObject({ qtd: 1, disponivel: 1 });
+    expect(
+      carrinhoReducer(base, { tipo: 'atualizarDisponivel', sku: coca.sku, disponivel: 10 })[0],
+    ).toMatchObject({ qtd: 3, disponivel: 10 });
+    expect(
+      carrinhoReducer(base, { tipo: 'atualizarDisponivel', sku: coca.sku, disponivel: 0 }).map(
+        (i) => i.sku,
+      ),
+    ).toEqual([banana.sku]);
   });
   it('limpar empties it', () => {
     expect(carrinhoReducer(base, { tipo: 'limpar' })).toEqual([]);
@@ -58,7 +94,11 @@ describe('alterar, remover, atualizarDisponivel, limpar', () => {
   it('counts units and totals in integer cents', () => {
     expect(totalItens(base)).toBe(5);
     expect(totalCentavos(base)).toBe(3 * 899 + 2 * 549);
-    const dez = carrinhoReducer([], { tipo: 'adicionar', produto: { ...coca, preco: 0.1, disponivel: 10 }, qtd: 3 });
+    const dez = carrinhoReducer([], {
+      tipo: 'adicionar',
+      produto: { ...coca, preco: 0.1, disponivel: 10 },
+      qtd: 3,
+    });
     expect(totalCentavos(dez)).toBe(30);
   });
 });
@@ -75,7 +115,14 @@ describe('localStorage["giro.carrinho"]', () => {
     expect(lerCarrinho('{não é json')).toEqual([]);
     expect(lerCarrinho('{"sku":"7894900011517"}')).toEqual([]);
     expect(lerCarrinho('"texto"')).toEqual([]);
-    const bom = { sku: coca.sku, nome: 'Coca', preco: 8.99, categoria: null, qtd: 2, disponivel: 5 };
+    const bom = {
+      sku: coca.sku,
+      nome: 'Coca',
+      preco: 8.99,
+      categoria: null,
+      qtd: 2,
+      disponivel: 5,
+    };
     const ruins = [
       { ...bom, sku: '123' },
       { ...bom, nome: '  ' },
@@ -91,7 +138,13 @@ describe('localStorage["giro.carrinho"]', () => {
     expect(lerCarrinho(JSON.stringify([...ruins, bom, { ...bom, qtd: 3 }]))).toEqual([bom]);
   });
   it('clamps a saved quantity above disponível', () => {
-    expect(lerCarrinho(JSON.stringify([{ sku: coca.sku, nome: 'Coca', preco: 8.99, categoria: 'bebidas', qtd: 9, disponivel: 4 }]))[0]!.qtd).toBe(4);
+    expect(
+      lerCarrinho(
+        JSON.stringify([
+          { sku: coca.sku, nome: 'Coca', preco: 8.99, categoria: 'bebidas', qtd: 9, disponivel: 4 },
+        ]),
+      )[0]!.qtd,
+    ).toBe(4);
   });
 });
 

@@ -14,7 +14,10 @@ const ROTULOS: Record<string, string> = {
 };
 
 export function rotuloCategoria(categoria: string): string {
-  return ROTULOS[categoria] ?? (categoria ? categoria.charAt(0).toUpperCase() + categoria.slice(1) : categoria);
+  return (
+    ROTULOS[categoria] ??
+    (categoria ? categoria.charAt(0).toUpperCase() + categoria.slice(1) : categoria)
+  );
 }
 
 /** Distinct non-null categories of the catalogue, sorted. */

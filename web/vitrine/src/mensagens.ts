@@ -7,4 +7,5 @@ export function mensagemSemEstoque(disponivel: number): string {
 }
 
 export const PRODUTO_SAIU = 'Um dos produtos saiu da vitrine. Remova-o e tente de novo.';
-export const FALHA_CHECKOUT = 'Não conseguimos finalizar agora. Seu carrinho continua salvo — tente de novo.';
+export const FALHA_CHECKOUT =
+  'Não conseguimos finalizar agora. Seu carrinho continua salvo — tente de novo.';

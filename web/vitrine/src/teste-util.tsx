@@ -6,8 +6,13 @@ import { MemoryRouter, Route, Routes } from 'react-router';
 import { vi } from 'vitest';
 import { CarrinhoProvider } from './CarrinhoContext';
 
-export function renderizar(elemento: ReactNode, { rota = '/', caminho = '*' }: { rota?: string; caminho?: string } = {}) {
-  const cliente = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
+export function renderizar(
+  elemento: ReactNode,
+  { rota = '/', caminho = '*' }: { rota?: string; caminho?: string } = {},
+) {
+  const cliente = new QueryClient({
+    defaultOptions: { queries: { retry: false }, mutations: { retry: false } },
+  });
   return render(
     <QueryClientProvider client={cliente}>
       <CarrinhoProvider>
@@ -22,7 +27,8 @@ export function renderizar(elemento: ReactNode, { rota = '/', caminho = '*' }: {
   );
 }
 
-export type Resposta = { status: number; corpo?: unknown } | (() => { status: number; corpo?: unknown });
+export type Resposta =
+  { status: number; corpo?: unknown } | (() => { status: number; corpo?: unknown });
 
 /** Stubs fetch: `METHOD /path` → answer (a function is called on every request). */
 export function fetchFalso(rotas: Record<string, Resposta>) {
@@ -31,7 +37,10 @@ export function fetchFalso(rotas: Record<string, Resposta>) {
     const r = rotas[chave];
     if (!r) throw new TypeError(`sem rota falsa para ${chave}`);
     const { status, corpo } = typeof r === 'function' ? r() : r;
-    return new Response(corpo === undefined ? null : JSON.stringify(corpo), { status, headers: { 'Content-Type': 'application/json' } });
+    return new Response(corpo === undefined ? null : JSON.stringify(corpo), {
+      status,
+      headers: { 'Content-Type': 'application/json' },
+    });
   });
   vi.stubGlobal('fetch', f);
   return f;

@@ -14,10 +14,12 @@ async function digitarSku(sku: string) {
 function preencher(qtd: string, codigo: string, validade = '') {
   fireEvent.change(screen.getByLabelText('Quantidade'), { target: { value: qtd } });
   fireEvent.change(screen.getByLabelText('Código do lote'), { target: { value: codigo } });
-  if (validade) fireEvent.change(screen.getByLabelText('Validade'), { target: { value: validade } });
+  if (validade)
+    fireEvent.change(screen.getByLabelText('Validade'), { target: { value: validade } });
 }
 
-const corpo = (f: ReturnType<typeof fetchFalso>, i: number) => JSON.parse((f.mock.calls[i] as unknown as [string, RequestInit])[1].body as string);
+const corpo = (f: ReturnType<typeof fetchFalso>, i: number) =>
+  JSON.parse((f.mock.calls[i] as unknown as [string, RequestInit])[1].body as string);
 
 describe('FormularioLote', () => {
   it('an invalid SKU is said so and never looked up', async () => {
@@ -27,12 +29,28 @@ describe('FormularioLote', () => {
     await digitarSku('12345');
     expect(screen.getByText('EAN-8 ou GTIN de 12 a 14 dígitos.')).toBeTruthy();
     expect(f).not.toHaveBeenCalled();
-    expect(screen.getByText('Ao dar entrada, o Girô classifica as tags do produto e atende a demanda reprimida deste SKU automaticamente.')).toBeTruthy();
+    expect(
+      screen.getByText(
+        'Ao dar entrada, o Girô classifica as tags do produto e atende a demanda reprimida deste SKU automaticamente.',
+      ),
+    ).toBeTruthy();
   });
 
   it('waits 300 ms of quiet before looking up', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
-    const f = fetchFalso({ [`GET /api/produtos/${PAO}`]: { status: 200, corpo: { sku: PAO, descricao: 'PAO DE FORMA', ncm: '19059090', tags: null, categoria: null, saldoDisponivel: 1248 } } });
+    const f = fetchFalso({
+      [`GET /api/produtos/${PAO}`]: {
+        status: 200,
+        corpo: {
+          sku: PAO,
+          descricao: 'PAO DE FORMA',
+          ncm: '19059090',
+          tags: null,
+          categoria: null,
+          saldoDisponivel: 1248,
+        },
+      },
+    });
     renderizar(<FormularioLote />);
     fireEvent.change(screen.getByLabelText('SKU/EAN'), { target: { value: PAO } });
     await act(async () => void (await vi.advanceTimersByTimeAsync(250)));
@@ -46,18 +64,50 @@ describe('FormularioLote', () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     document.cookie = 'XSRF-ESTOQUE=tok; path=/';
     const f = fetchFalso({
-      [`GET /api/produtos/${PAO}`]: { status: 200, corpo: { sku: PAO, descricao: 'PAO DE FORMA', ncm: '19059090', tags: ['pao'], categoria: 'padaria', saldoDisponivel: 60 } },
-      'POST /api/lotes': { status: 201, corpo: { loteId: 9, sku: PAO, saldoDisponivel: 108, classificado: true, demandasAtendidas: 1 } },
+      [`GET /api/produtos/${PAO}`]: {
+        status: 200,
+        corpo: {
+          sku: PAO,
+          descricao: 'PAO DE FORMA',
+          ncm: '19059090',
+          tags: ['pao'],
+          categoria: 'padaria',
+          saldoDisponivel: 60,
+        },
+      },
+      'POST /api/lotes': {
+        status: 201,
+        corpo: {
+          loteId: 9,
+          sku: PAO,
+          saldoDisponivel: 108,
+          classificado: true,
+          demandasAtendidas: 1,
+        },
+      },
     });
     renderizar(<FormularioLote />);
     await digitarSku(PAO);
     await screen.findByText('PAO DE FORMA · saldo 60');
     preencher('60', 'L-PAO-02', '2026-06-01');
     fireEvent.click(screen.getByRole('button', { name: 'Dar entrada no estoque' }));
-    expect((await screen.findByTestId('resultado-lote')).textContent).toBe('Lote L-PAO-02 registrado. Saldo do SKU: 108. 1 demanda reprimida atendida.');
-    const post = f.mock.calls.findIndex((c) => (c as unknown as [string, RequestInit])[1]?.method === 'POST');
-    expect(corpo(f, post)).toEqual({ sku: PAO, codigoLote: 'L-PAO-02', quantidade: 60, validade: '2026-06-01' });
-    expect(new Headers((f.mock.calls[post] as unknown as [string, RequestInit])[1].headers).get('X-XSRF-TOKEN')).toBe('tok');
+    expect((await screen.findByTestId('resultado-lote')).textContent).toBe(
+      'Lote L-PAO-02 registrado. Saldo do SKU: 108. 1 demanda reprimida atendida.',
+    );
+    const post = f.mock.calls.findIndex(
+      (c) => (c as unknown as [string, RequestInit])[1]?.method === 'POST',
+    );
+    expect(corpo(f, post)).toEqual({
+      sku: PAO,
+      codigoLote: 'L-PAO-02',
+      quantidade: 60,
+      validade: '2026-06-01',
+    });
+    expect(
+      new Headers((f.mock.calls[post] as unknown as [string, RequestInit])[1].headers).get(
+        'X-XSRF-TOKEN',
+      ),
+    ).toBe('tok');
     // The form is reset.
     expect((screen.getByLabelText('SKU/EAN') as HTMLInputElement).value).toBe('');
     expect((screen.getByLabelText('Código do lote') as HTMLInputElement).value).toBe('');
@@ -68,7 +118,16 @@ describe('FormularioLote', () => {
     document.cookie = 'XSRF-ESTOQUE=tok; path=/';
     const f = fetchFalso({
       [`GET /api/produtos/${NOVO}`]: { status: 404 },
-      'POST /api/lotes': { status: 201, corpo: { loteId: 10, sku: NOVO, saldoDisponivel: 10, classificado: false, demandasAtendidas: 0 } },
+      'POST /api/lotes': {
+        status: 201,
+        corpo: {
+          loteId: 10,
+          sku: NOVO,
+          saldoDisponivel: 10,
+          classificado: false,
+          demandasAtendidas: 0,
+        },
+      },
     });
     renderizar(<FormularioLote />);
     await digitarSku(NOVO);
@@ -79,8 +138,23 @@ describe('FormularioLote', () => {
     expect((screen.getByLabelText('NCM') as HTMLInputElement).pattern).toBe('\\d{8}');
     preencher('10', 'L-1');
     fireEvent.click(screen.getByRole('button', { name: 'Dar entrada no estoque' }));
-    expect((await screen.findByTestId('resultado-lote')).textContent).toBe('Lote L-1 registrado. Saldo do SKU: 10. Tags pendentes: o produto será reclassificado depois.');
-    expect(corpo(f, f.mock.calls.findIndex((c) => (c as unknown as [string, RequestInit])[1]?.method === 'POST'))).toEqual({ sku: NOVO, codigoLote: 'L-1', quantidade: 10, descricao: 'BISCOITO', ncm: '19053100' });
+    expect((await screen.findByTestId('resultado-lote')).textContent).toBe(
+      'Lote L-1 registrado. Saldo do SKU: 10. Tags pendentes: o produto será reclassificado depois.',
+    );
+    expect(
+      corpo(
+        f,
+        f.mock.calls.findIndex(
+          (c) => (c as unknown as [string, RequestInit])[1]?.method === 'POST',
+        ),
+      ),
+    ).toEqual({
+      sku: NOVO,
+      codigoLote: 'L-1',
+      quantidade: 10,
+      descricao: 'BISCOITO',
+      ncm: '19053100',
+    });
   });
 
   it('the lookup fails: says so and offers the new-SKU fields', async () => {
@@ -98,15 +172,37 @@ describe('FormularioLote', () => {
     document.cookie = 'XSRF-ESTOQUE=tok; path=/';
     let vez = 0;
     fetchFalso({
-      [`GET /api/produtos/${PAO}`]: { status: 200, corpo: { sku: PAO, descricao: 'PAO', ncm: '19059090', tags: null, categoria: null, saldoDisponivel: 60 } },
-      'POST /api/lotes': () => (vez++ === 0 ? { status: 409, corpo: { status: 409, detail: 'lote já registrado para este SKU, ou o SKU foi cadastrado em paralelo; tente novamente' } } : { status: 500 }),
+      [`GET /api/produtos/${PAO}`]: {
+        status: 200,
+        corpo: {
+          sku: PAO,
+          descricao: 'PAO',
+          ncm: '19059090',
+          tags: null,
+          categoria: null,
+          saldoDisponivel: 60,
+        },
+      },
+      'POST /api/lotes': () =>
+        vez++ === 0
+          ? {
+              status: 409,
+              corpo: {
+                status: 409,
+                detail:
+                  'lote já registrado para este SKU, ou o SKU foi cadastrado em paralelo; tente novamente',
+              },
+            }
+          : { status: 500 },
     });
     renderizar(<FormularioLote />);
     await digitarSku(PAO);
     await screen.findByText('PAO · saldo 60');
     preencher('1', 'L-PAO-01');
     fireEvent.click(screen.getByRole('button', { name: 'Dar entrada no estoque' }));
-    expect((await screen.findByRole('alert')).textContent).toBe('lote já registrado para este SKU, ou o SKU foi cadastrado em paralelo; tente novamente');
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'lote já registrado para este SKU, ou o SKU foi cadastrado em paralelo; tente novamente',
+    );
     fireEvent.click(screen.getByRole('button', { name: 'Dar entrada no estoque' }));
     await screen.findByText('Não foi possível registrar o lote. Tente de novo.');
   });

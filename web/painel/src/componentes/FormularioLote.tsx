@@ -12,14 +12,22 @@ export function FormularioLote() {
   const cliente = useQueryClient();
   const [f, setF] = useState(VAZIO);
   const [resultado, setResultado] = useState<{ ok: boolean; texto: string } | null>(null);
-  const campo = (k: keyof typeof VAZIO) => (e: { target: { value: string } }) => setF((v) => ({ ...v, [k]: e.target.value }));
+  const campo = (k: keyof typeof VAZIO) => (e: { target: { value: string } }) =>
+    setF((v) => ({ ...v, [k]: e.target.value }));
 
   const sku = useAtrasado(f.sku.trim(), 300);
   const valido = skuValido(sku);
-  const consulta = useQuery({ queryKey: ['produto-estoque', sku], queryFn: () => produto(sku), enabled: valido, retry: false, staleTime: 0 });
+  const consulta = useQuery({
+    queryKey: ['produto-estoque', sku],
+    queryFn: () => produto(sku),
+    enabled: valido,
+    retry: false,
+    staleTime: 0,
+  });
   // Still typing (the debounce has not caught up) counts as not looked up yet.
   const emDia = sku === f.sku.trim();
-  const novo = emDia && valido && ((consulta.isSuccess && consulta.data === null) || consulta.isError);
+  const novo =
+    emDia && valido && ((consulta.isSuccess && consulta.data === null) || consulta.isError);
 
   const registro = useMutation({
     mutationFn: (entrada: EntradaLote) => registrarLote(entrada),
@@ -30,14 +38,19 @@ export function FormularioLote() {
       void cliente.invalidateQueries({ queryKey: ['painel'] });
       void cliente.invalidateQueries({ queryKey: ['produto-estoque', entrada.sku] });
     },
-    onError: (erro) => setResultado({ ok: false, texto: (erro instanceof ErroApi && erro.detalhe) || ERRO_LOTE }),
+    onError: (erro) =>
+      setResultado({ ok: false, texto: (erro instanceof ErroApi && erro.detalhe) || ERRO_LOTE }),
   });
 
   function enviar(e: FormEvent) {
     e.preventDefault();
     const s = f.sku.trim();
     if (!skuValido(s)) return;
-    const entrada: EntradaLote = { sku: s, codigoLote: f.codigoLote.trim(), quantidade: Number.parseInt(f.quantidade, 10) };
+    const entrada: EntradaLote = {
+      sku: s,
+      codigoLote: f.codigoLote.trim(),
+      quantidade: Number.parseInt(f.quantidade, 10),
+    };
     if (f.validade) entrada.validade = f.validade;
     if (novo) {
       entrada.descricao = f.descricao.trim();
@@ -50,8 +63,13 @@ export function FormularioLote() {
   if (f.sku.trim() && emDia) {
     if (!valido) ajudaSku = { texto: SKU_INVALIDO, tipo: 'erro' };
     else if (consulta.isError) ajudaSku = { texto: SKU_ERRO, tipo: 'erro' };
-    else if (consulta.isSuccess && consulta.data === null) ajudaSku = { texto: SKU_NOVO, tipo: 'info' };
-    else if (consulta.data) ajudaSku = { texto: `${consulta.data.descricao} · saldo ${formatarNumero(consulta.data.saldoDisponivel)}`, tipo: 'ok' };
+    else if (consulta.isSuccess && consulta.data === null)
+      ajudaSku = { texto: SKU_NOVO, tipo: 'info' };
+    else if (consulta.data)
+      ajudaSku = {
+        texto: `${consulta.data.descricao} · saldo ${formatarNumero(consulta.data.saldoDisponivel)}`,
+        tipo: 'ok',
+      };
   }
 
   return (
@@ -74,7 +92,11 @@ export function FormularioLote() {
             aria-invalid={ajudaSku?.tipo === 'erro' && !valido ? true : undefined}
             className="mono"
           />
-          <span id="lote-sku-ajuda" className={`ajuda ajuda-${ajudaSku?.tipo ?? 'vazia'}`} role="status">
+          <span
+            id="lote-sku-ajuda"
+            className={`ajuda ajuda-${ajudaSku?.tipo ?? 'vazia'}`}
+            role="status"
+          >
             {ajudaSku?.texto ?? ''}
           </span>
         </div>
@@ -82,21 +104,53 @@ export function FormularioLote() {
           <>
             <div className="campo campo-largo">
               <label htmlFor="lote-descricao">Descrição</label>
-              <input id="lote-descricao" required maxLength={255} value={f.descricao} onChange={campo('descricao')} />
+              <input
+                id="lote-descricao"
+                required
+                maxLength={255}
+                value={f.descricao}
+                onChange={campo('descricao')}
+              />
             </div>
             <div className="campo">
               <label htmlFor="lote-ncm">NCM</label>
-              <input id="lote-ncm" required inputMode="numeric" maxLength={8} pattern={NCM.source.slice(1, -1)} title="8 dígitos" value={f.ncm} onChange={campo('ncm')} className="mono" />
+              <input
+                id="lote-ncm"
+                required
+                inputMode="numeric"
+                maxLength={8}
+                pattern={NCM.source.slice(1, -1)}
+                title="8 dígitos"
+                value={f.ncm}
+                onChange={campo('ncm')}
+                className="mono"
+              />
             </div>
           </>
         )}
         <div className="campo">
           <label htmlFor="lote-quantidade">Quantidade</label>
-          <input id="lote-quantidade" type="number" inputMode="numeric" min={1} step={1} required value={f.quantidade} onChange={campo('quantidade')} />
+          <input
+            id="lote-quantidade"
+            type="number"
+            inputMode="numeric"
+            min={1}
+            step={1}
+            required
+            value={f.quantidade}
+            onChange={campo('quantidade')}
+          />
         </div>
         <div className="campo">
           <label htmlFor="lote-codigo">Código do lote</label>
-          <input id="lote-codigo" required maxLength={50} value={f.codigoLote} onChange={campo('codigoLote')} className="mono" />
+          <input
+            id="lote-codigo"
+            required
+            maxLength={50}
+            value={f.codigoLote}
+            onChange={campo('codigoLote')}
+            className="mono"
+          />
         </div>
         <div className="campo">
           <label htmlFor="lote-validade">Validade</label>
@@ -109,11 +163,18 @@ export function FormularioLote() {
         </div>
       </form>
       {resultado && (
-        <p className={`aviso ${resultado.ok ? 'aviso-ok' : 'aviso-erro'}`} role={resultado.ok ? 'status' : 'alert'} data-testid="resultado-lote">
+        <p
+          className={`aviso ${resultado.ok ? 'aviso-ok' : 'aviso-erro'}`}
+          role={resultado.ok ? 'status' : 'alert'}
+          data-testid="resultado-lote"
+        >
           {resultado.texto}
         </p>
       )}
-      <p className="t-small muted">Ao dar entrada, o Girô classifica as tags do produto e atende a demanda reprimida deste SKU automaticamente.</p>
+      <p className="t-small muted">
+        Ao dar entrada, o Girô classifica as tags do produto e atende a demanda reprimida deste SKU
+        automaticamente.
+      </p>
     </section>
   );
 }

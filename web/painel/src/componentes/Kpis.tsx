@@ -12,7 +12,11 @@ const CARTOES = [
 ] as const;
 
 export function Kpis() {
-  const q = useQuery({ queryKey: ['painel', 'resumo'], queryFn: resumo, refetchInterval: ATUALIZACAO_MS });
+  const q = useQuery({
+    queryKey: ['painel', 'resumo'],
+    queryFn: resumo,
+    refetchInterval: ATUALIZACAO_MS,
+  });
   if (q.isError && !q.data) return <ErroCarregamento erro={q.error} aoTentar={() => q.refetch()} />;
   return (
     <section className="kpis" aria-label="Indicadores">

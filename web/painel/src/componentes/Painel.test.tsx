@@ -12,13 +12,43 @@ function painelCom(extra: Record<string, Parameters<typeof fetchFalso>[0][string
   document.cookie = 'XSRF-ESTOQUE=tok; path=/';
   return fetchFalso({
     'GET /api/sessao': { status: 200, corpo: { usuario: 'operador' } },
-    'GET /api/painel/resumo': { status: 200, corpo: { skusCadastrados: 1248, skusSemSaldo: 2, demandasAbertas: 1, lotesVencendo: 1000000 } },
-    'GET /api/painel/demandas': { status: 200, corpo: [{ id: 1, sku: '7891962047205', descricao: 'PAO DE FORMA', qtdSolicitada: 12, registradoEm: ha(3 * 3600_000) }] },
+    'GET /api/painel/resumo': {
+      status: 200,
+      corpo: { skusCadastrados: 1248, skusSemSaldo: 2, demandasAbertas: 1, lotesVencendo: 1000000 },
+    },
+    'GET /api/painel/demandas': {
+      status: 200,
+      corpo: [
+        {
+          id: 1,
+          sku: '7891962047205',
+          descricao: 'PAO DE FORMA',
+          qtdSolicitada: 12,
+          registradoEm: ha(3 * 3600_000),
+        },
+      ],
+    },
     'GET /api/painel/reposicoes?limite=20': {
       status: 200,
       corpo: [
-        { eventId: 'e1', sku: '7894900011517', descricao: 'COCA', qtd: 24, codigoLote: 'L-COCA-01', expedidoEm: hojeCedo.toISOString(), entregueEm: null },
-        { eventId: 'e2', sku: '2000000000114', descricao: 'BANANA', qtd: 1500, codigoLote: 'L-BANA-01', expedidoEm: '2025-12-24T13:07:00', entregueEm: '2025-12-24T13:07:01Z' },
+        {
+          eventId: 'e1',
+          sku: '7894900011517',
+          descricao: 'COCA',
+          qtd: 24,
+          codigoLote: 'L-COCA-01',
+          expedidoEm: hojeCedo.toISOString(),
+          entregueEm: null,
+        },
+        {
+          eventId: 'e2',
+          sku: '2000000000114',
+          descricao: 'BANANA',
+          qtd: 1500,
+          codigoLote: 'L-BANA-01',
+          expedidoEm: '2025-12-24T13:07:00',
+          entregueEm: '2025-12-24T13:07:01Z',
+        },
       ],
     },
     'DELETE /api/sessao': { status: 204 },
@@ -32,20 +62,36 @@ describe('Painel', () => {
     renderizar(<App />);
     expect(await screen.findByRole('heading', { name: 'Painel do estoque' })).toBeTruthy();
     expect(screen.getByTestId('operador').textContent).toBe('operador');
-    expect((await screen.findByText('1.248')).closest('[data-testid]')?.getAttribute('data-testid')).toBe('kpi-skusCadastrados');
-    expect(screen.getByTestId('kpi-lotesVencendo').textContent).toBe('Lotes vencendo em 30 dias1.000.000');
+    expect(
+      (await screen.findByText('1.248')).closest('[data-testid]')?.getAttribute('data-testid'),
+    ).toBe('kpi-skusCadastrados');
+    expect(screen.getByTestId('kpi-lotesVencendo').textContent).toBe(
+      'Lotes vencendo em 30 dias1.000.000',
+    );
     expect(screen.getByTestId('kpi-skusSemSaldo').textContent).toBe('SKUs sem saldo válido2');
     expect(screen.getByTestId('kpi-demandasAbertas').textContent).toBe('Demanda reprimida1');
     expect(await screen.findByText('1 pedido aguardando lote')).toBeTruthy();
     expect(screen.getByText('há 3 horas')).toBeTruthy();
-    const linhas = within(document.querySelector('#reposicoes')! as HTMLElement).getAllByRole('row');
-    expect(linhas.map((l) => within(l).queryAllByRole('cell').map((c) => c.textContent))).toEqual([
+    const linhas = within(document.querySelector('#reposicoes')! as HTMLElement).getAllByRole(
+      'row',
+    );
+    expect(
+      linhas.map((l) =>
+        within(l)
+          .queryAllByRole('cell')
+          .map((c) => c.textContent),
+      ),
+    ).toEqual([
       [],
       ['00:05', '7894900011517', 'COCA', '24', 'L-COCA-01', 'enviando'],
       ['24/12 13:07', '2000000000114', 'BANANA', '1.500', 'L-BANA-01', 'entregue'],
     ]);
     const nav = screen.getByRole('complementary', { name: 'Navegação do painel' });
-    expect(within(nav).getAllByRole('link').map((a) => [a.textContent, a.getAttribute('href')])).toEqual([
+    expect(
+      within(nav)
+        .getAllByRole('link')
+        .map((a) => [a.textContent, a.getAttribute('href')]),
+    ).toEqual([
       ['Entrada de lote', '#entrada-lote'],
       ['Demanda reprimida', '#demanda-reprimida'],
       ['Reposições', '#reposicoes'],
@@ -54,7 +100,10 @@ describe('Painel', () => {
   });
 
   it('empty tables say so', async () => {
-    painelCom({ 'GET /api/painel/demandas': { status: 200, corpo: [] }, 'GET /api/painel/reposicoes?limite=20': { status: 200, corpo: [] } });
+    painelCom({
+      'GET /api/painel/demandas': { status: 200, corpo: [] },
+      'GET /api/painel/reposicoes?limite=20': { status: 200, corpo: [] },
+    });
     renderizar(<App />);
     expect(await screen.findByText('Nenhum pedido do mercado esperando saldo.')).toBeTruthy();
     expect(await screen.findByText('Nenhum lote enviado ao mercado ainda.')).toBeTruthy();
@@ -63,15 +112,33 @@ describe('Painel', () => {
   it('load errors: 5xx "O estoque não respondeu.", no answer "Verifique a conexão…", and "Tentar de novo"', async () => {
     let resumoFalha = true;
     painelCom({
-      'GET /api/painel/resumo': () => (resumoFalha ? { status: 502 } : { status: 200, corpo: { skusCadastrados: 8, skusSemSaldo: 2, demandasAbertas: 2, lotesVencendo: 0 } }),
+      'GET /api/painel/resumo': () =>
+        resumoFalha
+          ? { status: 502 }
+          : {
+              status: 200,
+              corpo: { skusCadastrados: 8, skusSemSaldo: 2, demandasAbertas: 2, lotesVencendo: 0 },
+            },
       'GET /api/painel/demandas': 'falha',
     });
     renderizar(<App />);
-    expect(await screen.findByText('Não foi possível carregar. O estoque não respondeu.')).toBeTruthy();
-    expect(await screen.findByText('Não foi possível carregar. Verifique a conexão com o estoque-service.')).toBeTruthy();
+    expect(
+      await screen.findByText('Não foi possível carregar. O estoque não respondeu.'),
+    ).toBeTruthy();
+    expect(
+      await screen.findByText(
+        'Não foi possível carregar. Verifique a conexão com o estoque-service.',
+      ),
+    ).toBeTruthy();
     resumoFalha = false;
-    fireEvent.click(within(screen.getByText('Não foi possível carregar. O estoque não respondeu.').parentElement!).getByRole('button', { name: 'Tentar de novo' }));
-    expect((await screen.findByTestId('kpi-skusCadastrados')).textContent).toBe('SKUs cadastrados8');
+    fireEvent.click(
+      within(
+        screen.getByText('Não foi possível carregar. O estoque não respondeu.').parentElement!,
+      ).getByRole('button', { name: 'Tentar de novo' }),
+    );
+    expect((await screen.findByTestId('kpi-skusCadastrados')).textContent).toBe(
+      'SKUs cadastrados8',
+    );
   });
 
   it('no session (401 on GET /sessao) → the login', async () => {
@@ -83,11 +150,18 @@ describe('Painel', () => {
   });
 
   it('a 401 from any query clears the session → back to the login', async () => {
-    painelCom({ 'GET /api/painel/demandas': { status: 401, corpo: { detail: 'autenticação necessária' } } });
+    painelCom({
+      'GET /api/painel/demandas': { status: 401, corpo: { detail: 'autenticação necessária' } },
+    });
     const { cliente } = renderizar(<App />);
     expect(await screen.findByRole('heading', { name: 'Entrar no painel' })).toBeTruthy();
     expect(cliente.getQueryData(['sessao'])).toBeNull();
-    expect(cliente.getQueryCache().findAll({ queryKey: ['painel'] }).filter((q) => q.state.data !== undefined)).toEqual([]);
+    expect(
+      cliente
+        .getQueryCache()
+        .findAll({ queryKey: ['painel'] })
+        .filter((q) => q.state.data !== undefined),
+    ).toEqual([]);
   });
 
   it('"Sair" deletes the session with the CSRF header and goes back to the login', async () => {
@@ -95,7 +169,9 @@ describe('Painel', () => {
     renderizar(<App />);
     fireEvent.click(await screen.findByRole('button', { name: 'Sair' }));
     expect(await screen.findByRole('heading', { name: 'Entrar no painel' })).toBeTruthy();
-    const del = f.mock.calls.find((c) => (c as unknown as [string, RequestInit])[1]?.method === 'DELETE') as unknown as [string, RequestInit];
+    const del = f.mock.calls.find(
+      (c) => (c as unknown as [string, RequestInit])[1]?.method === 'DELETE',
+    ) as unknown as [string, RequestInit];
     expect(new Headers(del[1].headers).get('X-XSRF-TOKEN')).toBe('tok');
   });
 });

@@ -42,7 +42,12 @@ export function Painel({ sessao }: { sessao: Sessao }) {
             <span className="t-small muted" data-testid="operador">
               {sessao.usuario}
             </span>
-            <button type="button" className="btn btn-contorno" disabled={saida.isPending} onClick={() => saida.mutate()}>
+            <button
+              type="button"
+              className="btn btn-contorno"
+              disabled={saida.isPending}
+              onClick={() => saida.mutate()}
+            >
               Sair
             </button>
           </div>

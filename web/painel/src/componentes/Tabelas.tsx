@@ -6,7 +6,11 @@ import { pedidosAguardando } from '../mensagens';
 import { ErroCarregamento } from './ErroCarregamento';
 
 export function TabelaDemanda() {
-  const q = useQuery({ queryKey: ['painel', 'demandas'], queryFn: demandas, refetchInterval: ATUALIZACAO_MS });
+  const q = useQuery({
+    queryKey: ['painel', 'demandas'],
+    queryFn: demandas,
+    refetchInterval: ATUALIZACAO_MS,
+  });
   const agora = new Date(q.dataUpdatedAt || Date.now());
   return (
     <section id="demanda-reprimida" className="cartao secao" aria-labelledby="titulo-demanda">
@@ -14,7 +18,9 @@ export function TabelaDemanda() {
         <h2 id="titulo-demanda" className="t-title">
           Demanda reprimida
         </h2>
-        {q.data && q.data.length > 0 && <p className="t-small muted subtitulo">{pedidosAguardando(q.data.length)}</p>}
+        {q.data && q.data.length > 0 && (
+          <p className="t-small muted subtitulo">{pedidosAguardando(q.data.length)}</p>
+        )}
       </div>
       {q.isError && !q.data ? (
         <ErroCarregamento erro={q.error} aoTentar={() => q.refetch()} />
@@ -29,7 +35,9 @@ export function TabelaDemanda() {
               <tr>
                 <th scope="col">SKU</th>
                 <th scope="col">Produto</th>
-                <th scope="col" className="num">Qtd</th>
+                <th scope="col" className="num">
+                  Qtd
+                </th>
                 <th scope="col">Desde</th>
               </tr>
             </thead>
@@ -53,7 +61,11 @@ export function TabelaDemanda() {
 }
 
 export function TabelaReposicoes() {
-  const q = useQuery({ queryKey: ['painel', 'reposicoes'], queryFn: reposicoes, refetchInterval: ATUALIZACAO_MS });
+  const q = useQuery({
+    queryKey: ['painel', 'reposicoes'],
+    queryFn: reposicoes,
+    refetchInterval: ATUALIZACAO_MS,
+  });
   return (
     <section id="reposicoes" className="cartao secao" aria-labelledby="titulo-reposicoes">
       <h2 id="titulo-reposicoes" className="t-title">
@@ -73,7 +85,9 @@ export function TabelaReposicoes() {
                 <th scope="col">Quando</th>
                 <th scope="col">SKU</th>
                 <th scope="col">Produto</th>
-                <th scope="col" className="num">Qtd</th>
+                <th scope="col" className="num">
+                  Qtd
+                </th>
                 <th scope="col">Lote</th>
                 <th scope="col">Status</th>
               </tr>
@@ -88,7 +102,13 @@ export function TabelaReposicoes() {
                   <td>{r.descricao}</td>
                   <td className="num mono">{formatarNumero(r.qtd)}</td>
                   <td className="mono">{r.codigoLote}</td>
-                  <td>{r.entregueEm ? <span className="selo selo-ok">entregue</span> : <span className="selo selo-info">enviando</span>}</td>
+                  <td>
+                    {r.entregueEm ? (
+                      <span className="selo selo-ok">entregue</span>
+                    ) : (
+                      <span className="selo selo-info">enviando</span>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

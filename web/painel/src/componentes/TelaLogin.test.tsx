@@ -39,13 +39,21 @@ describe('TelaLogin', () => {
     renderizar(<TelaLogin />);
     entrar();
     await new Promise((r) => setTimeout(r, 20));
-    expect(f.mock.calls.map((c) => (c as unknown as [string, RequestInit?])[1]?.method ?? 'GET')).toEqual(['GET', 'POST']);
-    expect(new Headers((f.mock.calls[1] as unknown as [string, RequestInit])[1].headers).get('X-XSRF-TOKEN')).toBe('novo');
+    expect(
+      f.mock.calls.map((c) => (c as unknown as [string, RequestInit?])[1]?.method ?? 'GET'),
+    ).toEqual(['GET', 'POST']);
+    expect(
+      new Headers((f.mock.calls[1] as unknown as [string, RequestInit])[1].headers).get(
+        'X-XSRF-TOKEN',
+      ),
+    ).toBe('novo');
   });
 
   it('401: "Usuário ou senha inválidos."', async () => {
     document.cookie = 'XSRF-ESTOQUE=t; path=/';
-    fetchFalso({ 'POST /api/sessao': { status: 401, corpo: { detail: 'usuário ou senha inválidos' } } });
+    fetchFalso({
+      'POST /api/sessao': { status: 401, corpo: { detail: 'usuário ou senha inválidos' } },
+    });
     renderizar(<TelaLogin />);
     entrar();
     expect((await screen.findByRole('alert')).textContent).toBe('Usuário ou senha inválidos.');
@@ -56,6 +64,8 @@ describe('TelaLogin', () => {
     fetchFalso({ 'POST /api/sessao': 'falha' });
     renderizar(<TelaLogin />);
     entrar();
-    expect((await screen.findByRole('alert')).textContent).toBe('Não foi possível entrar. Verifique a conexão com o estoque-service.');
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'Não foi possível entrar. Verifique a conexão com o estoque-service.',
+    );
   });
 });

@@ -13,7 +13,11 @@ export function TelaLogin() {
     // The session query again: the operator, and the CSRF token rotated at login.
     onSuccess: () => cliente.invalidateQueries({ queryKey: ['sessao'] }),
   });
-  const erro = login.error ? (login.error instanceof ErroApi && login.error.status === 401 ? LOGIN_INVALIDO : LOGIN_SEM_CONEXAO) : null;
+  const erro = login.error
+    ? login.error instanceof ErroApi && login.error.status === 401
+      ? LOGIN_INVALIDO
+      : LOGIN_SEM_CONEXAO
+    : null;
 
   function enviar(e: FormEvent) {
     e.preventDefault();
@@ -32,11 +36,26 @@ export function TelaLogin() {
         </h1>
         <div className="campo">
           <label htmlFor="usuario">Usuário</label>
-          <input id="usuario" name="usuario" autoComplete="username" required value={usuario} onChange={(e) => setUsuario(e.target.value)} />
+          <input
+            id="usuario"
+            name="usuario"
+            autoComplete="username"
+            required
+            value={usuario}
+            onChange={(e) => setUsuario(e.target.value)}
+          />
         </div>
         <div className="campo">
           <label htmlFor="senha">Senha</label>
-          <input id="senha" name="senha" type="password" autoComplete="current-password" required value={senha} onChange={(e) => setSenha(e.target.value)} />
+          <input
+            id="senha"
+            name="senha"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={senha}
+            onChange={(e) => setSenha(e.target.value)}
+          />
         </div>
         {erro && (
           <p className="aviso aviso-erro" role="alert">

@@ -41,8 +41,22 @@ export function Cabecalho() {
             Buscar
           </button>
         </form>
-        <Link to="/carrinho" className="btn btn-contorno carrinho-botao" aria-label={`Carrinho, ${n} ${n === 1 ? 'item' : 'itens'}`}>
-          <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
+        <Link
+          to="/carrinho"
+          className="btn btn-contorno carrinho-botao"
+          aria-label={`Carrinho, ${n} ${n === 1 ? 'item' : 'itens'}`}
+        >
+          <svg
+            width="20"
+            height="20"
+            viewBox="0 0 24 24"
+            aria-hidden="true"
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="2"
+            strokeLinecap="round"
+            strokeLinejoin="round"
+          >
             <circle cx="9" cy="20" r="1.5" />
             <circle cx="18" cy="20" r="1.5" />
             <path d="M2 3h3l2.4 12.2a1.5 1.5 0 0 0 1.5 1.2h9.4a1.5 1.5 0 0 0 1.5-1.1L22 7H6" />

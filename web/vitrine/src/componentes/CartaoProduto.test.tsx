@@ -4,7 +4,15 @@ import type { Produto } from '../api';
 import { renderizar } from '../teste-util';
 import { CartaoProduto } from './CartaoProduto';
 
-const coca: Produto = { sku: '7894900011517', nome: 'Coca-Cola 2L PET', preco: 8.99, status: 'DISPONIVEL', disponivel: 24, categoria: 'bebidas', tags: [] };
+const coca: Produto = {
+  sku: '7894900011517',
+  nome: 'Coca-Cola 2L PET',
+  preco: 8.99,
+  status: 'DISPONIVEL',
+  disponivel: 24,
+  categoria: 'bebidas',
+  tags: [],
+};
 
 describe('CartaoProduto', () => {
   it('shows an available product with its price and an "Adicionar" button that confirms for 1.5 s', () => {
@@ -20,7 +28,9 @@ describe('CartaoProduto', () => {
     fireEvent.click(botao);
     expect(botao.textContent).toBe('Adicionado ✓');
     expect(screen.getByRole('status').textContent).toBe('Coca-Cola 2L PET adicionado ao carrinho');
-    expect(JSON.parse(localStorage.getItem('giro.carrinho')!)).toEqual([{ sku: coca.sku, nome: coca.nome, preco: 8.99, categoria: 'bebidas', qtd: 1, disponivel: 24 }]);
+    expect(JSON.parse(localStorage.getItem('giro.carrinho')!)).toEqual([
+      { sku: coca.sku, nome: coca.nome, preco: 8.99, categoria: 'bebidas', qtd: 1, disponivel: 24 },
+    ]);
     act(() => void vi.advanceTimersByTime(1499));
     expect(botao.textContent).toBe('Adicionado ✓');
     act(() => void vi.advanceTimersByTime(1));

@@ -22,7 +22,9 @@ export function CartaoProduto({ produto }: { produto: Produto }) {
       <Link to={`/produtos/${produto.sku}`} className="cartao-produto-link">
         <Monograma nome={produto.nome} categoria={produto.categoria} />
         <div className="cartao-produto-info">
-          {produto.categoria && <span className="t-overline muted">{rotuloCategoria(produto.categoria)}</span>}
+          {produto.categoria && (
+            <span className="t-overline muted">{rotuloCategoria(produto.categoria)}</span>
+          )}
           <h3 className="cartao-produto-nome">{produto.nome}</h3>
         </div>
       </Link>

@@ -1,8 +1,20 @@
 import { monograma, tomCategoria } from '../categorias';
 
-export function Monograma({ nome, categoria, grande = false }: { nome: string; categoria: string | null; grande?: boolean }) {
+export function Monograma({
+  nome,
+  categoria,
+  grande = false,
+}: {
+  nome: string;
+  categoria: string | null;
+  grande?: boolean;
+}) {
   return (
-    <div className={`monograma${grande ? ' monograma-grande' : ''}`} style={{ ['--tom' as string]: tomCategoria(categoria) }} aria-hidden="true">
+    <div
+      className={`monograma${grande ? ' monograma-grande' : ''}`}
+      style={{ ['--tom' as string]: tomCategoria(categoria) }}
+      aria-hidden="true"
+    >
       <span>{monograma(nome)}</span>
     </div>
   );

@@ -25,7 +25,11 @@ export function PaginaCarrinho() {
       navegar(`/pedidos/${fechado.pedidoId}`);
     },
     onError: async (erro) => {
-      if (erro instanceof ErroApi && erro.status === 409 && typeof erro.problema?.sku === 'string') {
+      if (
+        erro instanceof ErroApi &&
+        erro.status === 409 &&
+        typeof erro.problema?.sku === 'string'
+      ) {
         const sku = erro.problema.sku;
         let disponivel = 0;
         try {
@@ -68,7 +72,8 @@ export function PaginaCarrinho() {
     <section className="carrinho">
       <h1 className="t-display">Carrinho</h1>
       <p className="aviso aviso-info banner-reserva">
-        Ao finalizar, os itens ficam reservados na prateleira até o pagamento — ninguém leva o último enquanto você paga.
+        Ao finalizar, os itens ficam reservados na prateleira até o pagamento — ninguém leva o
+        último enquanto você paga.
       </p>
       <div className="carrinho-grade">
         <ul className="carrinho-itens" aria-label="Itens do carrinho">
@@ -81,9 +86,22 @@ export function PaginaCarrinho() {
                 </Link>
                 <span className="t-small muted mono">{formatarDinheiro(i.preco)} cada</span>
               </div>
-              <Quantidade id={`qtd-${i.sku}`} rotulo={`Quantidade de ${i.nome}`} valor={i.qtd} maximo={i.disponivel} aoMudar={(qtd) => despachar({ tipo: 'alterar', sku: i.sku, qtd })} />
-              <span className="carrinho-item-subtotal mono">{formatarCentavos(centavos(i.preco) * i.qtd)}</span>
-              <button type="button" className="btn btn-link" aria-label={`Remover ${i.nome} do carrinho`} onClick={() => despachar({ tipo: 'remover', sku: i.sku })}>
+              <Quantidade
+                id={`qtd-${i.sku}`}
+                rotulo={`Quantidade de ${i.nome}`}
+                valor={i.qtd}
+                maximo={i.disponivel}
+                aoMudar={(qtd) => despachar({ tipo: 'alterar', sku: i.sku, qtd })}
+              />
+              <span className="carrinho-item-subtotal mono">
+                {formatarCentavos(centavos(i.preco) * i.qtd)}
+              </span>
+              <button
+                type="button"
+                className="btn btn-link"
+                aria-label={`Remover ${i.nome} do carrinho`}
+                onClick={() => despachar({ tipo: 'remover', sku: i.sku })}
+              >
                 Remover
               </button>
             </li>
@@ -102,7 +120,12 @@ export function PaginaCarrinho() {
               {mensagem}
             </p>
           )}
-          <button type="button" className="btn btn-primario resumo-botao" disabled={checkout.isPending} onClick={() => checkout.mutate()}>
+          <button
+            type="button"
+            className="btn btn-primario resumo-botao"
+            disabled={checkout.isPending}
+            onClick={() => checkout.mutate()}
+          >
             {checkout.isPending ? 'Reservando…' : 'Finalizar compra'}
           </button>
         </aside>

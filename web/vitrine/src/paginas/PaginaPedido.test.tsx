@@ -16,12 +16,17 @@ const pedido = (status: string, reservaExpiraEm: string | null) => ({
   ],
 });
 
-const abrir = () => renderizar(<PaginaPedido />, { rota: `/pedidos/${ID}`, caminho: '/pedidos/:id' });
+const abrir = () =>
+  renderizar(<PaginaPedido />, { rota: `/pedidos/${ID}`, caminho: '/pedidos/:id' });
 
 describe('PaginaPedido', () => {
   it.each([
     ['PAGO', 'Pedido pago', 'Pagamento confirmado. Obrigado pela compra!'],
-    ['EXPIRADO', 'Reserva expirada', 'O prazo terminou sem pagamento e os itens voltaram para a vitrine.'],
+    [
+      'EXPIRADO',
+      'Reserva expirada',
+      'O prazo terminou sem pagamento e os itens voltaram para a vitrine.',
+    ],
     ['CANCELADO', 'Pedido cancelado', null],
   ])('%s → "%s"', async (status, titulo, texto) => {
     fetchFalso({ [`GET /api/pedidos/${ID}`]: { status: 200, corpo: pedido(status, null) } });
@@ -36,14 +41,23 @@ describe('PaginaPedido', () => {
   it('counts the reservation down, then says the deadline passed and asks again every 5 s', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true, toFake: ['setTimeout', 'setInterval', 'Date'] });
     vi.setSystemTime(new Date('2026-03-10T15:00:00Z'));
-    const f = fetchFalso({ [`GET /api/pedidos/${ID}`]: { status: 200, corpo: pedido('AGUARDANDO_PAGAMENTO', '2026-03-10T15:00:03Z') } });
+    const f = fetchFalso({
+      [`GET /api/pedidos/${ID}`]: {
+        status: 200,
+        corpo: pedido('AGUARDANDO_PAGAMENTO', '2026-03-10T15:00:03Z'),
+      },
+    });
     abrir();
     expect((await screen.findByRole('heading', { level: 1 })).textContent).toBe('Pedido reservado');
-    expect(screen.getByRole('timer').textContent).toBe('Itens reservados no estoque por 00:03 — garantimos que ninguém leva o último antes de você concluir o pagamento.');
+    expect(screen.getByRole('timer').textContent).toBe(
+      'Itens reservados no estoque por 00:03 — garantimos que ninguém leva o último antes de você concluir o pagamento.',
+    );
     expect(screen.getByRole('button', { name: 'Pagar R$\u00a034,45' })).toBeTruthy();
     expect(screen.getByText('Pagamento simulado: nenhum valor é cobrado.')).toBeTruthy();
     await act(async () => void (await vi.advanceTimersByTimeAsync(3100)));
-    expect(screen.getByText('O prazo da reserva terminou. Os itens voltam para a vitrine em instantes.')).toBeTruthy();
+    expect(
+      screen.getByText('O prazo da reserva terminou. Os itens voltam para a vitrine em instantes.'),
+    ).toBeTruthy();
     expect(screen.queryByRole('button', { name: /^Pagar/ })).toBeNull();
     const antes = f.mock.calls.length;
     await act(async () => void (await vi.advanceTimersByTimeAsync(10_100)));
@@ -75,7 +89,9 @@ describe('PaginaPedido', () => {
     });
     abrir();
     fireEvent.click(await screen.findByRole('button', { name: 'Pagar R$\u00a034,45' }));
-    expect((await screen.findByRole('alert')).textContent).toBe('O prazo da reserva terminou antes do pagamento.');
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'O prazo da reserva terminou antes do pagamento.',
+    );
     expect((await screen.findByText('Reserva expirada')).tagName).toBe('H1');
   });
 

@@ -15,7 +15,12 @@ const TITULOS: Record<StatusPedido, string> = {
 };
 
 function prazoPassou(p: Pedido | null | undefined, agora: number): boolean {
-  return !!p && p.status === 'AGUARDANDO_PAGAMENTO' && !!p.reservaExpiraEm && new Date(p.reservaExpiraEm).getTime() <= agora;
+  return (
+    !!p &&
+    p.status === 'AGUARDANDO_PAGAMENTO' &&
+    !!p.reservaExpiraEm &&
+    new Date(p.reservaExpiraEm).getTime() <= agora
+  );
 }
 
 export function PaginaPedido() {
@@ -77,9 +82,15 @@ export function PaginaPedido() {
       {p.status === 'AGUARDANDO_PAGAMENTO' && !vencido && (
         <div className="cartao pedido-pagar">
           <p className="aviso aviso-info contagem" role="timer" aria-live="off">
-            Itens reservados no estoque por <strong className="mono">{mmss(restante)}</strong> — garantimos que ninguém leva o último antes de você concluir o pagamento.
+            Itens reservados no estoque por <strong className="mono">{mmss(restante)}</strong> —
+            garantimos que ninguém leva o último antes de você concluir o pagamento.
           </p>
-          <button type="button" className="btn btn-primario" disabled={pagamento.isPending} onClick={() => pagamento.mutate()}>
+          <button
+            type="button"
+            className="btn btn-primario"
+            disabled={pagamento.isPending}
+            onClick={() => pagamento.mutate()}
+          >
             {pagamento.isPending ? 'Pagando…' : `Pagar ${formatarDinheiro(p.total)}`}
           </button>
           <p className="t-small muted">Pagamento simulado: nenhum valor é cobrado.</p>

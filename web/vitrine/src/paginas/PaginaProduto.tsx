@@ -39,7 +39,9 @@ export function PaginaProduto() {
           </li>
           {p.categoria && (
             <li>
-              <Link to={`/?categoria=${encodeURIComponent(p.categoria)}`}>{rotuloCategoria(p.categoria)}</Link>
+              <Link to={`/?categoria=${encodeURIComponent(p.categoria)}`}>
+                {rotuloCategoria(p.categoria)}
+              </Link>
             </li>
           )}
           <li aria-current="page">{p.nome}</li>
@@ -55,10 +57,18 @@ export function PaginaProduto() {
             SKU/EAN <span className="mono">{p.sku}</span>
           </p>
           {esgotado ? (
-            <p className="aviso aviso-info">Acabou na prateleira. A reposição já foi pedida ao estoque e o produto volta sozinho.</p>
+            <p className="aviso aviso-info">
+              Acabou na prateleira. A reposição já foi pedida ao estoque e o produto volta sozinho.
+            </p>
           ) : (
             <div className="produto-compra">
-              <Quantidade id="qtd-produto" rotulo="Quantidade" valor={q} maximo={p.disponivel} aoMudar={setQtd} />
+              <Quantidade
+                id="qtd-produto"
+                rotulo="Quantidade"
+                valor={q}
+                maximo={p.disponivel}
+                aoMudar={setQtd}
+              />
               <button
                 type="button"
                 className={`btn ${adicionado ? 'btn-sucesso' : 'btn-primario'}`}
@@ -70,7 +80,9 @@ export function PaginaProduto() {
                 {adicionado ? 'Adicionado ao carrinho ✓' : 'Adicionar ao carrinho'}
               </button>
               <p className="t-small muted produto-prateleira">
-                {p.disponivel === 1 ? '1 unidade na prateleira' : `${p.disponivel} unidades na prateleira`}
+                {p.disponivel === 1
+                  ? '1 unidade na prateleira'
+                  : `${p.disponivel} unidades na prateleira`}
               </p>
               <span role="status" className="sr-only">
                 {adicionado ? `${p.nome} adicionado ao carrinho` : ''}
@@ -89,7 +101,8 @@ export function PaginaProduto() {
           <div className="cartao reposicao-card">
             <p className="t-label">Reposição automática ativa</p>
             <p className="t-small muted">
-              Quando a prateleira fica abaixo do mínimo, o Girô pede a reposição ao estoque na hora e o produto volta sozinho.
+              Quando a prateleira fica abaixo do mínimo, o Girô pede a reposição ao estoque na hora
+              e o produto volta sozinho.
             </p>
           </div>
         </div>

@@ -13,10 +13,17 @@ export function PaginaVitrine() {
 
   // The chips come from the whole catalogue, whatever the filter.
   const catalogo = useQuery({ queryKey: ['produtos', {}], queryFn: () => listarProdutos() });
-  const lista = useQuery({ queryKey: ['produtos', { categoria, busca }], queryFn: () => listarProdutos({ categoria, busca }) });
+  const lista = useQuery({
+    queryKey: ['produtos', { categoria, busca }],
+    queryFn: () => listarProdutos({ categoria, busca }),
+  });
   const categorias = categoriasDoCatalogo(catalogo.data ?? []);
 
-  const titulo = busca ? `Resultados para “${busca}”` : categoria ? rotuloCategoria(categoria) : 'Em alta';
+  const titulo = busca
+    ? `Resultados para “${busca}”`
+    : categoria
+      ? rotuloCategoria(categoria)
+      : 'Em alta';
 
   return (
     <>
@@ -25,17 +32,27 @@ export function PaginaVitrine() {
           <p className="t-overline hero-overline">Girô mercado</p>
           <h1 className="t-display-lg">O estoque que gira sozinho</h1>
           <p className="t-body-lg hero-texto">
-            Quando a prateleira baixa do mínimo, o Girô pede a reposição ao estoque sozinho — e o produto volta para a vitrine sem ninguém precisar lembrar.
+            Quando a prateleira baixa do mínimo, o Girô pede a reposição ao estoque sozinho — e o
+            produto volta para a vitrine sem ninguém precisar lembrar.
           </p>
         </section>
       )}
       {categorias.length > 0 && (
         <nav className="chips" aria-label="Categorias">
-          <Link to="/" className={`chip${!categoria ? ' chip-ativo' : ''}`} aria-current={!categoria ? 'page' : undefined}>
+          <Link
+            to="/"
+            className={`chip${!categoria ? ' chip-ativo' : ''}`}
+            aria-current={!categoria ? 'page' : undefined}
+          >
             Todos
           </Link>
           {categorias.map((c) => (
-            <Link key={c} to={`/?categoria=${encodeURIComponent(c)}`} className={`chip${categoria === c ? ' chip-ativo' : ''}`} aria-current={categoria === c ? 'page' : undefined}>
+            <Link
+              key={c}
+              to={`/?categoria=${encodeURIComponent(c)}`}
+              className={`chip${categoria === c ? ' chip-ativo' : ''}`}
+              aria-current={categoria === c ? 'page' : undefined}
+            >
               {rotuloCategoria(c)}
             </Link>
           ))}
@@ -50,7 +67,11 @@ export function PaginaVitrine() {
         ) : lista.isError ? (
           <ErroCarregar aoTentar={() => lista.refetch()} />
         ) : lista.data.length === 0 ? (
-          <p className="vazio muted">{filtrado ? 'Nenhum produto encontrado para essa busca.' : 'Nenhum produto nesta vitrine ainda.'}</p>
+          <p className="vazio muted">
+            {filtrado
+              ? 'Nenhum produto encontrado para essa busca.'
+              : 'Nenhum produto nesta vitrine ainda.'}
+          </p>
         ) : (
           <div className="grade">
             {lista.data.map((p) => (
