@@ -155,3 +155,33 @@ async fn replay_and_discard_follow_the_cli_rules() {
     let (s, _) = send(&app, &op, del, &format!("/operacao/outbox/eventos/{morto}")).await;
     assert_eq!(s, 404);
 }
+
+#[tokio::test]
+async fn mercado_operator_reads_products_with_their_open_request_and_looks_a_sku_up_in_estoque() {
+    // estoque is not running: the lookup answers 503, as POST /produtos would register unclassified.
+    let app = spawn_app(Servico::Mercado, &[("ESTOQUE_URL", "http://127.0.0.1:9")]).await;
+    let c = app.db.client().await;
+    c.batch_execute(
+        "INSERT INTO produto_vitrine (sku, nome, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status) \
+           VALUES ('7894900011517', 'Café', 8.99, 0, 2, 10, 'ESGOTADO'), ('7891000100103', 'Arroz', 31.75, 7, 2, 10, 'DISPONIVEL'); \
+         INSERT INTO solicitacao_reposicao (event_id, sku, qtd_solicitada, status, criado_em) \
+           VALUES (gen_random_uuid(), '7894900011517', 10, 'AGUARDANDO_LOTE', now())",
+    )
+    .await
+    .unwrap();
+    assert_eq!(app.http.get(app.url("/operacao/produtos")).send().await.unwrap().status(), 401);
+    let op = Operador::login(&app).await;
+    let (s, b) = get(&app, &op, "/operacao/produtos").await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(b[0]["nome"], "Arroz");
+    assert_eq!((&b[0]["prateleira"], &b[0]["reposicaoAberta"]), (&Value::from(7), &Value::Null));
+    assert_eq!((&b[1]["preco"], &b[1]["status"]), (&Value::from(8.99), &Value::from("ESGOTADO")));
+    assert_eq!(b[1]["reposicaoAberta"]["status"], "AGUARDANDO_LOTE");
+    assert_eq!(b[1]["reposicaoAberta"]["qtd"], 10);
+
+    let (s, b) = get(&app, &op, "/operacao/estoque/produtos/123").await;
+    assert_eq!(s, 400, "{b}");
+    assert!(b["detail"].as_str().unwrap().starts_with("parâmetro inválido: sku "), "{b}");
+    let (s, _) = get(&app, &op, "/operacao/estoque/produtos/7894900011517").await;
+    assert_eq!(s, 503);
+}
