@@ -21,6 +21,7 @@ mod estoque_entrada;
 mod estoque_fixtures;
 mod estoque_painel;
 mod eventos;
+mod grafana;
 mod mercado_cadastro;
 mod mercado_checkout;
 mod mercado_consumidores;
