@@ -7,6 +7,7 @@ pub mod auth;
 pub mod extract;
 pub mod health;
 pub mod metrics;
+pub mod openapi;
 pub mod problem;
 pub mod web;
 

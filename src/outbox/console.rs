@@ -190,7 +190,7 @@ fn nao_falhou(id: Uuid, status: &str, acao: &str) -> Problem {
         StatusCode::CONFLICT,
         format!("o evento {id} está {status}: só eventos FAILED podem ser {acao}"),
     )
-    .with("status", status)
+    .with("statusEvento", status)
 }
 
 fn retry_problem(e: RetryError) -> Problem {

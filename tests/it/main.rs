@@ -29,6 +29,7 @@ mod mercado_fixtures;
 mod mercado_http;
 mod mercado_pagamento;
 mod migrations;
+mod openapi;
 mod ops;
 mod outbox;
 mod service;

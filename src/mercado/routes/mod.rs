@@ -32,6 +32,7 @@ pub struct Estado {
 
 pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
     Router::new()
+        .route("/openapi.json", get(crate::http::openapi::mercado))
         .route("/produtos", get(produtos::listar))
         .route(
             "/produtos",
