@@ -99,6 +99,7 @@ pub async fn run(
     let router = app(&ctx, role);
     http::web::start(&ctx, servico, &router).await?; // the built front on its own port (§9.5)
     crate::http::metrics::install();
+    crate::otlp::init(&format!("giro-{}", servico.nome())); // on when OTEL_EXPORTER_OTLP_ENDPOINT is set
     if ctx.config.outbox.publicador_embutido {
         // Woken in-process by this service's commits; no LISTEN needed.
         let p =

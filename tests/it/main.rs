@@ -31,6 +31,7 @@ mod mercado_pagamento;
 mod migrations;
 mod openapi;
 mod ops;
+mod otlp;
 mod outbox;
 mod service;
 mod tag_worker;
