@@ -35,6 +35,7 @@ pub mod publisher;
 pub mod report;
 pub mod server;
 pub mod shutdown;
+pub mod supervisor;
 pub mod systemd;
 pub mod telemetry;
 pub mod trace;

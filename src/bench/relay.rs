@@ -64,6 +64,7 @@ async fn start_estoque(config: &Config, shutdown: &CancellationToken) -> anyhow:
         db: Db::new(pool, false),
         tasks: TaskTracker::new(),
         shutdown: shutdown.clone(),
+        supervisor: crate::supervisor::Supervisor::new(),
     };
     let role = crate::estoque::build(&ctx)?;
     let router = server::app(&ctx, role);

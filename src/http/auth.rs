@@ -22,7 +22,7 @@ use serde_json::json;
 use subtle::ConstantTimeEq;
 
 use crate::config::{Operador, Secret};
-use crate::http::Problem;
+use crate::http::{throttle, Problem};
 
 const SESSION_TTL: Duration = Duration::from_secs(8 * 3600);
 const MAX_SESSIONS: usize = 10_000;
@@ -253,15 +253,31 @@ async fn sessao_atual(State(seg): State<Arc<Seguranca>>, req: Request) -> Respon
 
 async fn entrar(
     State(seg): State<Arc<Seguranca>>,
+    limitador: Option<axum::Extension<Arc<throttle::Limitador>>>,
+    cliente: Option<axum::Extension<throttle::EnderecoCliente>>,
     form: Result<Form<HashMap<String, String>>, FormRejection>,
 ) -> Response {
     // A body that is not a form carries no credentials: the login fails like a wrong password.
     let form = form.map(|f| f.0).unwrap_or_default();
     let usuario = form.get("usuario").map(String::as_str).unwrap_or("");
     let senha = form.get("senha").map(String::as_str).unwrap_or("");
+    let ip = cliente.map(|c| c.0 .0).unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
+    let limitador = limitador.map(|l| l.0);
+    if let Some(l) = &limitador {
+        if let Err(espera) = l.login_antes(ip, usuario).await {
+            tracing::warn!(client = %ip, "operator login throttled");
+            return throttle::muitas("tentativas de login demais", espera);
+        }
+    }
     if !seg.credenciais_validas(usuario, senha) {
-        tracing::warn!("operator login refused");
+        if let Some(l) = &limitador {
+            l.login_falhou(ip, usuario).await;
+        }
+        tracing::warn!(client = %ip, "operator login refused");
         return Problem::new(StatusCode::UNAUTHORIZED, "usuário ou senha inválidos").into_response();
+    }
+    if let Some(l) = &limitador {
+        l.login_entrou(ip, usuario).await;
     }
     let id = seg.criar_sessao(usuario);
     let mut res = StatusCode::NO_CONTENT.into_response();

@@ -33,6 +33,7 @@ mod openapi;
 mod ops;
 mod otlp;
 mod outbox;
+mod resiliencia;
 mod service;
 mod tag_worker;
 mod trace;

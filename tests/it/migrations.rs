@@ -21,6 +21,7 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
         (
             Servico::Mercado,
             &[
+                "checkout_idempotencia",
                 "inbox_event",
                 "item_pedido",
                 "outbox_event",
@@ -30,7 +31,7 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
                 "reserva",
                 "solicitacao_reposicao",
             ][..],
-            10,
+            11,
         ),
         (
             Servico::Estoque,

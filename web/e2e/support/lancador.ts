@@ -312,14 +312,20 @@ export class Lancador {
       .filter(Boolean);
     for (const n of nomes) {
       const pid = Number(n.split('_')[2]);
-      let vivo = false;
+      let vivo: boolean;
       try {
         process.kill(pid, 0);
         vivo = true;
       } catch {
         vivo = false;
       }
-      if (!vivo) sql(this.adminUrl, `DROP DATABASE IF EXISTS ${n} WITH (FORCE)`);
+      if (vivo) continue;
+      // Never WITH (FORCE): the cluster is shared; a database someone is still connected to stays.
+      try {
+        sql(this.adminUrl, `DROP DATABASE IF EXISTS ${n}`);
+      } catch {
+        // in use: left for a later sweep
+      }
     }
   }
 

@@ -98,7 +98,10 @@ export async function outroClienteCompra(
 ): Promise<void> {
   const r = await postJson(`${m.mercadoApi}/pedidos`, { itens: [{ sku, qtd }] });
   expect(r.status, JSON.stringify(r.corpo)).toBe(201);
-  const pago = await postJson(`${m.mercadoApi}/pedidos/${r.corpo.pedidoId}/pagamento`, {});
+  const pago = await postJson(
+    `${m.mercadoApi}/pedidos/${(r.corpo as { pedidoId: string }).pedidoId}/pagamento`,
+    {},
+  );
   expect(pago.status).toBe(200);
 }
 

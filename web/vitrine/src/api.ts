@@ -57,7 +57,7 @@ async function pedir<T>(caminho: string, init?: RequestInit): Promise<T> {
     },
   });
   if (!res.ok) {
-    let problema: Record<string, unknown> | null = null;
+    let problema: Record<string, unknown> | null;
     try {
       const texto = await res.text();
       problema = texto ? (JSON.parse(texto) as Record<string, unknown>) : null;

@@ -31,7 +31,7 @@ export function PaginaCarrinho() {
         typeof erro.problema?.sku === 'string'
       ) {
         const sku = erro.problema.sku;
-        let disponivel = 0;
+        let disponivel: number;
         try {
           const p = await buscarProduto(sku);
           disponivel = p && p.status !== 'ESGOTADO' ? p.disponivel : 0;
