@@ -46,7 +46,8 @@ async fn setup(dir: &std::path::Path) -> anyhow::Result<()> {
     let st = Command::new("sh")
         .arg(dir.join("setup.sh"))
         .stdin(Stdio::null())
-        .stdout(Stdio::inherit())
+        // npm's report on stderr too: stdout carries only the JSON result.
+        .stdout(std::io::stderr())
         .stderr(Stdio::inherit())
         .status()
         .await
