@@ -309,6 +309,8 @@ pub async fn run(
             "claims": claims,
             "eventosPorClaim": per(args.eventos as f64, claims as f64),
             "claimMediaMs": per(claim_ms, claims as f64),
+            // A publisher's rounds are sequential: wall time × publishers ÷ claims.
+            "rodadaMediaMs": per(secs * 1000.0 * n as f64, claims as f64),
             "settles": settles,
             "settleMediaMs": per(settle_ms, settles as f64),
             "pedidosReceptor": pedidos,
