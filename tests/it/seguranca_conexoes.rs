@@ -57,7 +57,7 @@ async fn a_slowloris_is_closed_within_the_header_timeout_while_others_are_served
         let mut s = TcpStream::connect(addr).await.unwrap();
         let inicio = Instant::now();
         let cabeca = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Lento: ";
-        for b in cabeca.iter().chain(std::iter::repeat(&b'a').take(10_000)) {
+        for b in cabeca.iter().chain(std::iter::repeat_n(&b'a', 10_000)) {
             if s.write_all(&[*b]).await.is_err() {
                 break;
             }
