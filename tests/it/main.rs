@@ -28,6 +28,7 @@ mod mercado_pagamento;
 mod migrations;
 mod ops;
 mod outbox;
+mod resiliencia;
 mod seguranca_checkout;
 mod seguranca_conexoes;
 mod seguranca_entrada;

@@ -29,7 +29,7 @@ async fn no_log_line_carries_a_configured_secret() {
         env(Servico::Mercado, &db, &[("ESTOQUE_EVENTOS_URL", &peer), ("GIRO_OUTBOX_INTERVALO", "100ms")]);
     e.insert("RUST_LOG", "debug".into());
     let mut publisher = Giro::spawn(&["publisher", "--db", "mercado"], &e);
-    publisher.wait_for_line("publisher started", Duration::from_secs(30));
+    publisher.wait_for_line("publisher started", Duration::from_secs(30)).await;
 
     // mercado with its embedded publisher sending there too, and hostile logins and tokens.
     let m = Real::start(
@@ -90,7 +90,7 @@ async fn no_log_line_carries_a_configured_secret() {
         (n > 0).then_some(())
     })
     .await;
-    let start = publisher.wait_for_line("publisher started", Duration::from_secs(1));
+    let start = publisher.wait_for_line("publisher started", Duration::from_secs(1)).await;
     assert!(start.contains("giro:***@127.0.0.1:9"), "{start}");
     for log in [publisher.log(), m.giro.log(), est.giro.log()] {
         sem(&log, &[SENHA_NA_URL, TOKEN_TAGS]);

@@ -24,9 +24,9 @@ fn dist() -> std::path::PathBuf {
     d
 }
 
-fn web_addr(giro: &mut Giro) -> SocketAddr {
+async fn web_addr(giro: &mut Giro) -> SocketAddr {
     let needle = "serves the storefront on http://";
-    let line = giro.wait_for_line(needle, Duration::from_secs(30));
+    let line = giro.wait_for_line(needle, Duration::from_secs(30)).await;
     let start = line.find(needle).unwrap() + needle.len();
     let addr: String = line[start..].chars().take_while(|c| !c.is_whitespace()).collect();
     addr.parse().unwrap()
@@ -41,7 +41,7 @@ async fn the_storefront_listener_sends_security_headers_and_never_500s_or_redire
         &["mercado", "serve"],
         &env(Servico::Mercado, &db, &[("GIRO_WEB_PORTA_VITRINE", "0"), ("GIRO_WEB_DIR_VITRINE", &dir)]),
     );
-    let web = web_addr(&mut giro);
+    let web = web_addr(&mut giro).await;
     let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
     let longo = "a".repeat(300);
     for path in [

@@ -56,7 +56,7 @@ impl Real {
     pub async fn start(servico: Servico, extra: &[(&str, &str)]) -> Real {
         let db = TestDb::new(servico).await;
         let mut giro = Giro::spawn(&[servico.nome(), "serve"], &env(servico, &db, extra));
-        let addr = giro.wait_listening();
+        let addr = giro.wait_listening().await;
         let http = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().expect("client");
         Real { giro, addr, db, http, servico }
     }
