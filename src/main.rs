@@ -163,16 +163,31 @@ fn config_error(e: &ConfigError) -> ExitCode {
 async fn bench(args: giro::cli::BenchArgs) -> anyhow::Result<()> {
     use giro::cli::BenchCommand;
     let result = match args.command {
-        BenchCommand::Checkout { clientes, segundos } => {
+        BenchCommand::Checkout { clientes, segundos, replicas, url } => {
             giro::bench::checkout::run(giro::bench::checkout::CheckoutArgs {
                 admin_url: args.pg_url,
                 clientes,
                 duracao: std::time::Duration::from_secs(segundos),
+                replicas,
+                url,
             })
             .await?
         }
-        BenchCommand::Relay { eventos, publicadores, transportes, lote, linhas_antigas, taxa, segundos } => {
+        BenchCommand::Relay {
+            eventos,
+            publicadores,
+            transportes,
+            lote,
+            linhas_antigas,
+            taxa,
+            segundos,
+            processos,
+            lote_processos,
+            pares,
+        } => {
             giro::bench::relay::run(giro::bench::relay::RelayArgs {
+                processos: processos.then_some(lote_processos),
+                pares,
                 linhas_antigas,
                 admin_url: args.pg_url,
                 eventos,
@@ -181,6 +196,15 @@ async fn bench(args: giro::cli::BenchArgs) -> anyhow::Result<()> {
                 lote,
                 taxa,
                 duracao: std::time::Duration::from_secs(segundos),
+            })
+            .await?
+        }
+        BenchCommand::Peers { eventos, publicadores, jobs } => {
+            giro::bench::peers::run(giro::bench::peers::PeersArgs {
+                admin_url: args.pg_url,
+                eventos,
+                publicadores,
+                jobs,
             })
             .await?
         }

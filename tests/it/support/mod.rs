@@ -5,6 +5,7 @@ pub mod app;
 pub mod chaos;
 pub mod db;
 pub mod e2e;
+pub mod lb;
 pub mod market;
 pub mod peer;
 pub mod process;
