@@ -206,10 +206,10 @@ pub struct LoginConfig {
 /// Anonymous checkout bounds (issue 13), per client address.
 #[derive(Clone, Debug)]
 pub struct CheckoutConfig {
-    /// `POST /pedidos` and `POST /pedidos/{id}/pagamento` per address per minute.
+    /// `POST /pedidos` and `POST /pedidos/{id}/pagamento` per address per minute; 0 = no limit.
     pub max_por_minuto: u32,
-    /// Units one address may hold in unpaid reservations at once.
-    pub max_unidades_reservadas: i64,
+    /// Units one address may hold in unpaid reservations at once; 0 = no bound.
+    pub max_unidades_reservadas: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -303,8 +303,8 @@ impl Config {
                 janela: r.duration("login.janela")?,
             },
             checkout: CheckoutConfig {
-                max_por_minuto: r.positive("checkout.max-por-minuto")?,
-                max_unidades_reservadas: r.positive("checkout.max-unidades-reservadas")?,
+                max_por_minuto: r.parse("checkout.max-por-minuto")?,
+                max_unidades_reservadas: r.parse("checkout.max-unidades-reservadas")?,
             },
             log_format: r.choice("log.formato")?,
             outbox: OutboxConfig {

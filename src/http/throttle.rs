@@ -237,6 +237,9 @@ impl Limitador {
 
     /// One more checkout call from `ip`: `Err(wait)` past `checkout.max-por-minuto`.
     pub async fn checkout(&self, ip: IpAddr) -> Result<(), Duration> {
+        if self.checkout.max_por_minuto == 0 {
+            return Ok(());
+        }
         let c = self.incrementar(&format!("checkout:{ip}"), Duration::from_secs(60)).await;
         if c.n > self.checkout.max_por_minuto {
             return Err(c.restante);
@@ -244,9 +247,10 @@ impl Limitador {
         Ok(())
     }
 
-    /// Units one address may hold in unpaid reservations.
-    pub fn max_unidades_reservadas(&self) -> i64 {
-        self.checkout.max_unidades_reservadas
+    /// Units one address may hold in unpaid reservations (`None` = no bound).
+    pub fn max_unidades_reservadas(&self) -> Option<i64> {
+        let m = self.checkout.max_unidades_reservadas;
+        (m > 0).then_some(i64::from(m))
     }
 
     // A store that fails never blocks a request: throttling is lost, service is not.
@@ -327,5 +331,30 @@ mod tests {
         assert_eq!(Bloco::parse("127.0.0.1").map(|b| b.contem(ip("::ffff:127.0.0.1"))), Some(true));
         assert!(Bloco::parse("10.0.0.0/33").is_none());
         assert!(Bloco::parse("x").is_none());
+    }
+
+    fn limitador(proxies: &[&str]) -> Limitador {
+        Limitador {
+            contadores: Arc::new(Memoria::default()),
+            proxies: proxies.iter().filter_map(|p| Bloco::parse(p)).collect(),
+            login: LoginConfig {
+                max_falhas_endereco: 1,
+                max_falhas_usuario: 1,
+                janela: Duration::from_secs(60),
+            },
+            checkout: CheckoutConfig { max_por_minuto: 1, max_unidades_reservadas: 1 },
+        }
+    }
+
+    #[test]
+    fn x_forwarded_for_counts_only_from_a_trusted_proxy_right_to_left() {
+        let sem = limitador(&[]);
+        assert_eq!(sem.cliente(ip("127.0.0.1"), &["1.2.3.4"]), ip("127.0.0.1"));
+        let com = limitador(&["127.0.0.1", "10.0.0.0/8"]);
+        // The client wrote the left part; the proxies appended the right part.
+        assert_eq!(com.cliente(ip("127.0.0.1"), &["6.6.6.6, 1.2.3.4, 10.1.1.1"]), ip("1.2.3.4"));
+        assert_eq!(com.cliente(ip("127.0.0.1"), &["1.2.3.4", "10.1.1.1"]), ip("1.2.3.4"));
+        assert_eq!(com.cliente(ip("127.0.0.1"), &["lixo"]), ip("127.0.0.1"));
+        assert_eq!(com.cliente(ip("8.8.8.8"), &["1.2.3.4"]), ip("8.8.8.8"));
     }
 }

@@ -192,8 +192,9 @@ pub async fn fechar_com(
 }
 
 /// The reservation bound: the units `ip` holds in unpaid, unexpired reservations plus this order
-/// must stay within `max`. Checkouts of one address are serialised on an advisory lock (taken
-/// before any product lock, so it adds no deadlock) so two at once cannot both pass.
+/// must stay within `max`. Checkouts of one address are not serialised for it (many shoppers may
+/// share an address behind a NAT): requests in flight at the same moment may pass together, so
+/// the bound can be exceeded by what those few orders hold — the rate limit bounds how many.
 async fn reservas_do_cliente(
     tx: &Tx<'_>,
     ip: IpAddr,
@@ -205,7 +206,6 @@ async fn reservas_do_cliente(
     if pedidas > max {
         return Err(ErroMercado::ReservasDemais { espera: None });
     }
-    tx.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 13))", &[&ip.to_string()]).await?;
     let row = tx
         .query_one(
             "SELECT COALESCE(SUM(r.qtd), 0)::bigint AS retidas, MIN(r.expira_em) AS proxima \

@@ -87,7 +87,7 @@ pub async fn fechar(
     let itens = checkout::consolidar(req.validar()?)?;
     let op = checkout::Opcoes {
         cliente: cliente.map(|c| c.0 .0),
-        max_unidades: limitador.map(|l| l.0.max_unidades_reservadas()),
+        max_unidades: limitador.and_then(|l| l.0.max_unidades_reservadas()),
         chave,
     };
     let (f, repetido) = checkout::fechar_com(&e.db, &itens, crate::mercado::agora(), e.ttl, &op).await?;

@@ -28,10 +28,10 @@ pub fn config(servico: Servico, db: &TestDb, env: &[(&str, &str)]) -> Config {
         ("GIRO_RESERVA_EXPIRACAO_HABILITADA", "false"),
         ("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false"),
         ("GIRO_DB_POOL_MAX", "8"),
-        // Every test client is 127.0.0.1: the per-address checkout bounds are raised here
+        // Every test client is 127.0.0.1: the per-address checkout bounds are off here
         // (tests/it/seguranca_checkout.rs sets its own).
-        ("GIRO_CHECKOUT_MAX_POR_MINUTO", "1000000"),
-        ("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "1000000000"),
+        ("GIRO_CHECKOUT_MAX_POR_MINUTO", "0"),
+        ("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "0"),
         ("GIRO_HTTP_PRAZO_DESLIGAMENTO", "2s"),
         // The test machine may be loaded far beyond production: lock waits get a generous bound
         // (tests/it/resiliencia.rs sets a short one where it tests the lock timeout).
