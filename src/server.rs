@@ -94,7 +94,18 @@ pub fn app(ctx: &Contexto, role: Role) -> Router {
             ctx.supervisor.clone(),
         )))
         .merge(http::metrics::router(ctx.db.pool.clone()));
-    http::finish(routes, ctx.seguranca.clone())
+    // Counters in the service's database: every replica counts the same attempts.
+    let limitador = http::throttle::Limitador::new(
+        &ctx.config,
+        Arc::new(http::contadores_pg::ContadoresPg::new(ctx.db.pool.clone())),
+    );
+    let mut router = http::finish(routes, ctx.seguranca.clone());
+    if ctx.config.cookies_seguros {
+        router = router.layer(axum::middleware::from_fn(http::cookies_seguros));
+    }
+    router.layer(axum::middleware::from_fn(move |req, next| {
+        http::throttle::identificar(limitador.clone(), req, next)
+    }))
 }
 
 pub async fn run(
@@ -151,7 +162,14 @@ pub async fn run(
     ));
 
     tracing::info!(service = %servico, addr = %bound, db = ?ctx.config.servico(servico).db, "giro {servico} listening on http://{bound}");
-    let served = http::serve(listener, router, shutdown.clone(), ctx.config.prazo_desligamento).await;
+    let served = http::serve_com(
+        listener,
+        router,
+        shutdown.clone(),
+        ctx.config.prazo_desligamento,
+        ctx.config.limites_http.clone(),
+    )
+    .await;
     shutdown.cancel();
     ctx.tasks.close();
     if tokio::time::timeout(ctx.config.prazo_desligamento, ctx.tasks.wait()).await.is_err() {

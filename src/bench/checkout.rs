@@ -152,6 +152,10 @@ async fn medir(
     env.insert("GIRO_RESERVA_EXPIRACAO_HABILITADA", "false".into());
     env.insert("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false".into());
     env.insert("GIRO_DB_POOL_MAX", args.clientes.clamp(4, 32).to_string());
+    // Every simulated shopper is 127.0.0.1: the per-address checkout bounds would stop the run.
+    env.insert("GIRO_CHECKOUT_MAX_POR_MINUTO", "1000000000".into());
+    env.insert("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "1000000000".into());
+    env.insert("GIRO_HTTP_MAX_CONEXOES", "100000".into());
     // Request lines off (as a deployment that only keeps warnings); the start-up line stays.
     env.insert("RUST_LOG", "warn,giro::server=info".into());
 

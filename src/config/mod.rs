@@ -167,6 +167,51 @@ pub struct WebConfig {
     pub dir_painel: Option<PathBuf>,
 }
 
+/// Bounds every listener applies (issue 13): how long a client may take to send its headers, its
+/// body, or to come back on a kept-alive connection, how long a whole request may take, and how
+/// many connections one listener holds at once.
+#[derive(Clone, Debug)]
+pub struct LimitesHttp {
+    /// From the first byte of a request's head to its end.
+    pub timeout_cabecalho: Duration,
+    /// From the end of the head to the end of the body.
+    pub timeout_corpo: Duration,
+    /// How long a connection may sit without a request (after accept or after an answer).
+    pub timeout_ocioso: Duration,
+    /// From the end of the head to the answer.
+    pub timeout_requisicao: Duration,
+    pub max_conexoes: usize,
+}
+
+impl Default for LimitesHttp {
+    fn default() -> Self {
+        LimitesHttp {
+            timeout_cabecalho: Duration::from_secs(10),
+            timeout_corpo: Duration::from_secs(30),
+            timeout_ocioso: Duration::from_secs(60),
+            timeout_requisicao: Duration::from_secs(60),
+            max_conexoes: 1024,
+        }
+    }
+}
+
+/// Login throttling (issue 13): failures counted per client address and per user name.
+#[derive(Clone, Debug)]
+pub struct LoginConfig {
+    pub max_falhas_endereco: u32,
+    pub max_falhas_usuario: u32,
+    pub janela: Duration,
+}
+
+/// Anonymous checkout bounds (issue 13), per client address.
+#[derive(Clone, Debug)]
+pub struct CheckoutConfig {
+    /// `POST /pedidos` and `POST /pedidos/{id}/pagamento` per address per minute.
+    pub max_por_minuto: u32,
+    /// Units one address may hold in unpaid reservations at once.
+    pub max_unidades_reservadas: i64,
+}
+
 #[derive(Clone, Debug)]
 pub struct Config {
     pub mercado: ServicoConfig,
@@ -183,6 +228,13 @@ pub struct Config {
     pub db_limites: crate::db::PoolLimits,
     pub endereco: std::net::IpAddr,
     pub prazo_desligamento: Duration,
+    pub limites_http: LimitesHttp,
+    /// Proxies whose `X-Forwarded-For` is believed (addresses or CIDR blocks).
+    pub proxies_confiaveis: Vec<String>,
+    /// Session and CSRF cookies get `Secure` (the public origin is https).
+    pub cookies_seguros: bool,
+    pub login: LoginConfig,
+    pub checkout: CheckoutConfig,
     pub log_format: LogFormat,
     pub outbox: OutboxConfig,
     pub inbox_retencao: Duration,
@@ -236,6 +288,24 @@ impl Config {
             },
             endereco: r.parse("http.endereco")?,
             prazo_desligamento: r.duration("http.prazo-desligamento")?,
+            limites_http: LimitesHttp {
+                timeout_cabecalho: r.duration("http.timeout-cabecalho")?,
+                timeout_corpo: r.duration("http.timeout-corpo")?,
+                timeout_ocioso: r.duration("http.timeout-ocioso")?,
+                timeout_requisicao: r.duration("http.timeout-requisicao")?,
+                max_conexoes: r.positive("http.max-conexoes")?,
+            },
+            proxies_confiaveis: r.proxies("http.proxies-confiaveis")?,
+            cookies_seguros: r.parse("http.cookies-seguros")?,
+            login: LoginConfig {
+                max_falhas_endereco: r.positive("login.max-falhas-endereco")?,
+                max_falhas_usuario: r.positive("login.max-falhas-usuario")?,
+                janela: r.duration("login.janela")?,
+            },
+            checkout: CheckoutConfig {
+                max_por_minuto: r.positive("checkout.max-por-minuto")?,
+                max_unidades_reservadas: r.positive("checkout.max-unidades-reservadas")?,
+            },
             log_format: r.choice("log.formato")?,
             outbox: OutboxConfig {
                 intervalo: r.duration("outbox.intervalo")?,
@@ -384,6 +454,18 @@ impl Reader<'_> {
             return Err(Self::invalid(key, v, o, "expected an http:// or https:// URL"));
         }
         Ok(v.to_string())
+    }
+
+    /// A comma-separated list of IP addresses or CIDR blocks.
+    fn proxies(&self, key: &str) -> Result<Vec<String>, ConfigError> {
+        let Some(v) = self.opt_string(key) else { return Ok(vec![]) };
+        let lista: Vec<String> =
+            v.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect();
+        if let Some(ruim) = lista.iter().find(|p| !crate::http::throttle::proxy_valido(p)) {
+            let (v, o) = self.raw(key)?;
+            return Err(Self::invalid(key, v, o, format!("{ruim:?} is not an IP address or a CIDR block")));
+        }
+        Ok(lista)
     }
 
     /// An optional value: absent or empty → `None`.

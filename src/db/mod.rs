@@ -272,6 +272,9 @@ pub async fn wait_for(what: &str, pools: &[Pool], timeout: Duration, shutdown: &
 pub struct OutboxSignal {
     pub wake: Notify,
     pub notify_pg: bool,
+    /// True while a publisher loop waits for a wake-up (nothing left to claim). Tests wait on it
+    /// before writing, so a delivery they see came through the wake path, not the first round.
+    pub idle: tokio::sync::watch::Sender<bool>,
 }
 
 /// A service's database: its pool and its outbox signal.
@@ -308,7 +311,7 @@ impl DbError {
 
 impl Db {
     pub fn new(pool: Pool, notify_pg: bool) -> Db {
-        Db { pool, signal: Arc::new(OutboxSignal { wake: Notify::new(), notify_pg }) }
+        Db { pool, signal: Arc::new(OutboxSignal { notify_pg, ..OutboxSignal::default() }) }
     }
 
     pub async fn client(&self) -> Result<Client, DbError> {

@@ -133,6 +133,13 @@ pub async fn sem_tags_exceto(
 impl Bloqueado {
     /// Adds `qtd` to the balance (a lot was received: see `lote::receber`).
     pub(super) async fn creditar(&mut self, tx: &Tx<'_>, qtd: i32) -> Result<(), ErroEstoque> {
+        // The row is locked: the sum is checked here, before the UPDATE could overflow `integer`.
+        if self.0.saldo_disponivel.checked_add(qtd).is_none() {
+            return Err(ErroEstoque::Invalido(format!(
+                "quantidade excede o saldo máximo do SKU {}: saldo {} + {qtd}",
+                self.0.sku, self.0.saldo_disponivel
+            )));
+        }
         self.0.saldo_disponivel = atualizar_saldo(tx, &self.0.sku, qtd).await?;
         Ok(())
     }

@@ -21,7 +21,8 @@
 //! token *is* the `XSRF-*` cookie, checked against the header (double submit), so it already
 //! holds across replicas; cookie names, attributes and the SPA behaviour are the original's.
 //!
-//! **Purge**: [`limpar_sessoes`] deletes expired rows in batches of `sessao.lote-limpeza`, each a
+//! **Purge**: [`limpar_sessoes`] deletes expired rows (and the throttling counters whose window
+//! is over, [`crate::http::contadores_pg`]) in batches of `sessao.lote-limpeza`, each a
 //! `DELETE … WHERE id_hash IN (SELECT … FOR UPDATE SKIP LOCKED LIMIT n)`; every replica runs it,
 //! and concurrent purges take disjoint rows instead of waiting for each other (no advisory lock).
 
@@ -43,7 +44,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{Operador, Secret};
 use crate::db::{DbError, Pool};
-use crate::http::Problem;
+use crate::http::{throttle, Problem};
 use crate::supervisor::Vivo;
 
 /// The original's session lifetime (8 h), the default of `sessao.ttl`.
@@ -317,15 +318,31 @@ async fn sessao_atual(State(seg): State<Arc<Seguranca>>, req: Request) -> Respon
 async fn entrar(
     State(seg): State<Arc<Seguranca>>,
     headers: HeaderMap,
+    limitador: Option<axum::Extension<Arc<throttle::Limitador>>>,
+    cliente: Option<axum::Extension<throttle::EnderecoCliente>>,
     form: Result<Form<HashMap<String, String>>, FormRejection>,
 ) -> Response {
     // A body that is not a form carries no credentials: the login fails like a wrong password.
     let form = form.map(|f| f.0).unwrap_or_default();
     let usuario = form.get("usuario").map(String::as_str).unwrap_or("");
     let senha = form.get("senha").map(String::as_str).unwrap_or("");
+    let ip = cliente.map(|c| c.0 .0).unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
+    let limitador = limitador.map(|l| l.0);
+    if let Some(l) = &limitador {
+        if let Err(espera) = l.login_antes(ip, usuario).await {
+            tracing::warn!(client = %ip, "operator login throttled");
+            return throttle::muitas("tentativas de login demais", espera);
+        }
+    }
     if !seg.credenciais_validas(usuario, senha) {
-        tracing::warn!("operator login refused");
+        if let Some(l) = &limitador {
+            l.login_falhou(ip, usuario).await;
+        }
+        tracing::warn!(client = %ip, "operator login refused");
         return Problem::new(StatusCode::UNAUTHORIZED, "usuário ou senha inválidos").into_response();
+    }
+    if let Some(l) = &limitador {
+        l.login_entrou(ip, usuario).await;
     }
     let id = match seg.criar_sessao(usuario).await {
         Ok(id) => id,
@@ -381,6 +398,27 @@ pub async fn purgar_expiradas(pool: &Pool, lote: i64, shutdown: &CancellationTok
     }
 }
 
+/// Deletes throttling counters whose window is over ([`crate::http::contadores_pg`]), in batches
+/// of `lote` as [`purgar_expiradas`]; returns how many.
+pub async fn purgar_contadores(pool: &Pool, lote: i64, shutdown: &CancellationToken) -> Result<u64, DbError> {
+    let mut total = 0;
+    loop {
+        let c = pool.get().await?;
+        let n = c
+            .execute(
+                "DELETE FROM contador_limite WHERE chave IN ( \
+                     SELECT chave FROM contador_limite WHERE fim <= now() \
+                      LIMIT $1 FOR UPDATE SKIP LOCKED)",
+                &[&lote],
+            )
+            .await?;
+        total += n;
+        if n < lote as u64 || shutdown.is_cancelled() {
+            return Ok(total);
+        }
+    }
+}
+
 /// The purge loop of a service: a round at start, then one every `intervalo`, until `shutdown`.
 pub async fn limpar_sessoes(
     seg: Arc<Seguranca>,
@@ -395,6 +433,9 @@ pub async fn limpar_sessoes(
             Ok(0) => {}
             Ok(n) => tracing::info!(sessoes = n, "expired operator sessions purged"),
             Err(e) => tracing::warn!(error = %e, "expired-session purge failed; retrying next round"),
+        }
+        if let Err(e) = purgar_contadores(&seg.pool, lote, &shutdown).await {
+            tracing::warn!(error = %e, "expired throttle counters purge failed; retrying next round");
         }
         vivo.ok();
         tokio::select! {

@@ -58,7 +58,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{Config, Servico};
 use crate::contracts::EventoIntegracao;
 use crate::db::Tx;
-use crate::inbox::receiver::Consumidor;
+use crate::inbox::receiver::{Consumidor, EventoInvalido};
 use crate::server::{self, Contexto, Role};
 
 pub async fn serve(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
@@ -109,17 +109,21 @@ impl Consumidor for ConsumidorMercado {
         evento: &'a EventoIntegracao,
     ) -> BoxFuture<'a, anyhow::Result<()>> {
         Box::pin(async move {
-            match evento {
+            let r = match evento {
                 EventoIntegracao::ReposicaoEnviada(e) => {
-                    consumidores::reposicao_enviada(tx, e, agora()).await?
+                    consumidores::reposicao_enviada(tx, e, agora()).await
                 }
-                EventoIntegracao::ReposicaoNegada(e) => consumidores::reposicao_negada(tx, e).await?,
-                EventoIntegracao::ProdutoClassificado(e) => consumidores::produto_classificado(tx, e).await?,
+                EventoIntegracao::ReposicaoNegada(e) => consumidores::reposicao_negada(tx, e).await,
+                EventoIntegracao::ProdutoClassificado(e) => consumidores::produto_classificado(tx, e).await,
                 EventoIntegracao::ReposicaoSolicitada(_) => {
                     anyhow::bail!("mercado does not consume {}", evento.tipo())
                 }
+            };
+            match r {
+                // A rule the event's data breaks (a credit beyond the shelf's range): permanent.
+                Err(erro::ErroMercado::Invalido(m)) => Err(EventoInvalido(m).into()),
+                other => Ok(other?),
             }
-            Ok(())
         })
     }
 }

@@ -176,11 +176,14 @@ impl Publisher {
             } else {
                 self.cfg.intervalo
             };
+            self.signal.idle.send_replace(true);
+            tracing::debug!(outbox = %self.nome, "publisher idle");
             tokio::select! {
                 _ = shutdown.cancelled() => break,
                 _ = self.signal.wake.notified() => {}
                 _ = tokio::time::sleep(pause) => {}
             }
+            self.signal.idle.send_replace(false);
         }
         tracing::info!(outbox = %self.nome, "publisher stopped");
     }

@@ -101,7 +101,7 @@ async fn a_service_with_several_hosts_connects_to_the_one_that_answers_in_both_u
     ] {
         let var = if servico == "mercado" { "MERCADO_DB_URL" } else { "ESTOQUE_DB_URL" };
         let mut g = Giro::spawn(&[servico, "serve"], &env(&[(var, url)]));
-        let addr = blocking(|| g.wait_listening());
+        let addr = g.wait_listening().await;
         let ready = format!("http://{addr}/readyz");
         wait_until(Duration::from_secs(20), &format!("{servico} ready through the second host"), || async {
             (reqwest::get(&ready).await.ok()?.status() == 200).then_some(())
@@ -231,7 +231,7 @@ async fn a_failover_under_load_loses_no_acknowledged_order_and_applies_every_eve
         ],
     )
     .await;
-    let mut publisher = f.spawn_publisher();
+    let mut publisher = f.spawn_publisher().await;
     let (oe, _om) = f.carregar_demo().await;
 
     // Load: shoppers checking out, the operator entering lots for the pent-up demand.
@@ -340,5 +340,5 @@ async fn a_failover_under_load_loses_no_acknowledged_order_and_applies_every_eve
         String::from_utf8_lossy(&out.stderr)
     );
     publisher.signal("TERM");
-    assert!(blocking(|| publisher.wait_exit(Duration::from_secs(20))).is_some_and(|s| s.success()));
+    assert!(publisher.wait_exit(Duration::from_secs(20)).await.is_some_and(|s| s.success()));
 }

@@ -30,6 +30,7 @@ mod migrations;
 mod ops;
 mod outbox;
 mod replicas;
+mod resiliencia;
 mod service;
 mod sessoes;
 mod tag_worker;

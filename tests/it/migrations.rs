@@ -21,6 +21,8 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
         (
             Servico::Mercado,
             &[
+                "checkout_idempotencia",
+                "contador_limite",
                 "inbox_event",
                 "item_pedido",
                 "outbox_event",
@@ -31,11 +33,12 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
                 "sessao_operador",
                 "solicitacao_reposicao",
             ][..],
-            11,
+            12,
         ),
         (
             Servico::Estoque,
             &[
+                "contador_limite",
                 "demanda_reprimida",
                 "inbox_event",
                 "lote",

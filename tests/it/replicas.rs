@@ -74,8 +74,8 @@ async fn two_replicas_each_behind_haproxy_alternate_survive_a_kill_and_a_restart
         (clientes.stats.respondidas() >= 20 && painel.ok.load(Ordering::SeqCst) >= 10).then_some(())
     })
     .await;
-    f.kill(Servico::Mercado, 0);
-    f.kill(Servico::Estoque, 0);
+    f.kill(Servico::Mercado, 0).await;
+    f.kill(Servico::Estoque, 0).await;
     f.lb.esperar("mercado1", "DOWN", Duration::from_secs(20)).await;
     f.lb.esperar("estoque1", "DOWN", Duration::from_secs(20)).await;
     let (antes_c, antes_p) = (clientes.stats.respondidas(), painel.ok.load(Ordering::SeqCst));
@@ -117,12 +117,12 @@ async fn two_replicas_each_behind_haproxy_alternate_survive_a_kill_and_a_restart
     f.restart(Servico::Estoque, 0).await;
     for s in [Servico::Mercado, Servico::Estoque] {
         for i in 0..2 {
-            f.stop(s, i);
+            f.stop(s, i).await;
         }
     }
     for s in [Servico::Estoque, Servico::Mercado] {
         for i in 0..2 {
-            f.spawn(s, i);
+            f.spawn(s, i).await;
         }
     }
     for s in [Servico::Estoque, Servico::Mercado] {
@@ -214,6 +214,26 @@ async fn ten_thousand_logins_leave_every_replica_s_memory_flat_and_expired_sessi
         // The in-memory store this replaced kept ~180 B per live session (~1.8 MB for these
         // 10 000); a replica now keeps nothing per session (measured: < 200 KiB of noise).
         assert!(d.saturating_sub(*a) < 1024, "{n}: RSS grew from {a} to {d} KiB over 10 000 logins");
+    }
+
+    // Failed logins are counted in the database: ten through the balancer (alternating replicas,
+    // each with a forged X-Forwarded-For that HAProxy replaces) and the eleventh is refused,
+    // whichever replica answers it; the replicas do not multiply the attempts.
+    for k in 0..11 {
+        let res = http
+            .post(format!("{}/sessao", f.estoque_url()))
+            .header("cookie", "XSRF-ESTOQUE=t")
+            .header("x-xsrf-token", "t")
+            .header("x-forwarded-for", format!("10.9.8.{k}"))
+            .form(&[("usuario", OPERADOR), ("senha", "senha-errada-123")])
+            .send()
+            .await
+            .expect("login");
+        let want = if k < 10 { 401 } else { 429 };
+        assert_eq!(res.status(), want, "failed login {}", k + 1);
+        if k == 10 {
+            assert!(res.headers().contains_key("retry-after"));
+        }
     }
 
     // Every session expires after 3 s and the replicas' purge removes it.

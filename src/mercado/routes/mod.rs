@@ -20,6 +20,7 @@ use axum::Router;
 use super::catalogo_estoque::CatalogoEstoque;
 use crate::db::Db;
 use crate::http::auth::{self, Seguranca};
+use crate::http::throttle;
 
 /// What the handlers share.
 pub struct Estado {
@@ -39,9 +40,9 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
                 .route_layer(from_fn_with_state(seguranca, auth::csrf)),
         )
         .route("/produtos/{sku}", get(produtos::buscar))
-        .route("/pedidos", post(pedidos::fechar))
+        .route("/pedidos", post(pedidos::fechar).route_layer(from_fn(throttle::checkout)))
         .route("/pedidos/{id}", get(pedidos::detalhe))
-        .route("/pedidos/{id}/pagamento", post(pedidos::pagar))
+        .route("/pedidos/{id}/pagamento", post(pedidos::pagar).route_layer(from_fn(throttle::checkout)))
         .with_state(estado)
 }
 

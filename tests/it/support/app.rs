@@ -28,6 +28,10 @@ pub fn config(servico: Servico, db: &TestDb, env: &[(&str, &str)]) -> Config {
         ("GIRO_RESERVA_EXPIRACAO_HABILITADA", "false"),
         ("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false"),
         ("GIRO_DB_POOL_MAX", "8"),
+        // Every test client is 127.0.0.1: the per-address checkout bounds are raised here
+        // (tests/it/seguranca_checkout.rs sets its own).
+        ("GIRO_CHECKOUT_MAX_POR_MINUTO", "1000000"),
+        ("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "1000000000"),
         ("GIRO_HTTP_PRAZO_DESLIGAMENTO", "2s"),
     ]
     .into_iter()
@@ -81,8 +85,13 @@ pub async fn spawn_app(servico: Servico, env: &[(&str, &str)]) -> TestApp {
     giro::telemetry::init_for_test();
     let db = TestDb::new(servico).await;
     let config = config(servico, &db, env);
-    let pool =
-        giro::db::pool(&config.servico(servico).db, config.db_pool_max, config.db_timeout).expect("pool");
+    let pool = giro::db::pool_with(
+        &config.servico(servico).db,
+        config.db_pool_max,
+        config.db_timeout,
+        config.db_limites,
+    )
+    .expect("pool");
     let dbh = Db::new(pool, config.outbox.notify);
     let shutdown = CancellationToken::new();
     let ctx = Contexto {

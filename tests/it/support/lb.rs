@@ -182,7 +182,7 @@ impl Frota {
         // estoque first: mercado's product lookups and events go to it.
         for s in [Servico::Estoque, Servico::Mercado] {
             for i in 0..n {
-                frota.spawn(s, i);
+                frota.spawn(s, i).await;
             }
         }
         for s in [Servico::Estoque, Servico::Mercado] {
@@ -216,6 +216,11 @@ impl Frota {
             ("GIRO_HTTP_PRAZO_DESLIGAMENTO", "5s".to_string()),
             ("GIRO_DB_POOL_MAX", "6".to_string()),
             ("GIRO_OUTBOX_INTERVALO", "250ms".to_string()),
+            // The balancer is the trusted proxy whose X-Forwarded-For names the client; every
+            // shopper here is 127.0.0.1, so the per-address checkout limits are lifted.
+            ("GIRO_HTTP_PROXIES_CONFIAVEIS", "127.0.0.1".to_string()),
+            ("GIRO_CHECKOUT_MAX_POR_MINUTO", "1000000".to_string()),
+            ("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "1000000000".to_string()),
             // Every peer URL is the balancer's.
             ("ESTOQUE_URL", self.estoque_url()),
             ("ESTOQUE_EVENTOS_URL", self.estoque_url()),
@@ -247,43 +252,43 @@ impl Frota {
     }
 
     /// Starts replica `i` of `s` (on its fixed ports) and waits for its listener.
-    pub fn spawn(&mut self, s: Servico, i: usize) {
+    pub async fn spawn(&mut self, s: Servico, i: usize) {
         assert!(!self.procs.contains_key(&(s, i)), "{} already running", nome(s, i));
         let mut g = Giro::spawn(&[s.nome(), "serve"], &self.env(s, i));
-        blocking(|| g.wait_listening());
+        g.wait_listening().await;
         self.procs.insert((s, i), g);
     }
 
     /// Starts replica `i` of `s` and waits until the balancer has it UP again.
     pub async fn restart(&mut self, s: Servico, i: usize) {
-        self.spawn(s, i);
+        self.spawn(s, i).await;
         self.lb.esperar(&nome(s, i), "UP", Duration::from_secs(30)).await;
     }
 
     /// `kill -9`.
-    pub fn kill(&mut self, s: Servico, i: usize) {
+    pub async fn kill(&mut self, s: Servico, i: usize) {
         let mut g = self.procs.remove(&(s, i)).expect("running replica");
         g.signal("KILL");
-        assert!(blocking(|| g.wait_exit(Duration::from_secs(10))).is_some(), "survived kill -9");
+        assert!(g.wait_exit(Duration::from_secs(10)).await.is_some(), "survived kill -9");
         self.old_logs.push(format!("===== {} (killed)\n{}", nome(s, i), g.log()));
     }
 
     /// SIGTERM and a clean exit.
-    pub fn stop(&mut self, s: Servico, i: usize) {
+    pub async fn stop(&mut self, s: Servico, i: usize) {
         let mut g = self.procs.remove(&(s, i)).expect("running replica");
         g.signal("TERM");
-        let st = blocking(|| g.wait_exit(Duration::from_secs(20)));
+        let st = g.wait_exit(Duration::from_secs(20)).await;
         let log = g.log();
         self.old_logs.push(format!("===== {} (stopped)\n{log}", nome(s, i)));
         assert!(st.is_some_and(|st| st.success()), "{} after SIGTERM: {st:?}\n{log}", nome(s, i));
     }
 
     /// A separate `giro publisher` relaying both outboxes (beside the replicas' embedded ones).
-    pub fn spawn_publisher(&mut self) -> Giro {
+    pub async fn spawn_publisher(&mut self) -> Giro {
         let mut env = self.env(Servico::Mercado, 0);
         env.insert("ESTOQUE_DB_URL", self.estoque_db_url.clone());
         let mut g = Giro::spawn(&["publisher"], &env);
-        blocking(|| g.wait_for_line("ready: the database answered", Duration::from_secs(30)));
+        g.wait_for_line("ready: the database answered", Duration::from_secs(30)).await;
         g
     }
 
