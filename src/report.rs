@@ -21,6 +21,7 @@ pub fn config(src: &Sources) -> Result<String, ConfigError> {
     Ok(out)
 }
 
+/// The one masking function: `giro config` and every log line that prints a URL go through it.
 /// `text` with every password it carries replaced by `***`: the userinfo of a URL
 /// (`scheme://user:pw@host`), a `password=` query parameter, a `password=` pair of a key=value
 /// connection string (quoted or not). Anything else is kept as it is.

@@ -70,7 +70,9 @@ impl Contadores for ContadoresPg {
                     &[&chave],
                 )
                 .await?;
-            Ok(row.map(|r| contagem(r.get(0), r.get(1))).unwrap_or(Contagem { n: 0, restante: Duration::ZERO }))
+            Ok(row
+                .map(|r| contagem(r.get(0), r.get(1)))
+                .unwrap_or(Contagem { n: 0, restante: Duration::ZERO }))
         })
     }
 

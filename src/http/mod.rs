@@ -4,8 +4,8 @@
 //! requests within a grace period.
 
 pub mod auth;
-pub mod contadores_pg;
 pub mod conexao;
+pub mod contadores_pg;
 pub mod extract;
 pub mod health;
 pub mod metrics;

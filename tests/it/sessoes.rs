@@ -239,8 +239,9 @@ async fn while_the_database_is_down_a_session_is_neither_accepted_nor_refused_bu
 
 #[tokio::test]
 async fn throttling_counters_are_shared_by_replicas_and_purged_when_their_window_ends() {
-    let a = spawn_app(Servico::Mercado, &[("GIRO_LOGIN_MAX_FALHAS_ENDERECO", "4"), ("GIRO_LOGIN_JANELA", "2s")])
-        .await;
+    let a =
+        spawn_app(Servico::Mercado, &[("GIRO_LOGIN_MAX_FALHAS_ENDERECO", "4"), ("GIRO_LOGIN_JANELA", "2s")])
+            .await;
     let b = spawn_replica(&a, &[("GIRO_LOGIN_MAX_FALHAS_ENDERECO", "4"), ("GIRO_LOGIN_JANELA", "2s")]).await;
     let falha = |url: String| {
         let http = a.http.clone();

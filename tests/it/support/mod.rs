@@ -9,6 +9,7 @@ pub mod lb;
 pub mod market;
 pub mod peer;
 pub mod process;
+pub mod real;
 pub mod receiver;
 pub mod tag_worker;
 
