@@ -92,6 +92,35 @@ impl Haproxy {
             .collect()
     }
 
+    /// How many times any server went from UP to DOWN so far (the `chkdown` counters).
+    pub async fn quedas(&self) -> u64 {
+        let text = reqwest::get(format!("http://127.0.0.1:{}/;csv", self.stats_port))
+            .await
+            .expect("stats")
+            .text()
+            .await
+            .expect("stats text");
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap_or("").trim_start_matches("# ").split(',').collect();
+        let (sv, cd) = (
+            header.iter().position(|h| *h == "svname").expect("svname"),
+            header.iter().position(|h| *h == "chkdown").expect("chkdown"),
+        );
+        lines
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|f| f.len() > cd && f[sv] != "FRONTEND" && f[sv] != "BACKEND")
+            .filter_map(|f| f[cd].parse::<u64>().ok())
+            .sum()
+    }
+
+    /// Waits until every server of every backend is UP.
+    pub async fn todos_up(&self, timeout: Duration) {
+        wait_until(timeout, "every server UP in haproxy", || async {
+            self.estados().await.values().all(|st| st == "UP").then_some(())
+        })
+        .await;
+    }
+
     /// Waits until server `srv` is `want` ("UP" or "DOWN") in every backend that has it.
     pub async fn esperar(&self, srv: &str, want: &str, timeout: Duration) {
         wait_until(timeout, &format!("{srv} {want} in haproxy"), || async {
