@@ -204,7 +204,9 @@ async fn ten_thousand_logins_leave_every_replica_s_memory_flat_and_expired_sessi
                 .map(|t| {
                     let (http, mu, eu) = (http.clone(), mu.clone(), eu.clone());
                     tokio::spawn(async move {
-                        for k in 0..n / 8 {
+                        let mut k = 0;
+                        let mut adiadas = 0u32;
+                        while k < n / 8 {
                             let (base, xsrf) =
                                 if (t + k) % 2 == 0 { (&mu, "XSRF-MERCADO") } else { (&eu, "XSRF-ESTOQUE") };
                             let res = http
@@ -215,13 +217,27 @@ async fn ten_thousand_logins_leave_every_replica_s_memory_flat_and_expired_sessi
                                 .send()
                                 .await
                                 .expect("login");
+                            // 503 "try again" (the shared database too slow on a loaded machine)
+                            // is retried; anything else but 204 fails the test.
+                            if res.status() == 503 {
+                                adiadas += 1;
+                                assert!(adiadas < 1_000, "logins kept answering 503");
+                                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                                continue;
+                            }
                             assert_eq!(res.status(), 204);
+                            k += 1;
                         }
+                        adiadas
                     })
                 })
                 .collect();
+            let mut adiadas = 0;
             for t in tasks {
-                t.await.expect("login task");
+                adiadas += t.await.expect("login task");
+            }
+            if adiadas > 0 {
+                eprintln!("{adiadas} logins answered 503 and were retried");
             }
         }
     };
