@@ -99,7 +99,11 @@ pub fn app(ctx: &Contexto, role: Role) -> Router {
             ctx.seguranca.clone(),
             ctx.config.inbox_retencao,
         ));
-    let limitador = http::throttle::Limitador::em_memoria(&ctx.config);
+    // Counters in the service's database: every replica counts the same attempts.
+    let limitador = http::throttle::Limitador::new(
+        &ctx.config,
+        Arc::new(http::contadores_pg::ContadoresPg::new(ctx.db.pool.clone())),
+    );
     let mut router = http::finish(routes, ctx.seguranca.clone());
     if ctx.config.cookies_seguros {
         router = router.layer(axum::middleware::from_fn(http::cookies_seguros));

@@ -11,3 +11,14 @@ CREATE TABLE sessao_operador (
 );
 
 CREATE INDEX sessao_operador_expira_em ON sessao_operador (expira_em);
+
+-- The throttling counters (failed logins per address and per user name, checkouts per address),
+-- shared by the replicas so N of them do not give an attacker N times the attempts. One row per
+-- count; `fim` ends its window. Rows past `fim` are purged in batches with the sessions.
+CREATE TABLE contador_limite (
+    chave TEXT        PRIMARY KEY,
+    n     INTEGER     NOT NULL,
+    fim   TIMESTAMPTZ NOT NULL
+);
+
+CREATE INDEX contador_limite_fim ON contador_limite (fim);

@@ -21,7 +21,8 @@
 //! token *is* the `XSRF-*` cookie, checked against the header (double submit), so it already
 //! holds across replicas; cookie names, attributes and the SPA behaviour are the original's.
 //!
-//! **Purge**: [`limpar_sessoes`] deletes expired rows in batches of `sessao.lote-limpeza`, each a
+//! **Purge**: [`limpar_sessoes`] deletes expired rows (and the throttling counters whose window
+//! is over, [`crate::http::contadores_pg`]) in batches of `sessao.lote-limpeza`, each a
 //! `DELETE … WHERE id_hash IN (SELECT … FOR UPDATE SKIP LOCKED LIMIT n)`; every replica runs it,
 //! and concurrent purges take disjoint rows instead of waiting for each other (no advisory lock).
 
@@ -316,9 +317,9 @@ async fn sessao_atual(State(seg): State<Arc<Seguranca>>, req: Request) -> Respon
 
 async fn entrar(
     State(seg): State<Arc<Seguranca>>,
+    headers: HeaderMap,
     limitador: Option<axum::Extension<Arc<throttle::Limitador>>>,
     cliente: Option<axum::Extension<throttle::EnderecoCliente>>,
-    headers: HeaderMap,
     form: Result<Form<HashMap<String, String>>, FormRejection>,
 ) -> Response {
     // A body that is not a form carries no credentials: the login fails like a wrong password.
@@ -397,6 +398,27 @@ pub async fn purgar_expiradas(pool: &Pool, lote: i64, shutdown: &CancellationTok
     }
 }
 
+/// Deletes throttling counters whose window is over ([`crate::http::contadores_pg`]), in batches
+/// of `lote` as [`purgar_expiradas`]; returns how many.
+pub async fn purgar_contadores(pool: &Pool, lote: i64, shutdown: &CancellationToken) -> Result<u64, DbError> {
+    let mut total = 0;
+    loop {
+        let c = pool.get().await?;
+        let n = c
+            .execute(
+                "DELETE FROM contador_limite WHERE chave IN ( \
+                     SELECT chave FROM contador_limite WHERE fim <= now() \
+                      LIMIT $1 FOR UPDATE SKIP LOCKED)",
+                &[&lote],
+            )
+            .await?;
+        total += n;
+        if n < lote as u64 || shutdown.is_cancelled() {
+            return Ok(total);
+        }
+    }
+}
+
 /// The purge loop of a service: a round at start, then one every `intervalo`, until `shutdown`.
 pub async fn limpar_sessoes(
     seg: Arc<Seguranca>,
@@ -411,6 +433,9 @@ pub async fn limpar_sessoes(
             Ok(0) => {}
             Ok(n) => tracing::info!(sessoes = n, "expired operator sessions purged"),
             Err(e) => tracing::warn!(error = %e, "expired-session purge failed; retrying next round"),
+        }
+        if let Err(e) = purgar_contadores(&seg.pool, lote, &shutdown).await {
+            tracing::warn!(error = %e, "expired throttle counters purge failed; retrying next round");
         }
         vivo.ok();
         tokio::select! {

@@ -5,6 +5,7 @@
 
 pub mod auth;
 pub mod conexao;
+pub mod contadores_pg;
 pub mod extract;
 pub mod health;
 pub mod metrics;

@@ -15,8 +15,8 @@
 //! - **Checkout** ([`checkout`]): `POST /pedidos` and `POST /pedidos/{id}/pagamento` per address
 //!   per minute (`checkout.max-por-minuto`).
 //!
-//! The counters live behind [`Contadores`], in memory here ([`Memoria`], per process); a
-//! store shared by replicas (a PostgreSQL table) implements the same three calls.
+//! The counters live behind [`Contadores`]: the services keep them in their database
+//! ([`crate::http::contadores_pg`], shared by every replica); [`Memoria`] is the per-process one.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};

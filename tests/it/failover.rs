@@ -137,8 +137,17 @@ struct Par {
 
 impl Par {
     fn start() -> Par {
-        let out =
-            std::process::Command::new(script()).arg("start").output().expect("scripts/pg-standby start");
+        // A port taken between the script's choice and the bind fails the start (which cleans up
+        // after itself): try again with other ports.
+        let start = || std::process::Command::new(script()).arg("start").output().expect("pg-standby start");
+        let mut out = start();
+        for _ in 0..2 {
+            if out.status.success() {
+                break;
+            }
+            eprintln!("scripts/pg-standby start failed, again: {}", String::from_utf8_lossy(&out.stderr));
+            out = start();
+        }
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(
             out.status.success(),

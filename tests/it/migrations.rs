@@ -22,6 +22,7 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
             Servico::Mercado,
             &[
                 "checkout_idempotencia",
+                "contador_limite",
                 "inbox_event",
                 "item_pedido",
                 "outbox_event",
@@ -37,6 +38,7 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
         (
             Servico::Estoque,
             &[
+                "contador_limite",
                 "demanda_reprimida",
                 "inbox_event",
                 "lote",

@@ -236,3 +236,54 @@ async fn while_the_database_is_down_a_session_is_neither_accepted_nor_refused_bu
     })
     .await;
 }
+
+#[tokio::test]
+async fn throttling_counters_are_shared_by_replicas_and_purged_when_their_window_ends() {
+    let a =
+        spawn_app(Servico::Mercado, &[("GIRO_LOGIN_MAX_FALHAS_ENDERECO", "4"), ("GIRO_LOGIN_JANELA", "2s")])
+            .await;
+    let b = spawn_replica(&a, &[("GIRO_LOGIN_MAX_FALHAS_ENDERECO", "4"), ("GIRO_LOGIN_JANELA", "2s")]).await;
+    let falha = |url: String| {
+        let http = a.http.clone();
+        async move {
+            http.post(url)
+                .header("cookie", "XSRF-MERCADO=t")
+                .header("x-xsrf-token", "t")
+                .form(&[("usuario", crate::support::OPERADOR), ("senha", "errada-errada")])
+                .send()
+                .await
+                .expect("login")
+                .status()
+                .as_u16()
+        }
+    };
+    // Two failures on each replica: the fifth attempt, on either, is over the limit of four.
+    for url in [a.url("/sessao"), b.url("/sessao"), a.url("/sessao"), b.url("/sessao")] {
+        assert_eq!(falha(url).await, 401);
+    }
+    assert_eq!(falha(a.url("/sessao")).await, 429);
+    assert_eq!(falha(b.url("/sessao")).await, 429);
+    let c = a.db.client().await;
+    let n: i32 = c
+        .query_one("SELECT n FROM contador_limite WHERE chave = 'login:ip:127.0.0.1'", &[])
+        .await
+        .expect("the address's counter is a row")
+        .get(0);
+    assert_eq!(n, 4);
+    // Past the window the address may try again, and the purge removes the rows.
+    crate::support::wait_until(Duration::from_secs(10), "the window to end", || async {
+        (falha(b.url("/sessao")).await == 401).then_some(())
+    })
+    .await;
+    crate::support::wait_until(Duration::from_secs(10), "expired counters", || async {
+        let n: i64 =
+            c.query_one("SELECT count(*) FROM contador_limite WHERE fim <= now()", &[]).await.ok()?.get(0);
+        (n > 0).then_some(())
+    })
+    .await;
+    let n = auth::purgar_contadores(&a.db.pool(), 1, &CancellationToken::new()).await.expect("purge");
+    assert!(n >= 1);
+    let vencidos: i64 =
+        c.query_one("SELECT count(*) FROM contador_limite WHERE fim <= now()", &[]).await.expect("n").get(0);
+    assert_eq!(vencidos, 0);
+}

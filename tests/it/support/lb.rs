@@ -92,6 +92,35 @@ impl Haproxy {
             .collect()
     }
 
+    /// How many times any server went from UP to DOWN so far (the `chkdown` counters).
+    pub async fn quedas(&self) -> u64 {
+        let text = reqwest::get(format!("http://127.0.0.1:{}/;csv", self.stats_port))
+            .await
+            .expect("stats")
+            .text()
+            .await
+            .expect("stats text");
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap_or("").trim_start_matches("# ").split(',').collect();
+        let (sv, cd) = (
+            header.iter().position(|h| *h == "svname").expect("svname"),
+            header.iter().position(|h| *h == "chkdown").expect("chkdown"),
+        );
+        lines
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|f| f.len() > cd && f[sv] != "FRONTEND" && f[sv] != "BACKEND")
+            .filter_map(|f| f[cd].parse::<u64>().ok())
+            .sum()
+    }
+
+    /// Waits until every server of every backend is UP.
+    pub async fn todos_up(&self, timeout: Duration) {
+        wait_until(timeout, "every server UP in haproxy", || async {
+            self.estados().await.values().all(|st| st == "UP").then_some(())
+        })
+        .await;
+    }
+
     /// Waits until server `srv` is `want` ("UP" or "DOWN") in every backend that has it.
     pub async fn esperar(&self, srv: &str, want: &str, timeout: Duration) {
         wait_until(timeout, &format!("{srv} {want} in haproxy"), || async {
@@ -216,6 +245,11 @@ impl Frota {
             ("GIRO_HTTP_PRAZO_DESLIGAMENTO", "5s".to_string()),
             ("GIRO_DB_POOL_MAX", "6".to_string()),
             ("GIRO_OUTBOX_INTERVALO", "250ms".to_string()),
+            // The balancer is the trusted proxy whose X-Forwarded-For names the client; every
+            // shopper here is 127.0.0.1, so the per-address checkout limits are lifted.
+            ("GIRO_HTTP_PROXIES_CONFIAVEIS", "127.0.0.1".to_string()),
+            ("GIRO_CHECKOUT_MAX_POR_MINUTO", "1000000".to_string()),
+            ("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "1000000000".to_string()),
             // Every peer URL is the balancer's.
             ("ESTOQUE_URL", self.estoque_url()),
             ("ESTOQUE_EVENTOS_URL", self.estoque_url()),
