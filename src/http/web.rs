@@ -46,7 +46,8 @@ pub fn router(dir: &Path, api: Router) -> Router {
     });
     Router::new()
         .fallback(move |req: Request| {
-            let (api, assets, pages, operador) = (api.clone(), assets.clone(), pages.clone(), operador.clone());
+            let (api, assets, pages, operador) =
+                (api.clone(), assets.clone(), pages.clone(), operador.clone());
             async move {
                 let mut req = req;
                 if let Some(res) = normalizar(&mut req) {

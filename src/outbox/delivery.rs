@@ -152,7 +152,7 @@ impl Peer {
     }
 
     fn fall_back_to_single(&self, status: StatusCode) {
-        tracing::info!(peer = %self.base, status = status.as_u16(), "peer has no /eventos/lote; delivering event by event");
+        tracing::info!(peer = %crate::report::mask_password(&self.base), status = status.as_u16(), "peer has no /eventos/lote; delivering event by event");
         if let Ok(mut g) = self.single_until.lock() {
             *g = Some(Instant::now() + SINGLE_MODE_FOR);
         }
@@ -300,7 +300,7 @@ impl Peer {
             Err(err) => return all(Outcome::Transient(format!("resposta de lote ilegível: {err}"))),
         };
         if r.resultados.len() != chunk.len() {
-            tracing::warn!(peer = %self.base, resultados = r.resultados.len(), eventos = chunk.len(), "batch answer has another number of results than events; matching by eventId");
+            tracing::warn!(peer = %crate::report::mask_password(&self.base), resultados = r.resultados.len(), eventos = chunk.len(), "batch answer has another number of results than events; matching by eventId");
         }
         let mut by_id = std::collections::HashMap::with_capacity(r.resultados.len());
         for res in r.resultados {
@@ -309,7 +309,7 @@ impl Peer {
                     by_id.entry(id).or_insert(res);
                 }
                 other => {
-                    tracing::warn!(peer = %self.base, event_id = ?other, status = res.status, "batch result for no event of the request; ignored")
+                    tracing::warn!(peer = %crate::report::mask_password(&self.base), event_id = ?other, status = res.status, "batch result for no event of the request; ignored")
                 }
             }
         }
@@ -318,7 +318,7 @@ impl Peer {
                 .iter()
                 .map(|e| match by_id.remove(&e.id) {
                     None => {
-                        tracing::warn!(peer = %self.base, event_id = %e.id, "batch answer has no result for this event; will retry");
+                        tracing::warn!(peer = %crate::report::mask_password(&self.base), event_id = %e.id, "batch answer has no result for this event; will retry");
                         Outcome::Transient(format!(
                             "envio de {} {} falhou: a resposta do lote não trouxe resultado para este evento",
                             e.tipo, e.id
@@ -356,12 +356,12 @@ fn describe(err: &reqwest::Error) -> String {
     } else {
         "erro de transporte"
     };
-    // The URL in reqwest's message carries no credentials (the token is a header).
     let mut msg = format!("{kind}: {err}");
     let mut src = std::error::Error::source(err);
     while let Some(s) = src {
         msg.push_str(&format!(": {s}"));
         src = s.source();
     }
-    msg
+    // reqwest's message carries the URL, with any password the peer URL has.
+    crate::report::mask_password(&msg)
 }
