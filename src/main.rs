@@ -173,8 +173,21 @@ async fn bench(args: giro::cli::BenchArgs) -> anyhow::Result<()> {
             })
             .await?
         }
-        BenchCommand::Relay { eventos, publicadores, transportes, lote, linhas_antigas, taxa, segundos } => {
+        BenchCommand::Relay {
+            eventos,
+            publicadores,
+            transportes,
+            lote,
+            linhas_antigas,
+            taxa,
+            segundos,
+            processos,
+            lote_processos,
+            pares,
+        } => {
             giro::bench::relay::run(giro::bench::relay::RelayArgs {
+                processos: processos.then_some(lote_processos),
+                pares,
                 linhas_antigas,
                 admin_url: args.pg_url,
                 eventos,
@@ -183,6 +196,15 @@ async fn bench(args: giro::cli::BenchArgs) -> anyhow::Result<()> {
                 lote,
                 taxa,
                 duracao: std::time::Duration::from_secs(segundos),
+            })
+            .await?
+        }
+        BenchCommand::Peers { eventos, publicadores, jobs } => {
+            giro::bench::peers::run(giro::bench::peers::PeersArgs {
+                admin_url: args.pg_url,
+                eventos,
+                publicadores,
+                jobs,
             })
             .await?
         }
