@@ -7,7 +7,12 @@
 //!   or gone by retention) that estoque's inbox never recorded;
 //! - `resposta_nao_aplicada` — estoque sent an answer (`SENT`, or pruned with a delivery instant on
 //!   `reposicao_expedida`) that mercado's inbox never recorded;
-//! - `evento_falhou` — an event in either outbox is a dead letter (`FAILED`);
+//! - `evento_falhou` — an event in either outbox is a dead letter (`FAILED`), with what it blocks
+//!   (a `ReposicaoSolicitada` keeps its request open: that SKU's restocks wait);
+//! - `evento_atrasado` — an event in either outbox is still `PENDING` but older than
+//!   `audit.atraso` (default 5 min) or has failed [`TENTATIVAS_ATRASO`] attempts or more: the
+//!   pipeline is stalled (peer down, a receiver refusing, a database read-only), with the last
+//!   error. In normal operation an event is delivered within a second of its commit;
 //! - `solicitacao_aberta_sem_evento` — a request is open (PENDENTE / AGUARDANDO_LOTE) with no event
 //!   in flight either way and no open pent-up demand in estoque: nothing will ever close it;
 //! - `conservacao_lotes` — lots received ≠ units still in lots + units shipped, or the product's
@@ -27,6 +32,9 @@ use tokio_postgres::{Client, NoTls};
 use uuid::Uuid;
 
 use crate::config::{Config, DbConfig};
+
+/// Attempts after which a `PENDING` event is reported as delayed whatever its age.
+pub const TENTATIVAS_ATRASO: i32 = 5;
 
 #[derive(Clone, Debug, Serialize, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Divergencia {
@@ -86,10 +94,38 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
             .map_err(err)?
         {
             let (id, tipo, sku, erro): (Uuid, String, Option<String>, String) = (r.get(0), r.get(1), r.get(2), r.get(3));
+            let bloqueia = match (tipo.as_str(), &sku) {
+                ("ReposicaoSolicitada", Some(sku)) => {
+                    format!(" (a solicitação fica aberta: as reposições do SKU {sku} esperam até `giro outbox retry {id}`)")
+                }
+                _ => String::new(),
+            };
             d.push(Divergencia {
                 sku: sku.unwrap_or_default(),
                 tipo: "evento_falhou",
-                detalhe: format!("{tipo} {id} do {lado} está FAILED: {erro}"),
+                detalhe: format!("{tipo} {id} do {lado} está FAILED: {erro}{bloqueia}"),
+            });
+        }
+        let limite = agora - chrono::Duration::from_std(config.audit_atraso).unwrap_or(chrono::Duration::MAX);
+        for r in c
+            .query(
+                "SELECT id, tipo, payload ->> 'sku', coalesce(ultimo_erro, ''), criado_em, tentativas FROM outbox_event \
+                  WHERE status = 'PENDING' AND (criado_em < $1 OR tentativas >= $2) ORDER BY criado_em",
+                &[&limite, &TENTATIVAS_ATRASO],
+            )
+            .await
+            .map_err(err)?
+        {
+            let (id, tipo, sku, erro, criado, tentativas): (Uuid, String, Option<String>, String, DateTime<Utc>, i32) =
+                (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5));
+            let erro = if erro.is_empty() { "nenhum".to_string() } else { erro };
+            d.push(Divergencia {
+                sku: sku.unwrap_or_default(),
+                tipo: "evento_atrasado",
+                detalhe: format!(
+                    "{tipo} {id} do {lado} está PENDING há {}s após {tentativas} tentativa(s); último erro: {erro}",
+                    (agora - criado).num_seconds().max(0)
+                ),
             });
         }
     }

@@ -193,7 +193,7 @@ impl EventoIntegracao {
             let d = &mut serde_json::Deserializer::from_slice(body);
             serde_path_to_error::deserialize(d).map_err(|e| {
                 let path = e.path().to_string();
-                let inner = e.into_inner().to_string();
+                let inner = crate::http::extract::traduzir(&e.into_inner().to_string());
                 let mensagem =
                     if path == "." || path.is_empty() { inner } else { format!("{path}: {inner}") };
                 ErroContrato::Ilegivel { tipo: tipo.to_string(), mensagem }
@@ -214,9 +214,44 @@ impl EventoIntegracao {
         }
     }
 
+    /// The `ocorridoEm` bound of the input policy (issue 13): from 2000 to one day ahead of the
+    /// receiver's clock `agora`. A far-future instant would otherwise win every later
+    /// "newest wins" comparison (a classification frozen forever).
+    pub fn violacao_instante(&self, agora: DateTime<Utc>) -> Option<String> {
+        let t = self.ocorrido_em();
+        let min = DateTime::<Utc>::from_timestamp(946_684_800, 0).unwrap_or(agora); // 2000-01-01T00:00:00Z
+        if t < min || t > agora + chrono::Duration::days(1) {
+            return Some(format!(
+                "{} inválido: ocorridoEm deve estar entre 2000-01-01 e um dia à frente do relógio do receptor",
+                self.tipo()
+            ));
+        }
+        None
+    }
+
     /// Violations as `"<campo> <mensagem>"`, sorted (the original's detail format).
     pub fn violacoes(&self) -> Vec<String> {
         let mut v = Vec::new();
+        let sem_nul = |v: &mut Vec<String>, campo: &str, s: &str| {
+            if s.contains('\0') {
+                v.push(format!("{campo} não deve conter o caractere NUL"));
+            }
+        };
+        match self {
+            EventoIntegracao::ReposicaoSolicitada(e) => sem_nul(&mut v, "sku", &e.sku),
+            EventoIntegracao::ReposicaoEnviada(e) => {
+                sem_nul(&mut v, "sku", &e.sku);
+                sem_nul(&mut v, "lote", &e.lote);
+            }
+            EventoIntegracao::ReposicaoNegada(e) => sem_nul(&mut v, "sku", &e.sku),
+            EventoIntegracao::ProdutoClassificado(e) => {
+                sem_nul(&mut v, "sku", &e.sku);
+                sem_nul(&mut v, "categoria", &e.categoria);
+                for (i, t) in e.tags.iter().enumerate() {
+                    sem_nul(&mut v, &format!("tags[{i}]"), t);
+                }
+            }
+        }
         let sku = |v: &mut Vec<String>, s: &str| {
             if !sku_valido(s) {
                 v.push(format!("sku deve corresponder a \"{SKU_REGEX}\""));

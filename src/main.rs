@@ -163,11 +163,13 @@ fn config_error(e: &ConfigError) -> ExitCode {
 async fn bench(args: giro::cli::BenchArgs) -> anyhow::Result<()> {
     use giro::cli::BenchCommand;
     let result = match args.command {
-        BenchCommand::Checkout { clientes, segundos } => {
+        BenchCommand::Checkout { clientes, segundos, replicas, url } => {
             giro::bench::checkout::run(giro::bench::checkout::CheckoutArgs {
                 admin_url: args.pg_url,
                 clientes,
                 duracao: std::time::Duration::from_secs(segundos),
+                replicas,
+                url,
             })
             .await?
         }

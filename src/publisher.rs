@@ -12,6 +12,7 @@ use tokio_util::task::TaskTracker;
 use crate::config::{Config, Servico};
 use crate::db::{self, OutboxSignal};
 use crate::outbox::publisher::Publisher;
+use crate::supervisor::Supervisor;
 
 pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationToken) -> anyhow::Result<()> {
     let servicos = match only {
@@ -24,14 +25,22 @@ pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationTo
     }
     crate::http::metrics::install();
     let tasks = TaskTracker::new();
+    // Restarts a failed publisher loop with backoff (see crate::supervisor).
+    let supervisor = Supervisor::new();
     let mut pools = Vec::new();
     for s in servicos {
         // Claims and settlements are short statements: a few connections suffice.
-        let pool = db::pool(&config.servico(s).db, 4, config.db_timeout)?;
+        let pool = db::pool_with(&config.servico(s).db, 4, config.db_timeout, config.db_limites)?;
         pools.push(pool.clone());
         let signal = Arc::new(OutboxSignal::default());
-        let p = Publisher::for_service(&config, s, pool, signal, true)?;
-        tasks.spawn(p.run(shutdown.clone()));
+        let p = Arc::new(Publisher::for_service(&config, s, pool, signal, true)?);
+        let nome = match s {
+            Servico::Mercado => "publisher-mercado",
+            Servico::Estoque => "publisher-estoque",
+        };
+        let stop = shutdown.clone();
+        supervisor
+            .spawn(&tasks, nome, true, shutdown.clone(), move |vivo| p.clone().run_loop(stop.clone(), vivo));
     }
     if let Some(porta) = config.publisher_porta_metricas {
         let addr = std::net::SocketAddr::new(config.endereco, porta);
@@ -41,7 +50,13 @@ pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationTo
         let bound = listener.local_addr()?;
         tracing::info!(addr = %bound, "publisher metrics listening on http://{bound}");
         let router = crate::http::metrics::publisher_router();
-        tasks.spawn(crate::http::serve(listener, router, shutdown.clone(), config.prazo_desligamento));
+        tasks.spawn(crate::http::serve_com(
+            listener,
+            router,
+            shutdown.clone(),
+            config.prazo_desligamento,
+            config.limites_http.clone(),
+        ));
     }
     let pools_len = pools.len();
     // systemd readiness: READY=1 once every database it relays answered, STOPPING=1 at shutdown.

@@ -18,6 +18,7 @@ use crate::db::{self, Db};
 use crate::http::{self, auth::Seguranca};
 use crate::inbox::receiver::{self, Consumidor};
 use crate::outbox::publisher::Publisher;
+use crate::supervisor::{Supervisor, Vivo};
 
 /// What a role is given to build itself.
 pub struct Contexto {
@@ -27,6 +28,23 @@ pub struct Contexto {
     /// Background loops are spawned here; shutdown waits for them.
     pub tasks: TaskTracker,
     pub shutdown: CancellationToken,
+    /// Restarts failed background loops; `/readyz` is 503 while a required one is down.
+    pub supervisor: Arc<Supervisor>,
+}
+
+impl Contexto {
+    /// Runs a background loop under [`Contexto::supervisor`] until shutdown (see
+    /// [`crate::supervisor`]); `make` builds each run of it.
+    pub fn supervisionar<F, Fut>(&self, nome: &'static str, obrigatorio: bool, make: F)
+    where
+        F: Fn(Vivo, CancellationToken) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let shutdown = self.shutdown.clone();
+        self.supervisor.spawn(&self.tasks, nome, obrigatorio, self.shutdown.clone(), move |vivo| {
+            make(vivo, shutdown.clone())
+        });
+    }
 }
 
 /// What a role contributes to a running service.
@@ -47,13 +65,21 @@ pub fn validate(config: &Config, servico: Servico) -> Result<(), ConfigError> {
     Ok(())
 }
 
-/// Builds the security layout of `servico` (cookies `MERCADO_SESSAO` / `XSRF-MERCADO`, …).
-pub fn seguranca(config: &Config, servico: Servico) -> Result<Arc<Seguranca>, ConfigError> {
+/// Builds the security layout of `servico` (cookies `MERCADO_SESSAO` / `XSRF-MERCADO`, …), its
+/// sessions stored in `pool` (the service's own database).
+pub fn seguranca(config: &Config, servico: Servico, pool: &db::Pool) -> Result<Arc<Seguranca>, ConfigError> {
     let (sessao, csrf) = match servico {
         Servico::Mercado => ("MERCADO_SESSAO", "XSRF-MERCADO"),
         Servico::Estoque => ("ESTOQUE_SESSAO", "XSRF-ESTOQUE"),
     };
-    Ok(Seguranca::new(config.token_servico(servico)?.clone(), config.operador()?, sessao, csrf))
+    Ok(Seguranca::new(
+        config.token_servico(servico)?.clone(),
+        config.operador()?,
+        sessao,
+        csrf,
+        pool.clone(),
+        config.sessao.ttl,
+    ))
 }
 
 /// The complete router of a service: what [`run`] serves, and what in-process tests drive.
@@ -62,9 +88,25 @@ pub fn app(ctx: &Contexto, role: Role) -> Router {
         .router
         .merge(http::auth::sessao_router(ctx.seguranca.clone()))
         .merge(receiver::router(ctx.db.clone(), role.consumidor, ctx.config.outbox.lote_max))
-        .merge(http::health::router(ctx.db.pool.clone()))
-        .merge(http::metrics::router(ctx.db.pool.clone()));
-    http::finish(routes, ctx.seguranca.clone())
+        .merge(http::health::router(http::health::Prontidao::new(
+            ctx.db.pool.clone(),
+            true,
+            ctx.supervisor.clone(),
+        )))
+        .merge(http::metrics::router(ctx.db.pool.clone()))
+        .merge(crate::outbox::console::router(
+            ctx.db.clone(),
+            ctx.seguranca.clone(),
+            ctx.config.inbox_retencao,
+        ));
+    let limitador = http::throttle::Limitador::em_memoria(&ctx.config);
+    let mut router = http::finish(routes, ctx.seguranca.clone());
+    if ctx.config.cookies_seguros {
+        router = router.layer(axum::middleware::from_fn(http::cookies_seguros));
+    }
+    router.layer(axum::middleware::from_fn(move |req, next| {
+        http::throttle::identificar(limitador.clone(), req, next)
+    }))
 }
 
 pub async fn run(
@@ -75,7 +117,7 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     validate(&config, servico)?;
     let own = config.servico(servico);
-    let pool = db::pool(&own.db, config.db_pool_max, config.db_timeout)?;
+    let pool = db::pool_with(&own.db, config.db_pool_max, config.db_timeout, config.db_limites)?;
     let db = Db::new(pool, config.outbox.notify);
 
     let addr = SocketAddr::new(config.endereco, own.porta);
@@ -84,22 +126,35 @@ pub async fn run(
     let bound = listener.local_addr()?;
 
     let ctx = Contexto {
-        seguranca: seguranca(&config, servico)?,
+        seguranca: seguranca(&config, servico, &db.pool)?,
         config,
         db,
         tasks: TaskTracker::new(),
         shutdown: shutdown.clone(),
+        supervisor: Supervisor::new(),
     };
     let role = build(&ctx)?;
     let router = app(&ctx, role);
     http::web::start(&ctx, servico, &router).await?; // the built front on its own port (§9.5)
     crate::http::metrics::install();
+    crate::otlp::init(&format!("giro-{}", servico.nome())); // on when OTEL_EXPORTER_OTLP_ENDPOINT is set
     if ctx.config.outbox.publicador_embutido {
         // Woken in-process by this service's commits; no LISTEN needed.
-        let p =
-            Publisher::for_service(&ctx.config, servico, ctx.db.pool.clone(), ctx.db.signal.clone(), false)?;
-        ctx.tasks.spawn(p.run(shutdown.clone()));
+        let p = Arc::new(Publisher::for_service(
+            &ctx.config,
+            servico,
+            ctx.db.pool.clone(),
+            ctx.db.signal.clone(),
+            false,
+        )?);
+        ctx.supervisionar("publisher", true, move |vivo, shutdown| p.clone().run_loop(shutdown, vivo));
     }
+    // Every replica purges; SKIP LOCKED keeps them off each other's rows. Not required for
+    // readiness: expired sessions are refused whether or not their rows are gone yet.
+    let (seg, sessao) = (ctx.seguranca.clone(), ctx.config.sessao.clone());
+    ctx.supervisionar("limpeza-sessoes", false, move |vivo, shutdown| {
+        http::auth::limpar_sessoes(seg.clone(), sessao.intervalo_limpeza, sessao.lote_limpeza, shutdown, vivo)
+    });
     // systemd readiness: READY=1 once the database answers (the listener is bound), STOPPING=1 at shutdown.
     ctx.tasks.spawn(crate::systemd::lifecycle(
         servico.nome(),
@@ -109,7 +164,14 @@ pub async fn run(
     ));
 
     tracing::info!(service = %servico, addr = %bound, db = ?ctx.config.servico(servico).db, "giro {servico} listening on http://{bound}");
-    let served = http::serve(listener, router, shutdown.clone(), ctx.config.prazo_desligamento).await;
+    let served = http::serve_com(
+        listener,
+        router,
+        shutdown.clone(),
+        ctx.config.prazo_desligamento,
+        ctx.config.limites_http.clone(),
+    )
+    .await;
     shutdown.cancel();
     ctx.tasks.close();
     if tokio::time::timeout(ctx.config.prazo_desligamento, ctx.tasks.wait()).await.is_err() {

@@ -3,6 +3,7 @@
 //! recorded in `BENCHMARKS.md`. Speed is measured here, never by timed tests.
 
 pub mod checkout;
+pub mod haproxy;
 pub mod peers;
 pub mod processos;
 pub mod relay;
@@ -108,10 +109,18 @@ pub fn tabela(r: &serde_json::Value) -> String {
     }
     if r["checkout"].is_object() {
         let c = &r["checkout"];
+        let onde = match (c["url"].as_str(), c["replicas"].as_u64()) {
+            (Some(url), _) => format!(" at {url}"),
+            (None, Some(n)) if n > 1 => format!(", {n} replicas behind HAProxy"),
+            _ => String::new(),
+        };
         row(
-            format!("checkout over HTTP, {} shoppers", c["clientes"]),
+            format!("checkout over HTTP{onde}, {} shoppers", c["clientes"]),
             format!("{} orders/s, p50 {} ms, p99 {} ms", c["pedidosPorSegundo"], c["p50Ms"], c["p99Ms"]),
         );
+        if c["url"].is_string() {
+            return out;
+        }
         match c["referencia"]["pgbenchTps"].as_f64() {
             Some(tps) => row(
                 "pgbench, same transaction".into(),

@@ -64,11 +64,12 @@ fn bench_config(mercado: &Scratch, estoque: &Scratch, extra: &[(&str, String)]) 
 async fn start_estoque(config: &Config, shutdown: &CancellationToken) -> anyhow::Result<String> {
     let pool = db::pool(&config.estoque.db, config.db_pool_max, config.db_timeout)?;
     let ctx = Contexto {
-        seguranca: server::seguranca(config, Servico::Estoque)?,
+        seguranca: server::seguranca(config, Servico::Estoque, &pool)?,
         config: config.clone(),
         db: Db::new(pool, false),
         tasks: TaskTracker::new(),
         shutdown: shutdown.clone(),
+        supervisor: crate::supervisor::Supervisor::new(),
     };
     let role = crate::estoque::build(&ctx)?;
     let router = server::app(&ctx, role);

@@ -7,6 +7,7 @@
 //! it ([`Config::token_servico`], [`Config::operador`]), so `giro migrate` runs without tokens.
 //! Every configuration error ends the process with exit code 2.
 
+pub mod dburl;
 pub mod duration;
 pub mod keys;
 pub mod layers;
@@ -105,13 +106,25 @@ pub struct Operador {
     pub senha: Secret,
 }
 
+/// Operator sessions (stored in each service's database, [`crate::http::auth`]).
+#[derive(Clone, Debug)]
+pub struct SessaoConfig {
+    pub ttl: Duration,
+    pub intervalo_limpeza: Duration,
+    pub lote_limpeza: i64,
+}
+
 #[derive(Clone, Debug)]
 pub struct OutboxConfig {
     pub intervalo: Duration,
     pub lote: usize,
     pub timeout: Duration,
     pub backoff_maximo: Duration,
-    pub max_tentativas: i32,
+    /// When set, transient failures before `FAILED` (the original's key); the deadline
+    /// [`OutboxConfig::prazo_entrega`] applies either way.
+    pub max_tentativas: Option<i32>,
+    /// Transient failures are retried until the event is this old; then it is `FAILED`.
+    pub prazo_entrega: Duration,
     pub publicador_embutido: bool,
     pub visibilidade: Duration,
     pub concorrencia: usize,
@@ -119,8 +132,6 @@ pub struct OutboxConfig {
     pub notify: bool,
     pub retencao: Duration,
     pub transporte: Transporte,
-    /// Testing only: every event delivered twice.
-    pub reenviar: bool,
 }
 
 /// How a publisher sends a batch: `/eventos/lote` when the peer has it, or `/eventos` only.
@@ -156,6 +167,51 @@ pub struct WebConfig {
     pub dir_painel: Option<PathBuf>,
 }
 
+/// Bounds every listener applies (issue 13): how long a client may take to send its headers, its
+/// body, or to come back on a kept-alive connection, how long a whole request may take, and how
+/// many connections one listener holds at once.
+#[derive(Clone, Debug)]
+pub struct LimitesHttp {
+    /// From the first byte of a request's head to its end.
+    pub timeout_cabecalho: Duration,
+    /// From the end of the head to the end of the body.
+    pub timeout_corpo: Duration,
+    /// How long a connection may sit without a request (after accept or after an answer).
+    pub timeout_ocioso: Duration,
+    /// From the end of the head to the answer.
+    pub timeout_requisicao: Duration,
+    pub max_conexoes: usize,
+}
+
+impl Default for LimitesHttp {
+    fn default() -> Self {
+        LimitesHttp {
+            timeout_cabecalho: Duration::from_secs(10),
+            timeout_corpo: Duration::from_secs(30),
+            timeout_ocioso: Duration::from_secs(60),
+            timeout_requisicao: Duration::from_secs(60),
+            max_conexoes: 1024,
+        }
+    }
+}
+
+/// Login throttling (issue 13): failures counted per client address and per user name.
+#[derive(Clone, Debug)]
+pub struct LoginConfig {
+    pub max_falhas_endereco: u32,
+    pub max_falhas_usuario: u32,
+    pub janela: Duration,
+}
+
+/// Anonymous checkout bounds (issue 13), per client address.
+#[derive(Clone, Debug)]
+pub struct CheckoutConfig {
+    /// `POST /pedidos` and `POST /pedidos/{id}/pagamento` per address per minute.
+    pub max_por_minuto: u32,
+    /// Units one address may hold in unpaid reservations at once.
+    pub max_unidades_reservadas: i64,
+}
+
 #[derive(Clone, Debug)]
 pub struct Config {
     pub mercado: ServicoConfig,
@@ -165,13 +221,25 @@ pub struct Config {
     pub estoque_timeout: Duration,
     operador_usuario: Option<String>,
     operador_senha: Option<Secret>,
+    pub sessao: SessaoConfig,
     pub db_pool_max: usize,
     pub db_timeout: Duration,
+    /// Session timeouts and connection lifetime of the services' and publishers' pools.
+    pub db_limites: crate::db::PoolLimits,
     pub endereco: std::net::IpAddr,
     pub prazo_desligamento: Duration,
+    pub limites_http: LimitesHttp,
+    /// Proxies whose `X-Forwarded-For` is believed (addresses or CIDR blocks).
+    pub proxies_confiaveis: Vec<String>,
+    /// Session and CSRF cookies get `Secure` (the public origin is https).
+    pub cookies_seguros: bool,
+    pub login: LoginConfig,
+    pub checkout: CheckoutConfig,
     pub log_format: LogFormat,
     pub outbox: OutboxConfig,
     pub inbox_retencao: Duration,
+    /// `giro audit` reports a `PENDING` event older than this as delayed.
+    pub audit_atraso: Duration,
     pub reserva: ReservaConfig,
     pub tags: TagsConfig,
     pub web: WebConfig,
@@ -198,24 +266,57 @@ impl Config {
                 token_servico: r.secret(&format!("{n}.token-servico"), 32, true)?,
             })
         };
-        Ok(Config {
+        let config = Config {
             mercado: servico(Servico::Mercado)?,
             estoque: servico(Servico::Estoque)?,
             estoque_url: r.url("estoque.url")?,
             estoque_timeout: r.duration("estoque.timeout")?,
             operador_usuario: r.opt_string("operador.usuario"),
             operador_senha: r.secret("operador.senha", 8, false)?,
+            sessao: SessaoConfig {
+                ttl: r.duration("sessao.ttl")?,
+                intervalo_limpeza: r.duration("sessao.intervalo-limpeza")?,
+                lote_limpeza: r.positive("sessao.lote-limpeza")?,
+            },
             db_pool_max: r.positive("db.pool-max")?,
             db_timeout: r.duration("db.timeout")?,
+            db_limites: crate::db::PoolLimits {
+                statement_timeout: r.duration("db.timeout-comando")?,
+                lock_timeout: r.duration("db.timeout-lock")?,
+                idle_in_transaction_timeout: r.duration("db.timeout-transacao-ociosa")?,
+                vida_maxima: r.duration("db.vida-maxima")?,
+            },
             endereco: r.parse("http.endereco")?,
             prazo_desligamento: r.duration("http.prazo-desligamento")?,
+            limites_http: LimitesHttp {
+                timeout_cabecalho: r.duration("http.timeout-cabecalho")?,
+                timeout_corpo: r.duration("http.timeout-corpo")?,
+                timeout_ocioso: r.duration("http.timeout-ocioso")?,
+                timeout_requisicao: r.duration("http.timeout-requisicao")?,
+                max_conexoes: r.positive("http.max-conexoes")?,
+            },
+            proxies_confiaveis: r.proxies("http.proxies-confiaveis")?,
+            cookies_seguros: r.parse("http.cookies-seguros")?,
+            login: LoginConfig {
+                max_falhas_endereco: r.positive("login.max-falhas-endereco")?,
+                max_falhas_usuario: r.positive("login.max-falhas-usuario")?,
+                janela: r.duration("login.janela")?,
+            },
+            checkout: CheckoutConfig {
+                max_por_minuto: r.positive("checkout.max-por-minuto")?,
+                max_unidades_reservadas: r.positive("checkout.max-unidades-reservadas")?,
+            },
             log_format: r.choice("log.formato")?,
             outbox: OutboxConfig {
                 intervalo: r.duration("outbox.intervalo")?,
                 lote: r.positive("outbox.lote")?,
                 timeout: r.duration("outbox.timeout")?,
                 backoff_maximo: r.duration("outbox.backoff-maximo")?,
-                max_tentativas: r.positive::<i32>("outbox.max-tentativas")?,
+                max_tentativas: match r.opt_string("outbox.max-tentativas") {
+                    None => None,
+                    Some(_) => Some(r.positive::<i32>("outbox.max-tentativas")?),
+                },
+                prazo_entrega: r.duration("outbox.prazo-entrega")?,
                 publicador_embutido: r.parse("outbox.publicador-embutido")?,
                 visibilidade: r.duration("outbox.visibilidade")?,
                 concorrencia: r.positive("outbox.concorrencia")?,
@@ -223,9 +324,9 @@ impl Config {
                 notify: r.parse("outbox.notify")?,
                 retencao: r.duration("outbox.retencao")?,
                 transporte: r.choice("outbox.transporte")?,
-                reenviar: r.parse("outbox.reenviar")?,
             },
             inbox_retencao: r.duration("inbox.retencao")?,
+            audit_atraso: r.duration("audit.atraso")?,
             reserva: ReservaConfig {
                 ttl: r.duration("reserva.ttl")?,
                 intervalo_expiracao: r.duration("reserva.intervalo-expiracao")?,
@@ -247,7 +348,22 @@ impl Config {
                 dir_painel: r.opt_string("web.dir-painel").map(PathBuf::from),
             },
             publisher_porta_metricas: r.opt_parse("publisher.porta-metricas")?,
-        })
+        };
+        // Past inbox.retencao the receiver may have forgotten an event and would apply a retry
+        // a second time: the retry horizon must end before it.
+        if config.outbox.prazo_entrega >= config.inbox_retencao {
+            let (v, o) = r.raw("outbox.prazo-entrega")?;
+            return Err(Reader::invalid(
+                "outbox.prazo-entrega",
+                v,
+                o,
+                format!(
+                    "must be shorter than inbox.retencao ({}): past it the receiver may have forgotten the event and would apply a retry twice",
+                    duration::format(config.inbox_retencao)
+                ),
+            ));
+        }
+        Ok(config)
     }
 
     pub fn servico(&self, s: Servico) -> &ServicoConfig {
@@ -340,6 +456,18 @@ impl Reader<'_> {
         Ok(v.to_string())
     }
 
+    /// A comma-separated list of IP addresses or CIDR blocks.
+    fn proxies(&self, key: &str) -> Result<Vec<String>, ConfigError> {
+        let Some(v) = self.opt_string(key) else { return Ok(vec![]) };
+        let lista: Vec<String> =
+            v.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect();
+        if let Some(ruim) = lista.iter().find(|p| !crate::http::throttle::proxy_valido(p)) {
+            let (v, o) = self.raw(key)?;
+            return Err(Self::invalid(key, v, o, format!("{ruim:?} is not an IP address or a CIDR block")));
+        }
+        Ok(lista)
+    }
+
     /// An optional value: absent or empty → `None`.
     fn opt_parse<T: FromStr>(&self, key: &str) -> Result<Option<T>, ConfigError>
     where
@@ -373,12 +501,13 @@ impl Reader<'_> {
         Ok(Some(s))
     }
 
-    /// A database URL (`postgres://` or the original's `jdbc:postgresql://`), completed with the
+    /// A database URL (`postgres://` or the original's `jdbc:postgresql://`, one host or several,
+    /// [`dburl`]), completed with the
     /// `*_DB_USER` / `*_DB_PASSWORD` credentials when the URL has none.
     fn db(&self, service: &str) -> Result<DbConfig, ConfigError> {
         let key = format!("{service}.db-url");
         let (v, o) = self.raw(&key)?;
-        let url = v.trim().strip_prefix("jdbc:").unwrap_or(v.trim());
+        let url = dburl::to_libpq(v).map_err(|e| Self::invalid(&key, "<url>", o, e))?;
         let mut pg: tokio_postgres::Config = url.parse().map_err(|e| Self::invalid(&key, "<url>", o, e))?;
         if pg.get_user().is_none() {
             if let Some(user) = self.opt_string(&format!("{service}.db-usuario")) {

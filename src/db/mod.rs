@@ -10,11 +10,11 @@
 pub mod migrate;
 
 use std::ops::Deref;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
-use deadpool_postgres::{Manager, ManagerConfig, RecyclingMethod, Runtime};
+use deadpool_postgres::{Hook, HookError, Manager, ManagerConfig, RecyclingMethod, Runtime};
 use tokio::sync::Notify;
 use tokio_postgres::NoTls;
 use tokio_util::sync::CancellationToken;
@@ -24,22 +24,164 @@ use crate::config::DbConfig;
 pub type Pool = deadpool_postgres::Pool;
 pub type Client = deadpool_postgres::Client;
 
+/// How long a pooled connection lives at most when the caller does not say
+/// ([`PoolLimits::vida_maxima`]): session state a connection picked up (a read-only default, a
+/// server that failed over) cannot outlive it.
+pub const VIDA_MAXIMA_PADRAO: Duration = Duration::from_secs(30 * 60);
+
+/// What every pooled session is allowed: the session timeouts PostgreSQL enforces (zero = none)
+/// and the connection's maximum lifetime.
+#[derive(Clone, Copy, Debug)]
+pub struct PoolLimits {
+    /// `statement_timeout`: no statement runs longer (SQLSTATE 57014 → 503).
+    pub statement_timeout: Duration,
+    /// `lock_timeout`: no lock is waited for longer (SQLSTATE 55P03 → 503), so a row held by
+    /// another session makes a request fail fast instead of hanging until the client gives up.
+    pub lock_timeout: Duration,
+    /// `idle_in_transaction_session_timeout`: a session left idle inside a transaction is ended.
+    pub idle_in_transaction_timeout: Duration,
+    pub vida_maxima: Duration,
+}
+
+impl Default for PoolLimits {
+    fn default() -> Self {
+        PoolLimits {
+            statement_timeout: Duration::ZERO,
+            lock_timeout: Duration::ZERO,
+            idle_in_transaction_timeout: Duration::ZERO,
+            vida_maxima: VIDA_MAXIMA_PADRAO,
+        }
+    }
+}
+
 /// Builds a pool; it connects lazily, so a service starts while its database is down and
 /// answers `/readyz` with 503 until it is back. Every wait is bounded by `timeout`, so an
 /// unreachable database fails a request quickly instead of hanging it.
 pub fn pool(cfg: &DbConfig, max_size: usize, timeout: Duration) -> anyhow::Result<Pool> {
+    pool_with(cfg, max_size, timeout, PoolLimits::default())
+}
+
+/// [`pool`] with session limits and a maximum connection lifetime. A connection is never handed
+/// out again when it is older than `limits.vida_maxima`, was closed, or was opened before the
+/// last error that says sessions are stale ([`note_error`]): a briefly read-only database, a
+/// server shutdown or failover does not leave sessions that keep failing after the cause is gone.
+pub fn pool_with(
+    cfg: &DbConfig,
+    max_size: usize,
+    timeout: Duration,
+    limits: PoolLimits,
+) -> anyhow::Result<Pool> {
     let mut pg = cfg.pg.clone();
     pg.connect_timeout(timeout);
     pg.keepalives(true);
+    pg.keepalives_idle(Duration::from_secs(30));
+    let mut options = pg.get_options().unwrap_or_default().to_string();
+    for (name, d) in [
+        ("statement_timeout", limits.statement_timeout),
+        ("lock_timeout", limits.lock_timeout),
+        ("idle_in_transaction_session_timeout", limits.idle_in_transaction_timeout),
+    ] {
+        if !d.is_zero() {
+            options.push_str(&format!(" -c {name}={}", d.as_millis()));
+        }
+    }
+    if !options.trim().is_empty() {
+        pg.options(options.trim());
+    }
     let manager = Manager::from_config(pg, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+    let vida = limits.vida_maxima;
     let pool = Pool::builder(manager)
         .max_size(max_size)
         .runtime(Runtime::Tokio1)
         .wait_timeout(Some(timeout))
         .create_timeout(Some(timeout))
         .recycle_timeout(Some(timeout))
+        .pre_recycle(Hook::sync_fn(move |_client, metrics| {
+            if !vida.is_zero() && metrics.age() >= vida {
+                return Err(HookError::message("connection reached its maximum lifetime"));
+            }
+            if opened_before_taint(metrics.created) {
+                return Err(HookError::message("connection opened before a stale-session error"));
+            }
+            Ok(())
+        }))
         .build()?;
     Ok(pool)
+}
+
+/// The instant every process-wide measure of time here is taken from.
+fn epoch() -> Instant {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+/// Nanoseconds after [`epoch`] of the last stale-session error; 0 = none yet.
+static TAINTED_AT: AtomicU64 = AtomicU64::new(0);
+
+fn opened_before_taint(created: Instant) -> bool {
+    let t = TAINTED_AT.load(Ordering::Relaxed);
+    t != 0 && created <= epoch() + Duration::from_nanos(t)
+}
+
+/// What a database error says about the session and the database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trouble {
+    /// The session cannot be trusted any more: the connection is lost (class 08, closed), the
+    /// server is shutting down (57P01–57P03), the session is read-only (25006) or was ended
+    /// for idling in a transaction (25P03). Every pooled connection opened before it is dropped.
+    StaleSession,
+    /// The database is busy, not broken: a lock or statement timeout (55P03, 57014), a deadlock
+    /// or serialization failure (40P01, 40001). Trying again later may succeed.
+    Busy,
+}
+
+/// Classifies a database error by SQLSTATE: `Some` when it is the database's trouble (answered
+/// 503, "try again"), `None` for an error about the request itself (a bug or a constraint).
+pub fn trouble(e: &tokio_postgres::Error) -> Option<Trouble> {
+    if e.is_closed() {
+        return Some(Trouble::StaleSession);
+    }
+    match e.code() {
+        Some(code) => {
+            let c = code.code();
+            if c.starts_with("08") || matches!(c, "57P01" | "57P02" | "57P03" | "25006" | "25P03") {
+                Some(Trouble::StaleSession)
+            } else if matches!(c, "55P03" | "57014" | "40P01" | "40001" | "53300") {
+                Some(Trouble::Busy)
+            } else {
+                None
+            }
+        }
+        // No SQLSTATE: an I/O failure on the socket, or a client-side error (type conversion).
+        None => {
+            let io =
+                std::error::Error::source(e).is_some_and(|s| s.downcast_ref::<std::io::Error>().is_some());
+            io.then_some(Trouble::StaleSession)
+        }
+    }
+}
+
+/// Looks at a database error wherever one is handled: a stale-session error makes the pools drop
+/// every connection opened before it (they carry the same stale state). Returns the trouble.
+pub fn note_error(e: &tokio_postgres::Error) -> Option<Trouble> {
+    let t = trouble(e);
+    if t == Some(Trouble::StaleSession) {
+        let now = epoch().elapsed().as_nanos().max(1) as u64;
+        let prev = TAINTED_AT.swap(now, Ordering::Relaxed);
+        if prev == 0 || now.saturating_sub(prev) > 1_000_000_000 {
+            tracing::warn!(error = %e, "stale database session; pooled connections opened before now are discarded");
+        }
+    }
+    t
+}
+
+/// [`note_error`] for the first database error in an error chain.
+pub fn note_chain(e: &anyhow::Error) -> Option<Trouble> {
+    e.chain().find_map(|c| c.downcast_ref::<tokio_postgres::Error>()).and_then(note_error).or_else(|| {
+        e.chain()
+            .any(|c| c.downcast_ref::<deadpool_postgres::PoolError>().is_some())
+            .then_some(Trouble::StaleSession)
+    })
 }
 
 /// `SELECT 1` through the pool within `timeout`: what `/readyz` asks.
@@ -47,6 +189,44 @@ pub async fn ping(pool: &Pool, timeout: Duration) -> anyhow::Result<()> {
     let check = async {
         let client = pool.get().await?;
         client.simple_query("SELECT 1").await?;
+        anyhow::Ok(())
+    };
+    tokio::time::timeout(timeout, check)
+        .await
+        .map_err(|_| anyhow::anyhow!("database did not answer within {timeout:?}"))?
+}
+
+/// Whether a session can write: not a standby, not read-only.
+const WRITABLE: &str = "SELECT NOT (pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on')";
+
+/// What `/readyz` asks, within `timeout`: a pooled session answers and can write, and — when
+/// `fresh` is given — a newly opened session can write too. A database made read-only
+/// (`ALTER DATABASE … SET default_transaction_read_only`) only affects sessions opened after, so
+/// the pool alone could answer "writable" while every new connection would fail. A pooled
+/// session found read-only is stale: the pool drops it and every connection as old.
+pub async fn ready(pool: &Pool, fresh: bool, timeout: Duration) -> anyhow::Result<()> {
+    let check = async {
+        let client = pool.get().await?;
+        let writable: bool = client
+            .query_one(WRITABLE, &[])
+            .await
+            .inspect_err(|e| {
+                note_error(e);
+            })?
+            .get(0);
+        if !writable {
+            let now = epoch().elapsed().as_nanos().max(1) as u64;
+            TAINTED_AT.store(now, Ordering::Relaxed);
+            drop(deadpool_postgres::Object::take(client));
+            anyhow::bail!("the database is read-only");
+        }
+        drop(client);
+        if fresh {
+            // A connection of the pool's own settings, outside the pool; closed when dropped.
+            let c = deadpool::managed::Manager::create(pool.manager()).await?;
+            let writable: bool = c.query_one(WRITABLE, &[]).await?.get(0);
+            anyhow::ensure!(writable, "the database is read-only for new sessions");
+        }
         anyhow::Ok(())
     };
     tokio::time::timeout(timeout, check)
@@ -92,6 +272,9 @@ pub async fn wait_for(what: &str, pools: &[Pool], timeout: Duration, shutdown: &
 pub struct OutboxSignal {
     pub wake: Notify,
     pub notify_pg: bool,
+    /// True while a publisher loop waits for a wake-up (nothing left to claim). Tests wait on it
+    /// before writing, so a delivery they see came through the wake path, not the first round.
+    pub idle: tokio::sync::watch::Sender<bool>,
 }
 
 /// A service's database: its pool and its outbox signal.
@@ -106,12 +289,29 @@ pub enum DbError {
     #[error("database unavailable: {0}")]
     Pool(#[from] deadpool_postgres::PoolError),
     #[error(transparent)]
-    Pg(#[from] tokio_postgres::Error),
+    Pg(tokio_postgres::Error),
+}
+
+impl From<tokio_postgres::Error> for DbError {
+    fn from(e: tokio_postgres::Error) -> Self {
+        note_error(&e);
+        DbError::Pg(e)
+    }
+}
+
+impl DbError {
+    /// True when the database, not the request, is at fault: answer 503 ("try again").
+    pub fn indisponivel(&self) -> bool {
+        match self {
+            DbError::Pool(_) => true,
+            DbError::Pg(e) => trouble(e).is_some(),
+        }
+    }
 }
 
 impl Db {
     pub fn new(pool: Pool, notify_pg: bool) -> Db {
-        Db { pool, signal: Arc::new(OutboxSignal { wake: Notify::new(), notify_pg }) }
+        Db { pool, signal: Arc::new(OutboxSignal { notify_pg, ..OutboxSignal::default() }) }
     }
 
     pub async fn client(&self) -> Result<Client, DbError> {

@@ -71,34 +71,63 @@ impl ClienteTags {
 
     /// Classifies `descricao`; `None` (logged) when the worker cannot give a usable answer.
     pub async fn classificar(&self, sku: &str, descricao: &str) -> Option<Classificacao> {
+        self.classificar_detalhado(sku, descricao).await.ok()
+    }
+
+    /// Classifies `descricao`, telling a worker that is down from a product it cannot classify
+    /// (a 4xx for this description, or an answer outside the contract).
+    pub async fn classificar_detalhado(
+        &self,
+        sku: &str,
+        descricao: &str,
+    ) -> Result<Classificacao, FalhaTags> {
         match self.pedir(sku, descricao).await {
-            Ok(Some(c)) => Some(c),
+            Ok(Some(c)) => Ok(c),
             Ok(None) => {
                 tracing::warn!(sku, "tag-worker respondeu sem classificação utilizável");
-                None
+                Err(FalhaTags::Inclassificavel("resposta fora do contrato".into()))
             }
-            Err(erro) => {
+            Err(FalhaTags::Indisponivel(erro)) => {
                 tracing::warn!(sku, erro = %erro, "tag-worker indisponível; produto segue sem tags");
-                None
+                Err(FalhaTags::Indisponivel(erro))
+            }
+            Err(FalhaTags::Inclassificavel(erro)) => {
+                tracing::warn!(sku, erro = %erro, "tag-worker recusou a descrição; produto segue sem tags");
+                Err(FalhaTags::Inclassificavel(erro))
             }
         }
     }
 
-    async fn pedir(&self, sku: &str, descricao: &str) -> Result<Option<Classificacao>, String> {
+    async fn pedir(&self, sku: &str, descricao: &str) -> Result<Option<Classificacao>, FalhaTags> {
         let mut req = self.http.post(&self.url).json(&Pedido { sku, descricao });
         if let Some(token) = &self.token {
             req = req.bearer_auth(token.expose());
         }
         // `without_url`: the error's text then names no URL (which could carry credentials).
-        let res = req.send().await.map_err(|e| describe(e.without_url()))?;
+        let res = req.send().await.map_err(|e| FalhaTags::Indisponivel(describe(e.without_url())))?;
         let status = res.status();
         if !status.is_success() {
-            return Err(format!("HTTP {}", status.as_u16()));
+            let msg = format!("HTTP {}", status.as_u16());
+            // A 4xx about this request (422: the description) is the product's; the rest is the worker's.
+            return Err(match status.as_u16() {
+                400 | 413 | 415 | 422 => FalhaTags::Inclassificavel(msg),
+                _ => FalhaTags::Indisponivel(msg),
+            });
         }
-        let body = res.bytes().await.map_err(|e| describe(e.without_url()))?;
-        let resposta: Resposta = serde_json::from_slice(&body).map_err(|e| format!("corpo ilegível: {e}"))?;
+        let body = res.bytes().await.map_err(|e| FalhaTags::Indisponivel(describe(e.without_url())))?;
+        let resposta: Resposta = serde_json::from_slice(&body)
+            .map_err(|e| FalhaTags::Inclassificavel(format!("corpo ilegível: {e}")))?;
         Ok(utilizavel(sku, resposta))
     }
+}
+
+/// Why the worker gave no classification.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FalhaTags {
+    /// The worker is down or failing: no point asking about the next product now.
+    Indisponivel(String),
+    /// The worker cannot classify this product (a 4xx for it, or an answer outside the contract).
+    Inclassificavel(String),
 }
 
 fn describe(e: reqwest::Error) -> String {

@@ -91,6 +91,9 @@ impl EntradaLoteRequest {
         if quantidade <= 0 {
             v.push("quantidade deve ser maior que 0".into());
         }
+        if let Some(Err(m)) = self.validade.map(|d| crate::http::extract::data_sensata("validade", d)) {
+            v.push(m);
+        }
         if !v.is_empty() {
             v.sort();
             return Err(ErroEstoque::Invalido(format!("entrada de lote inválida: {}", v.join("; "))));

@@ -23,6 +23,7 @@ pub mod atendimento;
 pub mod classificacao;
 pub mod demanda;
 pub mod entrada_lote;
+pub mod erro;
 pub mod expedicao;
 pub mod lote;
 pub mod painel;
@@ -34,13 +35,12 @@ use std::sync::Arc;
 
 use chrono::{DateTime, SubsecRound, Utc};
 use futures_util::future::BoxFuture;
-use tokio_postgres::error::SqlState;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{Config, Servico};
 use crate::contracts::EventoIntegracao;
 use crate::db::{DbError, Tx};
-use crate::inbox::receiver::Consumidor;
+use crate::inbox::receiver::{Consumidor, EventoInvalido};
 use crate::server::{self, Contexto, Role};
 
 pub async fn serve(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
@@ -86,10 +86,21 @@ pub enum ErroEstoque {
 
 impl From<tokio_postgres::Error> for ErroEstoque {
     fn from(e: tokio_postgres::Error) -> Self {
-        if e.code() == Some(&SqlState::UNIQUE_VIOLATION) {
-            ErroEstoque::Conflito
-        } else {
-            ErroEstoque::Interno(e.into())
+        use crate::http::pg::{self, Classe, Restricao};
+        match pg::classificar(&e, erro::RESTRICOES) {
+            Classe::Restricao(Restricao::Conflito) => {
+                pg::registrar_recusa(&e, "estoque");
+                ErroEstoque::Conflito
+            }
+            Classe::Restricao(Restricao::Invalido(m)) => {
+                pg::registrar_recusa(&e, "estoque");
+                ErroEstoque::Invalido(m.to_string())
+            }
+            Classe::Dado => {
+                pg::registrar_recusa(&e, "estoque");
+                ErroEstoque::Invalido(pg::DADO_INVALIDO.to_string())
+            }
+            Classe::Outro => ErroEstoque::Interno(e.into()),
         }
     }
 }
@@ -120,8 +131,14 @@ impl Consumidor for ConsumidorEstoque {
         Box::pin(async move {
             match evento {
                 EventoIntegracao::ReposicaoSolicitada(pedido) => {
-                    atendimento::atender(tx, pedido, agora()).await?;
-                    Ok(())
+                    match atendimento::atender(tx, pedido, agora()).await {
+                        // A rule the event's data breaks: permanent, the sender dead-letters it.
+                        Err(ErroEstoque::Invalido(m)) => Err(EventoInvalido(m).into()),
+                        other => {
+                            other?;
+                            Ok(())
+                        }
+                    }
                 }
                 outro => anyhow::bail!("estoque does not consume {}", outro.tipo()),
             }

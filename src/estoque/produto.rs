@@ -116,9 +116,30 @@ pub async fn sem_tags(client: &Client, limite: i64) -> Result<Vec<Produto>, toki
     client.query(&stmt, &[&limite]).await?.iter().map(de_linha).collect()
 }
 
+/// [`sem_tags`] leaving out the SKUs in `exceto` (products the worker could not classify lately).
+pub async fn sem_tags_exceto(
+    client: &Client,
+    limite: i64,
+    exceto: &[String],
+) -> Result<Vec<Produto>, tokio_postgres::Error> {
+    let stmt = client
+        .prepare_cached(&format!(
+            "SELECT {COLUNAS} FROM produto_estoque WHERE tags IS NULL AND NOT (sku = ANY($2)) ORDER BY sku LIMIT $1"
+        ))
+        .await?;
+    client.query(&stmt, &[&limite, &exceto]).await?.iter().map(de_linha).collect()
+}
+
 impl Bloqueado {
     /// Adds `qtd` to the balance (a lot was received: see `lote::receber`).
     pub(super) async fn creditar(&mut self, tx: &Tx<'_>, qtd: i32) -> Result<(), ErroEstoque> {
+        // The row is locked: the sum is checked here, before the UPDATE could overflow `integer`.
+        if self.0.saldo_disponivel.checked_add(qtd).is_none() {
+            return Err(ErroEstoque::Invalido(format!(
+                "quantidade excede o saldo máximo do SKU {}: saldo {} + {qtd}",
+                self.0.sku, self.0.saldo_disponivel
+            )));
+        }
         self.0.saldo_disponivel = atualizar_saldo(tx, &self.0.sku, qtd).await?;
         Ok(())
     }

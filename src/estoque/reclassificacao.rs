@@ -3,61 +3,163 @@
 //!
 //! Every `tags.intervalo-reclassificacao` (5 min; also the initial delay), when
 //! `tags.reclassificacao-habilitada`: the first `tags.lote-reclassificacao` (20) untagged products
-//! by SKU; for each, the worker is asked with no transaction open; a `None` **stops the round**
-//! (the worker is still down: no point paying a timeout per product); otherwise, in the product's
-//! own transaction, the row is locked and, if still untagged (a lot intake may have classified it
+//! by SKU; for each, the worker is asked with no transaction open; then, in the product's own
+//! transaction, the row is locked and, if still untagged (a lot intake may have classified it
 //! meanwhile), the classification and its `ProdutoClassificado` are written.
 //!
-//! The loop never dies: a failed round is logged and the next one runs on schedule; it stops when
-//! the service shuts down.
+//! A product the worker **cannot classify** (a 4xx for its description, or an answer outside the
+//! contract) is skipped, not a reason to stop: it is remembered ([`Pulados`]) and left out of the
+//! selection for a while (one interval, doubling up to a day), then tried again. The round
+//! **stops only when the worker itself is down** (no answer, 5xx): no point paying a timeout per
+//! product.
+//!
+//! **Several replicas**: one round at a time across all of them, through a session **advisory
+//! lock** (`pg_try_advisory_lock`) held by the round on one pooled connection; a replica that does
+//! not get it skips its round. (The per-product lock and the "still untagged" check would already
+//! prevent a double classification; the advisory lock saves the duplicate worker calls.)
+//!
+//! The loop runs under the service's supervisor; a failed round is logged and the next one runs
+//! on schedule; it stops when the service shuts down.
 
+use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use super::classificacao::{self, ClienteTags};
+use super::classificacao::{self, ClienteTags, FalhaTags};
 use super::{agora, produto};
 use crate::db::Db;
 use crate::server::Contexto;
+use crate::supervisor::Vivo;
 
-/// Spawns the job on `ctx.tasks` when enabled; it stops on `ctx.shutdown`.
+/// The advisory lock key of the job (any constant shared by every replica).
+const LOCK_KEY: i64 = 0x6769_726f_7461_6773; // "girotags"
+
+/// Spawns the job under the supervisor when enabled; it stops on `ctx.shutdown`.
 pub fn iniciar(ctx: &Contexto, cliente: Arc<ClienteTags>) {
     let cfg = &ctx.config.tags;
     if !cfg.reclassificacao_habilitada {
         tracing::info!("re-classification job disabled");
         return;
     }
-    let (db, intervalo, limite, shutdown) =
-        (ctx.db.clone(), cfg.intervalo_reclassificacao, cfg.lote_reclassificacao, ctx.shutdown.clone());
-    ctx.tasks.spawn(async move {
-        loop {
-            tokio::select! {
-                _ = shutdown.cancelled() => break,
-                _ = tokio::time::sleep(intervalo) => {}
-            }
-            tokio::select! {
-                _ = shutdown.cancelled() => break,
-                r = rodada(&db, &cliente, limite) => match r {
-                    Ok(0) => tracing::debug!("re-classification round: nothing classified"),
-                    Ok(n) => tracing::info!(classificados = n, "re-classification round"),
-                    Err(e) => tracing::warn!(error = %format!("{e:#}"), "re-classification round failed; trying again next round"),
-                },
-            }
-        }
-        tracing::debug!("re-classification job stopped");
+    let (db, intervalo, limite) = (ctx.db.clone(), cfg.intervalo_reclassificacao, cfg.lote_reclassificacao);
+    ctx.supervisionar("reclassificacao", true, move |vivo, shutdown| {
+        let (db, cliente) = (db.clone(), cliente.clone());
+        async move { job(db, cliente, intervalo, limite, shutdown, vivo).await }
     });
 }
 
-/// One round: classifies up to `limite` untagged products, stopping at the first the worker cannot
-/// classify. Returns how many were classified.
+async fn job(
+    db: Db,
+    cliente: Arc<ClienteTags>,
+    intervalo: Duration,
+    limite: i64,
+    shutdown: tokio_util::sync::CancellationToken,
+    vivo: Vivo,
+) {
+    let mut pulados = Pulados::new(intervalo);
+    loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => break,
+            _ = tokio::time::sleep(intervalo) => {}
+        }
+        tokio::select! {
+            _ = shutdown.cancelled() => break,
+            r = rodada_com(&db, &cliente, limite, &mut pulados) => match r {
+                Ok(0) => tracing::debug!("re-classification round: nothing classified"),
+                Ok(n) => tracing::info!(classificados = n, "re-classification round"),
+                Err(e) => {
+                    crate::db::note_chain(&e);
+                    tracing::warn!(error = %format!("{e:#}"), "re-classification round failed; trying again next round")
+                }
+            },
+        }
+        vivo.ok();
+    }
+    tracing::debug!("re-classification job stopped");
+}
+
+/// Products the worker could not classify, left out until their retry instant.
+#[derive(Debug)]
+pub struct Pulados {
+    primeira: Duration,
+    ate: HashMap<String, (Instant, u32)>,
+}
+
+impl Pulados {
+    pub fn new(primeira: Duration) -> Pulados {
+        Pulados { primeira: primeira.max(Duration::from_secs(1)), ate: HashMap::new() }
+    }
+
+    fn pular(&mut self, sku: &str) {
+        let n = self.ate.get(sku).map_or(0, |(_, n)| *n) + 1;
+        let pausa = self.primeira.saturating_mul(1 << (n.min(12) - 1)).min(Duration::from_secs(86_400));
+        self.ate.insert(sku.to_string(), (Instant::now() + pausa, n));
+    }
+
+    fn ativos(&mut self) -> Vec<String> {
+        let agora = Instant::now();
+        // An entry whose pause ended stays a day longer, so a new failure pauses longer.
+        self.ate.retain(|_, (t, _)| *t + Duration::from_secs(86_400) > agora);
+        self.ate.iter().filter(|(_, (t, _))| *t > agora).map(|(s, _)| s.clone()).collect()
+    }
+
+    /// SKUs skipped now.
+    pub fn skus(&mut self) -> Vec<String> {
+        self.ativos()
+    }
+}
+
+/// One round without memory of earlier rounds: classifies up to `limite` untagged products,
+/// skipping those the worker cannot classify, stopping if the worker is down. Returns how many
+/// were classified.
 pub async fn rodada(db: &Db, cliente: &ClienteTags, limite: i64) -> anyhow::Result<usize> {
+    rodada_com(db, cliente, limite, &mut Pulados::new(Duration::from_secs(300))).await
+}
+
+/// One round with `pulados` (see the module doc); 0 when another replica holds the round.
+pub async fn rodada_com(
+    db: &Db,
+    cliente: &ClienteTags,
+    limite: i64,
+    pulados: &mut Pulados,
+) -> anyhow::Result<usize> {
+    let guarda = db.client().await?;
+    let locked: bool = guarda.query_one("SELECT pg_try_advisory_lock($1)", &[&LOCK_KEY]).await?.get(0);
+    if !locked {
+        tracing::debug!("re-classification round held by another replica; skipped");
+        return Ok(0);
+    }
+    let r = classificar(db, cliente, limite, pulados).await;
+    if guarda.query_one("SELECT pg_advisory_unlock($1)", &[&LOCK_KEY]).await.is_err() {
+        // The lock must not stay with a pooled session: drop the connection (and its lock).
+        drop(deadpool_postgres::Object::take(guarda));
+    }
+    r
+}
+
+async fn classificar(
+    db: &Db,
+    cliente: &ClienteTags,
+    limite: i64,
+    pulados: &mut Pulados,
+) -> anyhow::Result<usize> {
     let pendentes = {
         let client = db.client().await?;
-        produto::sem_tags(&client, limite).await?
+        produto::sem_tags_exceto(&client, limite, &pulados.ativos()).await?
     };
     let mut classificados = 0;
     for p in pendentes {
-        let Some(c) = cliente.classificar(&p.sku, &p.descricao).await else {
-            tracing::info!(sku = %p.sku, "tag-worker gave no classification; round stopped");
-            break;
+        let c = match cliente.classificar_detalhado(&p.sku, &p.descricao).await {
+            Ok(c) => c,
+            Err(FalhaTags::Indisponivel(_)) => {
+                tracing::info!(sku = %p.sku, "tag-worker is down; round stopped");
+                break;
+            }
+            Err(FalhaTags::Inclassificavel(motivo)) => {
+                pulados.pular(&p.sku);
+                tracing::warn!(sku = %p.sku, motivo = %motivo, "the tag-worker cannot classify this product; skipped, tried again later");
+                continue;
+            }
         };
         let mut client = db.client().await?;
         let tx = db.begin(&mut client).await?;

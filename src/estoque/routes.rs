@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
@@ -27,7 +27,7 @@ use super::{agora, painel, produto, ErroEstoque};
 use crate::contracts::sku_valido;
 use crate::db::Db;
 use crate::http::auth::{self, Seguranca};
-use crate::http::extract::{AppJson, AppQuery};
+use crate::http::extract::{AppJson, AppPath, AppQuery};
 use crate::http::Problem;
 
 /// What the handlers share.
@@ -51,7 +51,8 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
         .route("/painel/demandas", get(demandas))
         .route("/painel/reposicoes", get(reposicoes))
         .route_layer(from_fn(auth::require_operador));
-    produtos.merge(lotes).merge(painel).with_state(estado)
+    let openapi = Router::new().route("/openapi.json", get(crate::http::openapi::estoque));
+    produtos.merge(lotes).merge(painel).merge(openapi).with_state(estado)
 }
 
 impl IntoResponse for ErroEstoque {
@@ -63,8 +64,16 @@ impl IntoResponse for ErroEstoque {
                 tracing::warn!(error = %e, "no database connection");
                 Problem::unavailable().into_response()
             }
+            // The database's trouble (lost connection, read-only, lock or statement timeout): 503.
+            ErroEstoque::Interno(e) if crate::db::note_chain(&e).is_some() => {
+                tracing::warn!(error = %format!("{e:#}"), "database unavailable");
+                Problem::unavailable().into_response()
+            }
             ErroEstoque::Interno(e) => {
-                tracing::error!(error = %format!("{e:#}"), "request failed");
+                match crate::http::pg::no_erro(&e) {
+                    Some(pg) => crate::http::pg::registrar(pg, "estoque"),
+                    None => tracing::error!(error = %format!("{e:#}"), "request failed"),
+                }
                 Problem::internal().into_response()
             }
         }
@@ -83,7 +92,7 @@ struct ProdutoResposta {
     saldo_disponivel: i32,
 }
 
-async fn produto_por_sku(State(e): St, Path(sku): Path<String>) -> Result<Response, ErroEstoque> {
+async fn produto_por_sku(State(e): St, AppPath(sku): AppPath<String>) -> Result<Response, ErroEstoque> {
     // An invalid SKU cannot be registered: it is as unknown as any other.
     if !sku_valido(&sku) {
         return Ok(StatusCode::NOT_FOUND.into_response());

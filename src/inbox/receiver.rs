@@ -6,7 +6,10 @@
 //!
 //! `/eventos`: 204 for a new event and for a duplicate, 400 problem+json for a missing
 //! `Evento-Tipo`, a type this service does not accept, an unreadable body or a contract
-//! violation (the detail names the field), 5xx when the effect fails (the sender retries).
+//! violation (the detail names the field), 5xx when the effect fails (the sender retries): 503
+//! when the database is at fault, 500 otherwise. Every 4xx here is the receiver's verdict on the
+//! event, as `application/problem+json`: that is what makes a sender dead-letter it
+//! (`outbox::delivery`), while a 404/HTML page from something else in between is retried.
 //! `/eventos/lote`: up to `outbox.lote-max` items (more → 413), one result per item in order,
 //! applied together in one transaction (falling back to one transaction each when any fails):
 //! 204 applied or duplicate, 400 invalid, 500 failed.
@@ -16,7 +19,7 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use axum::middleware::from_fn;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -45,6 +48,23 @@ pub trait Consumidor: Send + Sync + 'static {
         tx: &'a Tx<'_>,
         evento: &'a EventoIntegracao,
     ) -> BoxFuture<'a, anyhow::Result<()>>;
+}
+
+/// An event its effect refuses for good — its data breaks a rule, whatever the moment — which a
+/// consumer returns so the answer is 400 (permanent: the sender dead-letters it) instead of 500.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct EventoInvalido(pub String);
+
+/// The detail of a 400 when applying failed for good: a consumer's [`EventoInvalido`], or a value
+/// the database cannot hold (SQLSTATE class 22) or a CHECK it refuses (23514). `None` = transient.
+pub fn permanente(e: &anyhow::Error) -> Option<String> {
+    if let Some(inv) = e.chain().find_map(|c| c.downcast_ref::<EventoInvalido>()) {
+        return Some(inv.0.clone());
+    }
+    let pg = crate::http::pg::no_erro(e)?.as_db_error()?;
+    let code = pg.code().code();
+    (code.starts_with("22") || code == "23514").then(|| crate::http::pg::DADO_INVALIDO.to_string())
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,7 +136,12 @@ pub async fn receber_lote(
             let mut out = Vec::with_capacity(eventos.len());
             for (i, e) in eventos.iter().enumerate() {
                 out.push(
-                    crate::trace::scope(traces.get(i).copied().flatten(), receber(db, consumidor, e)).await,
+                    crate::trace::consume(
+                        traces.get(i).copied().flatten(),
+                        e.tipo(),
+                        receber(db, consumidor, e),
+                    )
+                    .await,
                 );
             }
             out
@@ -142,7 +167,8 @@ async fn juntos(
         let e = eventos[i];
         if novos.remove(&e.event_id()) {
             // Events written by the effect carry the received event's trace.
-            crate::trace::scope(traces.get(i).copied().flatten(), consumidor.aplicar(&tx, e)).await?;
+            crate::trace::consume(traces.get(i).copied().flatten(), e.tipo(), consumidor.aplicar(&tx, e))
+                .await?;
             resultados[i] = Recebido::Novo;
         }
     }
@@ -154,22 +180,19 @@ fn ler(consumidor: &dyn Consumidor, tipo: &str, body: &[u8]) -> Result<EventoInt
     if !consumidor.aceitos().contains(&tipo) {
         return Err(ErroContrato::TipoNaoAceito(tipo.to_string()));
     }
-    EventoIntegracao::ler(tipo, body)
+    let evento = EventoIntegracao::ler(tipo, body)?;
+    if let Some(v) = evento.violacao_instante(Utc::now()) {
+        return Err(ErroContrato::Invalido { tipo: tipo.to_string(), violacoes: vec![v] });
+    }
+    Ok(evento)
 }
 
 fn rejeicao(r: BytesRejection) -> Problem {
-    Problem::new(r.status(), r.body_text())
+    crate::http::extract::rejeicao_corpo(r)
 }
 
 fn is_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|m| {
-            let m = m.trim().to_ascii_lowercase();
-            m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
-        })
+    crate::http::extract::is_json(headers)
 }
 
 async fn um(
@@ -197,14 +220,25 @@ async fn um(
     // commit and its count. The task keeps the request's trace context.
     let (db, consumidor) = (r.db.clone(), r.consumidor.clone());
     let aplicado = tokio::spawn(crate::trace::scope(crate::trace::current(), async move {
-        let res = receber(&db, consumidor.as_ref(), &evento).await;
+        let res =
+            crate::trace::consume(None, evento.tipo(), receber(&db, consumidor.as_ref(), &evento)).await;
         (evento, res)
     }));
     match aplicado.await {
         Ok((_, Ok(_))) => StatusCode::NO_CONTENT.into_response(),
         Ok((evento, Err(e))) => {
+            if let Some(detalhe) = permanente(&e) {
+                tracing::warn!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "event refused for good");
+                return Problem::bad_request(format!("{} inválido: {detalhe}", evento.tipo()))
+                    .into_response();
+            }
             tracing::error!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "applying an event failed");
-            Problem::internal().into_response()
+            // Either way the sender retries; 503 says the database, not the event, is at fault.
+            if crate::db::note_chain(&e).is_some() {
+                Problem::unavailable().into_response()
+            } else {
+                Problem::internal().into_response()
+            }
         }
         Err(e) => {
             tracing::error!(error = %e, "applying an event panicked");
@@ -255,7 +289,10 @@ async fn lote(
     }
     let pedido: LoteRequest = match serde_json::from_slice(&body) {
         Ok(p) => p,
-        Err(e) => return Problem::bad_request(format!("lote ilegível: {e}")).into_response(),
+        Err(e) => {
+            let msg = crate::http::extract::traduzir(&e.to_string());
+            return Problem::bad_request(format!("lote ilegível: {msg}")).into_response();
+        }
     };
     if pedido.eventos.len() > r.lote_max {
         return Problem::new(
@@ -298,6 +335,11 @@ async fn aplicar_lote(r: Arc<Receptor>, pedido: LoteRequest) -> Vec<ResultadoIte
             Err((event_id, detalhe)) => ResultadoItem { event_id: *event_id, status: 400, detalhe: Some(detalhe.clone()) },
             Ok(evento) => match aplicados.next() {
                 Some(Ok(_)) => ResultadoItem { event_id: Some(evento.event_id()), status: 204, detalhe: None },
+                Some(Err(e)) if permanente(&e).is_some() => {
+                    tracing::warn!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "event refused for good");
+                    let detalhe = format!("{} inválido: {}", evento.tipo(), permanente(&e).unwrap_or_default());
+                    ResultadoItem { event_id: Some(evento.event_id()), status: 400, detalhe: Some(detalhe) }
+                }
                 Some(Err(e)) => {
                     tracing::error!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "applying an event failed");
                     ResultadoItem { event_id: Some(evento.event_id()), status: 500, detalhe: Some("falha ao aplicar; tente novamente".into()) }

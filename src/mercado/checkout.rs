@@ -8,6 +8,7 @@
 //! sold twice.
 
 use std::collections::BTreeMap;
+use std::net::IpAddr;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -51,6 +52,20 @@ pub fn consolidar<'a>(
     Ok(por_sku)
 }
 
+/// The bounds of an anonymous checkout (issue 13); all off by default.
+#[derive(Clone, Debug, Default)]
+pub struct Opcoes {
+    /// Who checks out (the client address), recorded on the order.
+    pub cliente: Option<IpAddr>,
+    /// Units `cliente` may hold in unpaid, unexpired reservations, this order included.
+    pub max_unidades: Option<i64>,
+    /// The request's `Idempotency-Key`.
+    pub chave: Option<String>,
+}
+
+/// How long an `Idempotency-Key` is remembered.
+pub const VALIDADE_CHAVE: chrono::Duration = chrono::Duration::days(1);
+
 /// Closes an order for `itens` at `agora`; its reservations expire at `agora + ttl`.
 pub async fn fechar(
     db: &Db,
@@ -58,8 +73,62 @@ pub async fn fechar(
     agora: DateTime<Utc>,
     ttl: Duration,
 ) -> Result<PedidoFechado, ErroMercado> {
+    fechar_com(db, itens, agora, ttl, &Opcoes::default()).await.map(|(f, _)| f)
+}
+
+/// The items as the key remembers them: `sku:qtd` in SKU order (what "the same body" means).
+fn assinatura(itens: &BTreeMap<String, i32>) -> String {
+    itens.iter().map(|(s, q)| format!("{s}:{q}")).collect::<Vec<_>>().join(",")
+}
+
+/// The order an unexpired `chave` already closed: `Ok(None)` when there is none; a 422 when it
+/// was used for other items.
+async fn repetido(
+    db: &Db,
+    chave: &str,
+    itens: &str,
+    agora: DateTime<Utc>,
+) -> Result<Option<PedidoFechado>, ErroMercado> {
+    let client = db.client().await?;
+    let stmt = client
+        .prepare_cached(
+            "SELECT k.itens, p.id, p.total, p.criado_em, \
+                    (SELECT min(r.expira_em) FROM reserva r WHERE r.pedido_id = p.id) AS expira \
+             FROM checkout_idempotencia k JOIN pedido p ON p.id = k.pedido_id \
+             WHERE k.chave = $1 AND k.criado_em > $2",
+        )
+        .await?;
+    let Some(row) = client.query_opt(&stmt, &[&chave, &(agora - VALIDADE_CHAVE)]).await? else {
+        return Ok(None);
+    };
+    if row.try_get::<_, String>("itens")? != itens {
+        return Err(ErroMercado::IdempotenciaDivergente);
+    }
+    let criado: DateTime<Utc> = row.try_get("criado_em")?;
+    Ok(Some(PedidoFechado {
+        pedido_id: row.try_get("id")?,
+        total: row.try_get("total")?,
+        reserva_expira_em: row.try_get::<_, Option<DateTime<Utc>>>("expira")?.unwrap_or(criado),
+    }))
+}
+
+/// [`fechar`] with the bounds of `op`. The flag is true when the answer replays an order an
+/// `Idempotency-Key` already closed (nothing reserved this time).
+pub async fn fechar_com(
+    db: &Db,
+    itens: &BTreeMap<String, i32>,
+    agora: DateTime<Utc>,
+    ttl: Duration,
+    op: &Opcoes,
+) -> Result<(PedidoFechado, bool), ErroMercado> {
     if itens.is_empty() {
         return Err(ErroMercado::invalido("checkout sem itens"));
+    }
+    let assinado = assinatura(itens);
+    if let Some(chave) = &op.chave {
+        if let Some(f) = repetido(db, chave, &assinado, agora).await? {
+            return Ok((f, true));
+        }
     }
     let ttl = chrono::Duration::from_std(ttl)
         .map_err(|e| ErroMercado::EstadoInvalido(format!("reserva.ttl: {e}")))?;
@@ -68,6 +137,9 @@ pub async fn fechar(
 
     let mut client = db.client().await?;
     let tx = db.begin(&mut client).await?;
+    if let (Some(ip), Some(max)) = (op.cliente, op.max_unidades) {
+        reservas_do_cliente(&tx, ip, max, itens, agora).await?;
+    }
     let mut total = Decimal::ZERO;
     let mut linhas = Vec::with_capacity(itens.len());
     let mut tocados = Vec::with_capacity(itens.len());
@@ -84,19 +156,78 @@ pub async fn fechar(
         linhas.push(ItemNovo { sku: sku.clone(), qtd, preco_unitario: p.preco });
         tocados.push(p);
     }
-    gravar(&tx, &tocados, pedido_id, total, agora, &linhas, expira_em).await?;
+    gravar(&tx, &tocados, pedido_id, total, agora, &linhas, expira_em, op.cliente).await?;
+    if let Some(chave) = &op.chave {
+        // Expired keys go (this one and a few others), then this one is taken; a concurrent
+        // request with the same key waits here for the other to commit, finds it taken, and
+        // answers the other's order.
+        tx.execute(
+            "DELETE FROM checkout_idempotencia WHERE chave IN \
+             (SELECT chave FROM checkout_idempotencia WHERE criado_em <= $1 LIMIT 100) OR (chave = $2 AND criado_em <= $1)",
+            &[&(agora - VALIDADE_CHAVE), chave],
+        )
+        .await?;
+        let n = tx
+            .execute(
+                "INSERT INTO checkout_idempotencia (chave, itens, pedido_id, criado_em) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (chave) DO NOTHING",
+                &[chave, &assinado, &pedido_id, &agora],
+            )
+            .await?;
+        if n == 0 {
+            tx.rollback().await?;
+            drop(client);
+            return match repetido(db, chave, &assinado, agora).await? {
+                Some(f) => Ok((f, true)),
+                None => Err(ErroMercado::Conflito),
+            };
+        }
+    }
     for p in &tocados {
         reposicao::avaliar(&tx, p, agora).await?;
     }
     tx.commit().await?;
     tracing::info!(pedido = %pedido_id, %total, itens = linhas.len(), "order closed");
-    Ok(PedidoFechado { pedido_id, total, reserva_expira_em: expira_em })
+    Ok((PedidoFechado { pedido_id, total, reserva_expira_em: expira_em }, false))
+}
+
+/// The reservation bound: the units `ip` holds in unpaid, unexpired reservations plus this order
+/// must stay within `max`. Checkouts of one address are serialised on an advisory lock (taken
+/// before any product lock, so it adds no deadlock) so two at once cannot both pass.
+async fn reservas_do_cliente(
+    tx: &Tx<'_>,
+    ip: IpAddr,
+    max: i64,
+    itens: &BTreeMap<String, i32>,
+    agora: DateTime<Utc>,
+) -> Result<(), ErroMercado> {
+    let pedidas: i64 = itens.values().map(|q| i64::from(*q)).sum();
+    if pedidas > max {
+        return Err(ErroMercado::ReservasDemais { espera: None });
+    }
+    tx.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 13))", &[&ip.to_string()]).await?;
+    let row = tx
+        .query_one(
+            "SELECT COALESCE(SUM(r.qtd), 0)::bigint AS retidas, MIN(r.expira_em) AS proxima \
+             FROM pedido p JOIN reserva r ON r.pedido_id = p.id \
+             WHERE p.cliente = $1 AND p.status = 'AGUARDANDO_PAGAMENTO' AND r.status = 'ATIVA' AND r.expira_em > $2",
+            &[&ip, &agora],
+        )
+        .await?;
+    let retidas: i64 = row.try_get("retidas")?;
+    if retidas + pedidas > max {
+        let proxima: Option<DateTime<Utc>> = row.try_get("proxima")?;
+        let espera = proxima.and_then(|p| (p - agora).to_std().ok());
+        return Err(ErroMercado::ReservasDemais { espera });
+    }
+    Ok(())
 }
 
 /// The writes of a checkout — shelves, the order, its lines, its reservations — sent together
 /// (tokio-postgres pipelines queries issued at once on one connection, in the order they are
 /// polled: the order row goes before the rows that reference it), so they cost one round trip
 /// instead of one each. The product rows are already locked.
+#[allow(clippy::too_many_arguments)]
 async fn gravar(
     tx: &Tx<'_>,
     tocados: &[ProdutoVitrine],
@@ -105,6 +236,7 @@ async fn gravar(
     agora: DateTime<Utc>,
     linhas: &[ItemNovo],
     expira_em: DateTime<Utc>,
+    cliente: Option<IpAddr>,
 ) -> Result<(), ErroMercado> {
     type P<'a> = &'a (dyn ToSql + Sync);
     let (upd, ped, item, res) = (
@@ -119,7 +251,7 @@ async fn gravar(
     for (p, st) in tocados.iter().zip(&status) {
         escritas.push(tx.execute_raw(&upd, vec![&p.sku as P, &p.prateleira, st]));
     }
-    escritas.push(tx.execute_raw(&ped, vec![&pedido_id as P, &total, &agora]));
+    escritas.push(tx.execute_raw(&ped, vec![&pedido_id as P, &total, &agora, &cliente]));
     for l in linhas {
         escritas.push(tx.execute_raw(&item, vec![&pedido_id as P, &l.sku, &l.qtd, &l.preco_unitario]));
     }

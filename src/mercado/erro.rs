@@ -1,15 +1,19 @@
 //! The storefront's errors and the one place that decides their HTTP status (the original's
 //! `TratamentoDeErros`, SPEC §6.3): each variant carries the pt-BR message people see.
 //!
-//! Database failures are logged here and answered without internals: an unreachable pool is 503,
-//! an integrity violation (a concurrent registration, the last-line CHECKs) is 409
-//! `"conflito de cadastro; tente novamente"`, anything else 500.
+//! Database failures are logged here and answered without internals: the database's trouble (an
+//! unreachable pool, a lost connection, a read-only database, a lock or statement timeout:
+//! [`crate::db::trouble`]) is 503;
+//! a constraint violation is looked up by name in [`RESTRICOES`] (a race is 409 `"conflito de
+//! cadastro; tente novamente"`, a broken rule 400); a value a column cannot hold is 400; anything
+//! else 500, logged with its SQLSTATE and message.
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use uuid::Uuid;
 
 use crate::db::DbError;
+use crate::http::pg::{self, Restricao};
 use crate::http::Problem;
 
 #[derive(Debug, thiserror::Error)]
@@ -35,18 +39,55 @@ pub enum ErroMercado {
     /// An integrity constraint refused the write (the original's `DataIntegrityViolation`).
     #[error("conflito de cadastro; tente novamente")]
     Conflito,
+    /// The client address holds too many units in unpaid reservations (issue 13) → 429.
+    #[error("reservas demais deste endereço: pague ou espere um pedido expirar")]
+    ReservasDemais { espera: Option<std::time::Duration> },
+    /// An `Idempotency-Key` reused for other items → 422.
+    #[error("Idempotency-Key já usada com outros itens")]
+    IdempotenciaDivergente,
     #[error(transparent)]
     Db(#[from] DbError),
 }
 
+/// mercado's constraints by name (issue 13): what each refusal means for the caller. A
+/// constraint not listed is a 500 with its cause logged: a bug to fix, not an input to blame.
+pub const RESTRICOES: &[(&str, Restricao)] = &[
+    ("produto_vitrine_pkey", Restricao::Conflito),
+    ("pedido_pkey", Restricao::Conflito),
+    ("uk_solicitacao_reposicao_ativa_por_sku", Restricao::Conflito),
+    ("uk_solicitacao_reposicao_event_id", Restricao::Conflito),
+    // The last line against overselling: a concurrent checkout took the units.
+    ("ck_produto_vitrine_prateleira", Restricao::Conflito),
+    ("uk_item_pedido_sku", Restricao::Invalido("SKU repetido no pedido")),
+    ("ck_item_pedido_qtd", Restricao::Invalido("quantidade deve ser positiva")),
+    ("ck_item_pedido_preco", Restricao::Invalido("preço deve ser positivo")),
+    ("ck_reserva_qtd", Restricao::Invalido("quantidade deve ser positiva")),
+    ("ck_solicitacao_reposicao_qtd", Restricao::Invalido("quantidade deve ser positiva")),
+    ("ck_pedido_total", Restricao::Invalido("total do pedido deve ser positivo")),
+    ("ck_produto_vitrine_preco", Restricao::Invalido("preço deve ser positivo")),
+    ("ck_produto_vitrine_min_max", Restricao::Invalido("exigido 1 <= estoqueMinimo <= estoqueIdeal")),
+    ("ck_produto_vitrine_sku_gtin", Restricao::Invalido("SKU inválido (esperado GTIN-8/12/13/14)")),
+    ("ck_produto_vitrine_tags_array", Restricao::Invalido("tags deve ser uma lista")),
+];
+
 impl From<tokio_postgres::Error> for ErroMercado {
     fn from(e: tokio_postgres::Error) -> Self {
-        // Class 23 = integrity constraint violation (unique, foreign key, check, not null).
-        if e.code().is_some_and(|c| c.code().starts_with("23")) {
-            tracing::warn!(error = %e, "integrity constraint refused a write");
-            return ErroMercado::Conflito;
+        crate::db::note_error(&e);
+        match pg::classificar(&e, RESTRICOES) {
+            pg::Classe::Restricao(Restricao::Conflito) => {
+                pg::registrar_recusa(&e, "mercado");
+                ErroMercado::Conflito
+            }
+            pg::Classe::Restricao(Restricao::Invalido(m)) => {
+                pg::registrar_recusa(&e, "mercado");
+                ErroMercado::Invalido(m.to_string())
+            }
+            pg::Classe::Dado => {
+                pg::registrar_recusa(&e, "mercado");
+                ErroMercado::Invalido(pg::DADO_INVALIDO.to_string())
+            }
+            pg::Classe::Outro => ErroMercado::Db(DbError::Pg(e)),
         }
-        ErroMercado::Db(DbError::Pg(e))
     }
 }
 
@@ -62,9 +103,10 @@ impl ErroMercado {
             ErroMercado::EstoqueInsuficiente { sku, .. } => Problem::new(StatusCode::CONFLICT, msg)
                 .with_title("Estoque insuficiente")
                 .with("sku", sku.clone()),
-            ErroMercado::ProdutoNaoEncontrado(_) | ErroMercado::SkuDesconhecidoNoEstoque(_) => {
-                Problem::new(StatusCode::UNPROCESSABLE_ENTITY, msg)
-            }
+            ErroMercado::ReservasDemais { .. } => Problem::new(StatusCode::TOO_MANY_REQUESTS, msg),
+            ErroMercado::ProdutoNaoEncontrado(_)
+            | ErroMercado::SkuDesconhecidoNoEstoque(_)
+            | ErroMercado::IdempotenciaDivergente => Problem::new(StatusCode::UNPROCESSABLE_ENTITY, msg),
             ErroMercado::PedidoNaoEncontrado(_) => Problem::new(StatusCode::NOT_FOUND, msg),
             ErroMercado::PagamentoRecusado(_) => {
                 Problem::new(StatusCode::CONFLICT, msg).with_title("Pagamento recusado")
@@ -80,8 +122,13 @@ impl ErroMercado {
                 tracing::error!(error = %e, "database unavailable");
                 Problem::unavailable()
             }
+            // The database's trouble (lost connection, read-only, lock or statement timeout): 503.
+            ErroMercado::Db(e @ DbError::Pg(_)) if e.indisponivel() => {
+                tracing::warn!(error = %e, "database unavailable");
+                Problem::unavailable()
+            }
             ErroMercado::Db(DbError::Pg(e)) => {
-                tracing::error!(error = %e, "database error");
+                pg::registrar(e, "mercado");
                 Problem::internal()
             }
         }
@@ -90,6 +137,14 @@ impl ErroMercado {
 
 impl IntoResponse for ErroMercado {
     fn into_response(self) -> Response {
-        self.problem().into_response()
+        let mut res = self.problem().into_response();
+        if let ErroMercado::ReservasDemais { espera } = self {
+            // Until the address's first reservation expires (or a minute when unknown).
+            let s = espera.map_or(60, |d| d.as_secs().max(1));
+            if let Ok(v) = axum::http::HeaderValue::from_str(&s.to_string()) {
+                res.headers_mut().insert(axum::http::header::RETRY_AFTER, v);
+            }
+        }
+        res
     }
 }

@@ -2,14 +2,22 @@
 //! `reserva.intervalo-expiracao`, up to `reserva.lote-expiracao` orders whose reservations are
 //! past their deadline give their units back to the shelf and become EXPIRADO.
 //!
-//! Each order is handled in its own transaction that locks it with `FOR UPDATE SKIP LOCKED`: an
+//! **Several replicas** run this sweep at once safely through **`FOR UPDATE SKIP LOCKED` per
+//! order**: each order is handled in its own transaction that locks it without waiting, so an
 //! order locked by a payment in progress, or by another replica's sweep, is left for the next
-//! round instead of waited for; one already expired (or paid) by the time the lock is taken is
-//! skipped, so units come back once however many sweeps run. Returned units may push the shelf
-//! above ideal and do not trigger a restock (the excess is at most the reservation; a documented
-//! decision of the original). The loop logs failures and goes on; it stops on shutdown.
+//! round; one already expired (or paid) by the time the lock is taken is skipped, so units come
+//! back once however many sweeps run.
+//!
+//! An order becomes EXPIRADO only when every one of its active reservations was returned in that
+//! transaction; if any cannot be (not yet due, or a failure), nothing of the order changes. An
+//! order that fails is remembered and left out of the sweep's selection for a while
+//! ([`Evitados`], 5 s doubling to 5 min), so it cannot hold the head of the `LIMIT` and starve the
+//! others. Returned units may push the shelf above ideal and do not trigger a restock (the excess
+//! is at most the reservation; a documented decision of the original). The loop runs under the
+//! service's supervisor and stops on shutdown.
 
-use std::time::Duration;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use tokio_util::sync::CancellationToken;
@@ -19,17 +27,46 @@ use super::erro::ErroMercado;
 use super::pedido::{self, StatusPedido};
 use super::{produto, reserva};
 use crate::db::Db;
+use crate::supervisor::Vivo;
+
+/// Orders whose expiry failed, left out of the selection until their retry instant.
+#[derive(Debug, Default)]
+pub struct Evitados {
+    ate: HashMap<Uuid, (Instant, u32)>,
+}
+
+impl Evitados {
+    fn falhou(&mut self, id: Uuid) {
+        let n = self.ate.get(&id).map_or(0, |(_, n)| *n) + 1;
+        let pausa = Duration::from_secs(5).saturating_mul(1 << (n.min(7) - 1)).min(Duration::from_secs(300));
+        self.ate.insert(id, (Instant::now() + pausa, n));
+    }
+
+    /// The orders to leave out now. An entry whose pause ended stays (to lengthen the next pause
+    /// if it fails again) until an hour later.
+    fn ativos(&mut self) -> Vec<Uuid> {
+        let agora = Instant::now();
+        self.ate.retain(|_, (t, _)| *t + Duration::from_secs(3600) > agora);
+        self.ate.iter().filter(|(_, (t, _))| *t > agora).map(|(id, _)| *id).collect()
+    }
+
+    fn ok(&mut self, id: &Uuid) {
+        self.ate.remove(id);
+    }
+}
 
 /// The sweep loop: a round at start (orders may have expired while the service was down), then
 /// one every `intervalo` after the previous round ends, until `shutdown`.
-pub async fn agendar(db: Db, intervalo: Duration, lote: i64, shutdown: CancellationToken) {
+pub async fn agendar(db: Db, intervalo: Duration, lote: i64, shutdown: CancellationToken, vivo: Vivo) {
     tracing::info!(intervalo_s = intervalo.as_secs_f64(), lote, "reservation expiry sweep started");
+    let mut evitados = Evitados::default();
     loop {
-        match expirar_vencidas(&db, super::agora(), lote).await {
+        match rodada(&db, super::agora(), lote, &mut evitados).await {
             Ok(0) => {}
             Ok(n) => tracing::info!(pedidos = n, "expired orders returned their units"),
             Err(e) => tracing::error!(error = %e, "reservation expiry round failed"),
         }
+        vivo.ok();
         tokio::select! {
             _ = shutdown.cancelled() => break,
             _ = tokio::time::sleep(intervalo) => {}
@@ -41,16 +78,39 @@ pub async fn agendar(db: Db, intervalo: Duration, lote: i64, shutdown: Cancellat
 /// One round at `agora`: returns how many orders it expired. An order that fails is logged and
 /// left for the next round; the others go on.
 pub async fn expirar_vencidas(db: &Db, agora: DateTime<Utc>, limite: i64) -> Result<usize, ErroMercado> {
-    let ids = {
+    rodada(db, agora, limite, &mut Evitados::default()).await
+}
+
+/// [`expirar_vencidas`], leaving out the orders that failed recently (`evitados`).
+pub async fn rodada(
+    db: &Db,
+    agora: DateTime<Utc>,
+    limite: i64,
+    evitados: &mut Evitados,
+) -> Result<usize, ErroMercado> {
+    let fora = evitados.ativos();
+    let ids: Vec<Uuid> = {
         let client = db.client().await?;
-        reserva::pedidos_com_reserva_vencida(&client, agora, limite).await?
+        let stmt = client
+            .prepare_cached(
+                "SELECT pedido_id FROM reserva WHERE status = 'ATIVA' AND expira_em <= $1 AND NOT (pedido_id = ANY($3)) \
+                 GROUP BY pedido_id ORDER BY min(expira_em) LIMIT $2",
+            )
+            .await?;
+        client.query(&stmt, &[&agora, &limite, &fora]).await?.iter().map(|r| r.get(0)).collect()
     };
     let mut expirados = 0;
     for id in ids {
         match expirar_pedido(db, id, agora).await {
-            Ok(true) => expirados += 1,
+            Ok(true) => {
+                evitados.ok(&id);
+                expirados += 1;
+            }
             Ok(false) => {}
-            Err(e) => tracing::error!(pedido = %id, error = %e, "expiring an order failed"),
+            Err(e) => {
+                evitados.falhou(id);
+                tracing::error!(pedido = %id, error = %e, "expiring an order failed; left out of the sweep for a while");
+            }
         }
     }
     Ok(expirados)
@@ -69,8 +129,14 @@ pub async fn expirar_pedido(db: &Db, id: Uuid, agora: DateTime<Utc>) -> Result<b
         Some(_) => return Ok(false),
     }
     // Sorted by SKU: products are locked in the same order as checkout locks them.
-    for r in reserva::do_pedido(&tx, id).await? {
-        if r.status != "ATIVA" || !r.venceu_em(agora) {
+    let reservas = reserva::do_pedido(&tx, id).await?;
+    if reservas.iter().any(|r| r.status == "ATIVA" && !r.venceu_em(agora)) {
+        // Not every reservation is due: the order is not expired yet (nothing changes).
+        tx.rollback().await?;
+        return Ok(false);
+    }
+    for r in reservas {
+        if r.status != "ATIVA" {
             continue;
         }
         let Some(mut p) = produto::travar(&tx, &r.sku).await? else {

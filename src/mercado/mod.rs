@@ -58,7 +58,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{Config, Servico};
 use crate::contracts::EventoIntegracao;
 use crate::db::Tx;
-use crate::inbox::receiver::Consumidor;
+use crate::inbox::receiver::{Consumidor, EventoInvalido};
 use crate::server::{self, Contexto, Role};
 
 pub async fn serve(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
@@ -75,12 +75,10 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role> {
     let reserva = &ctx.config.reserva;
     let estado = Arc::new(routes::Estado { db: ctx.db.clone(), catalogo, ttl: reserva.ttl });
     if reserva.expiracao_habilitada {
-        ctx.tasks.spawn(expiracao::agendar(
-            ctx.db.clone(),
-            reserva.intervalo_expiracao,
-            reserva.lote_expiracao,
-            ctx.shutdown.clone(),
-        ));
+        let (db, intervalo, lote) = (ctx.db.clone(), reserva.intervalo_expiracao, reserva.lote_expiracao);
+        ctx.supervisionar("expiracao-reservas", true, move |vivo, shutdown| {
+            expiracao::agendar(db.clone(), intervalo, lote, shutdown, vivo)
+        });
     }
     Ok(Role {
         router: routes::router(estado, ctx.seguranca.clone()),
@@ -111,17 +109,21 @@ impl Consumidor for ConsumidorMercado {
         evento: &'a EventoIntegracao,
     ) -> BoxFuture<'a, anyhow::Result<()>> {
         Box::pin(async move {
-            match evento {
+            let r = match evento {
                 EventoIntegracao::ReposicaoEnviada(e) => {
-                    consumidores::reposicao_enviada(tx, e, agora()).await?
+                    consumidores::reposicao_enviada(tx, e, agora()).await
                 }
-                EventoIntegracao::ReposicaoNegada(e) => consumidores::reposicao_negada(tx, e).await?,
-                EventoIntegracao::ProdutoClassificado(e) => consumidores::produto_classificado(tx, e).await?,
+                EventoIntegracao::ReposicaoNegada(e) => consumidores::reposicao_negada(tx, e).await,
+                EventoIntegracao::ProdutoClassificado(e) => consumidores::produto_classificado(tx, e).await,
                 EventoIntegracao::ReposicaoSolicitada(_) => {
                     anyhow::bail!("mercado does not consume {}", evento.tipo())
                 }
+            };
+            match r {
+                // A rule the event's data breaks (a credit beyond the shelf's range): permanent.
+                Err(erro::ErroMercado::Invalido(m)) => Err(EventoInvalido(m).into()),
+                other => Ok(other?),
             }
-            Ok(())
         })
     }
 }

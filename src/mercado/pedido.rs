@@ -72,7 +72,7 @@ pub struct ItemNovo {
 
 /// A new order: `$1` id, `$2` total, `$3` criado_em.
 pub const INSERIR: &str =
-    "INSERT INTO pedido (id, status, total, criado_em) VALUES ($1, 'AGUARDANDO_PAGAMENTO', $2, $3)";
+    "INSERT INTO pedido (id, status, total, criado_em, cliente) VALUES ($1, 'AGUARDANDO_PAGAMENTO', $2, $3, $4)";
 /// One of its lines: `$1` pedido_id, `$2` sku, `$3` qtd, `$4` preco_unitario.
 pub const INSERIR_ITEM: &str =
     "INSERT INTO item_pedido (pedido_id, sku, qtd, preco_unitario) VALUES ($1, $2, $3, $4)";

@@ -56,10 +56,10 @@ fn ser_opt_instante<S: serde::Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Re
     instante::opcional::serialize(t, s)
 }
 
-const COLS: &str =
+pub(crate) const COLS: &str =
     "id, tipo, status, tentativas, criado_em, proxima_tentativa_em, enviado_em, ultimo_erro, payload";
 
-fn linha(r: &tokio_postgres::Row) -> Linha {
+pub(crate) fn linha(r: &tokio_postgres::Row) -> Linha {
     Linha {
         id: r.get(0),
         tipo: r.get(1),
@@ -86,6 +86,26 @@ pub async fn status_text(c: &impl GenericClient, agora: DateTime<Utc>) -> anyhow
             );
         }
         None => out.push_str("oldest pending: none\n"),
+    }
+    // Each dead letter with what it blocks, so the operator knows what `retry` brings back.
+    for r in c
+        .query(
+            "SELECT id, tipo, payload ->> 'sku', coalesce(ultimo_erro, '') FROM outbox_event \
+              WHERE status = 'FAILED' ORDER BY criado_em LIMIT 50",
+            &[],
+        )
+        .await?
+    {
+        let (id, tipo, sku, erro): (Uuid, String, Option<String>, String) =
+            (r.get(0), r.get(1), r.get(2), r.get(3));
+        let bloqueia = match (tipo.as_str(), &sku) {
+            ("ReposicaoSolicitada", Some(sku)) => {
+                format!("; blocks: restocks of SKU {sku} wait until `giro outbox retry {id}`")
+            }
+            (_, Some(sku)) => format!("; SKU {sku}"),
+            _ => String::new(),
+        };
+        let _ = writeln!(out, "FAILED {id} {tipo}{bloqueia}; last error: {erro}");
     }
     Ok(out)
 }

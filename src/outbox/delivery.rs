@@ -1,10 +1,22 @@
 //! Delivering events to the peer over plain HTTP/1.1 (SPEC §5, §9.2): `POST {peer}/eventos` with
 //! `Evento-Tipo`, or many at once through `POST {peer}/eventos/lote`, with the peer's token.
 //!
-//! Outcomes: 2xx → sent; 400, 404, 410, 413, 415, 422 → permanent (dead letter at once); anything
-//! else (401/403, 408, 429, 5xx, timeout, refused connection) → transient (retried with backoff).
-//! A peer that answers 404 or 403 on `/eventos/lote` (the original Java service has no such route)
-//! is served through `/eventos` for a while, then probed again.
+//! **Permanent means the receiver said so.** An event is a dead letter at once only when the
+//! peer's receiver judged *that event* invalid: a JSON (problem+json) 400, 413, 415 or 422 on
+//! `/eventos`, or a per-item 400/422 in a `/eventos/lote` answer. Everything else is transient and
+//! retried with backoff until the delivery deadline (`outbox.prazo-entrega`):
+//! - 401/403, 408, 429, 500 from the receiver — [`Outcome::Transient`];
+//! - no answer (refused, timeout), 502/503/504, a route-level 404/405/410, or any answer that is
+//!   not the receiver's (an HTML error page from a proxy or load balancer while a deploy reroutes)
+//!   — [`Outcome::Unreachable`]: the peer is not there to judge. 404/405/410 and non-receiver 4xx
+//!   are logged and counted as "peer route missing" (`giro_outbox_peer_route_missing_total`).
+//!
+//! Batch answers are matched to events by `eventId`, never by position: a result whose id matches
+//! no event of the request is ignored (logged), and an event without its own result is transient.
+//! A whole batch refused as a request (400, 413, 415, 422) is delivered event by event this round,
+//! so each event gets its own verdict. A peer that answers 404 or 403 on `/eventos/lote` (the
+//! original Java service has no such route) is served through `/eventos` for [`SINGLE_MODE_FOR`],
+//! then probed again — decided per peer, re-checked from time to time.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -19,13 +31,61 @@ use crate::inbox::receiver::LoteResposta;
 use crate::outbox::store::Claimed;
 
 /// How long a peer without `/eventos/lote` is served event by event before probing again.
-const SINGLE_MODE_FOR: Duration = Duration::from_secs(300);
+pub const SINGLE_MODE_FOR: Duration = Duration::from_secs(60);
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
     Sent,
+    /// The receiver judged the event invalid: dead letter at once.
     Permanent(String),
+    /// The receiver answered but could not take it this time: retried with backoff.
     Transient(String),
+    /// The peer's receiver was not reached: retried with backoff, and the publisher probes the
+    /// peer to serve the waiting events as soon as it is back.
+    Unreachable(String),
+}
+
+impl Outcome {
+    pub fn erro(&self) -> Option<&str> {
+        match self {
+            Outcome::Sent => None,
+            Outcome::Permanent(e) | Outcome::Transient(e) | Outcome::Unreachable(e) => Some(e),
+        }
+    }
+}
+
+/// A receiver's answer is JSON (problem+json or plain JSON); a proxy's error page is not.
+fn from_receiver(res: &reqwest::Response) -> bool {
+    res.headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| {
+            let m = m.trim().to_ascii_lowercase();
+            m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
+        })
+}
+
+/// What an answer of `/eventos` to one event means.
+fn classify(status: StatusCode, receiver: bool, msg: String, peer: &str) -> Outcome {
+    let s = status.as_u16();
+    let route_missing = matches!(s, 404 | 405 | 410) || ((400..500).contains(&s) && !receiver);
+    if route_missing {
+        metrics::counter!("giro_outbox_peer_route_missing_total", "peer" => peer.to_string()).increment(1);
+        tracing::warn!(
+            peer,
+            status = s,
+            "peer route missing (an answer that is not the receiver's); will retry"
+        );
+        return Outcome::Unreachable(msg);
+    }
+    if receiver && is_permanent(status) {
+        return Outcome::Permanent(msg);
+    }
+    if matches!(s, 502..=504) || !receiver {
+        return Outcome::Unreachable(msg);
+    }
+    Outcome::Transient(msg)
 }
 
 pub struct Peer {
@@ -38,8 +98,9 @@ pub struct Peer {
     single_until: Mutex<Option<Instant>>,
 }
 
+/// The statuses by which a receiver refuses an event for good (when the answer is its own).
 pub fn is_permanent(status: StatusCode) -> bool {
-    matches!(status.as_u16(), 400 | 404 | 410 | 413 | 415 | 422)
+    matches!(status.as_u16(), 400 | 413 | 415 | 422)
 }
 
 impl Peer {
@@ -91,10 +152,23 @@ impl Peer {
     }
 
     fn fall_back_to_single(&self, status: StatusCode) {
-        tracing::info!(peer = %self.base, status = status.as_u16(), "peer has no /eventos/lote; delivering event by event");
+        tracing::info!(peer = %crate::report::mask_password(&self.base), status = status.as_u16(), "peer has no /eventos/lote; delivering event by event");
         if let Ok(mut g) = self.single_until.lock() {
             *g = Some(Instant::now() + SINGLE_MODE_FOR);
         }
+    }
+
+    /// `GET {peer}/readyz` (or the original's `/actuator/health`): true when the peer says it is
+    /// ready. The light knock that tells a publisher the waiting events can go now.
+    pub async fn probe(&self) -> bool {
+        for path in ["/readyz", "/actuator/health"] {
+            match self.http.get(format!("{}{path}", self.base)).send().await {
+                Ok(r) if r.status().is_success() => return true,
+                Ok(r) if r.status() == StatusCode::NOT_FOUND => continue,
+                _ => return false,
+            }
+        }
+        false
     }
 
     /// Delivers `events` with up to `concorrencia` requests in flight; one outcome per event, in order.
@@ -141,16 +215,13 @@ impl Peer {
             Ok(res) if res.status().is_success() => Outcome::Sent,
             Ok(res) => {
                 let status = res.status();
+                let receiver = from_receiver(&res);
                 let body = res.text().await.unwrap_or_default();
                 let msg = format!("envio de {} {} falhou: HTTP {status}: {}", e.tipo, e.id, excerpt(&body));
-                if is_permanent(status) {
-                    Outcome::Permanent(msg)
-                } else {
-                    Outcome::Transient(msg)
-                }
+                classify(status, receiver, msg, &self.base)
             }
             Err(err) => {
-                Outcome::Transient(format!("envio de {} {} falhou: {}", e.tipo, e.id, describe(&err)))
+                Outcome::Unreachable(format!("envio de {} {} falhou: {}", e.tipo, e.id, describe(&err)))
             }
         }
     }
@@ -201,7 +272,7 @@ impl Peer {
         let res = match res {
             Ok(r) => r,
             Err(err) => {
-                return all(Outcome::Transient(format!(
+                return all(Outcome::Unreachable(format!(
                     "envio de lote de {} eventos falhou: {}",
                     chunk.len(),
                     describe(&err)
@@ -209,53 +280,67 @@ impl Peer {
             }
         };
         let status = res.status();
-        if status == StatusCode::NOT_FOUND || status == StatusCode::FORBIDDEN {
+        if matches!(status.as_u16(), 403..=405) {
             self.fall_back_to_single(status);
             return None;
         }
-        if status == StatusCode::PAYLOAD_TOO_LARGE {
+        if res.status().is_client_error() && from_receiver(&res) && is_permanent(status) {
+            // The request as a whole was refused: each event gets its own verdict through /eventos.
             return None;
         }
         if !status.is_success() {
+            let receiver = from_receiver(&res);
             let body = res.text().await.unwrap_or_default();
-            return all(Outcome::Transient(format!(
-                "envio de lote falhou: HTTP {status}: {}",
-                excerpt(&body)
-            )));
+            let msg = format!("envio de lote falhou: HTTP {status}: {}", excerpt(&body));
+            return all(classify(status, receiver, msg, &self.base));
         }
         let parsed: Result<LoteResposta, _> = res.json().await;
-        match parsed {
-            Ok(r) if r.resultados.len() == chunk.len() => Some(
-                chunk
-                    .iter()
-                    .zip(r.resultados)
-                    .map(|(e, r)| {
-                        let msg = || {
-                            format!(
-                                "envio de {} {} falhou: item {}: {}",
-                                e.tipo,
-                                e.id,
-                                r.status,
-                                r.detalhe.clone().unwrap_or_default()
-                            )
-                        };
+        let r = match parsed {
+            Ok(r) => r,
+            Err(err) => return all(Outcome::Transient(format!("resposta de lote ilegível: {err}"))),
+        };
+        if r.resultados.len() != chunk.len() {
+            tracing::warn!(peer = %crate::report::mask_password(&self.base), resultados = r.resultados.len(), eventos = chunk.len(), "batch answer has another number of results than events; matching by eventId");
+        }
+        let mut by_id = std::collections::HashMap::with_capacity(r.resultados.len());
+        for res in r.resultados {
+            match res.event_id {
+                Some(id) if chunk.iter().any(|e| e.id == id) => {
+                    by_id.entry(id).or_insert(res);
+                }
+                other => {
+                    tracing::warn!(peer = %crate::report::mask_password(&self.base), event_id = ?other, status = res.status, "batch result for no event of the request; ignored")
+                }
+            }
+        }
+        Some(
+            chunk
+                .iter()
+                .map(|e| match by_id.remove(&e.id) {
+                    None => {
+                        tracing::warn!(peer = %crate::report::mask_password(&self.base), event_id = %e.id, "batch answer has no result for this event; will retry");
+                        Outcome::Transient(format!(
+                            "envio de {} {} falhou: a resposta do lote não trouxe resultado para este evento",
+                            e.tipo, e.id
+                        ))
+                    }
+                    Some(r) => {
+                        let msg = format!(
+                            "envio de {} {} falhou: item {}: {}",
+                            e.tipo,
+                            e.id,
+                            r.status,
+                            r.detalhe.clone().unwrap_or_default()
+                        );
                         match r.status {
                             200..=299 => Outcome::Sent,
-                            s if is_permanent(StatusCode::from_u16(s).unwrap_or(StatusCode::BAD_REQUEST)) => {
-                                Outcome::Permanent(msg())
-                            }
-                            _ => Outcome::Transient(msg()),
+                            400 | 422 => Outcome::Permanent(msg),
+                            _ => Outcome::Transient(msg),
                         }
-                    })
-                    .collect(),
-            ),
-            Ok(r) => all(Outcome::Transient(format!(
-                "resposta de lote com {} resultados para {} eventos",
-                r.resultados.len(),
-                chunk.len()
-            ))),
-            Err(err) => all(Outcome::Transient(format!("resposta de lote ilegível: {err}"))),
-        }
+                    }
+                })
+                .collect(),
+        )
     }
 }
 
@@ -271,12 +356,12 @@ fn describe(err: &reqwest::Error) -> String {
     } else {
         "erro de transporte"
     };
-    // The URL in reqwest's message carries no credentials (the token is a header).
     let mut msg = format!("{kind}: {err}");
     let mut src = std::error::Error::source(err);
     while let Some(s) = src {
         msg.push_str(&format!(": {s}"));
         src = s.source();
     }
-    msg
+    // reqwest's message carries the URL, with any password the peer URL has.
+    crate::report::mask_password(&msg)
 }

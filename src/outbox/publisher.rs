@@ -1,8 +1,32 @@
 //! The publisher loop: wake (in-process signal, `LISTEN`, or the poll interval) → claim a batch as
 //! a lease → deliver with no transaction open → settle only rows still under the lease token.
 //! Retention runs between rounds, in small batches. A round in progress finishes on shutdown.
+//!
+//! - **Why an event becomes `FAILED`**: the peer's receiver refused it ([`Outcome::Permanent`]),
+//!   or it was still undelivered `outbox.prazo-entrega` after its creation (default 3 d, refused at
+//!   start unless shorter than `inbox.retencao`), or — only when `outbox.max-tentativas` is set —
+//!   it ran out of attempts. Transient failures are otherwise retried at most every
+//!   `outbox.backoff-maximo`, however long the outage.
+//! - **Backoff from the instant the outcome is known**, not from the claim: a slow round does not
+//!   leave the next attempt already in the past.
+//! - **Poison rows**: the attempt is counted at the claim, a delivery that panics or outlives
+//!   80 % of the lease is settled as a transient failure, and a publisher that dies mid-delivery
+//!   leaves the attempt counted with the lease as its backoff; a row cannot loop for free.
+//! - **A peer that comes back is served at once**: after a round where the peer could not be
+//!   reached, the publisher knocks on the peer's `/readyz` every [`PROBE_EVERY`] (the probe, not
+//!   the events, knocks); when it answers — or a delivery succeeds — the events waiting in backoff
+//!   are made due now, [`store::make_due`] a batch per round, so the backlog drains at the relay's
+//!   speed. Each publisher, embedded or separate, does this for its own outbox.
+//! - **`LISTEN`** (separate publishers): its connection has a connect timeout and TCP keepalive,
+//!   and is re-established with backoff (logged, `giro_outbox_listen_reconnects_total`); the poll
+//!   interval covers the gap.
+//! - **Several replicas**: claims use `FOR UPDATE SKIP LOCKED` and a lease; the retention sweep
+//!   deletes `… FOR UPDATE SKIP LOCKED` in small batches, so replicas never wait on each other or
+//!   delete a row twice.
 
-use std::sync::Arc;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
@@ -14,24 +38,41 @@ use crate::config::{Config, DbConfig, OutboxConfig, Servico};
 use crate::db::{OutboxSignal, Pool};
 use crate::outbox::backoff;
 use crate::outbox::delivery::{Outcome, Peer};
-use crate::outbox::store::{self, Failure};
+use crate::outbox::store::{self, Claimed, Failure};
+use crate::supervisor::Vivo;
 
 /// Rows deleted per retention statement: small, so the sweep never holds many locks.
 const PRUNE_BATCH: i64 = 1000;
+
+/// How often a publisher knocks on an unreachable peer's `/readyz`.
+pub const PROBE_EVERY: Duration = Duration::from_secs(1);
+
+/// Test-only switches, read from the environment and absent from `config/giro.toml`.
+/// `GIRO_TEST_REENVIAR=1`: deliver every event twice (the inbox must make the second a no-op).
+pub const ENV_REENVIAR: &str = "GIRO_TEST_REENVIAR";
+/// `GIRO_TEST_PANICO_PUBLICADOR=PATH`: while PATH exists, the publisher loop panics each round.
+pub const ENV_PANICO: &str = "GIRO_TEST_PANICO_PUBLICADOR";
 
 pub struct Publisher {
     /// Which outbox (`mercado` or `estoque`), for logs.
     pub nome: String,
     pub pool: Pool,
-    pub peer: Peer,
+    pub peer: Arc<Peer>,
     pub cfg: OutboxConfig,
     pub inbox_retencao: Duration,
     /// Woken by writers in this process, or by the `LISTEN` task.
     pub signal: Arc<OutboxSignal>,
     /// When set, a `LISTEN` connection to this database wakes the publisher on `NOTIFY`.
     pub listen: Option<DbConfig>,
-    /// Test hook: deliver every event twice (the inbox must make the second a no-op).
+    /// Test hook ([`ENV_REENVIAR`]).
     pub reenviar: bool,
+    /// Test hook ([`ENV_PANICO`]).
+    pub panico: Option<PathBuf>,
+    /// The last round could not reach the peer: probe it.
+    peer_down: AtomicBool,
+    /// The peer is back: make waiting events due, a batch per round.
+    reviving: AtomicBool,
+    last_probe: Mutex<Option<Instant>>,
 }
 
 /// What one round did.
@@ -41,6 +82,8 @@ pub struct Round {
     pub sent: usize,
     pub transient: usize,
     pub permanent: usize,
+    /// Transient failures where the peer's receiver was not reached.
+    pub unreachable: usize,
 }
 
 impl Publisher {
@@ -66,20 +109,33 @@ impl Publisher {
         Ok(Publisher {
             nome: servico.nome().to_string(),
             pool,
-            peer,
-            reenviar: cfg.reenviar,
+            peer: Arc::new(peer),
+            reenviar: std::env::var(ENV_REENVIAR).is_ok_and(|v| v == "1" || v == "true"),
+            panico: std::env::var_os(ENV_PANICO).filter(|v| !v.is_empty()).map(PathBuf::from),
             listen: (listen && cfg.notify).then(|| config.servico(servico).db.clone()),
             cfg,
             inbox_retencao: config.inbox_retencao,
             signal,
+            peer_down: AtomicBool::new(false),
+            reviving: AtomicBool::new(false),
+            last_probe: Mutex::new(None),
         })
     }
 
+    /// The loop, unsupervised, until `shutdown`.
     pub async fn run(self, shutdown: CancellationToken) {
+        Arc::new(self).run_loop(shutdown, Vivo::detached("publisher")).await
+    }
+
+    /// The loop, until `shutdown`; `vivo` is told after each round (the supervisor's health).
+    pub async fn run_loop(self: Arc<Self>, shutdown: CancellationToken, vivo: Vivo) {
+        // The LISTEN task lives as long as this run: a restarted loop starts its own.
+        let listening = shutdown.child_token();
+        let _stop_listening = listening.clone().drop_guard();
         if let Some(db) = self.listen.clone() {
-            tokio::spawn(listen(db, self.signal.clone(), shutdown.clone()));
+            tokio::spawn(listen(db, self.signal.clone(), listening.clone(), self.cfg.timeout));
         }
-        tracing::info!(outbox = %self.nome, peer = %self.peer.base(), lote = self.cfg.lote, "publisher started");
+        tracing::info!(outbox = %self.nome, peer = %crate::report::mask_password(self.peer.base()), lote = self.cfg.lote, "publisher started");
         let prune_every = self
             .cfg
             .retencao
@@ -88,30 +144,126 @@ impl Publisher {
             .clamp(Duration::from_secs(1), Duration::from_secs(60));
         let mut last_prune = Instant::now();
         while !shutdown.is_cancelled() {
+            if let Some(p) = &self.panico {
+                if p.exists() {
+                    panic!("test fault switch {ENV_PANICO}: publisher loop panics");
+                }
+            }
+            self.knock().await;
+            let reviving = self.revive_batch(Utc::now()).await;
             let full = match self.round(Utc::now()).await {
                 Ok(r) => r.claimed >= self.cfg.lote,
                 Err(e) => {
+                    crate::db::note_chain(&e);
                     tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "publisher round failed");
                     false
                 }
             };
+            vivo.ok();
             if last_prune.elapsed() >= prune_every {
                 last_prune = Instant::now();
                 if let Err(e) = self.prune(Utc::now()).await {
+                    crate::db::note_chain(&e);
                     tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "retention sweep failed");
                 }
             }
-            if full {
+            if full || reviving {
                 // More may be due right now: no waiting.
                 continue;
             }
+            let pause = if self.peer_down.load(Ordering::SeqCst) {
+                self.cfg.intervalo.min(PROBE_EVERY)
+            } else {
+                self.cfg.intervalo
+            };
+            self.signal.idle.send_replace(true);
+            tracing::debug!(outbox = %self.nome, "publisher idle");
             tokio::select! {
                 _ = shutdown.cancelled() => break,
                 _ = self.signal.wake.notified() => {}
-                _ = tokio::time::sleep(self.cfg.intervalo) => {}
+                _ = tokio::time::sleep(pause) => {}
             }
+            self.signal.idle.send_replace(false);
         }
         tracing::info!(outbox = %self.nome, "publisher stopped");
+    }
+
+    /// While the peer is unreachable, knocks on its `/readyz` every [`PROBE_EVERY`]; when it
+    /// answers, the waiting events are made due.
+    async fn knock(&self) {
+        if !self.peer_down.load(Ordering::SeqCst) {
+            return;
+        }
+        {
+            let Ok(mut last) = self.last_probe.lock() else { return };
+            if last.is_some_and(|t| t.elapsed() < PROBE_EVERY) {
+                return;
+            }
+            *last = Some(Instant::now());
+        }
+        if self.peer.probe().await {
+            tracing::info!(outbox = %self.nome, peer = %crate::report::mask_password(self.peer.base()), "peer answered its readiness probe; events waiting in backoff are due now");
+            self.peer_down.store(false, Ordering::SeqCst);
+            self.reviving.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// When the peer came back, makes one batch of waiting events due now; true while there was
+    /// something to release.
+    async fn revive_batch(&self, agora: DateTime<Utc>) -> bool {
+        if !self.reviving.load(Ordering::SeqCst) {
+            return false;
+        }
+        let released = async {
+            let client = self.pool.get().await?;
+            anyhow::Ok(store::make_due(&**client, agora, self.cfg.lote as i64).await?)
+        }
+        .await;
+        match released {
+            Ok(0) => {
+                self.reviving.store(false, Ordering::SeqCst);
+                false
+            }
+            Ok(n) => {
+                tracing::debug!(outbox = %self.nome, released = n, "waiting events made due");
+                metrics::counter!("giro_outbox_revived_total").increment(n);
+                true
+            }
+            Err(e) => {
+                tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "making waiting events due failed");
+                false
+            }
+        }
+    }
+
+    /// Delivers a claimed batch in a task of its own, bounded by 80 % of the lease: a delivery
+    /// that panics or hangs becomes a transient failure of each event (its attempt counted).
+    async fn deliver(&self, claimed: &[Claimed]) -> Vec<Outcome> {
+        let peer = self.peer.clone();
+        let batch = claimed.to_vec();
+        let twice = self.reenviar;
+        let task = tokio::spawn(async move {
+            let mut outcomes = peer.deliver(&batch).await;
+            if twice {
+                outcomes = peer.deliver(&batch).await;
+            }
+            outcomes
+        });
+        let abort = task.abort_handle();
+        let limit = self.cfg.visibilidade.mul_f64(0.8);
+        let erro = match tokio::time::timeout(limit, task).await {
+            Ok(Ok(outcomes)) if outcomes.len() == claimed.len() => return outcomes,
+            Ok(Ok(outcomes)) => {
+                format!("a entrega devolveu {} resultados para {} eventos", outcomes.len(), claimed.len())
+            }
+            Ok(Err(e)) => format!("a entrega falhou: {e}"),
+            Err(_) => {
+                abort.abort();
+                format!("a entrega não terminou em {limit:?}")
+            }
+        };
+        tracing::error!(outbox = %self.nome, eventos = claimed.len(), erro = %erro, "delivery of a batch crashed or hung; each event counts an attempt");
+        claimed.iter().map(|_| Outcome::Transient(erro.clone())).collect()
     }
 
     /// Claims, delivers and settles one batch.
@@ -126,11 +278,10 @@ impl Publisher {
         if claimed.is_empty() {
             return Ok(Round::default());
         }
-        let mut outcomes = self.peer.deliver(&claimed).await;
-        if self.reenviar {
-            outcomes = self.peer.deliver(&claimed).await;
-        }
+        let outcomes = self.deliver(&claimed).await;
+        // Outcomes are known now: backoff and deadlines count from here.
         let done = Utc::now();
+        let prazo = done - chrono::Duration::from_std(self.cfg.prazo_entrega)?;
         let mut sent = Vec::new();
         let mut failures = Vec::new();
         let mut r = Round { claimed: claimed.len(), ..Round::default() };
@@ -145,22 +296,35 @@ impl Publisher {
                     let secs = (done - e.criado_em).num_microseconds().unwrap_or(0).max(0) as f64 / 1e6;
                     metrics::histogram!("giro_outbox_delivery_seconds").record(secs);
                 }
-                Outcome::Transient(erro) => {
+                o @ (Outcome::Transient(_) | Outcome::Unreachable(_)) => {
+                    if matches!(o, Outcome::Unreachable(_)) {
+                        r.unreachable += 1;
+                    }
+                    let erro = o.erro().unwrap_or_default().to_string();
                     r.transient += 1;
-                    let n = e.tentativas + 1;
+                    let n = e.tentativas;
                     let espera = backoff::with_jitter(n, self.cfg.backoff_maximo, backoff::random_factor());
-                    let proxima = agora + chrono::Duration::from_std(espera)?;
-                    if n >= self.cfg.max_tentativas {
-                        tracing::error!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, tentativa = n, erro = %erro, "delivery failed; attempts exhausted, event FAILED");
+                    let proxima = done + chrono::Duration::from_std(espera)?;
+                    let sem_tentativas = self.cfg.max_tentativas.is_some_and(|max| n >= max);
+                    let vencido = e.criado_em <= prazo;
+                    let proxima = if sem_tentativas || vencido {
+                        let why = if vencido {
+                            "delivery deadline (outbox.prazo-entrega) passed"
+                        } else {
+                            "attempts exhausted (outbox.max-tentativas)"
+                        };
+                        tracing::error!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, tentativa = n, erro = %erro, "delivery failed; {why}: event FAILED");
+                        None
                     } else {
                         tracing::warn!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, tentativa = n, erro = %erro, "delivery failed; will retry");
-                    }
+                        Some(proxima)
+                    };
                     metrics::counter!("giro_outbox_deliveries_total", "tipo" => tipo, "result" => "transient").increment(1);
-                    failures.push(Failure { id: e.id, erro, proxima: Some(proxima) });
+                    failures.push(Failure { id: e.id, erro, proxima });
                 }
                 Outcome::Permanent(erro) => {
                     r.permanent += 1;
-                    tracing::error!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, erro = %erro, "delivery refused permanently; event FAILED");
+                    tracing::error!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, erro = %erro, "the peer's receiver refused the event; event FAILED");
                     metrics::counter!("giro_outbox_deliveries_total", "tipo" => tipo, "result" => "permanent").increment(1);
                     failures.push(Failure { id: e.id, erro, proxima: None });
                 }
@@ -168,8 +332,23 @@ impl Publisher {
         }
         let client = self.pool.get().await?;
         store::mark_sent(&**client, &sent, token, done).await?;
-        store::mark_failed(&**client, &failures, token, self.cfg.max_tentativas).await?;
+        store::mark_failed(&**client, &failures, token).await?;
+        drop(client);
+        self.after_round(&r);
         Ok(r)
+    }
+
+    /// Tracks whether the peer is reachable: a success after failures makes the waiting events
+    /// due; a round that reached nobody starts the probes.
+    fn after_round(&self, r: &Round) {
+        if r.sent > 0 {
+            if self.peer_down.swap(false, Ordering::SeqCst) {
+                tracing::info!(outbox = %self.nome, peer = %crate::report::mask_password(self.peer.base()), "the peer is back; events waiting in backoff are due now");
+                self.reviving.store(true, Ordering::SeqCst);
+            }
+        } else if r.unreachable > 0 && !self.peer_down.swap(true, Ordering::SeqCst) {
+            tracing::warn!(outbox = %self.nome, peer = %crate::report::mask_password(self.peer.base()), "the peer cannot be reached; probing its /readyz every {PROBE_EVERY:?}");
+        }
     }
 
     /// Deletes `SENT` rows past `outbox.retencao` and inbox rows past `inbox.retencao`.
@@ -200,12 +379,25 @@ impl Publisher {
     }
 }
 
-/// Keeps a `LISTEN` connection open and turns each notification into a wake-up; reconnects
-/// after a failure. Registered before the first claim, so no commit is missed.
-async fn listen(db: DbConfig, signal: Arc<OutboxSignal>, shutdown: CancellationToken) {
+/// Keeps a `LISTEN` connection open and turns each notification into a wake-up. The connection
+/// has a connect timeout and TCP keepalive (a silent partition is noticed), and is re-established
+/// with backoff (250 ms doubling to 5 s) after any failure, logged and counted; the poll interval
+/// covers the gap, and a wake-up right after each (re)connection catches commits made meanwhile.
+async fn listen(db: DbConfig, signal: Arc<OutboxSignal>, shutdown: CancellationToken, timeout: Duration) {
+    const FIRST: Duration = Duration::from_millis(250);
+    const MAX: Duration = Duration::from_secs(5);
+    let mut pg = db.pg.clone();
+    pg.connect_timeout(timeout.max(Duration::from_secs(1)));
+    pg.keepalives(true);
+    pg.keepalives_idle(Duration::from_secs(10));
+    pg.keepalives_interval(Duration::from_secs(5));
+    pg.keepalives_retries(3);
+    let mut pause = FIRST;
+    let mut connected_before = false;
     while !shutdown.is_cancelled() {
-        match db.pg.connect(NoTls).await {
-            Ok((client, mut connection)) => {
+        let attempt = tokio::time::timeout(timeout.max(Duration::from_secs(1)) * 2, pg.connect(NoTls)).await;
+        match attempt {
+            Ok(Ok((client, mut connection))) => {
                 let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
                 let driver = tokio::spawn(async move {
                     let mut messages = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
@@ -220,29 +412,51 @@ async fn listen(db: DbConfig, signal: Arc<OutboxSignal>, shutdown: CancellationT
                         }
                     }
                 });
-                if let Err(e) = client.batch_execute(&format!("LISTEN {}", store::CHANNEL)).await {
-                    tracing::warn!(error = %e, "LISTEN failed");
-                } else {
-                    // Something may have committed before LISTEN took effect.
-                    signal.wake.notify_one();
-                    loop {
-                        tokio::select! {
-                            _ = shutdown.cancelled() => break,
-                            m = rx.recv() => match m {
-                                Some(()) => signal.wake.notify_one(),
-                                None => break,
-                            },
+                let listened = tokio::time::timeout(
+                    timeout.max(Duration::from_secs(1)),
+                    client.batch_execute(&format!("LISTEN {}", store::CHANNEL)),
+                )
+                .await;
+                match listened {
+                    Ok(Ok(())) => {
+                        if connected_before {
+                            metrics::counter!("giro_outbox_listen_reconnects_total").increment(1);
+                            tracing::info!("LISTEN re-established");
+                        } else {
+                            tracing::info!("LISTEN connected");
+                        }
+                        connected_before = true;
+                        pause = FIRST;
+                        // Something may have committed before LISTEN took effect.
+                        signal.wake.notify_one();
+                        loop {
+                            tokio::select! {
+                                _ = shutdown.cancelled() => break,
+                                m = rx.recv() => match m {
+                                    Some(()) => signal.wake.notify_one(),
+                                    None => break,
+                                },
+                            }
+                        }
+                        if !shutdown.is_cancelled() {
+                            tracing::warn!(
+                                "LISTEN connection lost; re-establishing (polling covers the gap)"
+                            );
                         }
                     }
+                    Ok(Err(e)) => tracing::warn!(error = %e, "LISTEN failed; retrying"),
+                    Err(_) => tracing::warn!("LISTEN did not answer in time; retrying"),
                 }
                 drop(client);
                 driver.abort();
             }
-            Err(e) => tracing::warn!(error = %e, "LISTEN connection failed; retrying"),
+            Ok(Err(e)) => tracing::warn!(error = %e, "LISTEN connection failed; retrying"),
+            Err(_) => tracing::warn!("LISTEN connection timed out; retrying"),
         }
         tokio::select! {
             _ = shutdown.cancelled() => {}
-            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+            _ = tokio::time::sleep(pause) => {}
         }
+        pause = (pause * 2).min(MAX);
     }
 }

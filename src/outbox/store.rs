@@ -12,20 +12,21 @@ use crate::db::Tx;
 pub const REGISTRAR: &str = "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, tentativas, proxima_tentativa_em, traceparent) \
                              VALUES ($1, $2, $3, 'PENDING', $4, 0, $4, $5)";
 
-/// `$1` agora, `$2` limite, `$3` lease_until, `$4` token.
+/// `$1` agora, `$2` limite, `$3` lease_until, `$4` token. The attempt is counted here, at the
+/// claim: a delivery that crashes or hangs the publisher (a poison row) still counts one, and its
+/// lease is its backoff.
 pub const CLAIM: &str = "WITH due AS ( \
                              SELECT id FROM outbox_event \
                               WHERE status = 'PENDING' AND proxima_tentativa_em <= $1 \
                               ORDER BY proxima_tentativa_em \
                               LIMIT $2 \
                               FOR UPDATE SKIP LOCKED) \
-                         UPDATE outbox_event o SET proxima_tentativa_em = $3, lease_token = $4 \
+                         UPDATE outbox_event o SET proxima_tentativa_em = $3, lease_token = $4, tentativas = o.tentativas + 1 \
                            FROM due WHERE o.id = due.id \
                          RETURNING o.id, o.tipo, o.payload::text, o.tentativas, o.criado_em, o.traceparent";
 
 /// `$1` ids, `$2` token, `$3` enviado_em.
-pub const MARK_SENT: &str =
-    "UPDATE outbox_event SET status = 'SENT', enviado_em = $3, tentativas = tentativas + 1, \
+pub const MARK_SENT: &str = "UPDATE outbox_event SET status = 'SENT', enviado_em = $3, \
                                     ultimo_erro = NULL, lease_token = NULL \
                               WHERE id = ANY($1) AND lease_token = $2 AND status = 'PENDING'";
 
@@ -60,6 +61,7 @@ pub struct Claimed {
     pub tipo: String,
     /// The stored JSON, sent as it is.
     pub payload: String,
+    /// Attempts including this one.
     pub tentativas: i32,
     pub criado_em: DateTime<Utc>,
     pub traceparent: Option<String>,
@@ -109,18 +111,17 @@ pub async fn mark_sent(
 pub struct Failure {
     pub id: Uuid,
     pub erro: String,
-    /// `None` = permanent: dead letter at once. `Some(t)` = transient: next attempt at `t`.
+    /// `None` = dead letter (`FAILED`). `Some(t)` = transient: next attempt at `t`.
     pub proxima: Option<DateTime<Utc>>,
 }
 
-/// Settles failed attempts in one statement: transient ones are rescheduled (or become `FAILED`
-/// when this was attempt `max_tentativas`), permanent ones become `FAILED`. Only rows still under
-/// `token` change.
+/// Settles failed attempts in one statement: each is rescheduled, or becomes `FAILED` when its
+/// `proxima` is `None` (the publisher decided: a permanent refusal, or the delivery deadline or
+/// the attempt limit reached). Only rows still under `token` change.
 pub async fn mark_failed(
     c: &impl GenericClient,
     failures: &[Failure],
     token: Uuid,
-    max_tentativas: i32,
 ) -> Result<u64, tokio_postgres::Error> {
     if failures.is_empty() {
         return Ok(0);
@@ -130,14 +131,30 @@ pub async fn mark_failed(
     let proximas: Vec<Option<DateTime<Utc>>> = failures.iter().map(|f| f.proxima).collect();
     c.execute(
         "UPDATE outbox_event o SET \
-                tentativas = o.tentativas + 1, \
                 ultimo_erro = f.erro, \
                 lease_token = NULL, \
                 proxima_tentativa_em = COALESCE(f.proxima, o.proxima_tentativa_em), \
-                status = CASE WHEN f.proxima IS NULL OR o.tentativas + 1 >= $4 THEN 'FAILED' ELSE 'PENDING' END \
+                status = CASE WHEN f.proxima IS NULL THEN 'FAILED' ELSE 'PENDING' END \
            FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS f(id, erro, proxima) \
-          WHERE o.id = f.id AND o.lease_token = $5 AND o.status = 'PENDING'",
-        &[&ids, &erros, &proximas, &max_tentativas, &token],
+          WHERE o.id = f.id AND o.lease_token = $4 AND o.status = 'PENDING'",
+        &[&ids, &erros, &proximas, &token],
+    )
+    .await
+}
+
+/// Makes up to `limite` events waiting in backoff due at `agora` (the peer is back: no reason to
+/// wait out the backoff); returns how many. Leased rows are left to their publisher.
+pub async fn make_due(
+    c: &impl GenericClient,
+    agora: DateTime<Utc>,
+    limite: i64,
+) -> Result<u64, tokio_postgres::Error> {
+    c.execute(
+        "UPDATE outbox_event SET proxima_tentativa_em = $1 WHERE id IN ( \
+             SELECT id FROM outbox_event \
+              WHERE status = 'PENDING' AND lease_token IS NULL AND proxima_tentativa_em > $1 \
+              ORDER BY proxima_tentativa_em LIMIT $2 FOR UPDATE SKIP LOCKED)",
+        &[&agora, &limite],
     )
     .await
 }
@@ -183,4 +200,39 @@ pub async fn status(c: &impl GenericClient) -> Result<Status, tokio_postgres::Er
     s.oldest_pending =
         c.query_one("SELECT min(criado_em) FROM outbox_event WHERE status = 'PENDING'", &[]).await?.get(0);
     Ok(s)
+}
+
+// ---- The event console (`/operacao/outbox`, `outbox::console`): one event, and a filtered page ----
+
+/// One event with the console's columns (`admin::COLS`), if it exists.
+pub async fn one(
+    c: &impl GenericClient,
+    id: Uuid,
+) -> Result<Option<tokio_postgres::Row>, tokio_postgres::Error> {
+    c.query_opt(&format!("SELECT {} FROM outbox_event WHERE id = $1", super::admin::COLS), &[&id]).await
+}
+
+/// A page of events, newest first, optionally of one status and one type, and how many match.
+pub async fn page(
+    c: &impl GenericClient,
+    status: Option<&str>,
+    tipo: Option<&str>,
+    limite: i64,
+    offset: i64,
+) -> Result<(Vec<tokio_postgres::Row>, i64), tokio_postgres::Error> {
+    const FILTRO: &str = "($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR tipo = $2)";
+    let rows = c
+        .query(
+            &format!(
+                "SELECT {} FROM outbox_event WHERE {FILTRO} ORDER BY criado_em DESC, id LIMIT $3 OFFSET $4",
+                super::admin::COLS
+            ),
+            &[&status, &tipo, &limite, &offset],
+        )
+        .await?;
+    let total: i64 = c
+        .query_one(&format!("SELECT count(*) FROM outbox_event WHERE {FILTRO}"), &[&status, &tipo])
+        .await?
+        .get(0);
+    Ok((rows, total))
 }

@@ -50,7 +50,7 @@ fn each_layer_overrides_the_one_below_file_then_dotenv_then_env_then_flag() {
         vec![("outbox.lote", "44".into(), "--lote")],
     ))
     .unwrap();
-    assert_eq!(c.outbox.max_tentativas, 7, "file over default");
+    assert_eq!(c.outbox.max_tentativas, Some(7), "file over default");
     assert_eq!(c.outbox.retencao, Duration::from_secs(3 * 86_400), ".env over file");
     assert_eq!(c.mercado.porta, 2222, ".env over file");
     assert_eq!(c.outbox.intervalo, Duration::from_secs(5), "env over .env");

@@ -35,7 +35,7 @@ async fn giro_dev_brings_the_market_up_with_the_demo_catalogue_and_stops_on_sigt
     let cmd = command(&["dev"], &env);
     let dir = cmd.get_current_dir().unwrap().to_path_buf();
     let mut giro = Giro::spawn_command(cmd);
-    giro.wait_for_line("the market is up", Duration::from_secs(60));
+    giro.wait_for_line("the market is up", Duration::from_secs(60)).await;
 
     // The shelves fill through the outbox; pão and sabão only have expired lots.
     let url = format!("http://127.0.0.1:{mp}/produtos");
@@ -75,7 +75,7 @@ async fn giro_dev_brings_the_market_up_with_the_demo_catalogue_and_stops_on_sigt
     assert_eq!(resumo["skusCadastrados"], 8);
 
     giro.signal("TERM");
-    let st = giro.wait_exit(Duration::from_secs(20)).expect("giro dev stops");
+    let st = giro.wait_exit(Duration::from_secs(20)).await.expect("giro dev stops");
     assert!(st.success(), "{st}");
     assert!(reqwest::get(&url).await.is_err(), "mercado stopped with it");
 }

@@ -7,7 +7,6 @@
 
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -117,7 +116,8 @@ async fn classificar(State(e): State<Arc<Estado>>, headers: HeaderMap, body: Byt
             .into_response();
     }
     if modo == Modo::Lento as u8 {
-        tokio::time::sleep(Duration::from_secs(3)).await;
+        // Never answers: a caller that returns at all gave up on its own timeout.
+        std::future::pending::<()>().await;
     }
     let descricao = corpo["descricao"].as_str().unwrap_or_default().to_lowercase();
     let tags: Vec<&str> = descricao.split_whitespace().collect();
@@ -147,7 +147,7 @@ pub async fn produto(app: &TestApp, sku: &str, descricao: &str, tags: Option<&[&
     .unwrap();
 }
 
-/// A lot of `qtd` units received now (each call a little later than the previous), expiring in
+/// A lot of `qtd` units received now (each call at least 1 ms after the previous), expiring in
 /// `validade_dias` days from today (`None`: no expiry); the product's balance goes up with it.
 /// Returns the lot's id.
 pub async fn lote(app: &TestApp, sku: &str, codigo: &str, qtd: i32, validade_dias: Option<i32>) -> i64 {
@@ -156,7 +156,9 @@ pub async fn lote(app: &TestApp, sku: &str, codigo: &str, qtd: i32, validade_dia
         .query_one(
             "INSERT INTO lote (sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel) \
              VALUES ($1, $2, $3, (now() AT TIME ZONE 'America/Sao_Paulo')::date + $4::int, \
-                     clock_timestamp() - interval '1 hour', $3) RETURNING id",
+                     GREATEST(clock_timestamp() - interval '1 hour', \
+                              (SELECT max(recebido_em) + interval '1 millisecond' FROM lote)), $3) \
+             RETURNING id",
             &[&sku, &codigo, &qtd, &validade_dias],
         )
         .await
@@ -168,8 +170,6 @@ pub async fn lote(app: &TestApp, sku: &str, codigo: &str, qtd: i32, validade_dia
     )
     .await
     .unwrap();
-    // Distinct receipt instants, in call order.
-    tokio::time::sleep(Duration::from_millis(2)).await;
     id
 }
 

@@ -6,7 +6,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
@@ -183,8 +182,8 @@ pub enum Resposta {
     Ok(Value),
     NaoEncontrado,
     Indisponivel,
-    /// 200 with the body, after 3 s.
-    Lenta(Value),
+    /// Never answers (a caller must give up on its own timeout).
+    Lenta,
 }
 
 /// One call the stand-in received.
@@ -242,9 +241,10 @@ async fn responder(State(e): State<Arc<Estado>>, req: Request) -> Response {
         Resposta::Ok(body) => axum::Json(body.clone()).into_response(),
         Resposta::NaoEncontrado => StatusCode::NOT_FOUND.into_response(),
         Resposta::Indisponivel => StatusCode::SERVICE_UNAVAILABLE.into_response(),
-        Resposta::Lenta(body) => {
-            tokio::time::sleep(Duration::from_secs(3)).await;
-            axum::Json(body.clone()).into_response()
+        Resposta::Lenta => {
+            // Never answers: a caller that returns at all gave up on its own timeout.
+            std::future::pending::<()>().await;
+            StatusCode::GATEWAY_TIMEOUT.into_response()
         }
     }
 }

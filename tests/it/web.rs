@@ -42,9 +42,9 @@ fn env(db: &TestDb, dir: &std::path::Path) -> BTreeMap<&'static str, String> {
     .collect()
 }
 
-fn web_addr(giro: &mut Giro) -> SocketAddr {
+async fn web_addr(giro: &mut Giro) -> SocketAddr {
     let needle = "serves the storefront on http://";
-    let line = giro.wait_for_line(needle, Duration::from_secs(30));
+    let line = giro.wait_for_line(needle, Duration::from_secs(30)).await;
     let start = line.find(needle).unwrap() + needle.len();
     let addr: String = line[start..].chars().take_while(|c| !c.is_whitespace()).collect();
     addr.parse().unwrap_or_else(|e| panic!("bad address {addr:?} in {line:?}: {e}"))
@@ -69,8 +69,8 @@ async fn mercado_serves_the_built_storefront_and_forwards_api_to_its_own_router(
     let db = TestDb::new(Servico::Mercado).await;
     let dir = dist();
     let mut giro = Giro::spawn(&["mercado", "serve"], &env(&db, &dir));
-    let api = giro.wait_listening();
-    let web = web_addr(&mut giro);
+    let api = giro.wait_listening().await;
+    let web = web_addr(&mut giro).await;
     assert_ne!(api, web);
     let http = reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap();
     let url = |p: &str| format!("http://{web}{p}");
@@ -127,7 +127,7 @@ async fn mercado_serves_the_built_storefront_and_forwards_api_to_its_own_router(
     assert_eq!(api_asset.status, 401);
 
     giro.signal("TERM");
-    let status = giro.wait_exit(Duration::from_secs(10)).expect("giro did not stop after SIGTERM");
+    let status = giro.wait_exit(Duration::from_secs(10)).await.expect("giro did not stop after SIGTERM");
     assert!(status.success(), "exit status {status}");
 }
 
@@ -136,7 +136,7 @@ async fn a_configured_front_that_was_not_built_stops_the_service_at_start() {
     let db = TestDb::new(Servico::Mercado).await;
     let empty = scratch_dir();
     let mut giro = Giro::spawn(&["mercado", "serve"], &env(&db, &empty));
-    let status = giro.wait_exit(Duration::from_secs(30)).expect("giro should refuse to start");
+    let status = giro.wait_exit(Duration::from_secs(30)).await.expect("giro should refuse to start");
     assert!(!status.success());
     assert!(giro.log().contains("has no index.html"), "{}", giro.log());
 }
@@ -152,6 +152,6 @@ async fn estoque_has_no_web_listener_without_its_own_front() {
     e.insert("ESTOQUE_PORTA", "0".to_string());
     let mut giro = Giro::spawn(&["estoque", "serve"], &e);
     // The web listener is bound and logged before the API's "listening on" line.
-    giro.wait_listening();
+    giro.wait_listening().await;
     assert!(!giro.log().contains(" serves the "), "{}", giro.log());
 }

@@ -62,9 +62,12 @@ test('pagamento recusado (409): o relógio do navegador atrasado, o do mercado d
   const id = page.url().split('/').pop()!;
   await expect(page.getByRole('timer')).toContainText(/por 10:0\d —/);
   await expect
-    .poll(async () => (await get(`${m.mercadoApi}/pedidos/${id}`)).corpo.status, {
-      timeout: 20_000,
-    })
+    .poll(
+      async () => ((await get(`${m.mercadoApi}/pedidos/${id}`)).corpo as { status: string }).status,
+      {
+        timeout: 20_000,
+      },
+    )
     .toBe('EXPIRADO');
 
   await page.getByRole('button', { name: 'Pagar R$ 8,99' }).click();

@@ -2,17 +2,19 @@
 
 use std::sync::Arc;
 
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, State};
+use axum::extract::State;
+use axum::http::HeaderMap;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
+use axum::Extension;
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::{Estado, Violacoes};
-use crate::http::extract::AppJson;
+use crate::http::extract::{AppJson, AppPath};
+use crate::http::throttle::{EnderecoCliente, Limitador};
 use crate::mercado::erro::ErroMercado;
 use crate::mercado::{checkout, dinheiro, pagamento, pedido};
 
@@ -63,42 +65,58 @@ struct PedidoFechadoResposta {
     reserva_expira_em: DateTime<Utc>,
 }
 
+/// `Idempotency-Key`: optional; 1 to 255 visible ASCII characters (a UUID in practice).
+fn chave_idempotencia(headers: &HeaderMap) -> Result<Option<String>, ErroMercado> {
+    let Some(v) = headers.get("idempotency-key") else { return Ok(None) };
+    match v.to_str() {
+        Ok(s) if (1..=255).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_graphic()) => {
+            Ok(Some(s.to_string()))
+        }
+        _ => Err(ErroMercado::invalido("Idempotency-Key inválida: de 1 a 255 caracteres ASCII visíveis")),
+    }
+}
+
 pub async fn fechar(
     State(e): State<Arc<Estado>>,
+    headers: HeaderMap,
+    limitador: Option<Extension<Arc<Limitador>>>,
+    cliente: Option<Extension<EnderecoCliente>>,
     AppJson(req): AppJson<CheckoutRequest>,
 ) -> Result<Response, ErroMercado> {
+    let chave = chave_idempotencia(&headers)?;
     let itens = checkout::consolidar(req.validar()?)?;
-    let f = checkout::fechar(&e.db, &itens, crate::mercado::agora(), e.ttl).await?;
+    let op = checkout::Opcoes {
+        cliente: cliente.map(|c| c.0 .0),
+        max_unidades: limitador.map(|l| l.0.max_unidades_reservadas()),
+        chave,
+    };
+    let (f, repetido) = checkout::fechar_com(&e.db, &itens, crate::mercado::agora(), e.ttl, &op).await?;
     let location = format!("/pedidos/{}", f.pedido_id);
     let body = PedidoFechadoResposta {
         pedido_id: f.pedido_id,
         total: f.total,
         reserva_expira_em: f.reserva_expira_em,
     };
-    Ok((StatusCode::CREATED, [(header::LOCATION, location)], AppJson(body)).into_response())
+    let mut res = (StatusCode::CREATED, [(header::LOCATION, location)], AppJson(body)).into_response();
+    if repetido {
+        res.headers_mut().insert("idempotent-replayed", axum::http::HeaderValue::from_static("true"));
+    }
+    Ok(res)
 }
 
-fn id_do_pedido(id: Result<Path<String>, PathRejection>) -> Result<Uuid, ErroMercado> {
-    let Path(id) =
-        id.map_err(|e| ErroMercado::invalido(format!("id do pedido inválido: {}", e.body_text())))?;
+fn id_do_pedido(AppPath(id): AppPath<String>) -> Result<Uuid, ErroMercado> {
     Uuid::parse_str(&id)
         .map_err(|_| ErroMercado::invalido(format!("id do pedido inválido (esperado UUID): {id}")))
 }
 
-pub async fn detalhe(
-    State(e): State<Arc<Estado>>,
-    id: Result<Path<String>, PathRejection>,
-) -> Result<Response, ErroMercado> {
+pub async fn detalhe(State(e): State<Arc<Estado>>, id: AppPath<String>) -> Result<Response, ErroMercado> {
     let id = id_do_pedido(id)?;
     let client = e.db.client().await?;
     let d = pedido::detalhe(&client, id).await?.ok_or(ErroMercado::PedidoNaoEncontrado(id))?;
     Ok(AppJson(d).into_response())
 }
 
-pub async fn pagar(
-    State(e): State<Arc<Estado>>,
-    id: Result<Path<String>, PathRejection>,
-) -> Result<Response, ErroMercado> {
+pub async fn pagar(State(e): State<Arc<Estado>>, id: AppPath<String>) -> Result<Response, ErroMercado> {
     let id = id_do_pedido(id)?;
     Ok(AppJson(pagamento::pagar(&e.db, id, crate::mercado::agora()).await?).into_response())
 }

@@ -2,8 +2,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use rust_decimal::Decimal;
@@ -11,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::{Estado, Violacoes};
-use crate::http::extract::{AppJson, AppQuery};
+use crate::http::extract::{AppJson, AppPath, AppQuery};
 use crate::mercado::cadastro::{self, NovoProduto};
 use crate::mercado::erro::ErroMercado;
 use crate::mercado::prateleira::ProdutoVitrine;
@@ -69,11 +68,12 @@ pub async fn listar(
 
 pub async fn buscar(
     State(e): State<Arc<Estado>>,
-    sku: Result<Path<String>, PathRejection>,
+    AppPath(sku): AppPath<String>,
 ) -> Result<Response, ErroMercado> {
-    let Ok(Path(sku)) = sku else {
+    // A SKU that cannot be registered is as absent as any other; no query for it.
+    if !crate::contracts::sku_valido(&sku) {
         return Ok(StatusCode::NOT_FOUND.into_response());
-    };
+    }
     let client = e.db.client().await?;
     Ok(match produto::buscar(&client, &sku).await? {
         Some(p) => AppJson(ProdutoResposta::from(p)).into_response(),

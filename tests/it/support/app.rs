@@ -28,6 +28,10 @@ pub fn config(servico: Servico, db: &TestDb, env: &[(&str, &str)]) -> Config {
         ("GIRO_RESERVA_EXPIRACAO_HABILITADA", "false"),
         ("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false"),
         ("GIRO_DB_POOL_MAX", "8"),
+        // Every test client is 127.0.0.1: the per-address checkout bounds are raised here
+        // (tests/it/seguranca_checkout.rs sets its own).
+        ("GIRO_CHECKOUT_MAX_POR_MINUTO", "1000000"),
+        ("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "1000000000"),
         ("GIRO_HTTP_PRAZO_DESLIGAMENTO", "2s"),
     ]
     .into_iter()
@@ -61,7 +65,7 @@ impl TestApp {
         rb.bearer_auth(token)
     }
 
-    fn servico(&self) -> Servico {
+    pub fn servico(&self) -> Servico {
         if self.config.mercado.db.pg.get_dbname() == self.db.pg.get_dbname() {
             Servico::Mercado
         } else {
@@ -81,16 +85,22 @@ pub async fn spawn_app(servico: Servico, env: &[(&str, &str)]) -> TestApp {
     giro::telemetry::init_for_test();
     let db = TestDb::new(servico).await;
     let config = config(servico, &db, env);
-    let pool =
-        giro::db::pool(&config.servico(servico).db, config.db_pool_max, config.db_timeout).expect("pool");
+    let pool = giro::db::pool_with(
+        &config.servico(servico).db,
+        config.db_pool_max,
+        config.db_timeout,
+        config.db_limites,
+    )
+    .expect("pool");
     let dbh = Db::new(pool, config.outbox.notify);
     let shutdown = CancellationToken::new();
     let ctx = Contexto {
-        seguranca: server::seguranca(&config, servico).expect("security"),
+        seguranca: server::seguranca(&config, servico, &dbh.pool).expect("security"),
         config: config.clone(),
         db: dbh.clone(),
         tasks: TaskTracker::new(),
         shutdown: shutdown.clone(),
+        supervisor: giro::supervisor::Supervisor::new(),
     };
     let role = match servico {
         Servico::Mercado => giro::mercado::build(&ctx),
@@ -107,6 +117,55 @@ pub async fn spawn_app(servico: Servico, env: &[(&str, &str)]) -> TestApp {
     let http =
         reqwest::Client::builder().timeout(std::time::Duration::from_secs(30)).build().expect("client");
     TestApp { addr, db, dbh, config, http, shutdown }
+}
+
+/// Another replica of `app`'s service, in-process on its own port, on the same database, with
+/// `env` over the test defaults (e.g. another `OPERADOR_SENHA`). Stops when dropped.
+pub struct Replica {
+    pub addr: SocketAddr,
+    shutdown: CancellationToken,
+}
+
+impl Replica {
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+pub async fn spawn_replica(app: &TestApp, env: &[(&str, &str)]) -> Replica {
+    let servico = app.servico();
+    let config = config(servico, &app.db, env);
+    let pool =
+        giro::db::pool(&config.servico(servico).db, config.db_pool_max, config.db_timeout).expect("pool");
+    let dbh = Db::new(pool, config.outbox.notify);
+    let shutdown = CancellationToken::new();
+    let ctx = Contexto {
+        seguranca: server::seguranca(&config, servico, &dbh.pool).expect("security"),
+        config,
+        db: dbh,
+        tasks: TaskTracker::new(),
+        shutdown: shutdown.clone(),
+        supervisor: giro::supervisor::Supervisor::new(),
+    };
+    let role = match servico {
+        Servico::Mercado => giro::mercado::build(&ctx),
+        Servico::Estoque => giro::estoque::build(&ctx),
+    }
+    .expect("build role");
+    let router = server::app(&ctx, role);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let stop = shutdown.clone();
+    tokio::spawn(async move {
+        let _ = giro::http::serve(listener, router, stop, std::time::Duration::from_secs(2)).await;
+    });
+    Replica { addr, shutdown }
 }
 
 /// An operator session: logs in through `/sessao` and keeps the cookies for the next requests.

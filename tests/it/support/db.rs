@@ -1,13 +1,17 @@
 //! A fresh database per test, cloned from a migrated template.
 //!
-//! The template of each service (`giro_tpl_<service>_<hash of its migrations>`) is migrated once
-//! — under an advisory lock, so concurrent test processes agree — and never connected to again
-//! (PostgreSQL refuses to clone a template in use). Each test then gets
+//! The template of each service (`giro_template_<service>_<hash of its migrations>`) is migrated
+//! once — under an advisory lock, so concurrent test processes agree — and never connected to
+//! again (PostgreSQL refuses to clone a template in use). Each test then gets
 //! `CREATE DATABASE giro_t_<pid>_<n> TEMPLATE … STRATEGY FILE_COPY`, which costs milliseconds
-//! whatever the number of migrations, and drops it when the [`TestDb`] is dropped. Databases
-//! left by a test process that died are swept at the next start.
+//! whatever the number of migrations, and drops it when the [`TestDb`] is dropped.
+//!
+//! The cluster is shared by several checkouts (branches with other migrations, so other
+//! templates) whose tests run at the same time. The sweep, once per test process, therefore drops
+//! only what nobody can be using, and never `WITH (FORCE)`: test databases whose creating process
+//! is gone (or is no test binary: the pid was reused) and templates unused for a day.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use giro::config::{DbConfig, Servico};
@@ -15,6 +19,12 @@ use giro::db::{self, Pool};
 use tokio_postgres::NoTls;
 
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
+/// Whether this process has swept leftovers (once, at its first test database).
+static SWEPT: AtomicBool = AtomicBool::new(false);
+/// Templates this process has marked as used (once each).
+static TOUCHED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+/// A template no test process has used for this long is dropped by the sweep.
+const TEMPLATE_UNUSED: Duration = Duration::from_secs(24 * 3600);
 
 /// The cluster's superuser URL: `GIRO_TEST_PG_URL`, set by `scripts/test`, or the private cluster.
 pub fn admin_url() -> String {
@@ -61,7 +71,7 @@ fn migrations_hash(s: Servico) -> String {
 }
 
 fn template_name(s: Servico) -> String {
-    format!("giro_tpl_{}_{}", s.nome(), migrations_hash(s))
+    format!("giro_template_{}_{}", s.nome(), migrations_hash(s))
 }
 
 async fn ensure_template(s: Servico) -> String {
@@ -73,8 +83,10 @@ async fn ensure_template(s: Servico) -> String {
         .await
         .expect("query pg_database")
         .is_some();
+    if !SWEPT.swap(true, Ordering::SeqCst) {
+        sweep(&admin).await;
+    }
     if !exists {
-        sweep(&admin, s).await;
         admin.batch_execute(&format!("CREATE DATABASE {name}")).await.expect("create template");
         let mut cfg = admin_config();
         cfg.dbname(&name);
@@ -87,6 +99,25 @@ async fn ensure_template(s: Servico) -> String {
             .batch_execute(&format!("ALTER DATABASE {name} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false"))
             .await
             .expect("mark template");
+    }
+    let first_use = {
+        let mut touched = TOUCHED.lock().expect("touched");
+        let first = !touched.contains(&name);
+        if first {
+            touched.push(name.clone());
+        }
+        first
+    };
+    if first_use {
+        // When it was last used, for the sweep of other checkouts (see the module doc).
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        admin
+            .batch_execute(&format!(
+                "COMMENT ON DATABASE {name} IS 'giro test template; used {}'",
+                now.as_secs()
+            ))
+            .await
+            .expect("mark template used");
     }
     admin.execute("SELECT pg_advisory_unlock(7354221)", &[]).await.expect("advisory unlock");
     name
@@ -107,27 +138,51 @@ async fn wait_no_connections(admin: &tokio_postgres::Client, name: &str) {
     }
 }
 
-/// Drops old templates of `s` and test databases whose process is gone.
-async fn sweep(admin: &tokio_postgres::Client, s: Servico) {
+/// Drops leftovers nobody can be using (see the module doc); what is still in use stays: a
+/// `DROP DATABASE` without `FORCE` fails on a database with connections, and that is fine.
+async fn sweep(admin: &tokio_postgres::Client) {
     let rows = admin
         .query(
-            "SELECT datname FROM pg_database WHERE datname LIKE 'giro\\_t\\_%' OR datname LIKE $1",
-            &[&format!("giro\\_tpl\\_{}\\_%", s.nome())],
+            "SELECT d.datname, shobj_description(d.oid, 'pg_database') \
+             FROM pg_database d \
+             WHERE d.datname LIKE 'giro\\_t\\_%' OR d.datname LIKE 'giro\\_template\\_%'",
+            &[],
         )
         .await
         .expect("list databases");
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     for r in rows {
         let name: String = r.get(0);
+        let comment: Option<String> = r.get(1);
         let stale = if let Some(rest) = name.strip_prefix("giro_t_") {
-            let pid = rest.split('_').next().unwrap_or("");
-            !std::path::Path::new(&format!("/proc/{pid}")).exists()
+            rest.split('_')
+                .next()
+                .and_then(|pid| pid.parse::<u32>().ok())
+                .is_some_and(|pid| !test_process_alive(pid))
         } else {
-            true
+            // A template: stale when unused for a day (no mark: made by older code; leave it).
+            comment
+                .as_deref()
+                .and_then(|c| c.rsplit("used ").next())
+                .and_then(|t| t.trim().parse::<u64>().ok())
+                .is_some_and(|used| now.as_secs().saturating_sub(used) > TEMPLATE_UNUSED.as_secs())
         };
         if stale {
-            let _ = admin.batch_execute(&format!("ALTER DATABASE {name} WITH IS_TEMPLATE false")).await;
-            let _ = admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await;
+            if name.starts_with("giro_template_") {
+                let _ = admin.batch_execute(&format!("ALTER DATABASE {name} WITH IS_TEMPLATE false")).await;
+            }
+            let _ = admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name}")).await;
         }
+    }
+}
+
+/// Whether `pid` is a live integration-test process (the `it-<hash>` binary). A pid that was
+/// reused by another program counts as dead; an unreadable one as alive (never drop in doubt).
+fn test_process_alive(pid: u32) -> bool {
+    match std::fs::read_link(format!("/proc/{pid}/exe")) {
+        Ok(exe) => exe.file_name().is_some_and(|n| n.to_string_lossy().starts_with("it-")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(_) => true,
     }
 }
 

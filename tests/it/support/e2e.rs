@@ -97,6 +97,9 @@ impl Sistema {
             ("GIRO_RESERVA_INTERVALO", "1s"),
             ("GIRO_HTTP_PRAZO_DESLIGAMENTO", "5s"),
             ("GIRO_DB_POOL_MAX", "8"),
+            // Thousands of checkouts from one address (127.0.0.1).
+            ("GIRO_CHECKOUT_MAX_POR_MINUTO", "1000000"),
+            ("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "1000000000"),
         ]
         .into_iter()
         .map(|(k, v)| (k, v.to_string()))
@@ -168,7 +171,7 @@ impl Sistema {
         *self.inicios.entry(papel).or_default() += 1;
         match papel {
             Papel::Estoque | Papel::Mercado => {
-                let addr = blocking(|| g.wait_listening());
+                let addr = g.wait_listening().await;
                 let want = if papel == Papel::Estoque { self.estoque_porta } else { self.mercado_porta };
                 assert_eq!(addr.port(), want, "{} listens on its port", papel.nome());
                 self.procs.insert(papel, g);
@@ -180,7 +183,7 @@ impl Sistema {
                 .await;
             }
             Papel::PublisherMercado | Papel::PublisherEstoque => {
-                blocking(|| g.wait_for_line("ready: the database answered", Duration::from_secs(20)));
+                g.wait_for_line("ready: the database answered", Duration::from_secs(20)).await;
                 self.procs.insert(papel, g);
             }
         }
@@ -192,10 +195,10 @@ impl Sistema {
     }
 
     /// SIGTERM and wait for a clean exit (status 0).
-    pub fn stop(&mut self, papel: Papel) {
+    pub async fn stop(&mut self, papel: Papel) {
         let mut g = self.procs.remove(&papel).unwrap_or_else(|| panic!("{} is not running", papel.nome()));
         g.signal("TERM");
-        let st = blocking(|| g.wait_exit(Duration::from_secs(15)));
+        let st = g.wait_exit(Duration::from_secs(15)).await;
         let log = g.log();
         self.retire(papel, g);
         let st = st.unwrap_or_else(|| panic!("{} did not stop within 15 s of SIGTERM:\n{log}", papel.nome()));
@@ -203,10 +206,10 @@ impl Sistema {
     }
 
     /// `kill -9`.
-    pub fn kill(&mut self, papel: Papel) {
+    pub async fn kill(&mut self, papel: Papel) {
         let mut g = self.procs.remove(&papel).unwrap_or_else(|| panic!("{} is not running", papel.nome()));
         g.signal("KILL");
-        let st = blocking(|| g.wait_exit(Duration::from_secs(10)));
+        let st = g.wait_exit(Duration::from_secs(10)).await;
         assert!(st.is_some(), "{} survived kill -9", papel.nome());
         self.retire(papel, g);
     }
@@ -362,6 +365,8 @@ impl Drop for Sistema {
 pub struct Stats {
     /// 201 checkouts, and their units per SKU.
     pub criados: AtomicU64,
+    /// The `pedidoId` of each 201.
+    pub pedidos: Mutex<Vec<String>>,
     pub unidades: Mutex<BTreeMap<String, i64>>,
     /// 409: a shelf was short.
     pub sem_estoque: AtomicU64,
@@ -505,6 +510,7 @@ async fn comprar(http: &reqwest::Client, url: &str, rng: &mut fastrand::Rng, sta
                     *u.entry(s.clone()).or_default() += q;
                 }
             }
+            stats.pedidos.lock().unwrap().push(answer["pedidoId"].as_str().unwrap_or_default().to_string());
             stats.criados.fetch_add(1, Ordering::SeqCst);
             if rng.f64() < pagar {
                 let id = answer["pedidoId"].as_str().unwrap_or_default().to_string();

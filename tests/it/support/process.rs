@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_giro")
@@ -37,7 +37,28 @@ pub fn scratch_dir() -> std::path::PathBuf {
 
 pub struct Giro {
     pub child: Child,
-    lines: Arc<Mutex<Vec<String>>>,
+    log: Arc<Log>,
+    readers: Vec<std::thread::JoinHandle<()>>,
+}
+
+/// The child's output so far, and a signal on every new line and on each pipe's end.
+struct Log {
+    state: Mutex<LogState>,
+    /// Bumped on every line and every pipe closed; waiters wake on it (no polling).
+    changed: tokio::sync::watch::Sender<u64>,
+}
+
+#[derive(Default)]
+struct LogState {
+    lines: Vec<String>,
+    /// stdout and stderr still open; 0 = the process (and anything it passed them to) is gone.
+    open: usize,
+}
+
+impl Log {
+    fn touch(&self) {
+        self.changed.send_modify(|n| *n += 1);
+    }
 }
 
 impl Giro {
@@ -48,50 +69,106 @@ impl Giro {
     pub fn spawn_command(mut c: Command) -> Giro {
         c.stdout(Stdio::piped()).stderr(Stdio::piped()).stdin(Stdio::null());
         let mut child = c.spawn().expect("spawn giro");
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        for out in [
+        let pipes: Vec<Box<dyn std::io::Read + Send>> = [
             child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
             child.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
         ]
         .into_iter()
         .flatten()
-        {
-            let lines = lines.clone();
-            std::thread::spawn(move || {
-                for line in BufReader::new(out).lines().map_while(Result::ok) {
-                    lines.lock().expect("lines").push(line);
-                }
-            });
-        }
-        Giro { child, lines }
+        .collect();
+        let log = Arc::new(Log {
+            state: Mutex::new(LogState { lines: Vec::new(), open: pipes.len() }),
+            changed: tokio::sync::watch::Sender::new(0),
+        });
+        let readers = pipes
+            .into_iter()
+            .map(|out| {
+                let log = log.clone();
+                std::thread::spawn(move || {
+                    for line in BufReader::new(out).lines().map_while(Result::ok) {
+                        log.state.lock().expect("log").lines.push(line);
+                        log.touch();
+                    }
+                    log.state.lock().expect("log").open -= 1;
+                    log.touch();
+                })
+            })
+            .collect();
+        Giro { child, log, readers }
     }
 
     pub fn log(&self) -> String {
-        self.lines.lock().expect("lines").join("\n")
+        self.log.state.lock().expect("log").lines.join("\n")
+    }
+
+    /// Waits until `found` returns something for the output so far, or the output ends (both
+    /// pipes closed: `Err(())`), or `timeout` passes (`Ok(None)`), waking on each new line.
+    async fn wait_on_log<T>(
+        &mut self,
+        timeout: Duration,
+        mut found: impl FnMut(&LogState) -> Option<T>,
+    ) -> Result<Option<T>, ()> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        // Subscribed before looking, so a line pushed after the look still wakes us.
+        let mut changed = self.log.changed.subscribe();
+        loop {
+            {
+                let state = self.log.state.lock().expect("log");
+                if let Some(t) = found(&state) {
+                    return Ok(Some(t));
+                }
+                if state.open == 0 {
+                    drop(state);
+                    self.join_readers();
+                    return Err(());
+                }
+            }
+            if tokio::time::timeout_at(deadline, changed.changed()).await.is_err() {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// The reader threads have seen both pipes end: join them, so the log is complete.
+    fn join_readers(&mut self) {
+        for r in self.readers.drain(..) {
+            r.join().expect("log reader thread");
+        }
     }
 
     /// Waits for a log line containing `needle`; returns it.
-    pub fn wait_for_line(&mut self, needle: &str, timeout: Duration) -> String {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Some(l) = self.lines.lock().expect("lines").iter().find(|l| l.contains(needle)) {
-                return l.clone();
+    pub async fn wait_for_line(&mut self, needle: &str, timeout: Duration) -> String {
+        let got = self.wait_on_log(timeout, |s| s.lines.iter().find(|l| l.contains(needle)).cloned()).await;
+        match got {
+            Ok(Some(line)) => line,
+            Ok(None) => panic!("giro did not log {needle:?} within {timeout:?}; log:\n{}", self.log()),
+            Err(()) => {
+                let status = self.child.wait().expect("wait");
+                panic!("giro exited ({status}) before logging {needle:?}; log:\n{}", self.log())
             }
-            if let Ok(Some(status)) = self.child.try_wait() {
-                // Give the reader threads a moment to drain the pipes before reporting.
-                std::thread::sleep(Duration::from_millis(100));
-                panic!("giro exited ({status}) before logging {needle:?}; log:\n{}", self.log());
+        }
+    }
+
+    /// Waits for a log line containing `needle` that comes after the first line containing
+    /// `after`; returns it.
+    pub async fn wait_for_line_after(&mut self, after: &str, needle: &str, timeout: Duration) -> String {
+        let got = self
+            .wait_on_log(timeout, |s| {
+                let i = s.lines.iter().position(|l| l.contains(after))?;
+                s.lines[i + 1..].iter().find(|l| l.contains(needle)).cloned()
+            })
+            .await;
+        match got {
+            Ok(Some(line)) => line,
+            _ => {
+                panic!("giro did not log {needle:?} after {after:?} within {timeout:?}; log:\n{}", self.log())
             }
-            if Instant::now() > deadline {
-                panic!("giro did not log {needle:?} within {timeout:?}; log:\n{}", self.log());
-            }
-            std::thread::sleep(Duration::from_millis(20));
         }
     }
 
     /// Waits for the "listening on http://ADDR" line and returns ADDR.
-    pub fn wait_listening(&mut self) -> SocketAddr {
-        let line = self.wait_for_line("listening on http://", Duration::from_secs(30));
+    pub async fn wait_listening(&mut self) -> SocketAddr {
+        let line = self.wait_for_line("listening on http://", Duration::from_secs(30)).await;
         let start = line.find("listening on http://").map(|i| i + "listening on http://".len()).unwrap_or(0);
         // Human or JSON lines: the address ends at the first character an address cannot have.
         let addr: String = line[start..]
@@ -110,17 +187,13 @@ impl Giro {
         assert!(status.success(), "kill -{sig} failed");
     }
 
-    /// Waits for the process to exit within `timeout`.
-    pub fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Ok(Some(s)) = self.child.try_wait() {
-                return Some(s);
-            }
-            if Instant::now() > deadline {
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(20));
+    /// Waits for the process to exit within `timeout`: its output ends, then its status is read.
+    /// The log is complete when this returns.
+    pub async fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        match self.wait_on_log(timeout, |_| None::<()>).await {
+            Err(()) => Some(self.child.wait().expect("wait")),
+            // Something it started may hold its output open: the status tells whether it ended.
+            Ok(_) => self.child.try_wait().ok().flatten(),
         }
     }
 }

@@ -3,12 +3,12 @@
 
 export interface Resposta {
   status: number;
-  corpo: any;
+  corpo: unknown;
 }
 
 async function resposta(res: Response): Promise<Resposta> {
   const texto = await res.text();
-  let corpo: any = texto;
+  let corpo: unknown;
   try {
     corpo = texto ? JSON.parse(texto) : null;
   } catch {

@@ -11,7 +11,8 @@ export function TabelaDemanda() {
     queryFn: demandas,
     refetchInterval: ATUALIZACAO_MS,
   });
-  const agora = new Date(q.dataUpdatedAt || Date.now());
+  // Ages are measured from the moment the data arrived (read only once there is data).
+  const agora = new Date(q.dataUpdatedAt);
   return (
     <section id="demanda-reprimida" className="cartao secao" aria-labelledby="titulo-demanda">
       <div className="secao-cabecalho">

@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { GiroMark } from '../../../shared/GiroMark';
 import { useCarrinho } from '../CarrinhoContext';
@@ -10,7 +10,13 @@ export function Cabecalho() {
   const navegar = useNavigate();
   const busca = params.get('busca') ?? '';
   const [termo, setTermo] = useState(busca);
-  useEffect(() => setTermo(busca), [busca]);
+  // The field follows the URL when the search changes elsewhere (adjusted during render, as React
+  // recommends, rather than in an effect that would render twice).
+  const [buscaVista, setBuscaVista] = useState(busca);
+  if (busca !== buscaVista) {
+    setBuscaVista(busca);
+    setTermo(busca);
+  }
   const n = totalItens(itens);
 
   function buscar(e: FormEvent) {
