@@ -52,6 +52,8 @@ pub async fn iniciar(role: &str, env: &BTreeMap<&str, String>) -> anyhow::Result
     let mut c = Command::new(std::env::current_exe()?);
     c.args([role, "serve", "--sem-publicador"])
         .env_clear()
+        // No configuration file or .env from wherever the bench was started: the shipped defaults.
+        .current_dir(std::env::temp_dir())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

@@ -76,7 +76,7 @@ pub fn tabela(r: &serde_json::Value) -> String {
         if let Some(lim) = r["processos"]["limiteBancoNoLote"]["eventosPorSegundo"].as_f64() {
             row(
                 format!(
-                    "DB-only limit with the shipped chunks ({})",
+                    "DB-only limit with the publishers' chunks ({})",
                     r["processos"]["limiteBancoNoLote"]["chunk"]
                 ),
                 format!("{lim} events/s"),

@@ -75,8 +75,16 @@ fn giro_bench_relay_processos_runs_and_reports_json() {
     let p = &r["processos"];
     let run = &p["relay"][0];
     assert!(run["eventosPorSegundo"].as_f64().unwrap() > 0.0, "{p:#}");
-    // The shipped default, not a bench override.
-    assert_eq!(run["lote"], 50, "{run:#}");
+    // The shipped default (config/giro.toml's outbox.lote), not a bench override.
+    let toml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/config/giro.toml")).unwrap();
+    let outbox = toml.split("[outbox]").nth(1).unwrap();
+    let lote: u64 = outbox
+        .lines()
+        .find_map(|l| l.strip_prefix("lote = "))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap();
+    assert_eq!(run["lote"], lote, "{run:#}");
     assert!(run["perfil"]["claims"].as_i64().is_some(), "{run:#}");
     assert_eq!(p["latencia"]["eventos"], 20);
     assert!(p["latencia"]["p50Ms"].as_f64().is_some());
