@@ -44,7 +44,7 @@ pub enum Command {
     /// An outbox publisher as its own process; any number may compete over one outbox (SKIP LOCKED).
     Publisher(PublisherArgs),
     /// Look into an outbox and act on its dead letters (FAILED events).
-    Outbox(OutboxArgs),
+    Outbox(crate::outbox::admin::OutboxArgs),
     /// Print the effective configuration (secrets masked) and where each value came from.
     Config,
     /// Measure Girô on scratch databases (see BENCHMARKS.md).
@@ -116,60 +116,6 @@ pub enum BenchCommand {
         /// Seconds of the latency run.
         #[arg(long, default_value_t = 10)]
         segundos: u64,
-    },
-}
-
-#[derive(Debug, Args)]
-pub struct OutboxArgs {
-    #[command(subcommand)]
-    pub command: OutboxCommand,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum OutboxCommand {
-    /// Counts per status and the age of the oldest pending event.
-    Status {
-        /// Which service's outbox.
-        #[arg(long, value_enum)]
-        db: Servico,
-    },
-    /// List events, oldest first.
-    List {
-        /// Which service's outbox.
-        #[arg(long, value_enum)]
-        db: Servico,
-        /// Only events in this status.
-        #[arg(long, value_enum)]
-        status: Option<crate::outbox::admin::StatusFiltro>,
-        /// At most this many rows.
-        #[arg(long, default_value_t = 100)]
-        limite: i64,
-        /// One JSON array instead of text.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Put an event (or every FAILED one) back to PENDING with its attempts reset.
-    Retry {
-        /// Which service's outbox.
-        #[arg(long, value_enum)]
-        db: Servico,
-        /// The event id.
-        #[arg(required_unless_present = "failed", conflicts_with = "failed")]
-        id: Option<uuid::Uuid>,
-        /// Every FAILED event.
-        #[arg(long)]
-        failed: bool,
-        /// Retry even an event older than inbox.retencao (the receiver may apply it twice).
-        #[arg(long)]
-        force: bool,
-    },
-    /// Delete a FAILED event, printing it as JSON first.
-    Discard {
-        /// Which service's outbox.
-        #[arg(long, value_enum)]
-        db: Servico,
-        /// The event id.
-        id: uuid::Uuid,
     },
 }
 

@@ -304,6 +304,23 @@ impl EventoIntegracao {
     }
 }
 
+/// One item of the answer to `POST /eventos/lote` (the batch route): each event's own status, as
+/// `/eventos` would have answered it alone. Sent by the receiver, read by the publisher.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct ResultadoItem {
+    #[serde(rename = "eventId")]
+    pub event_id: Option<uuid::Uuid>,
+    pub status: u16,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub detalhe: Option<String>,
+}
+
+/// The answer to `POST /eventos/lote`: one [`ResultadoItem`] per event, in the request's order.
+#[derive(Serialize, Deserialize, Debug)]
+pub struct LoteResposta {
+    pub resultados: Vec<ResultadoItem>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

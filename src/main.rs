@@ -91,7 +91,7 @@ async fn dispatch(
         Command::Mercado { command: ServeCommand::Serve(_) } => giro::mercado::serve(config, shutdown).await,
         Command::Estoque { command: ServeCommand::Serve(_) } => giro::estoque::serve(config, shutdown).await,
         Command::Publisher(args) => giro::publisher::run(config, args.db, shutdown).await,
-        Command::Outbox(args) => giro::outbox::admin::run(args.command, &config).await,
+        Command::Outbox(args) => giro::outbox::admin::run(args, &config).await,
         Command::Config => Ok(()),
         Command::Bench(args) => bench(args).await,
         Command::Audit { .. } => Ok(()),

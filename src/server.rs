@@ -122,7 +122,7 @@ pub async fn run(
     };
     let role = build(&ctx)?;
     let router = app(&ctx, role);
-    http::web::start(&ctx, servico, &router).await?; // the built front on its own port (§9.5)
+    start_web(&ctx, servico, &router).await?; // the built front on its own port (§9.5)
     crate::http::metrics::install();
     if ctx.config.outbox.publicador_embutido {
         // Woken in-process by this service's commits; no LISTEN needed.
@@ -159,4 +159,19 @@ pub async fn run(
     }
     tracing::info!(service = %servico, "stopped");
     served.map_err(Into::into)
+}
+
+/// Starts the web listener of `servico` beside its API listener when a front is configured; it
+/// stops with the same shutdown token and grace period.
+async fn start_web(ctx: &Contexto, servico: Servico, api: &Router) -> anyhow::Result<()> {
+    if let Some((listener, web)) = http::web::bind(&ctx.config, servico, api).await? {
+        let (shutdown, grace) = (ctx.shutdown.clone(), ctx.config.prazo_desligamento);
+        let limites = ctx.config.limites_http.clone();
+        ctx.tasks.spawn(async move {
+            if let Err(e) = http::serve_com(listener, web, shutdown, grace, limites).await {
+                tracing::error!(error = %e, "web listener failed");
+            }
+        });
+    }
+    Ok(())
 }

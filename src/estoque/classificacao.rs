@@ -175,7 +175,7 @@ fn utilizavel(sku: &str, r: Resposta) -> Option<Classificacao> {
 /// original's `ClassificacaoDeProduto.aplicar`).
 pub async fn aplicar(
     tx: &Tx<'_>,
-    produto: &mut Bloqueado,
+    produto: &mut Bloqueado<'_>,
     c: &Classificacao,
     agora: DateTime<Utc>,
 ) -> Result<ProdutoClassificado, ErroEstoque> {

@@ -23,7 +23,7 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use super::classificacao::{self, ClienteTags};
-use super::{agora, demanda, lote, produto, ErroEstoque};
+use super::{agora, demanda, produto, ErroEstoque};
 use crate::contracts::{sku_valido, SKU_REGEX};
 use crate::db::Db;
 
@@ -151,8 +151,9 @@ pub async fn registrar(db: &Db, tags: &ClienteTags, e: EntradaLote) -> Result<Lo
             classificacao::aplicar(&tx, &mut produto, c, agora).await?;
         }
     }
-    let lote_id = lote::receber(&tx, &mut produto, &e.codigo_lote, e.quantidade, e.validade, agora).await?;
+    let lote_id = produto.receber_lote(&tx, &e.codigo_lote, e.quantidade, e.validade, agora).await?;
     let demandas_atendidas = demanda::atender_abertas(&tx, &mut produto, agora).await?;
+    let produto = produto.liberar();
     tx.commit().await?;
 
     tracing::info!(

@@ -12,7 +12,63 @@ use serde::Serialize;
 use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
+use crate::config::Servico;
 use crate::contracts::instante;
+
+/// `giro outbox …`: its arguments live here, beside the commands (`cli.rs` only refers to them).
+#[derive(Debug, clap::Args)]
+pub struct OutboxArgs {
+    #[command(subcommand)]
+    pub command: OutboxCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum OutboxCommand {
+    /// Counts per status and the age of the oldest pending event.
+    Status {
+        /// Which service's outbox.
+        #[arg(long, value_enum)]
+        db: Servico,
+    },
+    /// List events, oldest first.
+    List {
+        /// Which service's outbox.
+        #[arg(long, value_enum)]
+        db: Servico,
+        /// Only events in this status.
+        #[arg(long, value_enum)]
+        status: Option<StatusFiltro>,
+        /// At most this many rows.
+        #[arg(long, default_value_t = 100)]
+        limite: i64,
+        /// One JSON array instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Put an event (or every FAILED one) back to PENDING with its attempts reset.
+    Retry {
+        /// Which service's outbox.
+        #[arg(long, value_enum)]
+        db: Servico,
+        /// The event id.
+        #[arg(required_unless_present = "failed", conflicts_with = "failed")]
+        id: Option<uuid::Uuid>,
+        /// Every FAILED event.
+        #[arg(long)]
+        failed: bool,
+        /// Retry even an event older than inbox.retencao (the receiver may apply it twice).
+        #[arg(long)]
+        force: bool,
+    },
+    /// Delete a FAILED event, printing it as JSON first.
+    Discard {
+        /// Which service's outbox.
+        #[arg(long, value_enum)]
+        db: Servico,
+        /// The event id.
+        id: uuid::Uuid,
+    },
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum StatusFiltro {
@@ -215,8 +271,9 @@ pub async fn discard(c: &impl GenericClient, id: Uuid) -> anyhow::Result<Linha> 
 }
 
 /// Runs an admin command against the outbox of the database it names.
-pub async fn run(cmd: crate::cli::OutboxCommand, config: &crate::config::Config) -> anyhow::Result<()> {
-    use crate::cli::OutboxCommand as C;
+pub async fn run(args: OutboxArgs, config: &crate::config::Config) -> anyhow::Result<()> {
+    use OutboxCommand as C;
+    let cmd = args.command;
     let db = match &cmd {
         C::Status { db } | C::List { db, .. } | C::Retry { db, .. } | C::Discard { db, .. } => *db,
     };

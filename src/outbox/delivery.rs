@@ -27,7 +27,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::config::{Secret, Transporte as Transport};
-use crate::inbox::receiver::LoteResposta;
+use crate::contracts::LoteResposta;
 use crate::outbox::store::Claimed;
 
 /// How long a peer without `/eventos/lote` is served event by event before probing again.
