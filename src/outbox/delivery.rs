@@ -280,7 +280,7 @@ impl Peer {
             }
         };
         let status = res.status();
-        if matches!(status.as_u16(), 403 | 404 | 405) {
+        if matches!(status.as_u16(), 403..=405) {
             self.fall_back_to_single(status);
             return None;
         }

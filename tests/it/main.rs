@@ -28,6 +28,7 @@ mod mercado_pagamento;
 mod migrations;
 mod ops;
 mod outbox;
+mod resiliencia;
 mod service;
 mod tag_worker;
 mod trace;

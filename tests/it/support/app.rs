@@ -85,8 +85,13 @@ pub async fn spawn_app(servico: Servico, env: &[(&str, &str)]) -> TestApp {
     giro::telemetry::init_for_test();
     let db = TestDb::new(servico).await;
     let config = config(servico, &db, env);
-    let pool =
-        giro::db::pool(&config.servico(servico).db, config.db_pool_max, config.db_timeout).expect("pool");
+    let pool = giro::db::pool_with(
+        &config.servico(servico).db,
+        config.db_pool_max,
+        config.db_timeout,
+        config.db_limites,
+    )
+    .expect("pool");
     let dbh = Db::new(pool, config.outbox.notify);
     let shutdown = CancellationToken::new();
     let ctx = Contexto {
