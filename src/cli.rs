@@ -176,6 +176,35 @@ pub struct PublisherArgs {
     pub lote: Option<usize>,
 }
 
+impl Cli {
+    /// Flags that override configuration keys (the highest layer).
+    pub fn flags(&self) -> Vec<(&'static str, String, &'static str)> {
+        let mut f = Vec::new();
+        if let Some(fmt) = self.log_format {
+            f.push(("log.formato", format!("{fmt:?}").to_lowercase(), "--log-format"));
+        }
+        let serve = |f: &mut Vec<_>, porta_key: &'static str, a: &ServeArgs| {
+            if let Some(p) = a.porta {
+                f.push((porta_key, p.to_string(), "--porta"));
+            }
+            if a.sem_publicador {
+                f.push(("outbox.publicador-embutido", "false".to_string(), "--sem-publicador"));
+            }
+        };
+        match &self.command {
+            Command::Mercado { command: ServeCommand::Serve(a) } => serve(&mut f, "mercado.porta", a),
+            Command::Estoque { command: ServeCommand::Serve(a) } => serve(&mut f, "estoque.porta", a),
+            Command::Publisher(a) => {
+                if let Some(n) = a.lote {
+                    f.push(("outbox.lote", n.to_string(), "--lote"));
+                }
+            }
+            _ => {}
+        }
+        f
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

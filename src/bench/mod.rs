@@ -90,6 +90,42 @@ pub fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
+/// `giro bench …`: runs the measurement, prints the table (stderr) and the JSON (stdout, and
+/// `--saida` when given).
+pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
+    use crate::cli::BenchCommand;
+    let result = match args.command {
+        BenchCommand::Checkout { clientes, segundos } => {
+            crate::bench::checkout::run(crate::bench::checkout::CheckoutArgs {
+                admin_url: args.pg_url,
+                clientes,
+                duracao: std::time::Duration::from_secs(segundos),
+            })
+            .await?
+        }
+        BenchCommand::Relay { eventos, publicadores, transportes, lote, linhas_antigas, taxa, segundos } => {
+            crate::bench::relay::run(crate::bench::relay::RelayArgs {
+                linhas_antigas,
+                admin_url: args.pg_url,
+                eventos,
+                publicadores,
+                transportes,
+                lote,
+                taxa,
+                duracao: std::time::Duration::from_secs(segundos),
+            })
+            .await?
+        }
+    };
+    eprintln!("{}", crate::bench::tabela(&result));
+    let text = serde_json::to_string_pretty(&result)?;
+    if let Some(path) = args.saida {
+        std::fs::write(&path, &text)?;
+    }
+    println!("{text}");
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
