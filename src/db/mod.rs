@@ -266,6 +266,13 @@ pub async fn wait_for(what: &str, pools: &[Pool], timeout: Duration, shutdown: &
     }
 }
 
+/// The instant business code runs at, truncated to microseconds (what PostgreSQL keeps), so an
+/// instant answered or sent in an event right after a write equals the one read back later.
+pub fn agora() -> chrono::DateTime<chrono::Utc> {
+    use chrono::SubsecRound;
+    chrono::Utc::now().trunc_subsecs(6)
+}
+
 /// How a committed outbox event reaches publishers at once: in-process for the embedded one
 /// (`wake`), `NOTIFY` at commit for separate processes (`notify_pg`, `outbox.notify`).
 #[derive(Debug, Default)]

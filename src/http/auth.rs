@@ -21,6 +21,7 @@ use axum::{Form, Json, Router};
 use serde_json::json;
 use subtle::ConstantTimeEq;
 
+use crate::config::secret::random_token;
 use crate::config::{Operador, Secret};
 use crate::http::{throttle, Problem};
 
@@ -134,10 +135,6 @@ impl Seguranca {
 fn header_value(s: String) -> HeaderValue {
     // Built from ASCII names and hex tokens only.
     HeaderValue::from_str(&s).unwrap_or_else(|_| HeaderValue::from_static(""))
-}
-
-fn random_token() -> String {
-    format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())
 }
 
 /// The value of cookie `name` in the request, if any.

@@ -112,10 +112,7 @@ impl Peer {
         lote_max: usize,
         transport: Transport,
     ) -> anyhow::Result<Peer> {
-        let http = reqwest::Client::builder()
-            .http1_only()
-            .connect_timeout(timeout)
-            .timeout(timeout)
+        let http = crate::http::client::builder(timeout)
             .pool_max_idle_per_host(concorrencia.max(1))
             .tcp_nodelay(true)
             .build()?;
@@ -220,9 +217,12 @@ impl Peer {
                 let msg = format!("envio de {} {} falhou: HTTP {status}: {}", e.tipo, e.id, excerpt(&body));
                 classify(status, receiver, msg, &self.base)
             }
-            Err(err) => {
-                Outcome::Unreachable(format!("envio de {} {} falhou: {}", e.tipo, e.id, describe(&err)))
-            }
+            Err(err) => Outcome::Unreachable(format!(
+                "envio de {} {} falhou: {}",
+                e.tipo,
+                e.id,
+                crate::http::client::describe(&err)
+            )),
         }
     }
 
@@ -275,7 +275,7 @@ impl Peer {
                 return all(Outcome::Unreachable(format!(
                     "envio de lote de {} eventos falhou: {}",
                     chunk.len(),
-                    describe(&err)
+                    crate::http::client::describe(&err)
                 )))
             }
         };
@@ -346,22 +346,4 @@ impl Peer {
 
 fn excerpt(body: &str) -> String {
     body.chars().take(200).collect()
-}
-
-fn describe(err: &reqwest::Error) -> String {
-    let kind = if err.is_timeout() {
-        "timeout"
-    } else if err.is_connect() {
-        "conexão recusada ou inalcançável"
-    } else {
-        "erro de transporte"
-    };
-    // The URL in reqwest's message carries no credentials (the token is a header).
-    let mut msg = format!("{kind}: {err}");
-    let mut src = std::error::Error::source(err);
-    while let Some(s) = src {
-        msg.push_str(&format!(": {s}"));
-        src = s.source();
-    }
-    msg
 }
