@@ -91,6 +91,14 @@ pub enum BenchCommand {
         /// Seconds of each run.
         #[arg(long, default_value_t = 10)]
         segundos: u64,
+        /// Mercado replicas to start on the scratch database; with more than one, the shoppers
+        /// go through HAProxy (config/haproxy/giro.cfg) in front of them.
+        #[arg(long, default_value_t = 1)]
+        replicas: usize,
+        /// Drive an already running mercado or its load balancer at this base URL instead
+        /// (e.g. http://127.0.0.1:18080): its listed products, no scratch database, no pgbench.
+        #[arg(long, value_name = "URL")]
+        url: Option<String>,
     },
     /// Outbox relay end to end (outbox → HTTP → inbox and effect committed): throughput with 1 and
     /// 2 publishers, batch and single transport; commit-to-ack latency at a steady rate.

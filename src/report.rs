@@ -21,6 +21,7 @@ pub fn config(src: &Sources) -> Result<String, ConfigError> {
     Ok(out)
 }
 
+/// The one masking function: `giro config` and every log line that prints a URL go through it.
 /// `text` with every password it carries replaced by `***`: the userinfo of a URL
 /// (`scheme://user:pw@host`), a `password=` query parameter, a `password=` pair of a key=value
 /// connection string (quoted or not). Anything else is kept as it is.
@@ -101,6 +102,15 @@ mod tests {
             ("http://localhost:18081", "http://localhost:18081"),
             ("http://user:pw@peer:18081/eventos", "http://user:***@peer:18081/eventos"),
             ("nopassword=1", "nopassword=1"),
+            (
+                "postgres://app:s3cr3t@h1:5432,h2:5432/db?target_session_attrs=read-write",
+                "postgres://app:***@h1:5432,h2:5432/db?target_session_attrs=read-write",
+            ),
+            (
+                "jdbc:postgresql://h1:5432,h2:5432/db?targetServerType=primary&password=s3cr3t",
+                "jdbc:postgresql://h1:5432,h2:5432/db?targetServerType=primary&password=***",
+            ),
+            ("host=h1,h2 port=5432,5433 password=s3cr3t", "host=h1,h2 port=5432,5433 password=***"),
         ] {
             assert_eq!(mask_password(given), shown, "{given}");
         }

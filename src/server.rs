@@ -65,13 +65,21 @@ pub fn validate(config: &Config, servico: Servico) -> Result<(), ConfigError> {
     Ok(())
 }
 
-/// Builds the security layout of `servico` (cookies `MERCADO_SESSAO` / `XSRF-MERCADO`, …).
-pub fn seguranca(config: &Config, servico: Servico) -> Result<Arc<Seguranca>, ConfigError> {
+/// Builds the security layout of `servico` (cookies `MERCADO_SESSAO` / `XSRF-MERCADO`, …), its
+/// sessions stored in `pool` (the service's own database).
+pub fn seguranca(config: &Config, servico: Servico, pool: &db::Pool) -> Result<Arc<Seguranca>, ConfigError> {
     let (sessao, csrf) = match servico {
         Servico::Mercado => ("MERCADO_SESSAO", "XSRF-MERCADO"),
         Servico::Estoque => ("ESTOQUE_SESSAO", "XSRF-ESTOQUE"),
     };
-    Ok(Seguranca::new(config.token_servico(servico)?.clone(), config.operador()?, sessao, csrf))
+    Ok(Seguranca::new(
+        config.token_servico(servico)?.clone(),
+        config.operador()?,
+        sessao,
+        csrf,
+        pool.clone(),
+        config.sessao.ttl,
+    ))
 }
 
 /// The complete router of a service: what [`run`] serves, and what in-process tests drive.
@@ -113,7 +121,7 @@ pub async fn run(
     let bound = listener.local_addr()?;
 
     let ctx = Contexto {
-        seguranca: seguranca(&config, servico)?,
+        seguranca: seguranca(&config, servico, &db.pool)?,
         config,
         db,
         tasks: TaskTracker::new(),
@@ -135,6 +143,12 @@ pub async fn run(
         )?);
         ctx.supervisionar("publisher", true, move |vivo, shutdown| p.clone().run_loop(shutdown, vivo));
     }
+    // Every replica purges; SKIP LOCKED keeps them off each other's rows. Not required for
+    // readiness: expired sessions are refused whether or not their rows are gone yet.
+    let (seg, sessao) = (ctx.seguranca.clone(), ctx.config.sessao.clone());
+    ctx.supervisionar("limpeza-sessoes", false, move |vivo, shutdown| {
+        http::auth::limpar_sessoes(seg.clone(), sessao.intervalo_limpeza, sessao.lote_limpeza, shutdown, vivo)
+    });
     // systemd readiness: READY=1 once the database answers (the listener is bound), STOPPING=1 at shutdown.
     ctx.tasks.spawn(crate::systemd::lifecycle(
         servico.nome(),

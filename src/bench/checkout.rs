@@ -26,6 +26,12 @@ pub struct CheckoutArgs {
     pub admin_url: String,
     pub clientes: usize,
     pub duracao: Duration,
+    /// Mercado replicas on the scratch database; more than one puts HAProxy
+    /// (`config/haproxy/giro.cfg`) in front of them, and the shoppers go through it.
+    pub replicas: usize,
+    /// Drive an already running mercado (one replica or a balancer) at this base URL instead:
+    /// no scratch database, no pgbench reference; it buys one unit of the products it lists.
+    pub url: Option<String>,
 }
 
 const PRODUTOS: i32 = 100;
@@ -102,6 +108,9 @@ pub fn rss_kb(pid: u32) -> (u64, u64) {
 }
 
 pub async fn run(args: CheckoutArgs) -> anyhow::Result<serde_json::Value> {
+    if let Some(base) = &args.url {
+        return externo(&args, base.trim_end_matches('/')).await;
+    }
     let mercado = Scratch::create(&args.admin_url, Servico::Mercado).await?;
     let estoque = Scratch::create(&args.admin_url, Servico::Estoque).await?;
     let r = medir(&args, &mercado, &estoque).await;
@@ -158,66 +167,45 @@ async fn medir(
     servicos.insert("estoque".into(), json!({"prontoMs": ms(est.pronto_em), "rssOciosoKb": rss}));
     drop(est);
 
-    let merc = iniciar("mercado", &env).await?;
+    let replicas = args.replicas.max(1);
+    let mut mercs = Vec::new();
+    for _ in 0..replicas {
+        mercs.push(iniciar("mercado", &env).await?);
+    }
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let pid = merc.child.id().unwrap_or(0);
+    let pid = mercs[0].child.id().unwrap_or(0);
     let (rss_idle, _) = rss_kb(pid);
-    eprintln!("  mercado: ready in {:.0} ms, {} kB RSS idle", merc.pronto_em.as_secs_f64() * 1e3, rss_idle);
+    eprintln!(
+        "  mercado: ready in {:.0} ms, {} kB RSS idle",
+        mercs[0].pronto_em.as_secs_f64() * 1e3,
+        rss_idle
+    );
+    let (_lb, base) = if replicas > 1 {
+        let (lb, base) = balancear(&mercs).await?;
+        eprintln!("  {replicas} mercado replicas behind HAProxy at {base}");
+        (Some(lb), base)
+    } else {
+        (None, format!("http://{}", mercs[0].addr))
+    };
 
     // Shoppers.
-    let url = Arc::new(format!("http://{}/pedidos", merc.addr));
-    let http = reqwest::Client::builder().http1_only().pool_max_idle_per_host(args.clientes).build()?;
-    let fim = Instant::now() + args.duracao;
-    let mut tarefas = Vec::new();
-    for w in 0..args.clientes {
-        let (http, url) = (http.clone(), url.clone());
-        tarefas.push(tokio::spawn(async move {
-            let mut lat = Vec::new();
-            let mut falhas = 0usize;
-            let mut i = w as u64;
-            while Instant::now() < fim {
-                i = i.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                let sku = format!("{}", 7_890_000_000_000u64 + 1 + (i >> 33) % PRODUTOS as u64);
-                let t = Instant::now();
-                let ok = http
-                    .post(url.as_str())
-                    .json(&json!({"itens": [{"sku": sku, "qtd": 1}]}))
-                    .send()
-                    .await
-                    .map(|r| r.status().as_u16() == 201)
-                    .unwrap_or(false);
-                if ok {
-                    lat.push(t.elapsed());
-                } else {
-                    falhas += 1;
-                }
-            }
-            (lat, falhas)
-        }));
-    }
-    let mut lat = Vec::new();
-    let mut falhas = 0;
-    let inicio = Instant::now();
-    for t in tarefas {
-        let (l, f) = t.await?;
-        lat.extend(l);
-        falhas += f;
-    }
-    let segundos = inicio.elapsed().as_secs_f64().max(args.duracao.as_secs_f64());
-    lat.sort();
-    let taxa = lat.len() as f64 / segundos;
+    let skus: Vec<String> = (1..=PRODUTOS).map(|n| format!("{}", 7_890_000_000_000u64 + n as u64)).collect();
+    let r = comprar(&base, args.clientes, args.duracao, Arc::new(skus)).await?;
     let (_, rss_pico) = rss_kb(pid);
     eprintln!(
-        "  checkout over HTTP, {} shoppers: {taxa:.0} orders/s, p50 {:.1} ms, p99 {:.1} ms ({falhas} failed); mercado peak RSS {rss_pico} kB",
+        "  checkout over HTTP, {} shoppers, {replicas} replica(s): {:.0} orders/s, p50 {:.1} ms, p99 {:.1} ms ({} failed); mercado peak RSS {rss_pico} kB",
         args.clientes,
-        ms(percentile(&lat, 50.0)),
-        ms(percentile(&lat, 99.0))
+        r.taxa,
+        ms(percentile(&r.lat, 50.0)),
+        ms(percentile(&r.lat, 99.0)),
+        r.falhas
     );
     servicos.insert(
         "mercado".into(),
-        json!({"prontoMs": ms(merc.pronto_em), "rssOciosoKb": rss_idle, "rssPicoKb": rss_pico}),
+        json!({"prontoMs": ms(mercs[0].pronto_em), "rssOciosoKb": rss_idle, "rssPicoKb": rss_pico}),
     );
-    drop(merc);
+    drop(mercs);
+    let (taxa, lat, falhas, segundos) = (r.taxa, r.lat, r.falhas, r.segundos);
 
     let referencia = if pgss {
         pgbench(&c, mercado, args).await
@@ -239,9 +227,137 @@ async fn medir(
         }
     };
     Ok(json!({
-        "checkout": {"clientes": args.clientes, "segundos": segundos, "pedidos": lat.len(), "falhas": falhas, "pedidosPorSegundo": taxa.round(),
+        "checkout": {"clientes": args.clientes, "replicas": replicas, "segundos": segundos, "pedidos": lat.len(), "falhas": falhas, "pedidosPorSegundo": taxa.round(),
                      "p50Ms": ms(percentile(&lat, 50.0)), "p99Ms": ms(percentile(&lat, 99.0)), "referencia": referencia},
         "servicos": servicos,
+    }))
+}
+
+/// What the shoppers did.
+struct Compras {
+    lat: Vec<Duration>,
+    falhas: usize,
+    /// 409: the shelf was empty (only against a running system).
+    esgotados: usize,
+    segundos: f64,
+    taxa: f64,
+}
+
+/// `clientes` shoppers ordering one unit of a random SKU of `skus` at `{base}/pedidos` for `duracao`.
+async fn comprar(
+    base: &str,
+    clientes: usize,
+    duracao: Duration,
+    skus: Arc<Vec<String>>,
+) -> anyhow::Result<Compras> {
+    anyhow::ensure!(!skus.is_empty(), "no product to buy at {base}");
+    let url = Arc::new(format!("{base}/pedidos"));
+    let http = reqwest::Client::builder().http1_only().pool_max_idle_per_host(clientes).build()?;
+    let fim = Instant::now() + duracao;
+    let mut tarefas = Vec::new();
+    for w in 0..clientes {
+        let (http, url, skus) = (http.clone(), url.clone(), skus.clone());
+        tarefas.push(tokio::spawn(async move {
+            let mut lat = Vec::new();
+            let (mut falhas, mut esgotados) = (0usize, 0usize);
+            let mut i = w as u64;
+            while Instant::now() < fim {
+                i = i.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let sku = &skus[((i >> 33) % skus.len() as u64) as usize];
+                let t = Instant::now();
+                let status = http
+                    .post(url.as_str())
+                    .json(&json!({"itens": [{"sku": sku, "qtd": 1}]}))
+                    .send()
+                    .await
+                    .map(|r| r.status().as_u16())
+                    .unwrap_or(0);
+                match status {
+                    201 => lat.push(t.elapsed()),
+                    409 => esgotados += 1,
+                    _ => falhas += 1,
+                }
+            }
+            (lat, falhas, esgotados)
+        }));
+    }
+    let (mut lat, mut falhas, mut esgotados) = (Vec::new(), 0, 0);
+    let inicio = Instant::now();
+    for t in tarefas {
+        let (l, f, e) = t.await?;
+        lat.extend(l);
+        falhas += f;
+        esgotados += e;
+    }
+    let segundos = inicio.elapsed().as_secs_f64().max(duracao.as_secs_f64());
+    lat.sort();
+    let taxa = lat.len() as f64 / segundos;
+    Ok(Compras { lat, falhas, esgotados, segundos, taxa })
+}
+
+/// HAProxy from `config/haproxy/giro.cfg` over the mercado replicas; returns it and its base URL
+/// once it has every replica UP.
+async fn balancear(mercs: &[Servidor]) -> anyhow::Result<(super::haproxy::Haproxy, String)> {
+    let livre =
+        || -> anyhow::Result<u16> { Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port()) };
+    let (porta, stats) = (livre()?, livre()?);
+    let binds: BTreeMap<String, u16> =
+        [("mercado_api".to_string(), porta), ("stats".to_string(), stats)].into_iter().collect();
+    let lista: Vec<(String, std::net::SocketAddr)> = mercs
+        .iter()
+        .enumerate()
+        .map(|(i, m)| Ok((format!("mercado{}", i + 1), m.addr.parse()?)))
+        .collect::<anyhow::Result<_>>()?;
+    let servers: BTreeMap<String, Vec<(String, std::net::SocketAddr)>> =
+        [("mercado_api".to_string(), lista.clone()), ("mercado_servicos".to_string(), lista)]
+            .into_iter()
+            .collect();
+    let lb = super::haproxy::Haproxy::start(&super::haproxy::config(&binds, &servers), porta).await?;
+    let t0 = Instant::now();
+    loop {
+        let csv = reqwest::get(format!("http://127.0.0.1:{stats}/;csv")).await?.text().await?;
+        let up = csv.lines().filter(|l| l.starts_with("mercado_api,mercado") && l.contains(",UP,")).count();
+        if up == mercs.len() {
+            break;
+        }
+        anyhow::ensure!(
+            t0.elapsed() < Duration::from_secs(30),
+            "HAProxy has {up} of {} replicas UP",
+            mercs.len()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    Ok((lb, format!("http://127.0.0.1:{porta}")))
+}
+
+/// Shoppers against a running mercado (a replica or a balancer), buying what `GET /produtos` lists.
+async fn externo(args: &CheckoutArgs, base: &str) -> anyhow::Result<serde_json::Value> {
+    let produtos: Vec<serde_json::Value> = reqwest::get(format!("{base}/produtos"))
+        .await
+        .with_context(|| format!("GET {base}/produtos"))?
+        .error_for_status()?
+        .json()
+        .await?;
+    let skus: Vec<String> = produtos
+        .iter()
+        .filter(|p| p["status"] == "DISPONIVEL")
+        .filter_map(|p| p["sku"].as_str().map(str::to_string))
+        .collect();
+    eprintln!("  {} products on sale at {base}", skus.len());
+    let r = comprar(base, args.clientes, args.duracao, Arc::new(skus)).await?;
+    eprintln!(
+        "  checkout over HTTP at {base}, {} shoppers: {:.0} orders/s, p50 {:.1} ms, p99 {:.1} ms ({} sold out, {} failed)",
+        args.clientes,
+        r.taxa,
+        ms(percentile(&r.lat, 50.0)),
+        ms(percentile(&r.lat, 99.0)),
+        r.esgotados,
+        r.falhas
+    );
+    Ok(json!({
+        "checkout": {"url": base, "clientes": args.clientes, "segundos": r.segundos, "pedidos": r.lat.len(),
+                     "esgotados": r.esgotados, "falhas": r.falhas, "pedidosPorSegundo": r.taxa.round(),
+                     "p50Ms": ms(percentile(&r.lat, 50.0)), "p99Ms": ms(percentile(&r.lat, 99.0))},
     }))
 }
 

@@ -3,6 +3,7 @@
 //! recorded in `BENCHMARKS.md`. Speed is measured here, never by timed tests.
 
 pub mod checkout;
+pub mod haproxy;
 pub mod relay;
 pub mod scratch;
 
@@ -52,10 +53,18 @@ pub fn tabela(r: &serde_json::Value) -> String {
     }
     if r["checkout"].is_object() {
         let c = &r["checkout"];
+        let onde = match (c["url"].as_str(), c["replicas"].as_u64()) {
+            (Some(url), _) => format!(" at {url}"),
+            (None, Some(n)) if n > 1 => format!(", {n} replicas behind HAProxy"),
+            _ => String::new(),
+        };
         row(
-            format!("checkout over HTTP, {} shoppers", c["clientes"]),
+            format!("checkout over HTTP{onde}, {} shoppers", c["clientes"]),
             format!("{} orders/s, p50 {} ms, p99 {} ms", c["pedidosPorSegundo"], c["p50Ms"], c["p99Ms"]),
         );
+        if c["url"].is_string() {
+            return out;
+        }
         match c["referencia"]["pgbenchTps"].as_f64() {
             Some(tps) => row(
                 "pgbench, same transaction".into(),
@@ -95,11 +104,13 @@ pub fn ms(d: Duration) -> f64 {
 pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
     use crate::cli::BenchCommand;
     let result = match args.command {
-        BenchCommand::Checkout { clientes, segundos } => {
+        BenchCommand::Checkout { clientes, segundos, replicas, url } => {
             crate::bench::checkout::run(crate::bench::checkout::CheckoutArgs {
                 admin_url: args.pg_url,
                 clientes,
                 duracao: std::time::Duration::from_secs(segundos),
+                replicas,
+                url,
             })
             .await?
         }

@@ -59,7 +59,7 @@ fn bench_config(mercado: &Scratch, estoque: &Scratch, extra: &[(&str, String)]) 
 async fn start_estoque(config: &Config, shutdown: &CancellationToken) -> anyhow::Result<String> {
     let pool = db::pool(&config.estoque.db, config.db_pool_max, config.db_timeout)?;
     let ctx = Contexto {
-        seguranca: server::seguranca(config, Servico::Estoque)?,
+        seguranca: server::seguranca(config, Servico::Estoque, &pool)?,
         config: config.clone(),
         db: Db::new(pool, false),
         tasks: TaskTracker::new(),

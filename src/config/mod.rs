@@ -7,6 +7,7 @@
 //! it ([`Config::token_servico`], [`Config::operador`]), so `giro migrate` runs without tokens.
 //! Every configuration error ends the process with exit code 2.
 
+pub mod dburl;
 pub mod duration;
 pub mod keys;
 pub mod layers;
@@ -103,6 +104,14 @@ pub struct ServicoConfig {
 pub struct Operador {
     pub usuario: String,
     pub senha: Secret,
+}
+
+/// Operator sessions (stored in each service's database, [`crate::http::auth`]).
+#[derive(Clone, Debug)]
+pub struct SessaoConfig {
+    pub ttl: Duration,
+    pub intervalo_limpeza: Duration,
+    pub lote_limpeza: i64,
 }
 
 #[derive(Clone, Debug)]
@@ -212,6 +221,7 @@ pub struct Config {
     pub estoque_timeout: Duration,
     operador_usuario: Option<String>,
     operador_senha: Option<Secret>,
+    pub sessao: SessaoConfig,
     pub db_pool_max: usize,
     pub db_timeout: Duration,
     /// Session timeouts and connection lifetime of the services' and publishers' pools.
@@ -263,6 +273,11 @@ impl Config {
             estoque_timeout: r.duration("estoque.timeout")?,
             operador_usuario: r.opt_string("operador.usuario"),
             operador_senha: r.secret("operador.senha", 8, false)?,
+            sessao: SessaoConfig {
+                ttl: r.duration("sessao.ttl")?,
+                intervalo_limpeza: r.duration("sessao.intervalo-limpeza")?,
+                lote_limpeza: r.positive("sessao.lote-limpeza")?,
+            },
             db_pool_max: r.positive("db.pool-max")?,
             db_timeout: r.duration("db.timeout")?,
             db_limites: crate::db::PoolLimits {
@@ -486,12 +501,13 @@ impl Reader<'_> {
         Ok(Some(s))
     }
 
-    /// A database URL (`postgres://` or the original's `jdbc:postgresql://`), completed with the
+    /// A database URL (`postgres://` or the original's `jdbc:postgresql://`, one host or several,
+    /// [`dburl`]), completed with the
     /// `*_DB_USER` / `*_DB_PASSWORD` credentials when the URL has none.
     fn db(&self, service: &str) -> Result<DbConfig, ConfigError> {
         let key = format!("{service}.db-url");
         let (v, o) = self.raw(&key)?;
-        let url = v.trim().strip_prefix("jdbc:").unwrap_or(v.trim());
+        let url = dburl::to_libpq(v).map_err(|e| Self::invalid(&key, "<url>", o, e))?;
         let mut pg: tokio_postgres::Config = url.parse().map_err(|e| Self::invalid(&key, "<url>", o, e))?;
         if pg.get_user().is_none() {
             if let Some(user) = self.opt_string(&format!("{service}.db-usuario")) {

@@ -13,8 +13,8 @@ pub fn builder(timeout: Duration) -> reqwest::ClientBuilder {
 }
 
 /// A failed request in words: what kind of failure (timeout, refused or unreachable, transport),
-/// then reqwest's message and its causes. The URL in reqwest's message carries no credentials
-/// (tokens travel in a header).
+/// then reqwest's message and its causes. Tokens travel in a header; a password in the peer's URL
+/// (which reqwest's message carries) is masked.
 pub fn describe(err: &reqwest::Error) -> String {
     let kind = if err.is_timeout() {
         "timeout"
@@ -29,5 +29,5 @@ pub fn describe(err: &reqwest::Error) -> String {
         msg.push_str(&format!(": {s}"));
         src = s.source();
     }
-    msg
+    crate::report::mask_password(&msg)
 }

@@ -22,6 +22,8 @@ pub struct EstadoConexao {
     em_requisicao: AtomicBool,
     /// Bumped when a request ends, so the socket restarts its idle timer.
     respostas: AtomicU64,
+    /// The reader parked while a request was served: woken when it ends, to arm the idle timer.
+    leitor: std::sync::Mutex<Option<std::task::Waker>>,
 }
 
 /// Held while a request is served; dropping it marks the connection idle again.
@@ -38,6 +40,9 @@ impl Drop for Marca {
     fn drop(&mut self) {
         self.0.respostas.fetch_add(1, Ordering::AcqRel);
         self.0.em_requisicao.store(false, Ordering::Release);
+        if let Some(w) = self.0.leitor.lock().ok().and_then(|mut l| l.take()) {
+            w.wake();
+        }
     }
 }
 
@@ -109,6 +114,16 @@ impl<S: AsyncRead + Unpin> AsyncRead for Guarda<S> {
                     }
                     Poll::Pending => Poll::Pending,
                 }
+            }
+            Poll::Pending => {
+                if let Ok(mut l) = this.estado.leitor.lock() {
+                    *l = Some(cx.waker().clone());
+                }
+                // The request may have ended between the check above and now: poll again.
+                if !this.estado.em_requisicao.load(Ordering::Acquire) {
+                    cx.waker().wake_by_ref();
+                }
+                Poll::Pending
             }
             other => other,
         }

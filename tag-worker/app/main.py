@@ -6,18 +6,19 @@ tests build their own with `create_app(Configuracao(...))`.
 Routes:
 - `POST /classificar` — `PedidoClassificacao` → 200 `Classificacao`; invalid body → 422;
   classifier unavailable → 503 `{"detail": "..."}`; when `TAG_WORKER_TOKEN` is set, a request
-  without `Authorization: Bearer <token>` → 401 `{"detail": "..."}`.
+  without `Authorization: Bearer <token>` → 401 `{"detail": "..."}` before its body is read; a
+  body over 64 KiB → 413 (`app/porteiro.py`). With a token, `/docs`, `/redoc` and
+  `/openapi.json` are off.
 - `GET /saude` → 200 `{"status": "ok"}`, always open (a health check carries no data).
 """
 
 from __future__ import annotations
 
-import hmac
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import Depends, FastAPI, HTTPException, Request, status
+from fastapi import FastAPI, Request, status
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
@@ -27,39 +28,10 @@ from .config import Configuracao
 from .llm import ClassificadorGroq, novo_cliente_http
 from .modelos import Classificacao, PedidoClassificacao
 from .palavras_chave import ClassificadorPalavrasChave
+from .porteiro import Porteiro
 
 # A child of uvicorn's logger, so its handlers (configured by uvicorn) print these lines.
 log = logging.getLogger("uvicorn.error.tag_worker")
-
-
-def _verificador_de_token(config: Configuracao):
-    """A dependency that enforces the Bearer token when one is configured (else a no-op)."""
-    if config.tag_worker_token is None:
-
-        async def sem_token() -> None:
-            return None
-
-        return sem_token
-
-    esperado = config.tag_worker_token.get_secret_value().encode("utf-8")
-
-    async def exigir_token(request: Request) -> None:
-        cabecalho = request.headers.get("authorization", "")
-        esquema, _, credencial = cabecalho.partition(" ")
-        if esquema.lower() != "bearer" or not credencial.strip():
-            raise HTTPException(
-                status_code=status.HTTP_401_UNAUTHORIZED,
-                detail="token ausente: envie o cabeçalho Authorization: Bearer <TAG_WORKER_TOKEN>",
-                headers={"WWW-Authenticate": "Bearer"},
-            )
-        if not hmac.compare_digest(credencial.strip().encode("utf-8"), esperado):
-            raise HTTPException(
-                status_code=status.HTTP_401_UNAUTHORIZED,
-                detail="token inválido",
-                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
-            )
-
-    return exigir_token
 
 
 def create_app(config: Configuracao | None = None) -> FastAPI:
@@ -84,9 +56,13 @@ def create_app(config: Configuracao | None = None) -> FastAPI:
             log.info("classificador: palavras-chave (GROQ_API_KEY não definida)")
             yield
 
-    app = FastAPI(title="tag-worker", version=__version__, lifespan=lifespan)
+    token = config.tag_worker_token.get_secret_value() if config.tag_worker_token else None
+    # With a token, the interactive docs and the schema are off: nothing is open but /saude.
+    sem_docs = {"docs_url": None, "redoc_url": None, "openapi_url": None} if token else {}
+    app = FastAPI(title="tag-worker", version=__version__, lifespan=lifespan, **sem_docs)
     app.state.config = config
-    exigir_token = _verificador_de_token(config)
+    # Token and body size are checked before FastAPI reads the body (see app/porteiro.py).
+    app.add_middleware(Porteiro, token=token)
 
     @app.exception_handler(ClassificacaoIndisponivel)
     async def _indisponivel(_request: Request, erro: ClassificacaoIndisponivel) -> JSONResponse:
@@ -97,7 +73,6 @@ def create_app(config: Configuracao | None = None) -> FastAPI:
     @app.post(
         "/classificar",
         response_model=Classificacao,
-        dependencies=[Depends(exigir_token)],
         responses={
             401: {
                 "description": "token ausente ou inválido (quando TAG_WORKER_TOKEN está definido)"

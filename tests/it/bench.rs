@@ -45,3 +45,12 @@ fn giro_bench_checkout_runs_and_reports_json() {
     assert!(r["servicos"]["mercado"]["rssOciosoKb"].as_u64().unwrap() > 0);
     assert!(r["servicos"]["estoque"]["prontoMs"].as_f64().is_some());
 }
+
+#[test]
+fn giro_bench_checkout_puts_haproxy_in_front_of_several_replicas() {
+    crate::support::lb::haproxy_bin();
+    let r = bench(&["bench", "checkout", "--clientes", "2", "--segundos", "1", "--replicas", "2"]);
+    assert_eq!(r["checkout"]["replicas"], 2);
+    assert!(r["checkout"]["pedidos"].as_u64().unwrap() > 0);
+    assert_eq!(r["checkout"]["falhas"], 0);
+}

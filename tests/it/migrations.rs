@@ -29,6 +29,7 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
                 "produto_vitrine",
                 "refinery_schema_history",
                 "reserva",
+                "sessao_operador",
                 "solicitacao_reposicao",
             ][..],
             11,
@@ -43,8 +44,9 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
                 "produto_estoque",
                 "refinery_schema_history",
                 "reposicao_expedida",
+                "sessao_operador",
             ][..],
-            11,
+            12,
         ),
     ] {
         let db = TestDb::empty().await;
@@ -80,5 +82,5 @@ async fn the_giro_migrate_command_migrates_and_is_idempotent() {
     }
     let c = db.client().await;
     let n: i64 = c.query_one("SELECT count(*) FROM refinery_schema_history", &[]).await.unwrap().get(0);
-    assert_eq!(n, 11);
+    assert_eq!(n, 12);
 }

@@ -65,7 +65,7 @@ impl TestApp {
         rb.bearer_auth(token)
     }
 
-    fn servico(&self) -> Servico {
+    pub fn servico(&self) -> Servico {
         if self.config.mercado.db.pg.get_dbname() == self.db.pg.get_dbname() {
             Servico::Mercado
         } else {
@@ -95,7 +95,7 @@ pub async fn spawn_app(servico: Servico, env: &[(&str, &str)]) -> TestApp {
     let dbh = Db::new(pool, config.outbox.notify);
     let shutdown = CancellationToken::new();
     let ctx = Contexto {
-        seguranca: server::seguranca(&config, servico).expect("security"),
+        seguranca: server::seguranca(&config, servico, &dbh.pool).expect("security"),
         config: config.clone(),
         db: dbh.clone(),
         tasks: TaskTracker::new(),
@@ -117,6 +117,55 @@ pub async fn spawn_app(servico: Servico, env: &[(&str, &str)]) -> TestApp {
     let http =
         reqwest::Client::builder().timeout(std::time::Duration::from_secs(30)).build().expect("client");
     TestApp { addr, db, dbh, config, http, shutdown }
+}
+
+/// Another replica of `app`'s service, in-process on its own port, on the same database, with
+/// `env` over the test defaults (e.g. another `OPERADOR_SENHA`). Stops when dropped.
+pub struct Replica {
+    pub addr: SocketAddr,
+    shutdown: CancellationToken,
+}
+
+impl Replica {
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+pub async fn spawn_replica(app: &TestApp, env: &[(&str, &str)]) -> Replica {
+    let servico = app.servico();
+    let config = config(servico, &app.db, env);
+    let pool =
+        giro::db::pool(&config.servico(servico).db, config.db_pool_max, config.db_timeout).expect("pool");
+    let dbh = Db::new(pool, config.outbox.notify);
+    let shutdown = CancellationToken::new();
+    let ctx = Contexto {
+        seguranca: server::seguranca(&config, servico, &dbh.pool).expect("security"),
+        config,
+        db: dbh,
+        tasks: TaskTracker::new(),
+        shutdown: shutdown.clone(),
+        supervisor: giro::supervisor::Supervisor::new(),
+    };
+    let role = match servico {
+        Servico::Mercado => giro::mercado::build(&ctx),
+        Servico::Estoque => giro::estoque::build(&ctx),
+    }
+    .expect("build role");
+    let router = server::app(&ctx, role);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let stop = shutdown.clone();
+    tokio::spawn(async move {
+        let _ = giro::http::serve(listener, router, stop, std::time::Duration::from_secs(2)).await;
+    });
+    Replica { addr, shutdown }
 }
 
 /// An operator session: logs in through `/sessao` and keeps the cookies for the next requests.

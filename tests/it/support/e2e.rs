@@ -365,6 +365,8 @@ impl Drop for Sistema {
 pub struct Stats {
     /// 201 checkouts, and their units per SKU.
     pub criados: AtomicU64,
+    /// The `pedidoId` of each 201.
+    pub pedidos: Mutex<Vec<String>>,
     pub unidades: Mutex<BTreeMap<String, i64>>,
     /// 409: a shelf was short.
     pub sem_estoque: AtomicU64,
@@ -508,6 +510,7 @@ async fn comprar(http: &reqwest::Client, url: &str, rng: &mut fastrand::Rng, sta
                     *u.entry(s.clone()).or_default() += q;
                 }
             }
+            stats.pedidos.lock().unwrap().push(answer["pedidoId"].as_str().unwrap_or_default().to_string());
             stats.criados.fetch_add(1, Ordering::SeqCst);
             if rng.f64() < pagar {
                 let id = answer["pedidoId"].as_str().unwrap_or_default().to_string();

@@ -5,9 +5,11 @@ pub mod app;
 pub mod chaos;
 pub mod db;
 pub mod e2e;
+pub mod lb;
 pub mod market;
 pub mod peer;
 pub mod process;
+pub mod real;
 pub mod receiver;
 pub mod tag_worker;
 

@@ -59,6 +59,8 @@ impl Receiver {
             giro::config::Operador { usuario: OPERADOR.into(), senha: Secret::new(SENHA) },
             "ESTOQUE_SESSAO",
             "XSRF-ESTOQUE",
+            dbh.pool.clone(),
+            giro::http::auth::SESSION_TTL,
         );
         let router = giro::http::finish(
             receiver::router(dbh, Arc::new(Efeitos), lote_max)

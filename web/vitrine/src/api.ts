@@ -96,8 +96,23 @@ export function buscarProduto(sku: string): Promise<Produto | null> {
   return talvez(pedir<Produto>(`/produtos/${encodeURIComponent(sku)}`));
 }
 
-export function fecharPedido(itens: { sku: string; qtd: number }[]): Promise<PedidoFechado> {
-  return pedir<PedidoFechado>('/pedidos', { method: 'POST', body: JSON.stringify({ itens }) });
+/** A fresh Idempotency-Key (getRandomValues also works on plain http, randomUUID does not). */
+export function novaChave(): string {
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+}
+
+/** `chave` is the checkout attempt's Idempotency-Key: a retry of the same cart sends the same
+ * one, so an answer lost on the way never reserves twice. */
+export function fecharPedido(
+  itens: { sku: string; qtd: number }[],
+  chave?: string,
+): Promise<PedidoFechado> {
+  return pedir<PedidoFechado>('/pedidos', {
+    method: 'POST',
+    body: JSON.stringify({ itens }),
+    headers: chave ? { 'Idempotency-Key': chave } : undefined,
+  });
 }
 
 export function buscarPedido(id: string): Promise<Pedido | null> {

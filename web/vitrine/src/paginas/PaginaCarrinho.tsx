@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { formatarCentavos, formatarDinheiro, centavos } from '../../../shared/formato';
-import { buscarProduto, ErroApi, fecharPedido } from '../api';
+import { buscarProduto, ErroApi, fecharPedido, novaChave } from '../api';
 import { useCarrinho } from '../CarrinhoContext';
 import { totalCentavos } from '../carrinho';
 import { Monograma } from '../componentes/Monograma';
@@ -15,8 +15,18 @@ export function PaginaCarrinho() {
   const navegar = useNavigate();
   const [mensagem, setMensagem] = useState<string | null>(null);
 
+  // One Idempotency-Key per checkout attempt: kept while the cart is the same (a retried click),
+  // a new one once the cart changes.
+  const tentativa = useRef<{ carrinho: string; chave: string } | null>(null);
   const checkout = useMutation({
-    mutationFn: () => fecharPedido(itens.map((i) => ({ sku: i.sku, qtd: i.qtd }))),
+    mutationFn: () => {
+      const pedido = itens.map((i) => ({ sku: i.sku, qtd: i.qtd }));
+      const carrinho = JSON.stringify(pedido);
+      if (tentativa.current?.carrinho !== carrinho) {
+        tentativa.current = { carrinho, chave: novaChave() };
+      }
+      return fecharPedido(pedido, tentativa.current.chave);
+    },
     onMutate: () => setMensagem(null),
     onSuccess: async (fechado) => {
       despachar({ tipo: 'limpar' });

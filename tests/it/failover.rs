@@ -1,0 +1,344 @@
+//! Database failover (issue 16): URLs with several hosts reach whichever one is the primary, in
+//! the libpq and the JDBC form, and their passwords never show in `giro config` or the logs.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use giro::config::Servico;
+
+use crate::support::e2e::{blocking, free_port};
+use crate::support::process::{command, Giro};
+use crate::support::{wait_until, TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
+
+fn env(extra: &[(&'static str, String)]) -> BTreeMap<&'static str, String> {
+    let mut env: BTreeMap<&'static str, String> = [
+        ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN.to_string()),
+        ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN.to_string()),
+        ("OPERADOR_USUARIO", OPERADOR.to_string()),
+        ("OPERADOR_SENHA", SENHA.to_string()),
+        ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
+        ("MERCADO_PORTA", "0".to_string()),
+        ("ESTOQUE_PORTA", "0".to_string()),
+        ("GIRO_OUTBOX_PUBLICADOR_EMBUTIDO", "false".to_string()),
+        ("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false".to_string()),
+    ]
+    .into_iter()
+    .collect();
+    for (k, v) in extra {
+        env.insert(k, v.clone());
+    }
+    env
+}
+
+/// `host:port` of the test cluster.
+fn cluster() -> String {
+    let c = crate::support::db::admin_config();
+    let host = match &c.get_hosts()[0] {
+        tokio_postgres::config::Host::Tcp(h) => h.clone(),
+        tokio_postgres::config::Host::Unix(p) => p.display().to_string(),
+    };
+    format!("{host}:{}", c.get_ports()[0])
+}
+
+#[test]
+fn giro_config_masks_the_password_of_multi_host_urls_in_both_forms() {
+    let e = env(&[
+        (
+            "MERCADO_DB_URL",
+            "postgres://app:senha-multi-host-1@h1:5432,h2:5432/mercado?target_session_attrs=read-write".into(),
+        ),
+        (
+            "ESTOQUE_DB_URL",
+            "jdbc:postgresql://h1:5432,h2:5432/estoque?targetServerType=primary&user=app&password=senha-multi-host-2"
+                .into(),
+        ),
+    ]);
+    let out = command(&["config"], &e).output().expect("giro config");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        text.contains(
+            "mercado.db-url = \"postgres://app:***@h1:5432,h2:5432/mercado?target_session_attrs=read-write\""
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("estoque.db-url = \"jdbc:postgresql://h1:5432,h2:5432/estoque?targetServerType=primary&user=app&password=***\""),
+        "{text}"
+    );
+    assert!(!text.contains("senha-multi-host"), "{text}");
+
+    // A JDBC parameter Girô cannot honour is a configuration error naming it (exit 2).
+    let e =
+        env(&[("ESTOQUE_DB_URL", "jdbc:postgresql://h1,h2/estoque?targetServerType=preferPrimary".into())]);
+    let out = command(&["config"], &e).output().expect("giro config");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("ESTOQUE_DB_URL") && err.contains("preferPrimary"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_service_with_several_hosts_connects_to_the_one_that_answers_in_both_url_forms() {
+    let (m, e) = (TestDb::new(Servico::Mercado).await, TestDb::new(Servico::Estoque).await);
+    // The first host refuses connections (nothing listens there); the second is the cluster.
+    let morto = format!("127.0.0.1:{}", free_port());
+    let vivo = cluster();
+    let admin = crate::support::db::admin_config();
+    let senha = String::from_utf8_lossy(admin.get_password().expect("admin password")).into_owned();
+    let usuario = admin.get_user().expect("admin user").to_string();
+    for (servico, url) in [
+        (
+            "mercado",
+            format!("postgres://{usuario}:{senha}@{morto},{vivo}/{}?target_session_attrs=read-write", m.name),
+        ),
+        (
+            "estoque",
+            format!(
+                "jdbc:postgresql://{morto},{vivo}/{}?targetServerType=primary&user={usuario}&password={senha}",
+                e.name
+            ),
+        ),
+    ] {
+        let var = if servico == "mercado" { "MERCADO_DB_URL" } else { "ESTOQUE_DB_URL" };
+        let mut g = Giro::spawn(&[servico, "serve"], &env(&[(var, url)]));
+        let addr = g.wait_listening().await;
+        let ready = format!("http://{addr}/readyz");
+        wait_until(Duration::from_secs(20), &format!("{servico} ready through the second host"), || async {
+            (reqwest::get(&ready).await.ok()?.status() == 200).then_some(())
+        })
+        .await;
+        // Proof it wrote there: an operator session row in that database.
+        let csrf = uuid::Uuid::new_v4().to_string();
+        let cookie = if servico == "mercado" { "XSRF-MERCADO" } else { "XSRF-ESTOQUE" };
+        let res = reqwest::Client::new()
+            .post(format!("http://{addr}/sessao"))
+            .header("cookie", format!("{cookie}={csrf}"))
+            .header("x-xsrf-token", &csrf)
+            .form(&[("usuario", OPERADOR), ("senha", SENHA)])
+            .send()
+            .await
+            .expect("login");
+        assert_eq!(res.status(), 204);
+        let db = if servico == "mercado" { &m } else { &e };
+        let n: i64 =
+            db.client().await.query_one("SELECT count(*) FROM sessao_operador", &[]).await.expect("n").get(0);
+        assert_eq!(n, 1);
+        let log = g.log();
+        assert!(!log.contains(&format!(":{senha}@")) && !log.contains(&format!("password={senha}")), "{log}");
+    }
+}
+
+/// A primary with a synchronous standby from `scripts/pg-standby`; both stopped and deleted on drop.
+struct Par {
+    dir: String,
+    primary: u16,
+    standby: u16,
+}
+
+impl Par {
+    fn start() -> Par {
+        let out =
+            std::process::Command::new(script()).arg("start").output().expect("scripts/pg-standby start");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "scripts/pg-standby start: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let get = |k: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(&format!("{k}=")))
+                .unwrap_or_else(|| panic!("{k} in {text}"))
+                .to_string()
+        };
+        Par {
+            dir: get("DIR"),
+            primary: get("PRIMARY_PORT").parse().expect("port"),
+            standby: get("STANDBY_PORT").parse().expect("port"),
+        }
+    }
+
+    fn run(&self, cmd: &str) {
+        let out = std::process::Command::new(script()).args([cmd, &self.dir]).output().expect("pg-standby");
+        assert!(out.status.success(), "scripts/pg-standby {cmd}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    /// The multi-host URL of database `db`: the primary first, then the standby.
+    fn url(&self, db: &str) -> String {
+        format!(
+            "postgres://postgres:postgres@127.0.0.1:{},127.0.0.1:{}/{db}?target_session_attrs=read-write",
+            self.primary, self.standby
+        )
+    }
+
+    async fn client(&self, db: &str) -> tokio_postgres::Client {
+        let cfg: tokio_postgres::Config = self.url(db).parse().expect("url");
+        crate::support::db::connect(&cfg).await
+    }
+}
+
+impl Drop for Par {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("the clusters' logs: {}/primary.log, {}/standby.log (deleted now)", self.dir, self.dir);
+            for f in ["primary.log", "standby.log"] {
+                if let Ok(t) = std::fs::read_to_string(format!("{}/{f}", self.dir)) {
+                    eprintln!("===== {f}\n{t}");
+                }
+            }
+        }
+        let _ = std::process::Command::new(script()).args(["stop", &self.dir]).output();
+    }
+}
+
+fn script() -> String {
+    format!("{}/scripts/pg-standby", env!("CARGO_MANIFEST_DIR"))
+}
+
+async fn readyz(port: u16) -> Option<u16> {
+    let http = reqwest::Client::builder().timeout(Duration::from_secs(5)).build().ok()?;
+    Some(http.get(format!("http://127.0.0.1:{port}/readyz")).send().await.ok()?.status().as_u16())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_failover_under_load_loses_no_acknowledged_order_and_applies_every_event_once() {
+    use std::collections::HashSet;
+
+    use crate::support::e2e::Clientes;
+    use crate::support::lb::{nome, Frota, Painel};
+
+    let par = Par::start();
+    {
+        let admin = par.client("postgres").await;
+        for db in ["mercado", "estoque"] {
+            admin.batch_execute(&format!("CREATE DATABASE {db}")).await.expect("database");
+        }
+    }
+    for s in [Servico::Mercado, Servico::Estoque] {
+        let cfg = giro::config::DbConfig { pg: par.url(s.nome()).parse().expect("url") };
+        giro::db::migrate::run(s, &cfg).await.expect("migrate");
+    }
+    let mut f = Frota::new(
+        par.url("mercado"),
+        par.url("estoque"),
+        2,
+        &[
+            ("GIRO_RESERVA_TTL", "4s"),
+            ("GIRO_RESERVA_INTERVALO", "1s"),
+            ("GIRO_OUTBOX_VISIBILIDADE", "5s"),
+            ("GIRO_OUTBOX_BACKOFF_MAXIMO", "2s"),
+            ("GIRO_DB_TIMEOUT", "2s"),
+        ],
+    )
+    .await;
+    let mut publisher = f.spawn_publisher().await;
+    let (oe, _om) = f.carregar_demo().await;
+
+    // Load: shoppers checking out, the operator entering lots for the pent-up demand.
+    let mut clientes = Clientes::start(f.mercado_url(), 4, u64::MAX, Duration::from_millis(20), 0.5);
+    let painel = Painel::start(oe.clone());
+    wait_until(Duration::from_secs(60), "load flowing", || async {
+        (clientes.stats.criados() >= 30).then_some(())
+    })
+    .await;
+
+    // The primary dies; every replica says it is not ready while no primary answers.
+    par.run("crash");
+    let portas: Vec<u16> = f.portas.values().map(|p| p.api).collect();
+    for p in &portas {
+        wait_until(Duration::from_secs(30), &format!("/readyz 503 on :{p}"), || async {
+            (readyz(*p).await == Some(503)).then_some(())
+        })
+        .await;
+    }
+    let criados_na_queda = clientes.stats.criados();
+    par.run("promote");
+    for p in &portas {
+        wait_until(Duration::from_secs(60), &format!("/readyz 200 on :{p}"), || async {
+            (readyz(*p).await == Some(200)).then_some(())
+        })
+        .await;
+    }
+    for s in [Servico::Estoque, Servico::Mercado] {
+        for i in 0..2 {
+            f.lb.esperar(&nome(s, i), "UP", Duration::from_secs(30)).await;
+        }
+    }
+    let falhas_c = clientes.stats.inesperadas.lock().unwrap().len();
+    let falhas_p = painel.falhas.lock().unwrap().len();
+    wait_until(Duration::from_secs(90), "checkouts flowing on the new primary", || async {
+        (clientes.stats.criados() >= criados_na_queda + 40).then_some(())
+    })
+    .await;
+    let stats = clientes.parar().await;
+    let (ok, falhas) = painel.parar().await;
+    eprintln!("shoppers: {}; operator: {ok} ok, failures {falhas:#?}", stats.resumo());
+    f.assert_alive();
+    assert!(publisher.child.try_wait().expect("publisher").is_none(), "the publisher carried on");
+
+    // Failures only while no primary answered (503 from the service or the balancer, 500/502
+    // for a request whose connection died under it), none once it was back.
+    let inesperadas = stats.inesperadas.lock().unwrap().clone();
+    assert!(
+        inesperadas
+            .iter()
+            .all(|x| ["answered 500", "answered 502", "answered 503"].iter().any(|s| x.contains(s))),
+        "{inesperadas:#?}"
+    );
+    assert_eq!(inesperadas.len(), falhas_c, "no checkout failed after the failover: {inesperadas:#?}");
+    assert_eq!(falhas.len(), falhas_p, "no operator request failed after the failover: {falhas:#?}");
+    assert!(falhas.iter().all(|x| !x.contains(": 401")), "the operator stayed logged in: {falhas:#?}");
+
+    // Let the pipeline settle on the new primary: nothing pending in either outbox.
+    let (m, e) = (par.client("mercado").await, par.client("estoque").await);
+    wait_until(Duration::from_secs(90), "both outboxes drained", || async {
+        let a: i64 =
+            m.query_one("SELECT count(*) FROM outbox_event WHERE status <> 'SENT'", &[]).await.ok()?.get(0);
+        let b: i64 =
+            e.query_one("SELECT count(*) FROM outbox_event WHERE status <> 'SENT'", &[]).await.ok()?.get(0);
+        (a == 0 && b == 0).then_some(())
+    })
+    .await;
+
+    // Every order that got a 201 exists (the standby had it before the primary answered).
+    let ids: Vec<uuid::Uuid> =
+        stats.pedidos.lock().unwrap().iter().map(|s| s.parse().expect("pedidoId")).collect();
+    let achados: i64 =
+        m.query_one("SELECT count(*) FROM pedido WHERE id = ANY($1)", &[&ids]).await.expect("orders").get(0);
+    assert_eq!(achados as usize, ids.len(), "every 201 order is on the new primary");
+
+    // Every event delivered exactly once each way: the inbox holds exactly the sender's SENT rows.
+    for (origem, destino, lado) in [(&m, &e, "mercado → estoque"), (&e, &m, "estoque → mercado")] {
+        let set = |rows: Vec<tokio_postgres::Row>| -> HashSet<uuid::Uuid> {
+            rows.iter().map(|r| r.get(0)).collect()
+        };
+        let enviados = set(origem.query("SELECT id FROM outbox_event", &[]).await.expect("outbox"));
+        let recebidos = set(destino.query("SELECT event_id FROM inbox_event", &[]).await.expect("inbox"));
+        assert_eq!(enviados, recebidos, "{lado}: events sent = events received");
+    }
+    let duplicadas: i64 = e
+        .query_one(
+            "SELECT count(*) FROM (SELECT correlation_id FROM reposicao_expedida GROUP BY 1 HAVING count(*) > 1) x",
+            &[],
+        )
+        .await
+        .expect("shipments")
+        .get(0);
+    assert_eq!(duplicadas, 0, "no request shipped twice");
+
+    // giro audit, through the same multi-host URLs, finds nothing.
+    let env: BTreeMap<&str, String> =
+        [("MERCADO_DB_URL", par.url("mercado")), ("ESTOQUE_DB_URL", par.url("estoque"))]
+            .into_iter()
+            .collect();
+    let out = blocking(|| command(&["audit", "--json"], &env).output().expect("giro audit"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "giro audit: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    publisher.signal("TERM");
+    assert!(publisher.wait_exit(Duration::from_secs(20)).await.is_some_and(|s| s.success()));
+}

@@ -1,0 +1,135 @@
+//! Door 4 (issue 13): anonymous checkout is bounded per client address — a rate limit on
+//! `POST /pedidos` and `POST /pedidos/{id}/pagamento`, and a bound on the units one address holds
+//! in unpaid reservations, both 429 with `Retry-After` — and an `Idempotency-Key` replay answers
+//! the same order with one reservation, while the same key with other items is 422.
+
+use serde_json::json;
+
+use giro::config::Servico;
+
+use crate::support::real::{problem, Real};
+
+const SKU: &str = "7894900011517";
+
+async fn mercado(extra: &[(&str, &str)]) -> Real {
+    let mut env = vec![("GIRO_HTTP_PROXIES_CONFIAVEIS", "127.0.0.1")];
+    env.extend_from_slice(extra);
+    let m = Real::start(Servico::Mercado, &env).await;
+    m.db.client()
+        .await
+        .batch_execute(&format!(
+            "INSERT INTO produto_vitrine (sku, nome, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status) \
+             VALUES ('{SKU}', 'Coca', 8.99, 1000, 1, 1000, 'DISPONIVEL')"
+        ))
+        .await
+        .unwrap();
+    m
+}
+
+async fn comprar(m: &Real, ip: &str, qtd: i32, chave: Option<&str>) -> reqwest::Response {
+    let mut rb = m
+        .http
+        .post(m.url("/pedidos"))
+        .header("x-forwarded-for", ip)
+        .json(&json!({"itens": [{"sku": SKU, "qtd": qtd}]}));
+    if let Some(k) = chave {
+        rb = rb.header("idempotency-key", k);
+    }
+    rb.send().await.unwrap()
+}
+
+async fn prateleira(m: &Real) -> i32 {
+    m.db.client()
+        .await
+        .query_one("SELECT estoque_prateleira FROM produto_vitrine WHERE sku = $1", &[&SKU])
+        .await
+        .unwrap()
+        .get(0)
+}
+
+#[tokio::test]
+async fn one_address_cannot_hoard_units_nor_call_checkout_past_the_rate_limit() {
+    let m =
+        mercado(&[("GIRO_CHECKOUT_MAX_POR_MINUTO", "6"), ("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "10")])
+            .await;
+    // Hoarding: 6 + 4 units fit; one more does not, from that address.
+    let a = "203.0.113.1";
+    assert_eq!(comprar(&m, a, 6, None).await.status(), 201);
+    assert_eq!(comprar(&m, a, 4, None).await.status(), 201);
+    let res = comprar(&m, a, 1, None).await;
+    let retry: u64 = res.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!(retry >= 1, "{retry}");
+    let (status, _) = problem(res).await;
+    assert_eq!(status, 429);
+    // Nothing reserved by the refused one; another address is not affected.
+    assert_eq!(prateleira(&m).await, 990);
+    assert_eq!(comprar(&m, "203.0.113.2", 10, None).await.status(), 201);
+    // A single order beyond the bound is refused outright.
+    let (status, _) = problem(comprar(&m, "203.0.113.3", 11, None).await).await;
+    assert_eq!(status, 429);
+
+    // The rate limit: 6 calls a minute for an address, payment included.
+    let b = "198.51.100.9";
+    let res = comprar(&m, b, 1, None).await;
+    assert_eq!(res.status(), 201);
+    let id = res.json::<serde_json::Value>().await.unwrap()["pedidoId"].as_str().unwrap().to_string();
+    let pagar =
+        || m.http.post(m.url(&format!("/pedidos/{id}/pagamento"))).header("x-forwarded-for", b).send();
+    for _ in 0..5 {
+        assert_eq!(pagar().await.unwrap().status(), 200);
+    }
+    let res = pagar().await.unwrap();
+    assert!(res.headers().contains_key("retry-after"));
+    let (status, p) = problem(res).await;
+    assert_eq!(status, 429, "{p}");
+    let (status, _) = problem(comprar(&m, b, 1, None).await).await;
+    assert_eq!(status, 429);
+    m.sem_segredos();
+}
+
+#[tokio::test]
+async fn an_idempotency_key_replay_is_the_same_order_with_one_reservation_and_other_items_are_422() {
+    let m = mercado(&[]).await;
+    let chave = uuid::Uuid::new_v4().to_string();
+    let r1 = comprar(&m, "203.0.113.5", 3, Some(&chave)).await;
+    assert_eq!(r1.status(), 201);
+    let b1: serde_json::Value = r1.json().await.unwrap();
+    // The answer was lost; the click is retried with the same key (even from another address).
+    let r2 = comprar(&m, "203.0.113.6", 3, Some(&chave)).await;
+    assert_eq!(r2.status(), 201);
+    assert_eq!(r2.headers()["idempotent-replayed"], "true");
+    let b2: serde_json::Value = r2.json().await.unwrap();
+    assert_eq!(b1, b2);
+    let c = m.db.client().await;
+    let pedidos: i64 = c.query_one("SELECT count(*) FROM pedido", &[]).await.unwrap().get(0);
+    let reservas: i64 = c.query_one("SELECT count(*) FROM reserva", &[]).await.unwrap().get(0);
+    assert_eq!((pedidos, reservas), (1, 1));
+    assert_eq!(prateleira(&m).await, 997);
+
+    // Same key, other items: 422, nothing reserved.
+    let (status, p) = problem(comprar(&m, "203.0.113.5", 4, Some(&chave)).await).await;
+    assert_eq!(status, 422, "{p}");
+    assert_eq!(prateleira(&m).await, 997);
+
+    // Concurrent retries with one key: still one order.
+    let chave2 = uuid::Uuid::new_v4().to_string();
+    let (x, y) = tokio::join!(
+        comprar(&m, "203.0.113.7", 2, Some(&chave2)),
+        comprar(&m, "203.0.113.7", 2, Some(&chave2))
+    );
+    let (x, y): (serde_json::Value, serde_json::Value) = (x.json().await.unwrap(), y.json().await.unwrap());
+    assert_eq!(x["pedidoId"], y["pedidoId"], "{x} {y}");
+    assert_eq!(prateleira(&m).await, 995);
+
+    // A key that is no key: 400.
+    let (status, _) = problem(comprar(&m, "203.0.113.5", 1, Some("tem espaço")).await).await;
+    assert_eq!(status, 400);
+
+    // Expired after a day: the key is free again.
+    c.execute("UPDATE checkout_idempotencia SET criado_em = criado_em - interval '25 hours'", &[])
+        .await
+        .unwrap();
+    let r3: serde_json::Value = comprar(&m, "203.0.113.5", 3, Some(&chave)).await.json().await.unwrap();
+    assert_ne!(r3["pedidoId"], b1["pedidoId"]);
+    m.sem_segredos();
+}

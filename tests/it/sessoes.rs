@@ -1,0 +1,238 @@
+//! Operator sessions in the service's database (issue 16): any replica serves any request, the
+//! table holds a hash and never the id, logout and a password change hold everywhere, the cookies
+//! are the original's, and expired sessions are purged in batches by concurrent replicas.
+
+use std::time::Duration;
+
+use giro::config::Servico;
+use giro::http::auth;
+use tokio_util::sync::CancellationToken;
+
+use crate::support::app::{spawn_app, spawn_replica, Operador};
+
+async fn sessao(http: &reqwest::Client, url: String, op: &Operador) -> u16 {
+    op.on(http.get(url)).send().await.expect("GET /sessao").status().as_u16()
+}
+
+#[tokio::test]
+async fn a_session_opened_on_one_replica_is_served_by_another_and_logout_ends_it_on_both() {
+    let a = spawn_app(Servico::Estoque, &[]).await;
+    let b = spawn_replica(&a, &[]).await;
+    let op = Operador::login(&a).await;
+
+    // B never saw the login: it finds the session in the database.
+    let res = op.on(a.http.get(b.url("/sessao"))).send().await.expect("GET");
+    assert_eq!(res.status(), 200);
+    let body: serde_json::Value = res.json().await.expect("json");
+    assert_eq!(body["usuario"], crate::support::OPERADOR);
+    let res = op.on(a.http.get(b.url("/painel/resumo"))).send().await.expect("GET");
+    assert_eq!(res.status(), 200, "a protected route on the other replica");
+
+    // The table holds a hash of the id, never the id itself.
+    let id = op
+        .cookie
+        .split("; ")
+        .find_map(|kv| kv.strip_prefix("ESTOQUE_SESSAO="))
+        .expect("session cookie")
+        .to_string();
+    let c = a.db.client().await;
+    let rows = c
+        .query(
+            "SELECT id_hash, usuario, criada_em <= vista_em, expira_em - criada_em FROM sessao_operador",
+            &[],
+        )
+        .await
+        .expect("sessions");
+    assert_eq!(rows.len(), 1);
+    let hash: Vec<u8> = rows[0].get(0);
+    assert_eq!(hash.len(), 32, "SHA-256");
+    assert!(!String::from_utf8_lossy(&hash).contains(&id) && hash != id.as_bytes());
+    let text: String = c
+        .query_one("SELECT string_agg(t::text, '') FROM sessao_operador t", &[])
+        .await
+        .expect("row text")
+        .get(0);
+    assert!(!text.contains(&id), "the session id is not stored in any form: {text}");
+    assert_eq!(rows[0].get::<_, String>(1), crate::support::OPERADOR);
+    assert!(rows[0].get::<_, bool>(2));
+
+    // Logout through B ends it on A too.
+    let res = op.on(a.http.delete(b.url("/sessao"))).send().await.expect("DELETE");
+    assert_eq!(res.status(), 204);
+    assert_eq!(sessao(&a.http, a.url("/sessao"), &op).await, 401);
+    assert_eq!(op.on(a.http.get(a.url("/painel/resumo"))).send().await.expect("GET").status(), 401);
+    let n: i64 = c.query_one("SELECT count(*) FROM sessao_operador", &[]).await.expect("count").get(0);
+    assert_eq!(n, 0, "logout deletes the row");
+}
+
+#[tokio::test]
+async fn cookies_keep_the_original_names_and_attributes_and_csrf_stays_double_submit() {
+    let a = spawn_app(Servico::Mercado, &[]).await;
+    let csrf = uuid::Uuid::new_v4().to_string();
+    let res = a
+        .http
+        .post(a.url("/sessao"))
+        .header("cookie", format!("XSRF-MERCADO={csrf}"))
+        .header("x-xsrf-token", &csrf)
+        .form(&[("usuario", crate::support::OPERADOR), ("senha", crate::support::SENHA)])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(res.status(), 204);
+    let cookies: Vec<String> =
+        res.headers().get_all("set-cookie").iter().map(|v| v.to_str().expect("ascii").to_string()).collect();
+    assert_eq!(cookies.len(), 2, "{cookies:?}");
+    let sessao = cookies.iter().find(|c| c.starts_with("MERCADO_SESSAO=")).expect("session cookie");
+    let valor = &sessao["MERCADO_SESSAO=".len()..sessao.find(';').expect(";")];
+    assert_eq!(valor.len(), 64);
+    assert_eq!(sessao, &format!("MERCADO_SESSAO={valor}; Path=/; Max-Age=28800; HttpOnly; SameSite=Strict"));
+    let xsrf = cookies.iter().find(|c| c.starts_with("XSRF-MERCADO=")).expect("csrf cookie");
+    assert!(xsrf.ends_with("; Path=/; SameSite=Strict") && !xsrf.contains("HttpOnly"), "{xsrf}");
+
+    // Without the CSRF double submit a logged-in operator still gets 403 on a write.
+    let res = a
+        .http
+        .delete(a.url("/sessao"))
+        .header("cookie", format!("MERCADO_SESSAO={valor}"))
+        .send()
+        .await
+        .expect("DELETE");
+    assert_eq!(res.status(), 403);
+    // Any value works when cookie == header (the original's SPA mode), on any replica.
+    let b = spawn_replica(&a, &[]).await;
+    let any = uuid::Uuid::new_v4().to_string();
+    let res = a
+        .http
+        .delete(b.url("/sessao"))
+        .header("cookie", format!("MERCADO_SESSAO={valor}; XSRF-MERCADO={any}"))
+        .header("x-xsrf-token", &any)
+        .send()
+        .await
+        .expect("DELETE");
+    assert_eq!(res.status(), 204);
+    let res = a
+        .http
+        .get(a.url("/sessao"))
+        .header("cookie", format!("MERCADO_SESSAO={valor}"))
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(res.status(), 401);
+}
+
+#[tokio::test]
+async fn a_password_change_ends_every_earlier_session_and_junk_cookies_are_anonymous() {
+    let a = spawn_app(Servico::Estoque, &[]).await;
+    let op = Operador::login(&a).await;
+    assert_eq!(sessao(&a.http, a.url("/sessao"), &op).await, 200);
+    // The same database, the operator's password changed (the replicas restarted with it).
+    let nova = spawn_replica(&a, &[("OPERADOR_SENHA", "uma-senha-nova-bem-longa")]).await;
+    assert_eq!(sessao(&a.http, nova.url("/sessao"), &op).await, 401);
+    assert_eq!(op.on(a.http.get(nova.url("/painel/demandas"))).send().await.expect("GET").status(), 401);
+
+    for junk in ["x", "' OR 1=1 --", &"f".repeat(64), &"a".repeat(5000)] {
+        let res = a
+            .http
+            .get(a.url("/sessao"))
+            .header("cookie", format!("ESTOQUE_SESSAO={junk}"))
+            .send()
+            .await
+            .expect("GET");
+        assert_eq!(res.status(), 401, "{junk:.20}");
+    }
+}
+
+#[tokio::test]
+async fn expired_sessions_are_refused_and_purged_in_batches_by_concurrent_replicas() {
+    let a = spawn_app(Servico::Mercado, &[("GIRO_SESSAO_TTL", "1s")]).await;
+    let op = Operador::login(&a).await;
+    let c = a.db.client().await;
+    // 1 234 expired sessions beside 3 live ones.
+    c.execute(
+        "INSERT INTO sessao_operador (id_hash, usuario, criada_em, vista_em, expira_em) \
+         SELECT sha256(g::text::bytea), 'operador', now() - interval '9 h', now() - interval '9 h', now() - interval '1 h' \
+           FROM generate_series(1, 1234) g",
+        &[],
+    )
+    .await
+    .expect("expired rows");
+    c.execute(
+        "INSERT INTO sessao_operador (id_hash, usuario, expira_em) \
+         SELECT sha256(('vivo' || g)::bytea), 'operador', now() + interval '1 h' FROM generate_series(1, 3) g",
+        &[],
+    )
+    .await
+    .expect("live rows");
+    // The login's own session expires after 1 s: refused from then on.
+    crate::support::wait_until(Duration::from_secs(10), "the session to expire", || async {
+        (sessao(&a.http, a.url("/sessao"), &op).await == 401).then_some(())
+    })
+    .await;
+
+    let pool = a.db.pool();
+    let stop = CancellationToken::new();
+    let (x, y) =
+        tokio::join!(auth::purgar_expiradas(&pool, 100, &stop), auth::purgar_expiradas(&pool, 100, &stop));
+    let (x, y) = (x.expect("purge"), y.expect("purge"));
+    assert_eq!(x + y, 1235, "each expired row deleted once ({x} + {y})");
+    let rest: i64 = c.query_one("SELECT count(*) FROM sessao_operador", &[]).await.expect("count").get(0);
+    assert_eq!(rest, 3, "live sessions stay");
+}
+
+#[tokio::test]
+async fn the_service_s_purge_loop_removes_expired_sessions_by_itself() {
+    let a = spawn_app(Servico::Estoque, &[]).await;
+    let c = a.db.client().await;
+    c.execute(
+        "INSERT INTO sessao_operador (id_hash, usuario, expira_em) \
+         SELECT sha256(g::text::bytea), 'operador', now() - interval '1 s' FROM generate_series(1, 50) g",
+        &[],
+    )
+    .await
+    .expect("expired rows");
+    let seg = giro::server::seguranca(&a.config, Servico::Estoque, &a.dbh.pool).expect("security");
+    let stop = CancellationToken::new();
+    let job = tokio::spawn(auth::limpar_sessoes(
+        seg,
+        Duration::from_millis(100),
+        7,
+        stop.clone(),
+        giro::supervisor::Vivo::detached("limpeza-sessoes"),
+    ));
+    crate::support::wait_until(Duration::from_secs(10), "the purge", || async {
+        let n: i64 = c.query_one("SELECT count(*) FROM sessao_operador", &[]).await.ok()?.get(0);
+        (n == 0).then_some(())
+    })
+    .await;
+    stop.cancel();
+    job.await.expect("purge loop stops on shutdown");
+}
+
+#[tokio::test]
+async fn while_the_database_is_down_a_session_is_neither_accepted_nor_refused_but_open_routes_answer() {
+    let a = spawn_app(Servico::Estoque, &[("GIRO_DB_TIMEOUT", "1s")]).await;
+    let op = Operador::login(&a).await;
+    // The database goes away (every connection of the test database is closed and new ones refused).
+    let admin = crate::support::db::admin().await;
+    admin
+        .batch_execute(&format!("ALTER DATABASE {} WITH ALLOW_CONNECTIONS false", a.db.name))
+        .await
+        .expect("refuse connections");
+    admin
+        .execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", &[&a.db.name])
+        .await
+        .expect("terminate");
+    let res = op.on(a.http.get(a.url("/painel/resumo"))).send().await.expect("GET");
+    assert_eq!(res.status(), 503, "not 401: the operator is not logged out by an outage");
+    assert_eq!(sessao(&a.http, a.url("/sessao"), &op).await, 503);
+    let res = op.on(a.http.get(a.url("/healthz"))).send().await.expect("GET");
+    assert_eq!(res.status(), 200, "open routes answer with a session cookie too");
+    admin
+        .batch_execute(&format!("ALTER DATABASE {} WITH ALLOW_CONNECTIONS true", a.db.name))
+        .await
+        .expect("allow connections");
+    crate::support::wait_until(Duration::from_secs(20), "the session back", || async {
+        (sessao(&a.http, a.url("/sessao"), &op).await == 200).then_some(())
+    })
+    .await;
+}

@@ -1,0 +1,131 @@
+//! A real `giro mercado serve` / `giro estoque serve` process with a database of its own, for the
+//! tests that must see what a client on the wire sees (the security doors, issue 13).
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use giro::config::Servico;
+
+use super::process::Giro;
+use super::{TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
+
+/// The secrets every real process gets; no log line may contain any of them.
+pub const SEGREDOS: [&str; 3] = [MERCADO_TOKEN, ESTOQUE_TOKEN, SENHA];
+
+pub struct Real {
+    pub giro: Giro,
+    pub addr: SocketAddr,
+    pub db: TestDb,
+    pub http: reqwest::Client,
+    pub servico: Servico,
+}
+
+pub fn env(servico: Servico, db: &TestDb, extra: &[(&str, &str)]) -> BTreeMap<&'static str, String> {
+    let (db_var, porta) = match servico {
+        Servico::Mercado => ("MERCADO_DB_URL", "MERCADO_PORTA"),
+        Servico::Estoque => ("ESTOQUE_DB_URL", "ESTOQUE_PORTA"),
+    };
+    let mut e: BTreeMap<&'static str, String> = [
+        (db_var, db.url()),
+        (porta, "0".to_string()),
+        ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN.to_string()),
+        ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN.to_string()),
+        ("OPERADOR_USUARIO", OPERADOR.to_string()),
+        ("OPERADOR_SENHA", SENHA.to_string()),
+        ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
+        ("GIRO_OUTBOX_PUBLICADOR_EMBUTIDO", "false".to_string()),
+        ("GIRO_RESERVA_EXPIRACAO_HABILITADA", "false".to_string()),
+        ("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false".to_string()),
+        ("ESTOQUE_URL", "http://127.0.0.1:9".to_string()),
+        ("TAG_WORKER_URL", "http://127.0.0.1:9".to_string()),
+        ("GIRO_TAGS_TIMEOUT", "200ms".to_string()),
+        ("GIRO_ESTOQUE_TIMEOUT", "200ms".to_string()),
+        ("GIRO_DB_POOL_MAX", "4".to_string()),
+    ]
+    .into_iter()
+    .collect();
+    for (k, v) in extra {
+        let k: &'static str = Box::leak(k.to_string().into_boxed_str());
+        e.insert(k, v.to_string());
+    }
+    e
+}
+
+impl Real {
+    pub async fn start(servico: Servico, extra: &[(&str, &str)]) -> Real {
+        let db = TestDb::new(servico).await;
+        let mut giro = Giro::spawn(&[servico.nome(), "serve"], &env(servico, &db, extra));
+        let addr = giro.wait_listening().await;
+        let http = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().expect("client");
+        Real { giro, addr, db, http, servico }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    /// The service token of this service (what its peer sends).
+    pub fn token(&self) -> &'static str {
+        match self.servico {
+            Servico::Mercado => MERCADO_TOKEN,
+            Servico::Estoque => ESTOQUE_TOKEN,
+        }
+    }
+
+    fn csrf_nome(&self) -> &'static str {
+        match self.servico {
+            Servico::Mercado => "XSRF-MERCADO",
+            Servico::Estoque => "XSRF-ESTOQUE",
+        }
+    }
+
+    /// `POST /sessao` with `senha`, as `xff` (an `X-Forwarded-For`) when given: the response.
+    pub async fn entrar(&self, senha: &str, xff: Option<&str>) -> reqwest::Response {
+        let csrf = uuid::Uuid::new_v4().to_string();
+        let mut rb = self
+            .http
+            .post(self.url("/sessao"))
+            .header("cookie", format!("{}={csrf}", self.csrf_nome()))
+            .header("x-xsrf-token", &csrf)
+            .form(&[("usuario", OPERADOR), ("senha", senha)]);
+        if let Some(x) = xff {
+            rb = rb.header("x-forwarded-for", x);
+        }
+        rb.send().await.expect("POST /sessao")
+    }
+
+    /// An operator session: `(cookie header, csrf token)`.
+    pub async fn operador(&self) -> (String, String) {
+        let res = self.entrar(SENHA, None).await;
+        assert_eq!(res.status(), 204, "operator login");
+        let mut cookies = Vec::new();
+        let mut csrf = String::new();
+        for v in res.headers().get_all("set-cookie") {
+            let kv = v.to_str().expect("cookie").split(';').next().unwrap_or("").to_string();
+            if let Some(t) = kv.strip_prefix(&format!("{}=", self.csrf_nome())) {
+                csrf = t.to_string();
+            }
+            cookies.push(kv);
+        }
+        (cookies.join("; "), csrf)
+    }
+
+    /// The log so far has none of the configured secrets.
+    pub fn sem_segredos(&self) {
+        let log = self.giro.log();
+        for s in SEGREDOS {
+            assert!(!log.contains(s), "a secret in the log:\n{log}");
+        }
+    }
+}
+
+/// A problem+json answer: `(status, body)`, panicking when the content type is another.
+pub async fn problem(res: reqwest::Response) -> (u16, serde_json::Value) {
+    let status = res.status().as_u16();
+    let ct = res.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    let body = res.text().await.unwrap_or_default();
+    assert_eq!(ct, "application/problem+json", "status {status}, body {body:?}");
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"));
+    (status, v)
+}
