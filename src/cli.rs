@@ -124,6 +124,29 @@ pub enum BenchCommand {
         /// Seconds of the latency run.
         #[arg(long, default_value_t = 10)]
         segundos: u64,
+        /// Also run separate `giro publisher --db mercado` processes against a real `giro estoque
+        /// serve`, at the shipped defaults (throughput and latency), with a profile of each run.
+        #[arg(long)]
+        processos: bool,
+        /// `--lote` for those publishers (default: none, the shipped outbox.lote).
+        #[arg(long, value_name = "N", requires = "processos")]
+        lote_processos: Option<usize>,
+        /// Also run the peers (bench/peers: graphile-worker, pg-boss) with N jobs each.
+        #[arg(long, value_name = "N")]
+        pares: Option<usize>,
+    },
+    /// Girô's relay (separate publishers at the shipped defaults) beside graphile-worker and
+    /// pg-boss working no-op jobs on the same cluster (bench/peers, node ≥ 20 and npm).
+    Peers {
+        /// Events for Girô's relay run.
+        #[arg(long, default_value_t = 50_000)]
+        eventos: usize,
+        /// Separate publishers for Girô's relay run.
+        #[arg(long, default_value_t = 2)]
+        publicadores: usize,
+        /// Jobs each peer enqueues and works.
+        #[arg(long, default_value_t = 10_000)]
+        jobs: usize,
     },
 }
 

@@ -29,6 +29,7 @@ pub mod estoque;
 pub mod http;
 pub mod inbox;
 pub mod mercado;
+pub mod otlp;
 pub mod outbox;
 pub mod publisher;
 pub mod report;

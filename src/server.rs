@@ -93,7 +93,12 @@ pub fn app(ctx: &Contexto, role: Role) -> Router {
             true,
             ctx.supervisor.clone(),
         )))
-        .merge(http::metrics::router(ctx.db.pool.clone()));
+        .merge(http::metrics::router(ctx.db.pool.clone()))
+        .merge(crate::outbox::console::router(
+            ctx.db.clone(),
+            ctx.seguranca.clone(),
+            ctx.config.inbox_retencao,
+        ));
     let limitador = http::throttle::Limitador::em_memoria(&ctx.config);
     let mut router = http::finish(routes, ctx.seguranca.clone());
     if ctx.config.cookies_seguros {
@@ -132,6 +137,7 @@ pub async fn run(
     let router = app(&ctx, role);
     start_web(&ctx, servico, &router).await?; // the built front on its own port (§9.5)
     crate::http::metrics::install();
+    crate::otlp::init(&format!("giro-{}", servico.nome())); // on when OTEL_EXPORTER_OTLP_ENDPOINT is set
     if ctx.config.outbox.publicador_embutido {
         // Woken in-process by this service's commits; no LISTEN needed.
         let p = Arc::new(Publisher::for_service(

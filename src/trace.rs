@@ -6,6 +6,7 @@
 //! request's log span carries the `trace_id`.
 
 use std::fmt;
+use std::time::SystemTime;
 
 use axum::extract::Request;
 use axum::middleware::Next;
@@ -79,8 +80,54 @@ pub fn current() -> Option<Traceparent> {
 }
 
 /// What an outbox row written now carries: a child of the current context, or a new trace.
+/// With OTLP export on, that child is a producer span of its own.
 pub fn for_event() -> Traceparent {
-    current().map(|t| t.child()).unwrap_or_else(Traceparent::root)
+    let parent = current();
+    let tp = parent.map(|t| t.child()).unwrap_or_else(Traceparent::root);
+    if crate::otlp::enabled() {
+        let now = SystemTime::now();
+        crate::otlp::export(crate::otlp::Span {
+            trace_id: tp.trace_id,
+            span_id: tp.parent_id,
+            parent: parent.map(|p| p.parent_id),
+            name: "outbox registrar".into(),
+            kind: crate::otlp::Kind::Producer,
+            start: now,
+            end: now,
+            attributes: vec![],
+            error: false,
+        });
+    }
+    tp
+}
+
+/// Runs `fut` — receiving and applying one event of type `tipo` — as a consumer span of the
+/// event's context `tp` (or of the current one); what it writes carries this span. Without OTLP
+/// export it is [`scope`].
+pub async fn consume<F: std::future::Future<Output = Result<T, E>>, T, E>(
+    tp: Option<Traceparent>,
+    tipo: &str,
+    fut: F,
+) -> F::Output {
+    let parent = tp.or_else(current);
+    if !crate::otlp::enabled() {
+        return scope(parent, fut).await;
+    }
+    let ctx = parent.map(|p| p.child()).unwrap_or_else(Traceparent::root);
+    let start = SystemTime::now();
+    let out = scope(Some(ctx), fut).await;
+    crate::otlp::export(crate::otlp::Span {
+        trace_id: ctx.trace_id,
+        span_id: ctx.parent_id,
+        parent: parent.map(|p| p.parent_id),
+        name: format!("receber {tipo}"),
+        kind: crate::otlp::Kind::Consumer,
+        start,
+        end: SystemTime::now(),
+        attributes: vec![("giro.evento.tipo", tipo.to_string())],
+        error: out.is_err(),
+    });
+    out
 }
 
 /// Runs `fut` under `tp` (a received event's context).
@@ -95,16 +142,45 @@ pub async fn scope<F: std::future::Future>(tp: Option<Traceparent>, fut: F) -> F
     }
 }
 
-/// Middleware: the request's context from its `traceparent` header, or a new one.
+/// Middleware: the request's context from its `traceparent` header, or a new one. With OTLP
+/// export on, the request is a server span of its own, the parent of what it writes.
 pub async fn layer(req: Request, next: Next) -> Response {
-    let tp = req
-        .headers()
-        .get("traceparent")
-        .and_then(|v| v.to_str().ok())
-        .and_then(Traceparent::parse)
-        .unwrap_or_else(Traceparent::root);
+    let incoming =
+        req.headers().get("traceparent").and_then(|v| v.to_str().ok()).and_then(Traceparent::parse);
+    let tp = incoming.unwrap_or_else(Traceparent::root);
     let span = tracing::info_span!("trace", trace_id = %tp.trace_id_hex());
-    CURRENT.scope(tp, next.run(req).instrument(span)).await
+    if !crate::otlp::enabled() {
+        return CURRENT.scope(tp, next.run(req).instrument(span)).await;
+    }
+    let ctx = match incoming {
+        Some(p) => p.child(),
+        None => tp,
+    };
+    let route = req
+        .extensions()
+        .get::<axum::extract::MatchedPath>()
+        .map(|m| m.as_str().to_owned())
+        .unwrap_or_else(|| req.uri().path().to_owned());
+    let method = req.method().to_string();
+    let start = SystemTime::now();
+    let res = CURRENT.scope(ctx, next.run(req).instrument(span)).await;
+    let status = res.status();
+    crate::otlp::export(crate::otlp::Span {
+        trace_id: ctx.trace_id,
+        span_id: ctx.parent_id,
+        parent: incoming.map(|p| p.parent_id),
+        name: format!("{method} {route}"),
+        kind: crate::otlp::Kind::Server,
+        start,
+        end: SystemTime::now(),
+        attributes: vec![
+            ("http.request.method", method),
+            ("http.route", route),
+            ("http.response.status_code", status.as_u16().to_string()),
+        ],
+        error: status.is_server_error(),
+    });
+    res
 }
 
 #[cfg(test)]

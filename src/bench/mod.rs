@@ -4,6 +4,8 @@
 
 pub mod checkout;
 pub mod haproxy;
+pub mod peers;
+pub mod processos;
 pub mod relay;
 pub mod scratch;
 
@@ -50,6 +52,60 @@ pub fn tabela(r: &serde_json::Value) -> String {
                 format!("{lim} events/s; Girô at {:.0} %", 100.0 * best / lim),
             );
         }
+    }
+    if let Some(runs) = r["processos"]["relay"].as_array() {
+        for x in runs {
+            let p = &x["perfil"];
+            row(
+                format!(
+                    "relay, {} separate `giro publisher`(s), outbox.lote {}",
+                    x["publicadores"], x["lote"]
+                ),
+                format!(
+                    "{} events/s ({} events per claim, {} per request, {} requests in flight)",
+                    x["eventosPorSegundo"],
+                    p["eventosPorClaim"],
+                    p["eventosPorPedido"],
+                    p["pedidosEmVooMedia"]
+                ),
+            );
+        }
+        if let Some(x) = r["processos"]["razaoLimiteBanco"].as_f64() {
+            row("separate publishers as a ratio of the DB-only limit".into(), format!("{:.0} %", 100.0 * x));
+        }
+        if let Some(lim) = r["processos"]["limiteBancoNoLote"]["eventosPorSegundo"].as_f64() {
+            row(
+                format!(
+                    "DB-only limit with the shipped chunks ({})",
+                    r["processos"]["limiteBancoNoLote"]["chunk"]
+                ),
+                format!("{lim} events/s"),
+            );
+        }
+        let l = &r["processos"]["latencia"];
+        if l.is_object() {
+            row(
+                format!("commit → applied at {}/s, separate publisher", l["taxa"]),
+                format!("p50 {} ms, p99 {} ms, max {} ms", l["p50Ms"], l["p99Ms"], l["maxMs"]),
+            );
+        }
+        row("load average (1, 5, 15 min)".into(), r["processos"]["carga"].as_str().unwrap_or("").into());
+    }
+    for (k, nome) in [("graphileWorker", "graphile-worker"), ("pgBoss", "pg-boss")] {
+        let x = &r["pares"][k];
+        if x.is_object() {
+            row(
+                format!(
+                    "{nome} {}, no-op jobs, {} in flight",
+                    x["versao"].as_str().unwrap_or(""),
+                    x["concorrencia"]
+                ),
+                format!("{} jobs/s; Girô at {}×", x["jobsPorSegundo"], x["razaoGiro"]),
+            );
+        }
+    }
+    if let Some(e) = r["pares"]["erro"].as_str() {
+        row("peers".into(), format!("skipped: {e}"));
     }
     if r["checkout"].is_object() {
         let c = &r["checkout"];
@@ -114,8 +170,21 @@ pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
             })
             .await?
         }
-        BenchCommand::Relay { eventos, publicadores, transportes, lote, linhas_antigas, taxa, segundos } => {
+        BenchCommand::Relay {
+            eventos,
+            publicadores,
+            transportes,
+            lote,
+            linhas_antigas,
+            taxa,
+            segundos,
+            processos,
+            lote_processos,
+            pares,
+        } => {
             crate::bench::relay::run(crate::bench::relay::RelayArgs {
+                processos: processos.then_some(lote_processos),
+                pares,
                 linhas_antigas,
                 admin_url: args.pg_url,
                 eventos,
@@ -124,6 +193,15 @@ pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
                 lote,
                 taxa,
                 duracao: std::time::Duration::from_secs(segundos),
+            })
+            .await?
+        }
+        BenchCommand::Peers { eventos, publicadores, jobs } => {
+            crate::bench::peers::run(crate::bench::peers::PeersArgs {
+                admin_url: args.pg_url,
+                eventos,
+                publicadores,
+                jobs,
             })
             .await?
         }

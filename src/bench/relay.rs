@@ -35,6 +35,11 @@ pub struct RelayArgs {
     pub lote: usize,
     pub taxa: u32,
     pub duracao: Duration,
+    /// Also measure separate `giro publisher` processes at the shipped defaults (`--processos`);
+    /// `Some(Some(n))` passes `--lote n` to them.
+    pub processos: Option<Option<usize>>,
+    /// Also run the peers (graphile-worker, pg-boss) with this many jobs, in the same run.
+    pub pares: Option<usize>,
 }
 
 fn bench_config(mercado: &Scratch, estoque: &Scratch, extra: &[(&str, String)]) -> anyhow::Result<Config> {
@@ -83,12 +88,12 @@ async fn count_pending(db: &Db) -> anyhow::Result<i64> {
     Ok(c.query_one("SELECT count(*) FROM outbox_event WHERE status = 'PENDING'", &[]).await?.get(0))
 }
 
-async fn count_sent(db: &Db) -> anyhow::Result<i64> {
+pub(crate) async fn count_sent(db: &Db) -> anyhow::Result<i64> {
     let c = db.client().await?;
     Ok(c.query_one("SELECT count(*) FROM outbox_event WHERE status = 'SENT'", &[]).await?.get(0))
 }
 
-async fn reset(mercado: &Db, estoque: &Db) -> anyhow::Result<()> {
+pub(crate) async fn reset(mercado: &Db, estoque: &Db) -> anyhow::Result<()> {
     mercado.client().await?.batch_execute("TRUNCATE outbox_event, inbox_event").await?;
     estoque.client().await?.batch_execute("TRUNCATE outbox_event, inbox_event").await?;
     Ok(())
@@ -200,7 +205,7 @@ async fn scenarios(
         ms(max)
     );
     let notify = notify_cost(&base, args.taxa.max(1) as usize * 10).await?;
-    let limite = match referencia_db(args, mercado_s, estoque_s, &mercado, &estoque).await {
+    let limite = match referencia_db(args, mercado_s, estoque_s, &mercado, &estoque, args.lote).await {
         Ok(v) => v,
         Err(e) => {
             eprintln!("  DB-only reference skipped: {e:#}");
@@ -220,13 +225,55 @@ async fn scenarios(
             100.0 * girô / lim
         );
     }
-    shutdown.cancel();
-    Ok(json!({
+    let mut out = json!({
         "notify": notify,
         "limiteBanco": limite,
         "relay": throughput,
         "latencia": {"taxa": args.taxa, "eventos": total, "p50Ms": ms(p50), "p99Ms": ms(p99), "maxMs": ms(max)},
-    }))
+    });
+    if let Some(lote) = args.processos {
+        let p = crate::bench::processos::ProcessosArgs {
+            eventos: args.eventos,
+            publicadores: args.publicadores.clone(),
+            lote,
+            taxa: args.taxa,
+            duracao: args.duracao,
+        };
+        let mut proc = crate::bench::processos::run(&p, mercado_s, estoque_s, &mercado, &estoque).await?;
+        // The DB-only limit again, with the chunks the shipped defaults send (claim ÷ 8).
+        let lote_proc = proc["relay"][0]["lote"].as_u64().unwrap_or(50) as usize;
+        proc["limiteBancoNoLote"] =
+            match referencia_db(args, mercado_s, estoque_s, &mercado, &estoque, lote_proc).await {
+                Ok(v) => v,
+                Err(e) => json!({"erro": format!("{e:#}")}),
+            };
+        if let (Some(lim), Some(best)) = (limite["eventosPorSegundo"].as_f64(), melhor(&proc["relay"])) {
+            proc["razaoLimiteBanco"] = json!((best / lim * 1000.0).round() / 1000.0);
+            eprintln!(
+                "  separate publishers (best) {best:.0} events/s = {:.0} % of the DB-only limit {lim:.0}",
+                100.0 * best / lim
+            );
+        }
+        out["processos"] = proc;
+    }
+    if let Some(jobs) = args.pares {
+        let giro = melhor(&out["processos"]["relay"]).or_else(|| melhor(&out["relay"])).unwrap_or(0.0);
+        out["pares"] = crate::bench::peers::comparar(&args.admin_url, jobs, giro).await;
+    }
+    shutdown.cancel();
+    Ok(out)
+}
+
+/// The best events/s of a list of runs (without the aged-table runs).
+pub(crate) fn melhor(runs: &serde_json::Value) -> Option<f64> {
+    runs.as_array()?
+        .iter()
+        .filter(|r| {
+            r["transporte"].as_str().unwrap_or("lote") == "lote"
+                && r["linhasAntigas"].as_u64().unwrap_or(0) == 0
+        })
+        .filter_map(|r| r["eventosPorSegundo"].as_f64())
+        .reduce(f64::max)
 }
 
 /// What `NOTIFY` costs the writers: commits per second of 4 concurrent writers, each committing
@@ -269,6 +316,23 @@ async fn notify_cost(config: &Config, per_writer: usize) -> anyhow::Result<serde
     Ok(serde_json::Value::Object(out))
 }
 
+/// Writes `n` pending `ReposicaoSolicitada` (distinct SKUs estoque does not know) to the outbox.
+pub(crate) async fn semear(mercado: &Db, n: usize) -> anyhow::Result<()> {
+    mercado
+        .client()
+        .await?
+        .execute(
+            "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, proxima_tentativa_em) \
+             SELECT id, 'ReposicaoSolicitada', \
+                    jsonb_build_object('eventId', id, 'sku', lpad((1000000 + g)::text, 13, '789'), 'qtdFaltante', 1, 'ocorridoEm', '2026-09-25T12:00:00Z'), \
+                    'PENDING', now(), now() \
+               FROM (SELECT gen_random_uuid() AS id, g FROM generate_series(1, $1::int) g) s",
+            &[&(n as i32)],
+        )
+        .await?;
+    Ok(())
+}
+
 /// One throughput run: `args.eventos` events relayed by `n` publishers over `transporte`, with
 /// `antigas` old `SENT` rows in the outbox.
 #[allow(clippy::too_many_arguments)]
@@ -298,16 +362,8 @@ async fn vazao(
         .await?;
         c.batch_execute("VACUUM ANALYZE outbox_event").await?;
     }
-    c.execute(
-        "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, proxima_tentativa_em) \
-         SELECT id, 'ReposicaoSolicitada', \
-                jsonb_build_object('eventId', id, 'sku', lpad((1000000 + g)::text, 13, '789'), 'qtdFaltante', 1, 'ocorridoEm', '2026-09-25T12:00:00Z'), \
-                'PENDING', now(), now() \
-           FROM (SELECT gen_random_uuid() AS id, g FROM generate_series(1, $1::int) g) s",
-        &[&(args.eventos as i32)],
-    )
-    .await?;
     drop(c);
+    semear(mercado, args.eventos).await?;
     let cfg = bench_config(
         mercado_s,
         estoque_s,
@@ -372,8 +428,9 @@ async fn referencia_db(
     estoque_s: &Scratch,
     mercado: &Db,
     estoque: &Db,
+    lote: usize,
 ) -> anyhow::Result<serde_json::Value> {
-    let lote = args.lote.max(1);
+    let lote = lote.max(1);
     let chunk = lote.div_ceil(8).max(1);
     let segundos = args.duracao.as_secs().clamp(1, 5);
     reset(mercado, estoque).await?;

@@ -51,7 +51,8 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
         .route("/painel/demandas", get(demandas))
         .route("/painel/reposicoes", get(reposicoes))
         .route_layer(from_fn(auth::require_operador));
-    produtos.merge(lotes).merge(painel).with_state(estado)
+    let openapi = Router::new().route("/openapi.json", get(crate::http::openapi::estoque));
+    produtos.merge(lotes).merge(painel).merge(openapi).with_state(estado)
 }
 
 impl IntoResponse for ErroEstoque {

@@ -9,6 +9,7 @@ pub mod conexao;
 pub mod extract;
 pub mod health;
 pub mod metrics;
+pub mod openapi;
 pub mod pg;
 pub mod problem;
 pub mod throttle;

@@ -9,6 +9,10 @@
 //!   browser would keep for a year); every other path that is not a file gets `index.html`
 //!   (client-side routes such as `/produtos/123`), which browsers must revalidate (`no-cache`).
 //!
+//! - `/operador/*` is a second app of the same build when it has `operador/index.html` (mercado's
+//!   operator pages): its own `index.html` for its client-side routes.
+//! - Text answers (HTML, JS, CSS, JSON, SVG) are gzip- or brotli-compressed when the client accepts it.
+//!
 //! The listener is off unless `web.dir-*` names a folder; the API listener stays API-only.
 
 use std::net::SocketAddr;
@@ -20,6 +24,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use tokio::net::TcpListener;
 use tower::ServiceExt;
+use tower_http::compression::CompressionLayer;
 use tower_http::services::{ServeDir, ServeFile};
 
 use crate::config::{Config, Servico};
@@ -32,9 +37,16 @@ pub fn router(dir: &Path, api: Router) -> Router {
     let index = dir.join("index.html");
     let assets = ServeDir::new(dir);
     let pages = ServeDir::new(dir).append_index_html_on_directories(true).fallback(ServeFile::new(index));
+    // A second app of the same build under /operador/ (mercado's operator pages) gets its own
+    // index.html for its client-side routes.
+    let operador_index = dir.join("operador/index.html");
+    let operador = operador_index.is_file().then(|| {
+        ServeDir::new(dir).append_index_html_on_directories(true).fallback(ServeFile::new(operador_index))
+    });
     Router::new()
         .fallback(move |req: Request| {
-            let (api, assets, pages) = (api.clone(), assets.clone(), pages.clone());
+            let (api, assets, pages, operador) =
+                (api.clone(), assets.clone(), pages.clone(), operador.clone());
             async move {
                 let mut req = req;
                 if let Some(res) = normalizar(&mut req) {
@@ -46,6 +58,10 @@ pub fn router(dir: &Path, api: Router) -> Router {
                 }
                 let (served, cache) = if path.starts_with("/assets/") {
                     (assets.oneshot(req).await, LONG_CACHE)
+                } else if let Some(operador) =
+                    operador.filter(|_| path == "/operador" || path.starts_with("/operador/"))
+                {
+                    (operador.oneshot(req).await, REVALIDATE)
                 } else {
                     (pages.oneshot(req).await, REVALIDATE)
                 };
@@ -63,6 +79,8 @@ pub fn router(dir: &Path, api: Router) -> Router {
             }
         })
         .layer(axum::middleware::map_response(cabecalhos_de_seguranca))
+        // gzip or brotli for text (HTML, JS, CSS, JSON, SVG) when the client accepts it, as nginx did.
+        .layer(CompressionLayer::new())
 }
 
 /// The built fronts load only their own files (no inline script: Vite emits none), are never

@@ -136,7 +136,12 @@ pub async fn receber_lote(
             let mut out = Vec::with_capacity(eventos.len());
             for (i, e) in eventos.iter().enumerate() {
                 out.push(
-                    crate::trace::scope(traces.get(i).copied().flatten(), receber(db, consumidor, e)).await,
+                    crate::trace::consume(
+                        traces.get(i).copied().flatten(),
+                        e.tipo(),
+                        receber(db, consumidor, e),
+                    )
+                    .await,
                 );
             }
             out
@@ -162,7 +167,8 @@ async fn juntos(
         let e = eventos[i];
         if novos.remove(&e.event_id()) {
             // Events written by the effect carry the received event's trace.
-            crate::trace::scope(traces.get(i).copied().flatten(), consumidor.aplicar(&tx, e)).await?;
+            crate::trace::consume(traces.get(i).copied().flatten(), e.tipo(), consumidor.aplicar(&tx, e))
+                .await?;
             resultados[i] = Recebido::Novo;
         }
     }
@@ -214,7 +220,8 @@ async fn um(
     // commit and its count. The task keeps the request's trace context.
     let (db, consumidor) = (r.db.clone(), r.consumidor.clone());
     let aplicado = tokio::spawn(crate::trace::scope(crate::trace::current(), async move {
-        let res = receber(&db, consumidor.as_ref(), &evento).await;
+        let res =
+            crate::trace::consume(None, evento.tipo(), receber(&db, consumidor.as_ref(), &evento)).await;
         (evento, res)
     }));
     match aplicado.await {

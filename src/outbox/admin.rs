@@ -112,10 +112,10 @@ fn ser_opt_instante<S: serde::Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Re
     instante::opcional::serialize(t, s)
 }
 
-const COLS: &str =
+pub(crate) const COLS: &str =
     "id, tipo, status, tentativas, criado_em, proxima_tentativa_em, enviado_em, ultimo_erro, payload";
 
-fn linha(r: &tokio_postgres::Row) -> Linha {
+pub(crate) fn linha(r: &tokio_postgres::Row) -> Linha {
     Linha {
         id: r.get(0),
         tipo: r.get(1),

@@ -17,6 +17,7 @@
 
 pub mod admin;
 pub mod backoff;
+pub mod console;
 pub mod delivery;
 pub mod publisher;
 pub mod store;

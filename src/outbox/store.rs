@@ -201,3 +201,38 @@ pub async fn status(c: &impl GenericClient) -> Result<Status, tokio_postgres::Er
         c.query_one("SELECT min(criado_em) FROM outbox_event WHERE status = 'PENDING'", &[]).await?.get(0);
     Ok(s)
 }
+
+// ---- The event console (`/operacao/outbox`, `outbox::console`): one event, and a filtered page ----
+
+/// One event with the console's columns (`admin::COLS`), if it exists.
+pub async fn one(
+    c: &impl GenericClient,
+    id: Uuid,
+) -> Result<Option<tokio_postgres::Row>, tokio_postgres::Error> {
+    c.query_opt(&format!("SELECT {} FROM outbox_event WHERE id = $1", super::admin::COLS), &[&id]).await
+}
+
+/// A page of events, newest first, optionally of one status and one type, and how many match.
+pub async fn page(
+    c: &impl GenericClient,
+    status: Option<&str>,
+    tipo: Option<&str>,
+    limite: i64,
+    offset: i64,
+) -> Result<(Vec<tokio_postgres::Row>, i64), tokio_postgres::Error> {
+    const FILTRO: &str = "($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR tipo = $2)";
+    let rows = c
+        .query(
+            &format!(
+                "SELECT {} FROM outbox_event WHERE {FILTRO} ORDER BY criado_em DESC, id LIMIT $3 OFFSET $4",
+                super::admin::COLS
+            ),
+            &[&status, &tipo, &limite, &offset],
+        )
+        .await?;
+    let total: i64 = c
+        .query_one(&format!("SELECT count(*) FROM outbox_event WHERE {FILTRO}"), &[&status, &tipo])
+        .await?
+        .get(0);
+    Ok((rows, total))
+}

@@ -54,3 +54,51 @@ fn giro_bench_checkout_puts_haproxy_in_front_of_several_replicas() {
     assert!(r["checkout"]["pedidos"].as_u64().unwrap() > 0);
     assert_eq!(r["checkout"]["falhas"], 0);
 }
+
+#[test]
+fn giro_bench_relay_processos_runs_and_reports_json() {
+    let r = bench(&[
+        "bench",
+        "relay",
+        "--processos",
+        "--eventos",
+        "300",
+        "--publicadores",
+        "1",
+        "--transportes",
+        "lote",
+        "--taxa",
+        "20",
+        "--segundos",
+        "1",
+    ]);
+    let p = &r["processos"];
+    let run = &p["relay"][0];
+    assert!(run["eventosPorSegundo"].as_f64().unwrap() > 0.0, "{p:#}");
+    // The shipped default, not a bench override.
+    assert_eq!(run["lote"], 50, "{run:#}");
+    assert!(run["perfil"]["claims"].as_i64().is_some(), "{run:#}");
+    assert_eq!(p["latencia"]["eventos"], 20);
+    assert!(p["latencia"]["p50Ms"].as_f64().is_some());
+    assert!(
+        p["limiteBancoNoLote"]["eventosPorSegundo"].as_f64().unwrap() > 0.0,
+        "{:#}",
+        p["limiteBancoNoLote"]
+    );
+}
+
+/// The peers need node and npm (CI has both; `bench/peers/setup.sh` installs the pinned packages).
+#[test]
+fn giro_bench_peers_runs_and_reports_json() {
+    let node = std::process::Command::new("node").arg("--version").output();
+    if !matches!(&node, Ok(o) if o.status.success()) {
+        eprintln!("SKIPPED giro_bench_peers_runs_and_reports_json: node is not on PATH (the peers need node ≥ 20 and npm)");
+        return;
+    }
+    let r = bench(&["bench", "peers", "--eventos", "300", "--publicadores", "1", "--jobs", "50"]);
+    assert!(r["processos"]["relay"][0]["eventosPorSegundo"].as_f64().unwrap() > 0.0, "{r:#}");
+    for k in ["graphileWorker", "pgBoss"] {
+        assert!(r["pares"][k]["jobsPorSegundo"].as_f64().unwrap() > 0.0, "{:#}", r["pares"]);
+        assert!(r["pares"][k]["razaoGiro"].as_f64().is_some(), "{:#}", r["pares"]);
+    }
+}

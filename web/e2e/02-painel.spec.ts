@@ -96,6 +96,7 @@ test('painel: KPIs, demanda reprimida e reposições recentes do catálogo de de
     'Entrada de lote',
     'Demanda reprimida',
     'Reposições',
+    'Eventos',
     'Ver a vitrine',
   ]);
   await expect(lateral.getByRole('link', { name: 'Ver a vitrine' })).toHaveAttribute(

@@ -56,5 +56,25 @@ for (const largura of [375, 1280]) {
       await semRolagemHorizontal(page);
       await foto(page, `${largura}-painel`);
     });
+
+    test('operação do mercado: login, produtos e eventos', async ({ page }) => {
+      await page.goto(`${principal().vitrine}/operador/`);
+      await semRolagemHorizontal(page);
+      await foto(page, `${largura}-operador-login`);
+      await page.getByLabel('Usuário').fill(estado().usuario);
+      await page.getByLabel('Senha').fill(estado().senha);
+      await page.getByRole('button', { name: 'Entrar' }).click();
+      await expect(page.getByRole('heading', { name: 'Operação do mercado' })).toBeVisible();
+      await expect(page.getByRole('button', { name: 'Cadastrar produto' })).toBeVisible();
+      await expect(page.locator(`#produtos tr[data-sku="${COCA}"]`)).toBeVisible();
+      await semRolagemHorizontal(page);
+      await foto(page, `${largura}-operador-produtos`);
+      await page.getByRole('link', { name: 'Eventos' }).click();
+      await expect(page.getByTestId('eventos-enviados')).toBeVisible();
+      await page.getByLabel('Status', { exact: true }).selectOption('SENT');
+      await expect(page.locator('#eventos tr[data-status="SENT"]').first()).toBeVisible();
+      await semRolagemHorizontal(page);
+      await foto(page, `${largura}-operador-eventos`);
+    });
   });
 }

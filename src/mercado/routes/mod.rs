@@ -7,6 +7,7 @@
 //! operator's session and CSRF (CSRF is checked first, as Spring's filter chain does). `/sessao`,
 //! `/eventos`, health and the deny-by-default fallback are added by `server::app`.
 
+mod operacao;
 mod pedidos;
 mod produtos;
 
@@ -33,6 +34,7 @@ pub struct Estado {
 
 pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
     Router::new()
+        .route("/openapi.json", get(crate::http::openapi::mercado))
         .route("/produtos", get(produtos::listar))
         .route(
             "/produtos",
@@ -41,6 +43,11 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
                 .route_layer(from_fn_with_state(seguranca, auth::csrf)),
         )
         .route("/produtos/{sku}", get(produtos::buscar))
+        .route("/operacao/produtos", get(operacao::produtos).route_layer(from_fn(auth::require_operador)))
+        .route(
+            "/operacao/estoque/produtos/{sku}",
+            get(operacao::no_estoque).route_layer(from_fn(auth::require_operador)),
+        )
         .route("/pedidos", post(pedidos::fechar).route_layer(from_fn(throttle::checkout)))
         .route("/pedidos/{id}", get(pedidos::detalhe))
         .route("/pedidos/{id}/pagamento", post(pedidos::pagar).route_layer(from_fn(throttle::checkout)))

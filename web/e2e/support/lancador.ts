@@ -5,6 +5,8 @@
 // fronts — with the demo catalogue loaded through the APIs and the shelves restocked.
 //
 //   principal  the storefront and dashboard most tests use (reservation TTL 15 min, tag-worker)
+//   eventos    no demo catalogue, no tag-worker, outboxes that give up after 2 attempts of 1 s
+//              (dead letters within seconds of a pause): the event console and the operator pages
 //   curto      reservations of 4 s with a sweep every second (expired-order states), no
 //              tag-worker (products stay unclassified), and a mercado a test may pause
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
@@ -36,7 +38,7 @@ export interface Mercado {
 export interface Estado {
   usuario: string;
   senha: string;
-  mercados: Record<'principal' | 'curto', Mercado>;
+  mercados: Record<'principal' | 'curto' | 'eventos', Mercado>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -178,9 +180,11 @@ export class Lancador {
     const tagUrl = `http://127.0.0.1:${portaTag}`;
 
     const subirMercado = async (
-      nome: 'principal' | 'curto',
+      nome: 'principal' | 'curto' | 'eventos',
       extraMercado: Record<string, string>,
       tagWorker: string,
+      extraAmbos: Record<string, string> = {},
+      demo = true,
     ): Promise<Mercado> => {
       const [pMercado, pEstoque, pVitrine, pPainel] = [
         await portaLivre(),
@@ -203,6 +207,7 @@ export class Lancador {
         MERCADO_DB_URL: dbUrl(this.adminUrl, dbs.mercado),
         ESTOQUE_DB_URL: dbUrl(this.adminUrl, dbs.estoque),
         GIRO_HTTP_ENDERECO: '127.0.0.1',
+        ...extraAmbos,
       };
       execFileSync(giro, ['migrate', '--db', 'all'], {
         cwd: this.trabalho,
@@ -250,6 +255,7 @@ export class Lancador {
       }
       const opEstoque = await Operador.entrar(m.estoqueApi, 'XSRF-ESTOQUE', usuario, senha);
       const opMercado = await Operador.entrar(m.mercadoApi, 'XSRF-MERCADO', usuario, senha);
+      if (!demo) return m;
       await carregarDemo(opEstoque, opMercado);
       // The outbox restocks every shelf whose lot is valid up to its ideal; pão and sabão stay
       // sold out with a pent-up demand each.
@@ -281,7 +287,14 @@ export class Lancador {
       { GIRO_RESERVA_TTL: '4s', GIRO_RESERVA_INTERVALO: '1s' },
       'http://127.0.0.1:9',
     );
-    const estado: Estado = { usuario, senha, mercados: { principal, curto } };
+    const eventos = await subirMercado(
+      'eventos',
+      {},
+      'http://127.0.0.1:9',
+      { GIRO_OUTBOX_MAX_TENTATIVAS: '2', GIRO_OUTBOX_TIMEOUT: '1s', GIRO_ESTOQUE_TIMEOUT: '1s' },
+      false,
+    );
+    const estado: Estado = { usuario, senha, mercados: { principal, curto, eventos } };
     writeFileSync(
       join(RESULTADOS, 'e2e-estado.json'),
       JSON.stringify({ ...estado, senha: '(ver OPERADOR_SENHA no processo)' }, null, 2),

@@ -19,6 +19,7 @@ export function estado(): Estado {
 
 export const principal = (): Mercado => estado().mercados.principal;
 export const curto = (): Mercado => estado().mercados.curto;
+export const eventos = (): Mercado => estado().mercados.eventos;
 
 /** A full-page screenshot in web/test-results/telas/<nome>.png. */
 export async function foto(page: Page, nome: string): Promise<void> {
@@ -40,6 +41,15 @@ export const test = base.extend<{ erros: string[] }>({
     async ({ page }, use) => {
       const erros: string[] = [];
       page.on('pageerror', (e) => erros.push(`exceção: ${e.message}`));
+      // Nothing leaves the origin: fonts, scripts and styles all come from the build.
+      page.on('request', (r) => {
+        const u = new URL(r.url());
+        if (
+          /^(http|https|ws|wss):$/.test(u.protocol) &&
+          !['127.0.0.1', 'localhost'].includes(u.hostname)
+        )
+          erros.push(`pedido a outro host: ${r.url()}`);
+      });
       page.on('console', (m) => {
         // The browser logs every non-2xx fetch as "Failed to load resource"; the tests provoke
         // 401, 404, 409 and 422 answers on purpose. Anything else logged as an error fails.

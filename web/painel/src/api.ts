@@ -115,7 +115,7 @@ async function buscar(caminho: string, init: RequestInit = {}): Promise<Response
 }
 
 /** A request whose 401 means the session is gone. */
-async function pedir<T>(caminho: string, init?: RequestInit): Promise<T> {
+export async function pedir<T>(caminho: string, init?: RequestInit): Promise<T> {
   const res = await buscar(caminho, init);
   if (res.status === 401) aoPerderSessao();
   if (!res.ok) throw await falha(res);

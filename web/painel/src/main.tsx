@@ -2,7 +2,9 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import './styles/tokens.css';
+import '../../shared/fontes.css';
 import '../../shared/base.css';
+import '../../shared/console.css';
 import './styles/app.css';
 import { App } from './App';
 

@@ -3,6 +3,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
 import './styles/tokens.css';
+import '../../shared/fontes.css';
 import '../../shared/base.css';
 import './styles/app.css';
 import { App } from './App';

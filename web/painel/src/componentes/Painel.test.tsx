@@ -95,6 +95,7 @@ describe('Painel', () => {
       ['Entrada de lote', '#entrada-lote'],
       ['Demanda reprimida', '#demanda-reprimida'],
       ['Reposições', '#reposicoes'],
+      ['Eventos', '#eventos'],
       ['Ver a vitrine', 'http://localhost:15173'],
     ]);
   });

@@ -1,12 +1,16 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { GiroMark } from '../../../shared/GiroMark';
-import { sair, type Sessao } from '../api';
+import { ConsoleEventos } from '../../../shared/ConsoleEventos';
+import { apiEventos } from '../../../shared/eventos';
+import { pedir, sair, type Sessao } from '../api';
 import { FormularioLote } from './FormularioLote';
 import { Kpis } from './Kpis';
 import { TabelaDemanda, TabelaReposicoes } from './Tabelas';
 
 /** The storefront the sidebar links to (build time: VITE_VITRINE_URL). */
 export const URL_VITRINE: string = import.meta.env.VITE_VITRINE_URL || 'http://localhost:15173';
+
+const EVENTOS = apiEventos(pedir);
 
 export function Painel({ sessao }: { sessao: Sessao }) {
   const cliente = useQueryClient();
@@ -30,6 +34,7 @@ export function Painel({ sessao }: { sessao: Sessao }) {
           <a href="#entrada-lote">Entrada de lote</a>
           <a href="#demanda-reprimida">Demanda reprimida</a>
           <a href="#reposicoes">Reposições</a>
+          <a href="#eventos">Eventos</a>
         </nav>
         <a className="lateral-vitrine" href={URL_VITRINE}>
           Ver a vitrine
@@ -57,6 +62,7 @@ export function Painel({ sessao }: { sessao: Sessao }) {
           <FormularioLote />
           <TabelaDemanda />
           <TabelaReposicoes />
+          <ConsoleEventos api={EVENTOS} chave="painel" servico="estoque" />
         </main>
       </div>
     </div>

@@ -1,0 +1,67 @@
+//! The web listener's router (SPEC §9.5, issue 18) in-process: text assets gzip- or
+//! brotli-compressed when the client accepts it, and a second app of the build under
+//! `/operador/` (mercado's operator pages) with its own `index.html` for its client-side routes.
+
+use axum::body::Body;
+use axum::http::Request;
+use tower::ServiceExt;
+
+use crate::support::process::scratch_dir;
+
+fn dist() -> std::path::PathBuf {
+    let d = scratch_dir().join("dist");
+    std::fs::create_dir_all(d.join("assets")).unwrap();
+    std::fs::create_dir_all(d.join("operador")).unwrap();
+    std::fs::write(d.join("index.html"), "<!doctype html><title>vitrine</title>").unwrap();
+    std::fs::write(d.join("operador/index.html"), "<!doctype html><title>operador</title>").unwrap();
+    // Big enough to be worth compressing (tower-http skips bodies under 32 bytes).
+    let js = "export function giro(){return 'o estoque que gira sozinho';}\n".repeat(200);
+    std::fs::write(d.join("assets/app-1a2b3c.js"), js).unwrap();
+    d
+}
+
+async fn get(router: &axum::Router, path: &str, accept: Option<&str>) -> (u16, Option<String>, Vec<u8>) {
+    let mut req = Request::get(path);
+    if let Some(a) = accept {
+        req = req.header("accept-encoding", a);
+    }
+    let res = router.clone().oneshot(req.body(Body::empty()).unwrap()).await.unwrap();
+    let status = res.status().as_u16();
+    let enc = res.headers().get("content-encoding").map(|v| v.to_str().unwrap().to_string());
+    let body = axum::body::to_bytes(res.into_body(), usize::MAX).await.unwrap().to_vec();
+    (status, enc, body)
+}
+
+#[tokio::test]
+async fn a_js_asset_is_served_gzip_or_brotli_when_asked_and_plain_otherwise() {
+    let dir = dist();
+    let plain_len = std::fs::metadata(dir.join("assets/app-1a2b3c.js")).unwrap().len() as usize;
+    let router = giro::http::web::router(&dir, axum::Router::new());
+
+    let (status, enc, body) = get(&router, "/assets/app-1a2b3c.js", Some("gzip")).await;
+    assert_eq!((status, enc.as_deref()), (200, Some("gzip")));
+    assert_eq!(&body[..2], &[0x1f, 0x8b], "a gzip stream");
+    assert!(body.len() < plain_len / 4, "{} of {plain_len} bytes", body.len());
+
+    let (status, enc, body) = get(&router, "/assets/app-1a2b3c.js", Some("br")).await;
+    assert_eq!((status, enc.as_deref()), (200, Some("br")));
+    assert!(body.len() < plain_len / 4, "{} of {plain_len} bytes", body.len());
+
+    // Both accepted: brotli is preferred; none accepted: the file as it is.
+    let (_, enc, _) = get(&router, "/assets/app-1a2b3c.js", Some("gzip, deflate, br")).await;
+    assert_eq!(enc.as_deref(), Some("br"));
+    let (status, enc, body) = get(&router, "/assets/app-1a2b3c.js", None).await;
+    assert_eq!((status, enc, body.len()), (200, None, plain_len));
+}
+
+#[tokio::test]
+async fn the_operator_app_has_its_own_index_for_its_routes() {
+    let router = giro::http::web::router(&dist(), axum::Router::new());
+    for path in ["/operador/", "/operador/produtos", "/operador/eventos"] {
+        let (status, _, body) = get(&router, path, None).await;
+        assert_eq!(status, 200, "{path}");
+        assert!(String::from_utf8_lossy(&body).contains("<title>operador</title>"), "{path}");
+    }
+    let (_, _, body) = get(&router, "/carrinho", None).await;
+    assert!(String::from_utf8_lossy(&body).contains("<title>vitrine</title>"));
+}

@@ -1,0 +1,91 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { ConsoleEventos } from '../../../shared/ConsoleEventos';
+import { apiEventos } from '../../../shared/eventos';
+import { pedir } from '../api';
+import { fetchFalso, renderizar } from '../teste-util';
+
+const ID = '0b8f6a4e-9a53-4d0e-9a3a-4b5e0e5a1c7d';
+const falho = {
+  id: ID,
+  tipo: 'ReposicaoEnviada',
+  status: 'FAILED',
+  tentativas: 1,
+  criadoEm: '2026-01-02T10:00:00Z',
+  proximaTentativaEm: '2026-01-02T10:00:00Z',
+  enviadoEm: null,
+  ultimoErro: 'HTTP 400: evento inválido',
+  payload: { sku: '7894900011517', qtd: 3 },
+};
+const resumo = {
+  pendentes: 2,
+  enviados: 1248,
+  falhos: 1,
+  pendenteMaisAntigoEm: '2026-01-02T10:00:00Z',
+  pendenteMaisAntigoSegundos: 330,
+  retencaoInboxSegundos: 2592000,
+};
+const LISTA = 'GET /api/operacao/outbox/eventos?pagina=1&tamanho=20&status=FAILED';
+
+function console_(extra: Parameters<typeof fetchFalso>[0] = {}) {
+  document.cookie = 'XSRF-ESTOQUE=tok; path=/';
+  const f = fetchFalso({
+    'GET /api/operacao/outbox': { status: 200, corpo: resumo },
+    [LISTA]: { status: 200, corpo: { eventos: [falho], pagina: 1, tamanho: 20, total: 1 } },
+    ...extra,
+  });
+  renderizar(<ConsoleEventos api={apiEventos(pedir)} chave="painel" servico="estoque" />);
+  return f;
+}
+
+describe('ConsoleEventos', () => {
+  it('shows the counts, the oldest pending age and what failed with its error and payload', async () => {
+    console_();
+    expect(await screen.findByText('HTTP 400: evento inválido')).toBeTruthy();
+    expect(within(screen.getByTestId('eventos-enviados')).getByText('1.248')).toBeTruthy();
+    expect(screen.getByText('mais antigo há 5 min')).toBeTruthy();
+    expect(screen.getByText(/"qtd": 3/)).toBeTruthy();
+  });
+
+  it('replays after a confirmation and offers to force when the event is too old', async () => {
+    let forcado = false;
+    const f = console_({
+      [`POST /api/operacao/outbox/eventos/${ID}/reenvio`]: {
+        status: 409,
+        corpo: { detail: `o evento ${ID} foi criado há 40 dias, além de inbox.retencao (30 dias)` },
+      },
+      [`POST /api/operacao/outbox/eventos/${ID}/reenvio?forcar=true`]: () => {
+        forcado = true;
+        return { status: 200, corpo: { reenviados: 1 } };
+      },
+    });
+    fireEvent.click(await screen.findByRole('button', { name: 'Reenviar' }));
+    expect(screen.getByText('Reenviar este evento?')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Confirmar reenvio' }));
+    expect(await screen.findByText(/além de inbox.retencao/)).toBeTruthy();
+    const post = f.mock.calls.find(([u]) => String(u).endsWith('/reenvio'));
+    expect(new Headers(post?.[1]?.headers).get('X-XSRF-TOKEN')).toBe('tok');
+    fireEvent.click(screen.getByRole('button', { name: 'Reenviar mesmo assim' }));
+    await waitFor(() => expect(forcado).toBe(true));
+    expect(
+      await screen.findByText('Evento reenviado: volta para a fila do publicador.'),
+    ).toBeTruthy();
+  });
+
+  it('discards only after a confirmation; cancel leaves it', async () => {
+    let descartado = false;
+    console_({
+      [`DELETE /api/operacao/outbox/eventos/${ID}`]: () => {
+        descartado = true;
+        return { status: 200, corpo: falho };
+      },
+    });
+    fireEvent.click(await screen.findByRole('button', { name: 'Descartar' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Cancelar' }));
+    expect(descartado).toBe(false);
+    fireEvent.click(screen.getByRole('button', { name: 'Descartar' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Confirmar descarte' }));
+    expect(await screen.findByText('Evento ReposicaoEnviada descartado.')).toBeTruthy();
+    expect(descartado).toBe(true);
+  });
+});

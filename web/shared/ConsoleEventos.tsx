@@ -1,0 +1,399 @@
+// The event console (issue 18): counts of the service's outbox, a table of its events (by
+// default what failed, and why) with replay and discard behind a confirmation, refreshed by
+// itself. One component for the dashboard (estoque) and mercado's operator pages.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import {
+  ATUALIZACAO_EVENTOS_MS,
+  detalheDoErro,
+  idade,
+  ROTULO_STATUS,
+  statusDoErro,
+  TAMANHO_PAGINA,
+  TIPOS_EVENTO,
+  type ApiEventos,
+  type Evento,
+  type Filtros,
+  type StatusEvento,
+} from './eventos';
+import { formatarNumero, quandoCurto } from './formato';
+
+type Acao = { id: string; tipo: 'reenviar' | 'descartar' };
+
+const CLASSE_STATUS: Record<StatusEvento, string> = {
+  PENDING: 'selo selo-info',
+  SENT: 'selo selo-ok',
+  FAILED: 'selo selo-esgotado',
+};
+
+export function ConsoleEventos({
+  api,
+  chave,
+  servico,
+}: {
+  api: ApiEventos;
+  /** The query key prefix of the app (its 401 rule drops it). */
+  chave: string;
+  servico: 'estoque' | 'mercado';
+}) {
+  const cliente = useQueryClient();
+  const [filtros, setFiltros] = useState<Filtros>({ status: 'FAILED', tipo: '', pagina: 1 });
+  const [confirmando, setConfirmando] = useState<Acao | null>(null);
+  const [confirmandoTodos, setConfirmandoTodos] = useState(false);
+  const [aviso, setAviso] = useState<{
+    ok: boolean;
+    texto: string;
+    forcar?: Acao | 'todos';
+  } | null>(null);
+
+  const resumo = useQuery({
+    queryKey: [chave, 'eventos', 'resumo'],
+    queryFn: api.resumo,
+    refetchInterval: ATUALIZACAO_EVENTOS_MS,
+  });
+  const lista = useQuery({
+    queryKey: [chave, 'eventos', 'lista', filtros],
+    queryFn: () => api.lista(filtros),
+    refetchInterval: ATUALIZACAO_EVENTOS_MS,
+  });
+
+  const atualizar = () => cliente.invalidateQueries({ queryKey: [chave, 'eventos'] });
+  const falhou = (e: unknown, forcar?: Acao | 'todos') => {
+    const antigo = statusDoErro(e) === 409 && (detalheDoErro(e) ?? '').includes('inbox.retencao');
+    setAviso({
+      ok: false,
+      texto: detalheDoErro(e) ?? 'Não foi possível concluir. Tente de novo.',
+      forcar: antigo ? forcar : undefined,
+    });
+  };
+
+  const reenvio = useMutation({
+    mutationFn: ({ id, forcar }: { id: string; forcar: boolean }) => api.reenviar(id, forcar),
+    onSuccess: () =>
+      setAviso({ ok: true, texto: 'Evento reenviado: volta para a fila do publicador.' }),
+    onError: (e, v) => falhou(e, { id: v.id, tipo: 'reenviar' }),
+    onSettled: atualizar,
+  });
+  const reenvioTodos = useMutation({
+    mutationFn: (forcar: boolean) => api.reenviarFalhos(forcar),
+    onSuccess: (r) =>
+      setAviso({
+        ok: true,
+        texto:
+          r.reenviados === 1
+            ? '1 evento reenviado.'
+            : `${formatarNumero(r.reenviados)} eventos reenviados.`,
+      }),
+    onError: (e) => falhou(e, 'todos'),
+    onSettled: atualizar,
+  });
+  const descarte = useMutation({
+    mutationFn: (id: string) => api.descartar(id),
+    onSuccess: (e) => setAviso({ ok: true, texto: `Evento ${e.tipo} descartado.` }),
+    onError: (e) => falhou(e),
+    onSettled: atualizar,
+  });
+
+  function confirmar(a: Acao) {
+    setConfirmando(null);
+    setAviso(null);
+    if (a.tipo === 'reenviar') reenvio.mutate({ id: a.id, forcar: false });
+    else descarte.mutate(a.id);
+  }
+
+  function forcar() {
+    const alvo = aviso?.forcar;
+    setAviso(null);
+    if (alvo === 'todos') reenvioTodos.mutate(true);
+    else if (alvo) reenvio.mutate({ id: alvo.id, forcar: true });
+  }
+
+  const r = resumo.data;
+  const p = lista.data;
+  const paginas = p ? Math.max(1, Math.ceil(p.total / TAMANHO_PAGINA)) : 1;
+  const ocupado = reenvio.isPending || reenvioTodos.isPending || descarte.isPending;
+
+  return (
+    <section id="eventos" className="cartao secao console-eventos" aria-labelledby="titulo-eventos">
+      <div className="secao-cabecalho">
+        <h2 id="titulo-eventos" className="t-title">
+          Eventos
+        </h2>
+        <p className="t-small muted subtitulo">
+          Outbox do {servico}: o que espera entrega, o que foi entregue e o que falhou.
+        </p>
+      </div>
+
+      {resumo.isError && !r ? (
+        <p className="aviso aviso-erro" role="alert">
+          Não foi possível carregar os eventos.
+        </p>
+      ) : (
+        <div className="eventos-contagens" aria-label="Eventos por status">
+          <div className="cartao kpi eventos-kpi-pendentes" data-testid="eventos-pendentes">
+            <span className="t-small muted">Pendentes</span>
+            <span className="kpi-valor">{r ? formatarNumero(r.pendentes) : '—'}</span>
+            <span className="t-caption muted">
+              {r?.pendenteMaisAntigoSegundos != null
+                ? `mais antigo há ${idade(r.pendenteMaisAntigoSegundos)}`
+                : 'nenhum esperando'}
+            </span>
+          </div>
+          <div className="cartao kpi eventos-kpi-enviados" data-testid="eventos-enviados">
+            <span className="t-small muted">Enviados</span>
+            <span className="kpi-valor">{r ? formatarNumero(r.enviados) : '—'}</span>
+          </div>
+          <div className="cartao kpi eventos-kpi-falhos" data-testid="eventos-falhos">
+            <span className="t-small muted">Falharam</span>
+            <span className="kpi-valor">{r ? formatarNumero(r.falhos) : '—'}</span>
+            {r && r.falhos > 0 && !confirmandoTodos && (
+              <button
+                type="button"
+                className="btn btn-contorno"
+                disabled={ocupado}
+                onClick={() => setConfirmandoTodos(true)}
+              >
+                Reenviar todos
+              </button>
+            )}
+            {confirmandoTodos && (
+              <div className="confirmacao" role="group" aria-label="Confirmar reenvio de todos">
+                <span className="t-small">
+                  Reenviar {r ? formatarNumero(r.falhos) : ''} evento(s)?
+                </span>
+                <button
+                  type="button"
+                  className="btn btn-secundario"
+                  onClick={() => {
+                    setConfirmandoTodos(false);
+                    setAviso(null);
+                    reenvioTodos.mutate(false);
+                  }}
+                >
+                  Confirmar reenvio de todos
+                </button>
+                <button
+                  type="button"
+                  className="btn btn-link"
+                  onClick={() => setConfirmandoTodos(false)}
+                >
+                  Cancelar
+                </button>
+              </div>
+            )}
+          </div>
+        </div>
+      )}
+
+      <div role="status" aria-live="polite" className="eventos-aviso">
+        {aviso && (
+          <div
+            className={`aviso ${aviso.ok ? 'aviso-ok' : 'aviso-erro'}`}
+            data-testid="eventos-aviso"
+          >
+            <p>{aviso.texto}</p>
+            {aviso.forcar && (
+              <button type="button" className="btn btn-contorno" onClick={forcar}>
+                Reenviar mesmo assim
+              </button>
+            )}
+          </div>
+        )}
+      </div>
+
+      <div className="eventos-filtros">
+        <div className="campo">
+          <label htmlFor="filtro-status">Status</label>
+          <select
+            id="filtro-status"
+            value={filtros.status}
+            onChange={(e) =>
+              setFiltros({ ...filtros, status: e.target.value as Filtros['status'], pagina: 1 })
+            }
+          >
+            <option value="FAILED">Falharam</option>
+            <option value="PENDING">Pendentes</option>
+            <option value="SENT">Enviados</option>
+            <option value="">Todos</option>
+          </select>
+        </div>
+        <div className="campo">
+          <label htmlFor="filtro-tipo">Tipo</label>
+          <select
+            id="filtro-tipo"
+            value={filtros.tipo}
+            onChange={(e) => setFiltros({ ...filtros, tipo: e.target.value, pagina: 1 })}
+          >
+            <option value="">Todos</option>
+            {TIPOS_EVENTO.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+
+      {lista.isError && !p ? (
+        <p className="aviso aviso-erro" role="alert">
+          Não foi possível carregar os eventos.
+        </p>
+      ) : !p ? (
+        <p className="muted">Carregando…</p>
+      ) : p.eventos.length === 0 ? (
+        <p className="muted vazio">
+          {filtros.status === 'FAILED'
+            ? 'Nenhum evento falhou. Tudo o que saiu foi entregue ou está a caminho.'
+            : 'Nenhum evento com esses filtros.'}
+        </p>
+      ) : (
+        <>
+          <div className="tabela-rolagem">
+            <table className="tabela-eventos">
+              <thead>
+                <tr>
+                  <th scope="col">Tipo</th>
+                  <th scope="col">Status</th>
+                  <th scope="col" className="num">
+                    Tentativas
+                  </th>
+                  <th scope="col">Criado</th>
+                  <th scope="col">Próxima tentativa</th>
+                  <th scope="col">Último erro</th>
+                  <th scope="col">Ações</th>
+                </tr>
+              </thead>
+              <tbody>
+                {p.eventos.map((e) => (
+                  <LinhaEvento
+                    key={e.id}
+                    evento={e}
+                    confirmando={confirmando?.id === e.id ? confirmando : null}
+                    ocupado={ocupado}
+                    aoPedir={(a) => {
+                      setAviso(null);
+                      setConfirmando(a);
+                    }}
+                    aoConfirmar={confirmar}
+                    aoCancelar={() => setConfirmando(null)}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {paginas > 1 && (
+            <nav className="paginacao" aria-label="Páginas de eventos">
+              <button
+                type="button"
+                className="btn btn-contorno"
+                disabled={filtros.pagina <= 1}
+                onClick={() => setFiltros({ ...filtros, pagina: filtros.pagina - 1 })}
+              >
+                Anterior
+              </button>
+              <span className="t-small muted">
+                Página {filtros.pagina} de {paginas}
+              </span>
+              <button
+                type="button"
+                className="btn btn-contorno"
+                disabled={filtros.pagina >= paginas}
+                onClick={() => setFiltros({ ...filtros, pagina: filtros.pagina + 1 })}
+              >
+                Próxima
+              </button>
+            </nav>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function LinhaEvento({
+  evento: e,
+  confirmando,
+  ocupado,
+  aoPedir,
+  aoConfirmar,
+  aoCancelar,
+}: {
+  evento: Evento;
+  confirmando: Acao | null;
+  ocupado: boolean;
+  aoPedir: (a: Acao) => void;
+  aoConfirmar: (a: Acao) => void;
+  aoCancelar: () => void;
+}) {
+  return (
+    <tr data-event-id={e.id} data-status={e.status}>
+      <td className="mono">{e.tipo}</td>
+      <td>
+        <span className={CLASSE_STATUS[e.status]}>{ROTULO_STATUS[e.status]}</span>
+      </td>
+      <td className="num mono">{formatarNumero(e.tentativas)}</td>
+      <td>
+        <time dateTime={e.criadoEm}>{quandoCurto(e.criadoEm)}</time>
+      </td>
+      <td>
+        {e.status === 'PENDING' ? (
+          <time dateTime={e.proximaTentativaEm}>{quandoCurto(e.proximaTentativaEm)}</time>
+        ) : (
+          <span className="muted">—</span>
+        )}
+      </td>
+      <td className="evento-erro">
+        {e.ultimoErro ? (
+          <span className="mono">{e.ultimoErro}</span>
+        ) : (
+          <span className="muted">—</span>
+        )}
+        <details className="evento-payload">
+          <summary className="t-small">Payload</summary>
+          <pre className="mono">{JSON.stringify(e.payload, null, 2)}</pre>
+          <p className="t-caption muted mono">{e.id}</p>
+        </details>
+      </td>
+      <td className="evento-acoes">
+        {e.status !== 'FAILED' ? null : confirmando ? (
+          <div className="confirmacao" role="group" aria-label="Confirmação">
+            <span className="t-small">
+              {confirmando.tipo === 'reenviar'
+                ? 'Reenviar este evento?'
+                : 'Descartar este evento? Ele nunca será entregue.'}
+            </span>
+            <button
+              type="button"
+              className={confirmando.tipo === 'reenviar' ? 'btn btn-secundario' : 'btn btn-perigo'}
+              onClick={() => aoConfirmar(confirmando)}
+            >
+              {confirmando.tipo === 'reenviar' ? 'Confirmar reenvio' : 'Confirmar descarte'}
+            </button>
+            <button type="button" className="btn btn-link" onClick={aoCancelar}>
+              Cancelar
+            </button>
+          </div>
+        ) : (
+          <div className="evento-botoes">
+            <button
+              type="button"
+              className="btn btn-contorno"
+              disabled={ocupado}
+              onClick={() => aoPedir({ id: e.id, tipo: 'reenviar' })}
+            >
+              Reenviar
+            </button>
+            <button
+              type="button"
+              className="btn btn-contorno"
+              disabled={ocupado}
+              onClick={() => aoPedir({ id: e.id, tipo: 'descartar' })}
+            >
+              Descartar
+            </button>
+          </div>
+        )}
+      </td>
+    </tr>
+  );
+}

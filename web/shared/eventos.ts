@@ -1,0 +1,109 @@
+// The event console's API (`/operacao/outbox`, both services) and its texts, shared by the
+// dashboard's "Eventos" and mercado's operator pages. Each app passes its own `pedir` (its
+// origin's /api, its CSRF cookie, its 401-back-to-login rule).
+
+export type StatusEvento = 'PENDING' | 'SENT' | 'FAILED';
+
+export const TIPOS_EVENTO = [
+  'ReposicaoSolicitada',
+  'ReposicaoEnviada',
+  'ReposicaoNegada',
+  'ProdutoClassificado',
+] as const;
+
+export interface ResumoOutbox {
+  pendentes: number;
+  enviados: number;
+  falhos: number;
+  pendenteMaisAntigoEm: string | null;
+  pendenteMaisAntigoSegundos: number | null;
+  retencaoInboxSegundos: number;
+}
+
+export interface Evento {
+  id: string;
+  tipo: string;
+  status: StatusEvento;
+  tentativas: number;
+  criadoEm: string;
+  proximaTentativaEm: string;
+  enviadoEm: string | null;
+  ultimoErro: string | null;
+  payload: unknown;
+}
+
+export interface PaginaEventos {
+  eventos: Evento[];
+  pagina: number;
+  tamanho: number;
+  total: number;
+}
+
+export interface Filtros {
+  status: StatusEvento | '';
+  tipo: string;
+  pagina: number;
+}
+
+export type Pedir = <T>(caminho: string, init?: RequestInit) => Promise<T>;
+
+export const TAMANHO_PAGINA = 20;
+
+export function apiEventos(pedir: Pedir) {
+  return {
+    resumo: () => pedir<ResumoOutbox>('/operacao/outbox'),
+    lista: (f: Filtros) => {
+      const q = new URLSearchParams({ pagina: String(f.pagina), tamanho: String(TAMANHO_PAGINA) });
+      if (f.status) q.set('status', f.status);
+      if (f.tipo) q.set('tipo', f.tipo);
+      return pedir<PaginaEventos>(`/operacao/outbox/eventos?${q}`);
+    },
+    reenviar: (id: string, forcar: boolean) =>
+      pedir<{ reenviados: number }>(
+        `/operacao/outbox/eventos/${encodeURIComponent(id)}/reenvio${forcar ? '?forcar=true' : ''}`,
+        { method: 'POST' },
+      ),
+    reenviarFalhos: (forcar: boolean) =>
+      pedir<{ reenviados: number }>(`/operacao/outbox/reenvio${forcar ? '?forcar=true' : ''}`, {
+        method: 'POST',
+      }),
+    descartar: (id: string) =>
+      pedir<Evento>(`/operacao/outbox/eventos/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+  };
+}
+
+export type ApiEventos = ReturnType<typeof apiEventos>;
+
+/** How often the console asks again: a replayed event turns SENT on screen by itself. */
+export const ATUALIZACAO_EVENTOS_MS = 2000;
+
+export const ROTULO_STATUS: Record<StatusEvento, string> = {
+  PENDING: 'pendente',
+  SENT: 'enviado',
+  FAILED: 'falhou',
+};
+
+/** The problem's `detail` of a failed write, whatever the app's error class calls it. */
+export function detalheDoErro(e: unknown): string | null {
+  if (e && typeof e === 'object') {
+    const o = e as { detalhe?: unknown; problema?: { detail?: unknown } | null };
+    if (typeof o.detalhe === 'string') return o.detalhe;
+    if (typeof o.problema?.detail === 'string') return o.problema.detail;
+  }
+  return null;
+}
+
+export function statusDoErro(e: unknown): number | null {
+  if (e && typeof e === 'object' && typeof (e as { status?: unknown }).status === 'number') {
+    return (e as { status: number }).status;
+  }
+  return null;
+}
+
+/** "12 s", "5 min", "3 h", "2 d" */
+export function idade(segundos: number): string {
+  if (segundos < 60) return `${segundos} s`;
+  if (segundos < 3600) return `${Math.floor(segundos / 60)} min`;
+  if (segundos < 86_400) return `${Math.floor(segundos / 3600)} h`;
+  return `${Math.floor(segundos / 86_400)} d`;
+}
