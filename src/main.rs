@@ -10,7 +10,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let sources = Sources::from_process(cli.config.clone(), cli.flags());
     if let Command::Config = cli.command {
-        return giro::report::main(&sources);
+        return giro::config::report::main(&sources);
     }
     let config = match Config::load(&sources) {
         Ok(c) => c,
@@ -31,7 +31,7 @@ async fn dispatch(cli: Cli, config: Config) -> anyhow::Result<()> {
         Command::Migrate(a) => migrate::command(&a.db.servicos(), a.esperar, &config, shutdown()).await,
         Command::Mercado { .. } => giro::mercado::serve(config, shutdown()).await,
         Command::Estoque { .. } => giro::estoque::serve(config, shutdown()).await,
-        Command::Publisher(a) => giro::publisher::run(config, a.db, shutdown()).await,
+        Command::Publisher(a) => giro::publisher_role::run(config, a.db, shutdown()).await,
         Command::Outbox(a) => giro::outbox::admin::run(a, &config).await,
         Command::Bench(a) => giro::bench::run(a).await,
         Command::Dev => giro::dev::run(cli.config, shutdown()).await,

@@ -17,7 +17,7 @@ use crate::config::{Config, ConfigError, Servico};
 use crate::db::{self, Db};
 use crate::http::{self, auth::Seguranca};
 use crate::inbox::receiver::{self, Consumidor};
-use crate::outbox::publisher::Publisher;
+use crate::outbox::relay::Publisher;
 use crate::supervisor::{Supervisor, Vivo};
 
 /// What a role is given to build itself.

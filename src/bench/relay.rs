@@ -22,7 +22,7 @@ use crate::bench::{count_sent, melhor, ms, percentile, reset, semear};
 use crate::config::{Config, Servico, Sources};
 use crate::contracts::{EventoIntegracao, ReposicaoSolicitada};
 use crate::db::{self, Db, OutboxSignal};
-use crate::outbox::publisher::Publisher;
+use crate::outbox::relay::Publisher;
 use crate::server::{self, Contexto};
 
 pub struct RelayArgs {

@@ -12,6 +12,7 @@ pub mod duration;
 pub mod keys;
 pub mod layers;
 pub mod rede;
+pub mod report;
 pub mod secret;
 
 use std::fmt;

@@ -29,5 +29,5 @@ pub fn describe(err: &reqwest::Error) -> String {
         msg.push_str(&format!(": {s}"));
         src = s.source();
     }
-    crate::report::mask_password(&msg)
+    crate::config::report::mask_password(&msg)
 }
