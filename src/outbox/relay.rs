@@ -1,4 +1,4 @@
-//! The publisher loop: wake (in-process signal, `LISTEN`, or the poll interval) → claim a batch as
+//! The relay loop (a [`Publisher`]): wake (in-process signal, `LISTEN`, or the poll interval) → claim a batch as
 //! a lease → deliver with no transaction open → settle only rows still under the lease token.
 //! Retention runs between rounds, in small batches. A round in progress finishes on shutdown.
 //!
