@@ -301,3 +301,34 @@ pub fn texto(r: &Relatorio) -> String {
     }
     out
 }
+
+/// `giro audit` as a command: its own runtime (logging stays off: the report is the output);
+/// exit 0 agree, 1 disagree, 2 unreadable.
+pub fn main(config: &Config, json: bool) -> std::process::ExitCode {
+    use std::process::ExitCode;
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("giro: cannot start the runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match runtime.block_on(auditar(config, chrono::Utc::now())) {
+        Ok(r) => {
+            if json {
+                println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
+            } else {
+                print!("{}", texto(&r));
+            }
+            if r.concorda {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("giro: audit: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -44,7 +44,7 @@ pub enum Command {
     /// An outbox publisher as its own process; any number may compete over one outbox (SKIP LOCKED).
     Publisher(PublisherArgs),
     /// Look into an outbox and act on its dead letters (FAILED events).
-    Outbox(OutboxArgs),
+    Outbox(crate::outbox::admin::OutboxArgs),
     /// Print the effective configuration (secrets masked) and where each value came from.
     Config,
     /// Measure Girô on scratch databases (see BENCHMARKS.md).
@@ -151,60 +151,6 @@ pub enum BenchCommand {
 }
 
 #[derive(Debug, Args)]
-pub struct OutboxArgs {
-    #[command(subcommand)]
-    pub command: OutboxCommand,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum OutboxCommand {
-    /// Counts per status and the age of the oldest pending event.
-    Status {
-        /// Which service's outbox.
-        #[arg(long, value_enum)]
-        db: Servico,
-    },
-    /// List events, oldest first.
-    List {
-        /// Which service's outbox.
-        #[arg(long, value_enum)]
-        db: Servico,
-        /// Only events in this status.
-        #[arg(long, value_enum)]
-        status: Option<crate::outbox::admin::StatusFiltro>,
-        /// At most this many rows.
-        #[arg(long, default_value_t = 100)]
-        limite: i64,
-        /// One JSON array instead of text.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Put an event (or every FAILED one) back to PENDING with its attempts reset.
-    Retry {
-        /// Which service's outbox.
-        #[arg(long, value_enum)]
-        db: Servico,
-        /// The event id.
-        #[arg(required_unless_present = "failed", conflicts_with = "failed")]
-        id: Option<uuid::Uuid>,
-        /// Every FAILED event.
-        #[arg(long)]
-        failed: bool,
-        /// Retry even an event older than inbox.retencao (the receiver may apply it twice).
-        #[arg(long)]
-        force: bool,
-    },
-    /// Delete a FAILED event, printing it as JSON first.
-    Discard {
-        /// Which service's outbox.
-        #[arg(long, value_enum)]
-        db: Servico,
-        /// The event id.
-        id: uuid::Uuid,
-    },
-}
-
-#[derive(Debug, Args)]
 pub struct MigrateArgs {
     /// Which database to migrate.
     #[arg(long, value_enum)]
@@ -259,6 +205,35 @@ pub struct PublisherArgs {
     /// Events claimed per round (outbox.lote).
     #[arg(long, value_name = "N")]
     pub lote: Option<usize>,
+}
+
+impl Cli {
+    /// Flags that override configuration keys (the highest layer).
+    pub fn flags(&self) -> Vec<(&'static str, String, &'static str)> {
+        let mut f = Vec::new();
+        if let Some(fmt) = self.log_format {
+            f.push(("log.formato", format!("{fmt:?}").to_lowercase(), "--log-format"));
+        }
+        let serve = |f: &mut Vec<_>, porta_key: &'static str, a: &ServeArgs| {
+            if let Some(p) = a.porta {
+                f.push((porta_key, p.to_string(), "--porta"));
+            }
+            if a.sem_publicador {
+                f.push(("outbox.publicador-embutido", "false".to_string(), "--sem-publicador"));
+            }
+        };
+        match &self.command {
+            Command::Mercado { command: ServeCommand::Serve(a) } => serve(&mut f, "mercado.porta", a),
+            Command::Estoque { command: ServeCommand::Serve(a) } => serve(&mut f, "estoque.porta", a),
+            Command::Publisher(a) => {
+                if let Some(n) = a.lote {
+                    f.push(("outbox.lote", n.to_string(), "--lote"));
+                }
+            }
+            _ => {}
+        }
+        f
+    }
 }
 
 #[cfg(test)]

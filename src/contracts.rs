@@ -21,6 +21,87 @@ pub fn sku_valido(sku: &str) -> bool {
 
 pub const SKU_REGEX: &str = "^([0-9]{8}|[0-9]{12,14})$";
 
+/// Bean-Validation-style violations, the original's detail format: each `"<campo> <mensagem>"`
+/// in its pt-BR words, reported sorted and joined by `"; "`. The one builder of those messages
+/// (the events here, mercado's requests, estoque's lot intake).
+#[derive(Debug, Default)]
+pub struct Violacoes(Vec<String>);
+
+impl Violacoes {
+    pub fn add(&mut self, campo: &str, mensagem: &str) {
+        self.0.push(format!("{campo} {mensagem}"));
+    }
+
+    /// `@NotNull`: `"<campo> não deve ser nulo"`.
+    pub fn nulo(&mut self, campo: &str) {
+        self.add(campo, "não deve ser nulo");
+    }
+
+    /// `@NotBlank`.
+    pub fn em_branco(&mut self, campo: &str, valor: &str) {
+        if valor.trim().is_empty() {
+            self.add(campo, "não deve estar em branco");
+        }
+    }
+
+    /// `@Size(max)` in characters.
+    pub fn tamanho(&mut self, campo: &str, valor: &str, max: usize) {
+        if valor.chars().count() > max {
+            self.add(campo, &format!("tamanho deve ser entre 0 e {max}"));
+        }
+    }
+
+    /// `@Pattern(regexp)`, with the check already made by the caller.
+    pub fn padrao(&mut self, campo: &str, valido: bool, regex: &str) {
+        if !valido {
+            self.add(campo, &format!("deve corresponder a \"{regex}\""));
+        }
+    }
+
+    /// A SKU (`@NotNull @Pattern(SKU_REGEX)`).
+    pub fn sku(&mut self, campo: &str, sku: Option<&str>) {
+        match sku {
+            None => self.nulo(campo),
+            Some(s) => self.padrao(campo, sku_valido(s), SKU_REGEX),
+        }
+    }
+
+    /// `@Positive` on a present value.
+    pub fn positivo(&mut self, campo: &str, n: i32) {
+        if n <= 0 {
+            self.add(campo, "deve ser maior que 0");
+        }
+    }
+
+    /// `@NotNull @Positive`.
+    pub fn positivo_obrigatorio(&mut self, campo: &str, n: Option<i32>) {
+        match n {
+            None => self.nulo(campo),
+            Some(n) => self.positivo(campo, n),
+        }
+    }
+
+    /// A message that is already whole (e.g. `"validade …"` from a date check).
+    pub fn mensagem(&mut self, texto: String) {
+        self.0.push(texto);
+    }
+
+    /// The violations, sorted.
+    pub fn ordenadas(mut self) -> Vec<String> {
+        self.0.sort();
+        self.0
+    }
+
+    /// `Ok` when none; else the sorted violations joined after `prefixo` (e.g.
+    /// `"requisição inválida: "`).
+    pub fn resultado(self, prefixo: &str) -> Result<(), String> {
+        if self.0.is_empty() {
+            return Ok(());
+        }
+        Err(format!("{prefixo}{}", self.ordenadas().join("; ")))
+    }
+}
+
 /// Instants as the original's `ISO_INSTANT`: seconds always, fraction only when non-zero.
 pub mod instante {
     use super::*;
@@ -231,10 +312,10 @@ impl EventoIntegracao {
 
     /// Violations as `"<campo> <mensagem>"`, sorted (the original's detail format).
     pub fn violacoes(&self) -> Vec<String> {
-        let mut v = Vec::new();
-        let sem_nul = |v: &mut Vec<String>, campo: &str, s: &str| {
+        let mut v = Violacoes::default();
+        let sem_nul = |v: &mut Violacoes, campo: &str, s: &str| {
             if s.contains('\0') {
-                v.push(format!("{campo} não deve conter o caractere NUL"));
+                v.add(campo, "não deve conter o caractere NUL");
             }
         };
         match self {
@@ -252,56 +333,52 @@ impl EventoIntegracao {
                 }
             }
         }
-        let sku = |v: &mut Vec<String>, s: &str| {
-            if !sku_valido(s) {
-                v.push(format!("sku deve corresponder a \"{SKU_REGEX}\""));
-            }
-        };
-        let positivo = |v: &mut Vec<String>, campo: &str, n: i32| {
-            if n <= 0 {
-                v.push(format!("{campo} deve ser maior que 0"));
-            }
-        };
         match self {
             EventoIntegracao::ReposicaoSolicitada(e) => {
-                sku(&mut v, &e.sku);
-                positivo(&mut v, "qtdFaltante", e.qtd_faltante);
+                v.sku("sku", Some(&e.sku));
+                v.positivo("qtdFaltante", e.qtd_faltante);
             }
             EventoIntegracao::ReposicaoEnviada(e) => {
-                sku(&mut v, &e.sku);
-                positivo(&mut v, "qtd", e.qtd);
-                if e.lote.trim().is_empty() {
-                    v.push("lote não deve estar em branco".into());
-                }
+                v.sku("sku", Some(&e.sku));
+                v.positivo("qtd", e.qtd);
+                v.em_branco("lote", &e.lote);
             }
-            EventoIntegracao::ReposicaoNegada(e) => sku(&mut v, &e.sku),
+            EventoIntegracao::ReposicaoNegada(e) => v.sku("sku", Some(&e.sku)),
             EventoIntegracao::ProdutoClassificado(e) => {
-                sku(&mut v, &e.sku);
+                v.sku("sku", Some(&e.sku));
                 if e.tags.is_empty() {
-                    v.push("tags não deve estar vazio".into());
+                    v.add("tags", "não deve estar vazio");
                 }
                 if e.tags.len() > 8 {
-                    v.push("tags tamanho deve ser entre 0 e 8".into());
+                    v.add("tags", "tamanho deve ser entre 0 e 8");
                 }
                 for (i, t) in e.tags.iter().enumerate() {
-                    if t.trim().is_empty() {
-                        v.push(format!("tags[{i}] não deve estar em branco"));
-                    }
-                    if t.chars().count() > 30 {
-                        v.push(format!("tags[{i}] tamanho deve ser entre 0 e 30"));
-                    }
+                    v.em_branco(&format!("tags[{i}]"), t);
+                    v.tamanho(&format!("tags[{i}]"), t, 30);
                 }
-                if e.categoria.trim().is_empty() {
-                    v.push("categoria não deve estar em branco".into());
-                }
-                if e.categoria.chars().count() > 30 {
-                    v.push("categoria tamanho deve ser entre 0 e 30".into());
-                }
+                v.em_branco("categoria", &e.categoria);
+                v.tamanho("categoria", &e.categoria, 30);
             }
         }
-        v.sort();
-        v
+        v.ordenadas()
     }
+}
+
+/// One item of the answer to `POST /eventos/lote` (the batch route): each event's own status, as
+/// `/eventos` would have answered it alone. Sent by the receiver, read by the publisher.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct ResultadoItem {
+    #[serde(rename = "eventId")]
+    pub event_id: Option<uuid::Uuid>,
+    pub status: u16,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub detalhe: Option<String>,
+}
+
+/// The answer to `POST /eventos/lote`: one [`ResultadoItem`] per event, in the request's order.
+#[derive(Serialize, Deserialize, Debug)]
+pub struct LoteResposta {
+    pub resultados: Vec<ResultadoItem>,
 }
 
 #[cfg(test)]

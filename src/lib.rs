@@ -8,15 +8,19 @@
 //! - [`estoque`] (the warehouse) receives it through its **inbox** (`ON CONFLICT (event_id) DO
 //!   NOTHING` in the effect's transaction), ships from its lots (FEFO) or records pent-up demand,
 //!   and answers through its own outbox.
-//! - [`outbox`] holds the writer and the publisher that delivers events over HTTP (a lease
-//!   committed at claim time, fencing token, backoff, dead letter); [`inbox`] the receiving side.
+//! - [`outbox`] holds the writer, the table's SQL and the relay loop that delivers events over
+//!   HTTP (a lease committed at claim time, fencing token, backoff, dead letter); [`inbox`] the
+//!   receiving side. [`publisher_role`] runs relay loops as their own process (`giro publisher`).
 //! - [`contracts`] are the four integration events, one enum.
 //!
 //! Infrastructure, shared and role-free: [`config`] (layered, typed), [`db`] (pools, the `Tx`
 //! type that business functions take, migrations), [`http`] (problem+json, health, layers,
-//! serving with graceful shutdown), [`server`] (the start-up sequence of a service role),
-//! [`telemetry`], [`shutdown`], [`systemd`] (readiness notification). [`cli`] is clap only;
-//! `main.rs` dispatches.
+//! serving with graceful shutdown, the outgoing client), [`server`] (the start-up sequence of a
+//! service role), [`supervisor`] (background loops restarted and reflected in readiness),
+//! [`telemetry`], [`trace`] and [`otlp`] (trace context and export), [`shutdown`], [`systemd`]
+//! (readiness notification). Commands beside the roles: [`audit`], [`bench`], [`dev`].
+//! [`cli`] is clap only; `main.rs` dispatches. No file imports another in a cycle
+//! (`scripts/import-cycles`).
 
 pub mod audit;
 pub mod bench;
@@ -31,8 +35,7 @@ pub mod inbox;
 pub mod mercado;
 pub mod otlp;
 pub mod outbox;
-pub mod publisher;
-pub mod report;
+pub mod publisher_role;
 pub mod server;
 pub mod shutdown;
 pub mod supervisor;

@@ -17,7 +17,7 @@ use crate::config::{Config, ConfigError, Servico};
 use crate::db::{self, Db};
 use crate::http::{self, auth::Seguranca};
 use crate::inbox::receiver::{self, Consumidor};
-use crate::outbox::publisher::Publisher;
+use crate::outbox::relay::Publisher;
 use crate::supervisor::{Supervisor, Vivo};
 
 /// What a role is given to build itself.
@@ -139,7 +139,7 @@ pub async fn run(
     };
     let role = build(&ctx)?;
     let router = app(&ctx, role);
-    http::web::start(&ctx, servico, &router).await?; // the built front on its own port (§9.5)
+    start_web(&ctx, servico, &router).await?; // the built front on its own port (§9.5)
     crate::http::metrics::install();
     crate::otlp::init(&format!("giro-{}", servico.nome())); // on when OTEL_EXPORTER_OTLP_ENDPOINT is set
     if ctx.config.outbox.publicador_embutido {
@@ -183,4 +183,19 @@ pub async fn run(
     }
     tracing::info!(service = %servico, "stopped");
     served.map_err(Into::into)
+}
+
+/// Starts the web listener of `servico` beside its API listener when a front is configured; it
+/// stops with the same shutdown token and grace period.
+async fn start_web(ctx: &Contexto, servico: Servico, api: &Router) -> anyhow::Result<()> {
+    if let Some((listener, web)) = http::web::bind(&ctx.config, servico, api).await? {
+        let (shutdown, grace) = (ctx.shutdown.clone(), ctx.config.prazo_desligamento);
+        let limites = ctx.config.limites_http.clone();
+        ctx.tasks.spawn(async move {
+            if let Err(e) = http::serve_com(listener, web, shutdown, grace, limites).await {
+                tracing::error!(error = %e, "web listener failed");
+            }
+        });
+    }
+    Ok(())
 }

@@ -8,6 +8,7 @@
 //! headers, session cookies. Configuration reaches logs only through its redacted `Debug`.
 
 use std::io::IsTerminal;
+use std::process::ExitCode;
 
 use tracing_subscriber::{fmt, EnvFilter};
 
@@ -35,4 +36,31 @@ pub fn init(format: LogFormat) {
 pub fn init_for_test() {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"));
     let _ = fmt().with_env_filter(filter).with_test_writer().try_init();
+}
+
+/// A configuration error, found before the log format is known: plain text on stderr, exit 2.
+pub fn config_error(e: &crate::config::ConfigError) -> ExitCode {
+    eprintln!("giro: configuration error: {e}");
+    ExitCode::from(2)
+}
+
+/// How a command's end is reported: exit 0; a configuration error found late exits 2; any other
+/// error is logged (and repeated on stderr in human format) and exits 1.
+pub fn exit_code(result: anyhow::Result<()>, format: LogFormat) -> ExitCode {
+    let Err(e) = result else { return ExitCode::SUCCESS };
+    match e.downcast_ref::<crate::config::ConfigError>() {
+        Some(c) if format == LogFormat::Json => {
+            tracing::error!(error = %c, "configuration error");
+            ExitCode::from(2)
+        }
+        Some(c) => config_error(c),
+        None => {
+            tracing::error!("{e:#}");
+            if format == LogFormat::Human {
+                // JSON logs stay one object per line; the error above is already there.
+                eprintln!("giro: {e:#}");
+            }
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -155,6 +155,110 @@ pub fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
+// ---- Shared by the relay, processes and peers benches ----
+
+/// Events delivered so far.
+pub(crate) async fn count_sent(db: &crate::db::Db) -> anyhow::Result<i64> {
+    let c = db.client().await?;
+    Ok(c.query_one("SELECT count(*) FROM outbox_event WHERE status = 'SENT'", &[]).await?.get(0))
+}
+
+/// Empties both outboxes and inboxes between runs.
+pub(crate) async fn reset(mercado: &crate::db::Db, estoque: &crate::db::Db) -> anyhow::Result<()> {
+    mercado.client().await?.batch_execute("TRUNCATE outbox_event, inbox_event").await?;
+    estoque.client().await?.batch_execute("TRUNCATE outbox_event, inbox_event").await?;
+    Ok(())
+}
+
+/// The best events/s of a list of runs (without the aged-table runs).
+pub(crate) fn melhor(runs: &serde_json::Value) -> Option<f64> {
+    runs.as_array()?
+        .iter()
+        .filter(|r| {
+            r["transporte"].as_str().unwrap_or("lote") == "lote"
+                && r["linhasAntigas"].as_u64().unwrap_or(0) == 0
+        })
+        .filter_map(|r| r["eventosPorSegundo"].as_f64())
+        .reduce(f64::max)
+}
+
+/// Writes `n` pending `ReposicaoSolicitada` (distinct SKUs estoque does not know) to the outbox.
+pub(crate) async fn semear(mercado: &crate::db::Db, n: usize) -> anyhow::Result<()> {
+    mercado
+        .client()
+        .await?
+        .execute(
+            "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, proxima_tentativa_em) \
+             SELECT id, 'ReposicaoSolicitada', \
+                    jsonb_build_object('eventId', id, 'sku', lpad((1000000 + g)::text, 13, '789'), 'qtdFaltante', 1, 'ocorridoEm', '2026-09-25T12:00:00Z'), \
+                    'PENDING', now(), now() \
+               FROM (SELECT gen_random_uuid() AS id, g FROM generate_series(1, $1::int) g) s",
+            &[&(n as i32)],
+        )
+        .await?;
+    Ok(())
+}
+
+/// `giro bench …`: runs the measurement, prints the table (stderr) and the JSON (stdout, and
+/// `--saida` when given).
+pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
+    use crate::cli::BenchCommand;
+    let result = match args.command {
+        BenchCommand::Checkout { clientes, segundos, replicas, url } => {
+            crate::bench::checkout::run(crate::bench::checkout::CheckoutArgs {
+                admin_url: args.pg_url,
+                clientes,
+                duracao: std::time::Duration::from_secs(segundos),
+                replicas,
+                url,
+            })
+            .await?
+        }
+        BenchCommand::Relay {
+            eventos,
+            publicadores,
+            transportes,
+            lote,
+            linhas_antigas,
+            taxa,
+            segundos,
+            processos,
+            lote_processos,
+            pares,
+        } => {
+            crate::bench::relay::run(crate::bench::relay::RelayArgs {
+                processos: processos.then_some(lote_processos),
+                pares,
+                linhas_antigas,
+                admin_url: args.pg_url,
+                eventos,
+                publicadores,
+                transportes,
+                lote,
+                taxa,
+                duracao: std::time::Duration::from_secs(segundos),
+            })
+            .await?
+        }
+        BenchCommand::Peers { eventos, publicadores, jobs } => {
+            crate::bench::peers::run(crate::bench::peers::PeersArgs {
+                admin_url: args.pg_url,
+                eventos,
+                publicadores,
+                jobs,
+            })
+            .await?
+        }
+    };
+    eprintln!("{}", crate::bench::tabela(&result));
+    let text = serde_json::to_string_pretty(&result)?;
+    if let Some(path) = args.saida {
+        std::fs::write(&path, &text)?;
+    }
+    println!("{text}");
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

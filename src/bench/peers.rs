@@ -13,8 +13,8 @@ use anyhow::Context;
 use serde_json::json;
 use tokio::process::Command;
 
+use crate::bench::melhor;
 use crate::bench::processos::{self, ProcessosArgs};
-use crate::bench::relay::melhor;
 use crate::bench::scratch::Scratch;
 use crate::config::Servico;
 use crate::db::{self, Db};

@@ -22,8 +22,8 @@ use tokio::process::{Child, Command};
 use uuid::Uuid;
 
 use crate::bench::checkout::{self, Servidor};
-use crate::bench::relay::{count_sent, reset, semear};
 use crate::bench::scratch::Scratch;
+use crate::bench::{count_sent, reset, semear};
 use crate::bench::{ms, percentile};
 use crate::config::Config;
 use crate::contracts::{EventoIntegracao, ReposicaoSolicitada};

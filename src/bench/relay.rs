@@ -18,11 +18,11 @@ use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
 use crate::bench::scratch::Scratch;
-use crate::bench::{ms, percentile};
+use crate::bench::{count_sent, melhor, ms, percentile, reset, semear};
 use crate::config::{Config, Servico, Sources};
 use crate::contracts::{EventoIntegracao, ReposicaoSolicitada};
 use crate::db::{self, Db, OutboxSignal};
-use crate::outbox::publisher::Publisher;
+use crate::outbox::relay::Publisher;
 use crate::server::{self, Contexto};
 
 pub struct RelayArgs {
@@ -86,17 +86,6 @@ async fn start_estoque(config: &Config, shutdown: &CancellationToken) -> anyhow:
 async fn count_pending(db: &Db) -> anyhow::Result<i64> {
     let c = db.client().await?;
     Ok(c.query_one("SELECT count(*) FROM outbox_event WHERE status = 'PENDING'", &[]).await?.get(0))
-}
-
-pub(crate) async fn count_sent(db: &Db) -> anyhow::Result<i64> {
-    let c = db.client().await?;
-    Ok(c.query_one("SELECT count(*) FROM outbox_event WHERE status = 'SENT'", &[]).await?.get(0))
-}
-
-pub(crate) async fn reset(mercado: &Db, estoque: &Db) -> anyhow::Result<()> {
-    mercado.client().await?.batch_execute("TRUNCATE outbox_event, inbox_event").await?;
-    estoque.client().await?.batch_execute("TRUNCATE outbox_event, inbox_event").await?;
-    Ok(())
 }
 
 pub async fn run(args: RelayArgs) -> anyhow::Result<serde_json::Value> {
@@ -264,18 +253,6 @@ async fn scenarios(
     Ok(out)
 }
 
-/// The best events/s of a list of runs (without the aged-table runs).
-pub(crate) fn melhor(runs: &serde_json::Value) -> Option<f64> {
-    runs.as_array()?
-        .iter()
-        .filter(|r| {
-            r["transporte"].as_str().unwrap_or("lote") == "lote"
-                && r["linhasAntigas"].as_u64().unwrap_or(0) == 0
-        })
-        .filter_map(|r| r["eventosPorSegundo"].as_f64())
-        .reduce(f64::max)
-}
-
 /// What `NOTIFY` costs the writers: commits per second of 4 concurrent writers, each committing
 /// one event per transaction, with `outbox.notify` off and on (no publisher running).
 async fn notify_cost(config: &Config, per_writer: usize) -> anyhow::Result<serde_json::Value> {
@@ -314,23 +291,6 @@ async fn notify_cost(config: &Config, per_writer: usize) -> anyhow::Result<serde
         );
     }
     Ok(serde_json::Value::Object(out))
-}
-
-/// Writes `n` pending `ReposicaoSolicitada` (distinct SKUs estoque does not know) to the outbox.
-pub(crate) async fn semear(mercado: &Db, n: usize) -> anyhow::Result<()> {
-    mercado
-        .client()
-        .await?
-        .execute(
-            "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, proxima_tentativa_em) \
-             SELECT id, 'ReposicaoSolicitada', \
-                    jsonb_build_object('eventId', id, 'sku', lpad((1000000 + g)::text, 13, '789'), 'qtdFaltante', 1, 'ocorridoEm', '2026-09-25T12:00:00Z'), \
-                    'PENDING', now(), now() \
-               FROM (SELECT gen_random_uuid() AS id, g FROM generate_series(1, $1::int) g) s",
-            &[&(n as i32)],
-        )
-        .await?;
-    Ok(())
 }
 
 /// One throughput run: `args.eventos` events relayed by `n` publishers over `transporte`, with

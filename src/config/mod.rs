@@ -11,6 +11,8 @@ pub mod dburl;
 pub mod duration;
 pub mod keys;
 pub mod layers;
+pub mod rede;
+pub mod report;
 pub mod secret;
 
 use std::fmt;
@@ -225,7 +227,7 @@ pub struct Config {
     pub db_pool_max: usize,
     pub db_timeout: Duration,
     /// Session timeouts and connection lifetime of the services' and publishers' pools.
-    pub db_limites: crate::db::PoolLimits,
+    pub db_limites: PoolLimits,
     pub endereco: std::net::IpAddr,
     pub prazo_desligamento: Duration,
     pub limites_http: LimitesHttp,
@@ -280,7 +282,7 @@ impl Config {
             },
             db_pool_max: r.positive("db.pool-max")?,
             db_timeout: r.duration("db.timeout")?,
-            db_limites: crate::db::PoolLimits {
+            db_limites: PoolLimits {
                 statement_timeout: r.duration("db.timeout-comando")?,
                 lock_timeout: r.duration("db.timeout-lock")?,
                 idle_in_transaction_timeout: r.duration("db.timeout-transacao-ociosa")?,
@@ -461,7 +463,7 @@ impl Reader<'_> {
         let Some(v) = self.opt_string(key) else { return Ok(vec![]) };
         let lista: Vec<String> =
             v.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect();
-        if let Some(ruim) = lista.iter().find(|p| !crate::http::throttle::proxy_valido(p)) {
+        if let Some(ruim) = lista.iter().find(|p| !rede::proxy_valido(p)) {
             let (v, o) = self.raw(key)?;
             return Err(Self::invalid(key, v, o, format!("{ruim:?} is not an IP address or a CIDR block")));
         }
@@ -523,5 +525,35 @@ impl Reader<'_> {
             pg.application_name(format!("giro-{service}"));
         }
         Ok(DbConfig { pg })
+    }
+}
+
+/// How long a pooled connection lives at most when the caller does not say
+/// ([`PoolLimits::vida_maxima`]): session state a connection picked up (a read-only default, a
+/// server that failed over) cannot outlive it.
+pub const VIDA_MAXIMA_PADRAO: Duration = Duration::from_secs(30 * 60);
+
+/// What every pooled session is allowed: the session timeouts PostgreSQL enforces (zero = none)
+/// and the connection's maximum lifetime.
+#[derive(Clone, Copy, Debug)]
+pub struct PoolLimits {
+    /// `statement_timeout`: no statement runs longer (SQLSTATE 57014 → 503).
+    pub statement_timeout: Duration,
+    /// `lock_timeout`: no lock is waited for longer (SQLSTATE 55P03 → 503), so a row held by
+    /// another session makes a request fail fast instead of hanging until the client gives up.
+    pub lock_timeout: Duration,
+    /// `idle_in_transaction_session_timeout`: a session left idle inside a transaction is ended.
+    pub idle_in_transaction_timeout: Duration,
+    pub vida_maxima: Duration,
+}
+
+impl Default for PoolLimits {
+    fn default() -> Self {
+        PoolLimits {
+            statement_timeout: Duration::ZERO,
+            lock_timeout: Duration::ZERO,
+            idle_in_transaction_timeout: Duration::ZERO,
+            vida_maxima: VIDA_MAXIMA_PADRAO,
+        }
     }
 }

@@ -47,6 +47,12 @@ impl fmt::Display for Secret {
     }
 }
 
+/// A fresh random token: 64 hex digits (256 bits, two v4 UUIDs' random bits and version
+/// nibbles) — session ids, CSRF tokens, the passwords and tokens `giro dev` generates.
+pub fn random_token() -> String {
+    format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,3 +37,35 @@ pub async fn run_on(servico: Servico, client: &mut tokio_postgres::Client) -> an
     let report = runner.run_async(client).await?;
     Ok(report.applied_migrations().iter().map(|m| m.to_string()).collect())
 }
+
+/// `giro migrate`: waits up to `esperar` for the databases to answer (when given), then applies
+/// each one's pending migrations.
+pub async fn command(
+    servicos: &[Servico],
+    esperar: Option<std::time::Duration>,
+    config: &crate::config::Config,
+    shutdown: tokio_util::sync::CancellationToken,
+) -> anyhow::Result<()> {
+    if let Some(wait) = esperar {
+        let pools = servicos
+            .iter()
+            .map(|s| crate::db::pool(&config.servico(*s).db, 1, config.db_timeout))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let answered =
+            tokio::time::timeout(wait, crate::db::wait_for("migrate", &pools, config.db_timeout, &shutdown))
+                .await;
+        match answered {
+            Ok(true) => {}
+            Ok(false) => anyhow::bail!("interrupted while waiting for the database"),
+            Err(_) => anyhow::bail!(
+                "the database did not answer within --esperar {}",
+                crate::config::duration::format(wait)
+            ),
+        }
+    }
+    for &s in servicos {
+        let applied = run(s, &config.servico(s).db).await?;
+        tracing::info!(db = %s, applied = applied.len(), "migrations applied: {}", applied.join(", "));
+    }
+    Ok(())
+}

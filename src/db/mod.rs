@@ -24,35 +24,7 @@ use crate::config::DbConfig;
 pub type Pool = deadpool_postgres::Pool;
 pub type Client = deadpool_postgres::Client;
 
-/// How long a pooled connection lives at most when the caller does not say
-/// ([`PoolLimits::vida_maxima`]): session state a connection picked up (a read-only default, a
-/// server that failed over) cannot outlive it.
-pub const VIDA_MAXIMA_PADRAO: Duration = Duration::from_secs(30 * 60);
-
-/// What every pooled session is allowed: the session timeouts PostgreSQL enforces (zero = none)
-/// and the connection's maximum lifetime.
-#[derive(Clone, Copy, Debug)]
-pub struct PoolLimits {
-    /// `statement_timeout`: no statement runs longer (SQLSTATE 57014 → 503).
-    pub statement_timeout: Duration,
-    /// `lock_timeout`: no lock is waited for longer (SQLSTATE 55P03 → 503), so a row held by
-    /// another session makes a request fail fast instead of hanging until the client gives up.
-    pub lock_timeout: Duration,
-    /// `idle_in_transaction_session_timeout`: a session left idle inside a transaction is ended.
-    pub idle_in_transaction_timeout: Duration,
-    pub vida_maxima: Duration,
-}
-
-impl Default for PoolLimits {
-    fn default() -> Self {
-        PoolLimits {
-            statement_timeout: Duration::ZERO,
-            lock_timeout: Duration::ZERO,
-            idle_in_transaction_timeout: Duration::ZERO,
-            vida_maxima: VIDA_MAXIMA_PADRAO,
-        }
-    }
-}
+pub use crate::config::{PoolLimits, VIDA_MAXIMA_PADRAO};
 
 /// Builds a pool; it connects lazily, so a service starts while its database is down and
 /// answers `/readyz` with 503 until it is back. Every wait is bounded by `timeout`, so an
@@ -264,6 +236,13 @@ pub async fn wait_for(what: &str, pools: &[Pool], timeout: Duration, shutdown: &
         }
         pause = (pause * 2).min(WAIT_MAX);
     }
+}
+
+/// The instant business code runs at, truncated to microseconds (what PostgreSQL keeps), so an
+/// instant answered or sent in an event right after a write equals the one read back later.
+pub fn agora() -> chrono::DateTime<chrono::Utc> {
+    use chrono::SubsecRound;
+    chrono::Utc::now().trunc_subsecs(6)
 }
 
 /// How a committed outbox event reaches publishers at once: in-process for the embedded one

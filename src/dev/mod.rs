@@ -20,6 +20,7 @@ use anyhow::Context;
 use tokio::process::{Child, Command};
 use tokio_util::sync::CancellationToken;
 
+use crate::config::secret::random_token;
 use crate::config::{Config, Sources};
 
 fn checkout() -> PathBuf {
@@ -31,21 +32,17 @@ fn checkout() -> PathBuf {
     }
 }
 
-fn random_hex() -> String {
-    format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())
-}
-
 /// Writes `.env` with development secrets unless it exists; returns true when written.
 fn ensure_dotenv(path: &Path) -> anyhow::Result<bool> {
     if path.exists() {
         return Ok(false);
     }
-    let senha = &random_hex()[..16];
+    let senha = &random_token()[..16];
     let text = format!(
         "# Development secrets written by `giro dev`; never use them in production.\n\
          MERCADO_TOKEN_SERVICO={}\nESTOQUE_TOKEN_SERVICO={}\nOPERADOR_USUARIO=operador\nOPERADOR_SENHA={senha}\n",
-        random_hex(),
-        random_hex()
+        random_token(),
+        random_token()
     );
     std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
     #[cfg(unix)]

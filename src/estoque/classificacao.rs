@@ -58,10 +58,7 @@ struct Resposta {
 
 impl ClienteTags {
     pub fn new(cfg: &TagsConfig) -> anyhow::Result<ClienteTags> {
-        let http = reqwest::Client::builder()
-            .http1_only()
-            .connect_timeout(cfg.timeout)
-            .read_timeout(cfg.timeout)
+        let http = crate::http::client::builder(cfg.timeout)
             .timeout(cfg.timeout.saturating_mul(2).max(Duration::from_millis(1)))
             .build()
             .map_err(|e| anyhow::anyhow!("cannot build the tag-worker client: {e}"))?;
@@ -104,7 +101,10 @@ impl ClienteTags {
             req = req.bearer_auth(token.expose());
         }
         // `without_url`: the error's text then names no URL (which could carry credentials).
-        let res = req.send().await.map_err(|e| FalhaTags::Indisponivel(describe(e.without_url())))?;
+        let res = req
+            .send()
+            .await
+            .map_err(|e| FalhaTags::Indisponivel(crate::http::client::describe(&e.without_url())))?;
         let status = res.status();
         if !status.is_success() {
             let msg = format!("HTTP {}", status.as_u16());
@@ -114,7 +114,10 @@ impl ClienteTags {
                 _ => FalhaTags::Indisponivel(msg),
             });
         }
-        let body = res.bytes().await.map_err(|e| FalhaTags::Indisponivel(describe(e.without_url())))?;
+        let body = res
+            .bytes()
+            .await
+            .map_err(|e| FalhaTags::Indisponivel(crate::http::client::describe(&e.without_url())))?;
         let resposta: Resposta = serde_json::from_slice(&body)
             .map_err(|e| FalhaTags::Inclassificavel(format!("corpo ilegível: {e}")))?;
         Ok(utilizavel(sku, resposta))
@@ -128,23 +131,6 @@ pub enum FalhaTags {
     Indisponivel(String),
     /// The worker cannot classify this product (a 4xx for it, or an answer outside the contract).
     Inclassificavel(String),
-}
-
-fn describe(e: reqwest::Error) -> String {
-    let kind = if e.is_timeout() {
-        "timeout"
-    } else if e.is_connect() {
-        "conexão recusada ou inalcançável"
-    } else {
-        "erro de transporte"
-    };
-    let mut text = format!("{kind}: {e}");
-    let mut source = std::error::Error::source(&e);
-    while let Some(s) = source {
-        text.push_str(&format!(": {s}"));
-        source = s.source();
-    }
-    text
 }
 
 fn utilizavel(sku: &str, r: Resposta) -> Option<Classificacao> {
@@ -175,7 +161,7 @@ fn utilizavel(sku: &str, r: Resposta) -> Option<Classificacao> {
 /// original's `ClassificacaoDeProduto.aplicar`).
 pub async fn aplicar(
     tx: &Tx<'_>,
-    produto: &mut Bloqueado,
+    produto: &mut Bloqueado<'_>,
     c: &Classificacao,
     agora: DateTime<Utc>,
 ) -> Result<ProdutoClassificado, ErroEstoque> {

@@ -28,7 +28,7 @@ pub struct Demanda {
 /// Records an open demand for `produto` (the caller holds its row).
 pub async fn registrar(
     tx: &Tx<'_>,
-    produto: &Bloqueado,
+    produto: &Bloqueado<'_>,
     qtd_solicitada: i32,
     solicitacao_original: Uuid,
     agora: DateTime<Utc>,
@@ -44,7 +44,7 @@ pub async fn registrar(
 }
 
 /// The open demands of `produto`, in the order they are served (`registrado_em`, then `id`).
-pub async fn abertas(tx: &Tx<'_>, produto: &Bloqueado) -> Result<Vec<Demanda>, tokio_postgres::Error> {
+pub async fn abertas(tx: &Tx<'_>, produto: &Bloqueado<'_>) -> Result<Vec<Demanda>, tokio_postgres::Error> {
     let stmt = tx
         .prepare_cached(
             "SELECT id, sku, qtd_solicitada, solicitacao_original, registrado_em FROM demanda_reprimida \
@@ -76,7 +76,7 @@ async fn marcar_atendida(tx: &Tx<'_>, id: i64) -> Result<(), tokio_postgres::Err
 /// each demand that got a shipment closes, even a partial one. Returns how many were served.
 pub async fn atender_abertas(
     tx: &Tx<'_>,
-    produto: &mut Bloqueado,
+    produto: &mut Bloqueado<'_>,
     agora: DateTime<Utc>,
 ) -> Result<i32, ErroEstoque> {
     let mut atendidas = 0;

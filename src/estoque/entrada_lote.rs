@@ -23,8 +23,8 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use super::classificacao::{self, ClienteTags};
-use super::{agora, demanda, lote, produto, ErroEstoque};
-use crate::contracts::{sku_valido, SKU_REGEX};
+use super::{agora, demanda, produto, ErroEstoque};
+use crate::contracts::Violacoes;
 use crate::db::Db;
 
 /// The body of `POST /lotes`. Everything optional at the JSON level so each missing field gets the
@@ -68,36 +68,23 @@ const NCM_REGEX: &str = "^[0-9]{8}$";
 impl EntradaLoteRequest {
     /// Bean validation of the request: every violation, sorted, as `"<campo> <mensagem>"`.
     pub fn validar(self) -> Result<EntradaLote, ErroEstoque> {
-        let mut v = Vec::new();
-        match &self.sku {
-            None => v.push("sku não deve ser nulo".to_string()),
-            Some(s) if !sku_valido(s) => v.push(format!("sku deve corresponder a \"{SKU_REGEX}\"")),
-            Some(_) => {}
+        let mut v = Violacoes::default();
+        v.sku("sku", self.sku.as_deref());
+        if let Some(d) = &self.descricao {
+            v.tamanho("descricao", d, 255);
         }
-        if self.descricao.as_ref().is_some_and(|d| d.chars().count() > 255) {
-            v.push("descricao tamanho deve ser entre 0 e 255".into());
-        }
-        if self.ncm.as_ref().is_some_and(|n| !(n.len() == 8 && n.bytes().all(|b| b.is_ascii_digit()))) {
-            v.push(format!("ncm deve corresponder a \"{NCM_REGEX}\""));
+        if let Some(n) = &self.ncm {
+            v.padrao("ncm", n.len() == 8 && n.bytes().all(|b| b.is_ascii_digit()), NCM_REGEX);
         }
         let codigo = self.codigo_lote.clone().unwrap_or_default();
-        if codigo.trim().is_empty() {
-            v.push("codigoLote não deve estar em branco".into());
-        }
-        if codigo.chars().count() > 50 {
-            v.push("codigoLote tamanho deve ser entre 0 e 50".into());
-        }
+        v.em_branco("codigoLote", &codigo);
+        v.tamanho("codigoLote", &codigo, 50);
         let quantidade = self.quantidade.unwrap_or(0);
-        if quantidade <= 0 {
-            v.push("quantidade deve ser maior que 0".into());
-        }
+        v.positivo("quantidade", quantidade);
         if let Some(Err(m)) = self.validade.map(|d| crate::http::extract::data_sensata("validade", d)) {
-            v.push(m);
+            v.mensagem(m);
         }
-        if !v.is_empty() {
-            v.sort();
-            return Err(ErroEstoque::Invalido(format!("entrada de lote inválida: {}", v.join("; "))));
-        }
+        v.resultado("entrada de lote inválida: ").map_err(ErroEstoque::Invalido)?;
         Ok(EntradaLote {
             sku: self.sku.unwrap_or_default(),
             descricao: self.descricao,
@@ -151,8 +138,9 @@ pub async fn registrar(db: &Db, tags: &ClienteTags, e: EntradaLote) -> Result<Lo
             classificacao::aplicar(&tx, &mut produto, c, agora).await?;
         }
     }
-    let lote_id = lote::receber(&tx, &mut produto, &e.codigo_lote, e.quantidade, e.validade, agora).await?;
+    let lote_id = produto.receber_lote(&tx, &e.codigo_lote, e.quantidade, e.validade, agora).await?;
     let demandas_atendidas = demanda::atender_abertas(&tx, &mut produto, agora).await?;
+    let produto = produto.liberar();
     tx.commit().await?;
 
     tracing::info!(

@@ -21,7 +21,7 @@ use crate::outbox;
 /// `correlation_id`; `None` when no lot can ship (zero balance, or only expired lots).
 pub async fn expedir_do_proximo_lote(
     tx: &Tx<'_>,
-    produto: &mut Bloqueado,
+    produto: &mut Bloqueado<'_>,
     correlation_id: Uuid,
     qtd_pedida: i32,
     agora: DateTime<Utc>,

@@ -8,13 +8,14 @@
 //! `validade` is today still ships; one whose `validade` was yesterday never does (its units stay
 //! in the product's balance, as the original's).
 //!
-//! Every function here runs with the product's row locked (it takes a `produto::Bloqueado` or is
-//! called by one), so lots of one SKU are never changed concurrently.
+//! Every function here runs with the product's row locked: the locked product
+//! (`produto::Bloqueado`, the aggregate root) receives and ships lots by calling them, so lots of
+//! one SKU are never changed concurrently. This module does not know the product type: the
+//! dependency goes one way, produto → lote.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use tokio_postgres::Row;
 
-use super::produto::Bloqueado;
 use super::ErroEstoque;
 use crate::db::Tx;
 
@@ -51,13 +52,13 @@ fn de_linha(row: &Row) -> Result<Lote, tokio_postgres::Error> {
     })
 }
 
-/// Receives a lot into `produto` (the original's `receberLote`, the only way a lot is created):
-/// code not blank, quantity positive; all of it available; the product's balance goes up by the
-/// whole quantity, even when the lot is already expired. A code already used for this SKU fails
-/// on `uk_lote_sku_codigo` ([`ErroEstoque::Conflito`]). Returns the new lot's id.
-pub async fn receber(
+/// Inserts a received lot of `sku` (called by `Bloqueado::receber_lote`, which credits the
+/// product's balance with it): code not blank, quantity positive; all of it available. A code
+/// already used for this SKU fails on `uk_lote_sku_codigo` ([`ErroEstoque::Conflito`]). Returns
+/// the new lot's id.
+pub(super) async fn inserir(
     tx: &Tx<'_>,
-    produto: &mut Bloqueado,
+    sku: &str,
     codigo_lote: &str,
     quantidade: i32,
     validade: Option<NaiveDate>,
@@ -75,11 +76,8 @@ pub async fn receber(
              VALUES ($1, $2, $3, $4, $5, $3) RETURNING id",
         )
         .await?;
-    let id: i64 = tx
-        .query_one(&stmt, &[&produto.sku, &codigo_lote, &quantidade, &validade, &recebido_em])
-        .await?
-        .try_get(0)?;
-    produto.creditar(tx, quantidade).await?;
+    let id: i64 =
+        tx.query_one(&stmt, &[&sku, &codigo_lote, &quantidade, &validade, &recebido_em]).await?.try_get(0)?;
     Ok(id)
 }
 

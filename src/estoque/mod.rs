@@ -33,7 +33,6 @@ pub mod routes;
 
 use std::sync::Arc;
 
-use chrono::{DateTime, SubsecRound, Utc};
 use futures_util::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
@@ -61,11 +60,7 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role> {
 /// The event types estoque accepts on `/eventos`.
 pub const ACEITOS: &[&str] = &["ReposicaoSolicitada"];
 
-/// The instant business code runs at, truncated to microseconds (what PostgreSQL keeps), so an
-/// event's `ocorridoEm` and the rows written with it carry the same instant.
-pub fn agora() -> DateTime<Utc> {
-    Utc::now().trunc_subsecs(6)
-}
+pub use crate::db::agora;
 
 /// The warehouse's errors, each with its HTTP status in [`routes`].
 #[derive(Debug, thiserror::Error)]

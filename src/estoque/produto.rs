@@ -8,9 +8,14 @@
 //! lots and demands, which are only touched while it is held.
 //!
 //! Invariant kept here: `saldo_disponivel = SUM(lote.quantidade_disponivel)` of the SKU (expired
-//! lots included): [`Bloqueado::creditar`] is called only by `lote::receber`, and
-//! [`Bloqueado::expedir`] takes units out of a lot and the balance together.
+//! lots included): [`Bloqueado::receber_lote`] and [`Bloqueado::expedir`] change a lot and the
+//! balance together. The locked product is the aggregate root of its lots: this module calls
+//! `lote`, never the other way.
+//!
+//! A [`Bloqueado`] borrows the transaction that locked it (its lifetime), so it cannot be kept
+//! past that transaction's commit or rollback: the lock it stands for ends there.
 
+use std::marker::PhantomData;
 use std::ops::Deref;
 
 use tokio_postgres::types::Json;
@@ -40,11 +45,11 @@ impl Produto {
     }
 }
 
-/// A product whose row this transaction holds locked.
+/// A product whose row the transaction `'t` holds locked; it cannot outlive that transaction.
 #[derive(Debug)]
-pub struct Bloqueado(Produto);
+pub struct Bloqueado<'t>(Produto, PhantomData<&'t ()>);
 
-impl Deref for Bloqueado {
+impl Deref for Bloqueado<'_> {
     type Target = Produto;
     fn deref(&self) -> &Produto {
         &self.0
@@ -73,16 +78,27 @@ pub async fn buscar(client: &Client, sku: &str) -> Result<Option<Produto>, tokio
 }
 
 /// Locks the product's row (`SELECT … FOR UPDATE`); `None` when the SKU is unknown.
-pub async fn bloquear(tx: &Tx<'_>, sku: &str) -> Result<Option<Bloqueado>, tokio_postgres::Error> {
+pub async fn bloquear<'t>(tx: &'t Tx<'_>, sku: &str) -> Result<Option<Bloqueado<'t>>, tokio_postgres::Error> {
     let stmt = tx.prepare_cached(&sql_bloquear()).await?;
-    Ok(tx.query_opt(&stmt, &[&sku]).await?.as_ref().map(de_linha).transpose()?.map(Bloqueado))
+    Ok(tx
+        .query_opt(&stmt, &[&sku])
+        .await?
+        .as_ref()
+        .map(de_linha)
+        .transpose()?
+        .map(|p| Bloqueado(p, PhantomData)))
 }
 
 /// Creates a product (the original's `new ProdutoEstoque(sku, descricao, ncm)`): valid SKU,
 /// descricao not blank, NCM of 8 digits; balance 0, unclassified. The new row is held by this
 /// transaction until it ends; a concurrent creation of the same SKU fails on the primary key
 /// ([`ErroEstoque::Conflito`]).
-pub async fn criar(tx: &Tx<'_>, sku: &str, descricao: &str, ncm: &str) -> Result<Bloqueado, ErroEstoque> {
+pub async fn criar<'t>(
+    tx: &'t Tx<'_>,
+    sku: &str,
+    descricao: &str,
+    ncm: &str,
+) -> Result<Bloqueado<'t>, ErroEstoque> {
     if !sku_valido(sku) {
         return Err(ErroEstoque::Invalido(format!("SKU inválido (esperado GTIN-8/12/13/14): {sku}")));
     }
@@ -96,14 +112,17 @@ pub async fn criar(tx: &Tx<'_>, sku: &str, descricao: &str, ncm: &str) -> Result
         .prepare_cached("INSERT INTO produto_estoque (sku, descricao, ncm, saldo_disponivel, versao) VALUES ($1, $2, $3, 0, 0)")
         .await?;
     tx.execute(&stmt, &[&sku, &descricao, &ncm]).await?;
-    Ok(Bloqueado(Produto {
-        sku: sku.to_string(),
-        descricao: descricao.to_string(),
-        ncm: ncm.to_string(),
-        tags: None,
-        categoria: None,
-        saldo_disponivel: 0,
-    }))
+    Ok(Bloqueado(
+        Produto {
+            sku: sku.to_string(),
+            descricao: descricao.to_string(),
+            ncm: ncm.to_string(),
+            tags: None,
+            categoria: None,
+            saldo_disponivel: 0,
+        },
+        PhantomData,
+    ))
 }
 
 /// Up to `limite` products without tags, by SKU (the re-classification job's `semTags`).
@@ -130,9 +149,31 @@ pub async fn sem_tags_exceto(
     client.query(&stmt, &[&limite, &exceto]).await?.iter().map(de_linha).collect()
 }
 
-impl Bloqueado {
-    /// Adds `qtd` to the balance (a lot was received: see `lote::receber`).
-    pub(super) async fn creditar(&mut self, tx: &Tx<'_>, qtd: i32) -> Result<(), ErroEstoque> {
+impl Bloqueado<'_> {
+    /// The product as this transaction left it, no longer claiming the lock (for what is
+    /// answered or logged after the commit).
+    pub fn liberar(self) -> Produto {
+        self.0
+    }
+
+    /// Receives a lot (the original's `receberLote`, the only way a lot is created): code not
+    /// blank, quantity positive; all of it available; the balance goes up by the whole quantity,
+    /// even when the lot is already expired. Returns the new lot's id.
+    pub async fn receber_lote(
+        &mut self,
+        tx: &Tx<'_>,
+        codigo_lote: &str,
+        quantidade: i32,
+        validade: Option<chrono::NaiveDate>,
+        recebido_em: chrono::DateTime<chrono::Utc>,
+    ) -> Result<i64, ErroEstoque> {
+        let id = lote::inserir(tx, &self.0.sku, codigo_lote, quantidade, validade, recebido_em).await?;
+        self.creditar(tx, quantidade).await?;
+        Ok(id)
+    }
+
+    /// Adds `qtd` to the balance (a lot was received).
+    async fn creditar(&mut self, tx: &Tx<'_>, qtd: i32) -> Result<(), ErroEstoque> {
         // The row is locked: the sum is checked here, before the UPDATE could overflow `integer`.
         if self.0.saldo_disponivel.checked_add(qtd).is_none() {
             return Err(ErroEstoque::Invalido(format!(

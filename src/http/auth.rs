@@ -42,6 +42,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tokio_util::sync::CancellationToken;
 
+use crate::config::secret::random_token;
 use crate::config::{Operador, Secret};
 use crate::db::{DbError, Pool};
 use crate::http::{throttle, Problem};
@@ -178,10 +179,6 @@ impl Seguranca {
 fn header_value(s: String) -> HeaderValue {
     // Built from ASCII names and hex tokens only.
     HeaderValue::from_str(&s).unwrap_or_else(|_| HeaderValue::from_static(""))
-}
-
-fn random_token() -> String {
-    format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())
 }
 
 /// The value of cookie `name` in the request, if any.

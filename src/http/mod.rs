@@ -4,6 +4,7 @@
 //! requests within a grace period.
 
 pub mod auth;
+pub mod client;
 pub mod conexao;
 pub mod contadores_pg;
 pub mod extract;

@@ -29,6 +29,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures_util::future::BoxFuture;
 
+use crate::config::rede::Bloco;
 use crate::config::{CheckoutConfig, Config, LoginConfig};
 use crate::http::Problem;
 
@@ -106,53 +107,9 @@ impl Contadores for Memoria {
     }
 }
 
-/// An entry of `http.proxies-confiaveis`: an IP address or a CIDR block.
-pub fn proxy_valido(s: &str) -> bool {
-    Bloco::parse(s).is_some()
-}
-
 /// The client of a request, as [`identificar`] worked it out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EnderecoCliente(pub IpAddr);
-
-/// An address or a CIDR block of trusted proxies.
-#[derive(Clone, Copy, Debug)]
-struct Bloco {
-    rede: IpAddr,
-    prefixo: u8,
-}
-
-impl Bloco {
-    fn parse(s: &str) -> Option<Bloco> {
-        let (ip, prefixo) = match s.split_once('/') {
-            Some((ip, p)) => (ip.parse::<IpAddr>().ok()?, p.parse::<u8>().ok()?),
-            None => {
-                let ip = s.parse::<IpAddr>().ok()?;
-                (ip, if ip.is_ipv4() { 32 } else { 128 })
-            }
-        };
-        let max = if ip.is_ipv4() { 32 } else { 128 };
-        (prefixo <= max).then_some(Bloco { rede: ip, prefixo })
-    }
-
-    fn contem(&self, ip: IpAddr) -> bool {
-        let ip = match ip {
-            IpAddr::V6(v6) => v6.to_ipv4_mapped().map(IpAddr::V4).unwrap_or(ip),
-            v4 => v4,
-        };
-        match (self.rede, ip) {
-            (IpAddr::V4(r), IpAddr::V4(a)) => {
-                let m = if self.prefixo == 0 { 0 } else { u32::MAX << (32 - u32::from(self.prefixo)) };
-                (u32::from(r) & m) == (u32::from(a) & m)
-            }
-            (IpAddr::V6(r), IpAddr::V6(a)) => {
-                let m = if self.prefixo == 0 { 0 } else { u128::MAX << (128 - u32::from(self.prefixo)) };
-                (u128::from(r) & m) == (u128::from(a) & m)
-            }
-            _ => false,
-        }
-    }
-}
 
 /// The throttling state of a service: its counters and limits.
 pub struct Limitador {
@@ -166,7 +123,7 @@ pub struct Limitador {
 const CONHECIDO_POR: Duration = Duration::from_secs(30 * 24 * 3600);
 
 impl Limitador {
-    /// `config.proxies_confiaveis` were validated at load ([`proxy_valido`]).
+    /// `config.proxies_confiaveis` were validated at load (`config::rede::proxy_valido`).
     pub fn new(config: &Config, contadores: Arc<dyn Contadores>) -> Arc<Limitador> {
         let proxies = config.proxies_confiaveis.iter().filter_map(|p| Bloco::parse(p)).collect();
         Arc::new(Limitador {

@@ -28,7 +28,6 @@ use tower_http::compression::CompressionLayer;
 use tower_http::services::{ServeDir, ServeFile};
 
 use crate::config::{Config, Servico};
-use crate::server::Contexto;
 
 const LONG_CACHE: &str = "public, max-age=31536000, immutable";
 const REVALIDATE: &str = "no-cache";
@@ -181,19 +180,4 @@ pub async fn bind(
     };
     tracing::info!(service = %servico, addr = %listener.local_addr()?, dir = %dir.display(), "giro {servico} serves the {front} on http://{}", listener.local_addr()?);
     Ok(Some((listener, router(&dir, api.clone()))))
-}
-
-/// Starts the web listener of `servico` beside its API listener when a front is configured; it
-/// stops with the same shutdown token and grace period.
-pub async fn start(ctx: &Contexto, servico: Servico, api: &Router) -> anyhow::Result<()> {
-    if let Some((listener, web)) = bind(&ctx.config, servico, api).await? {
-        let (shutdown, grace) = (ctx.shutdown.clone(), ctx.config.prazo_desligamento);
-        let limites = ctx.config.limites_http.clone();
-        ctx.tasks.spawn(async move {
-            if let Err(e) = super::serve_com(listener, web, shutdown, grace, limites).await {
-                tracing::error!(error = %e, "web listener failed");
-            }
-        });
-    }
-    Ok(())
 }

@@ -27,10 +27,10 @@ use axum::routing::post;
 use axum::{Json, Router};
 use chrono::Utc;
 use futures_util::future::BoxFuture;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::contracts::{ErroContrato, EventoIntegracao};
+use crate::contracts::{ErroContrato, EventoIntegracao, LoteResposta, ResultadoItem};
 use crate::db::{Db, Tx};
 use crate::http::{auth, Problem};
 
@@ -259,20 +259,6 @@ struct ItemLote {
     evento: Box<RawValue>,
     #[serde(default)]
     traceparent: Option<String>,
-}
-
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-pub struct ResultadoItem {
-    #[serde(rename = "eventId")]
-    pub event_id: Option<uuid::Uuid>,
-    pub status: u16,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub detalhe: Option<String>,
-}
-
-#[derive(Serialize, Deserialize, Debug)]
-pub struct LoteResposta {
-    pub resultados: Vec<ResultadoItem>,
 }
 
 async fn lote(

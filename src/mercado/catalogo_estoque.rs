@@ -56,13 +56,7 @@ pub struct CatalogoEstoque {
 
 impl CatalogoEstoque {
     pub fn new(base: &str, token: Secret, timeout: Duration) -> anyhow::Result<Self> {
-        let http = reqwest::Client::builder()
-            .http1_only()
-            .connect_timeout(timeout)
-            .read_timeout(timeout)
-            // The whole exchange is bounded too, so a peer that trickles bytes cannot hold a request.
-            .timeout(timeout)
-            .build()?;
+        let http = crate::http::client::builder(timeout).build()?;
         Ok(CatalogoEstoque { http, base: base.trim_end_matches('/').to_string(), token })
     }
 
@@ -71,7 +65,7 @@ impl CatalogoEstoque {
         let res = match self.http.get(&url).bearer_auth(self.token.expose()).send().await {
             Ok(r) => r,
             Err(e) => {
-                tracing::warn!(sku, error = %e, "estoque lookup failed; registering without classification");
+                tracing::warn!(sku, error = %crate::http::client::describe(&e), "estoque lookup failed; registering without classification");
                 return Consulta::Indisponivel;
             }
         };

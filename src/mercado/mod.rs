@@ -51,7 +51,6 @@ pub mod routes;
 
 use std::sync::Arc;
 
-use chrono::{DateTime, Utc};
 use futures_util::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
@@ -86,12 +85,7 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role> {
     })
 }
 
-/// Now, to the microsecond: PostgreSQL keeps microseconds, so an instant answered right after
-/// a write equals the one read back later.
-pub fn agora() -> DateTime<Utc> {
-    let now = Utc::now();
-    DateTime::from_timestamp_micros(now.timestamp_micros()).unwrap_or(now)
-}
+pub use crate::db::agora;
 
 /// The event types mercado accepts on `/eventos`.
 pub const ACEITOS: &[&str] = &["ReposicaoEnviada", "ReposicaoNegada", "ProdutoClassificado"];

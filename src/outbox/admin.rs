@@ -8,11 +8,67 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
+use crate::config::Servico;
 use crate::contracts::instante;
+use crate::outbox::store;
+
+/// `giro outbox …`: its arguments live here, beside the commands (`cli.rs` only refers to them).
+#[derive(Debug, clap::Args)]
+pub struct OutboxArgs {
+    #[command(subcommand)]
+    pub command: OutboxCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum OutboxCommand {
+    /// Counts per status and the age of the oldest pending event.
+    Status {
+        /// Which service's outbox.
+        #[arg(long, value_enum)]
+        db: Servico,
+    },
+    /// List events, oldest first.
+    List {
+        /// Which service's outbox.
+        #[arg(long, value_enum)]
+        db: Servico,
+        /// Only events in this status.
+        #[arg(long, value_enum)]
+        status: Option<StatusFiltro>,
+        /// At most this many rows.
+        #[arg(long, default_value_t = 100)]
+        limite: i64,
+        /// One JSON array instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Put an event (or every FAILED one) back to PENDING with its attempts reset.
+    Retry {
+        /// Which service's outbox.
+        #[arg(long, value_enum)]
+        db: Servico,
+        /// The event id.
+        #[arg(required_unless_present = "failed", conflicts_with = "failed")]
+        id: Option<uuid::Uuid>,
+        /// Every FAILED event.
+        #[arg(long)]
+        failed: bool,
+        /// Retry even an event older than inbox.retencao (the receiver may apply it twice).
+        #[arg(long)]
+        force: bool,
+    },
+    /// Delete a FAILED event, printing it as JSON first.
+    Discard {
+        /// Which service's outbox.
+        #[arg(long, value_enum)]
+        db: Servico,
+        /// The event id.
+        id: uuid::Uuid,
+    },
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum StatusFiltro {
@@ -31,47 +87,7 @@ impl StatusFiltro {
     }
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Linha {
-    pub id: Uuid,
-    pub tipo: String,
-    pub status: String,
-    pub tentativas: i32,
-    #[serde(serialize_with = "ser_instante")]
-    pub criado_em: DateTime<Utc>,
-    #[serde(serialize_with = "ser_instante")]
-    pub proxima_tentativa_em: DateTime<Utc>,
-    #[serde(serialize_with = "ser_opt_instante")]
-    pub enviado_em: Option<DateTime<Utc>>,
-    pub ultimo_erro: Option<String>,
-    pub payload: serde_json::Value,
-}
-
-fn ser_instante<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-    instante::serialize(t, s)
-}
-
-fn ser_opt_instante<S: serde::Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
-    instante::opcional::serialize(t, s)
-}
-
-pub(crate) const COLS: &str =
-    "id, tipo, status, tentativas, criado_em, proxima_tentativa_em, enviado_em, ultimo_erro, payload";
-
-pub(crate) fn linha(r: &tokio_postgres::Row) -> Linha {
-    Linha {
-        id: r.get(0),
-        tipo: r.get(1),
-        status: r.get(2),
-        tentativas: r.get(3),
-        criado_em: r.get(4),
-        proxima_tentativa_em: r.get(5),
-        enviado_em: r.get(6),
-        ultimo_erro: r.get(7),
-        payload: r.get(8),
-    }
-}
+pub use super::store::{linha, Linha};
 
 pub async fn status_text(c: &impl GenericClient, agora: DateTime<Utc>) -> anyhow::Result<String> {
     let s = crate::outbox::store::status(c).await?;
@@ -88,14 +104,7 @@ pub async fn status_text(c: &impl GenericClient, agora: DateTime<Utc>) -> anyhow
         None => out.push_str("oldest pending: none\n"),
     }
     // Each dead letter with what it blocks, so the operator knows what `retry` brings back.
-    for r in c
-        .query(
-            "SELECT id, tipo, payload ->> 'sku', coalesce(ultimo_erro, '') FROM outbox_event \
-              WHERE status = 'FAILED' ORDER BY criado_em LIMIT 50",
-            &[],
-        )
-        .await?
-    {
+    for r in store::failed_with_sku(c, 50).await? {
         let (id, tipo, sku, erro): (Uuid, String, Option<String>, String) =
             (r.get(0), r.get(1), r.get(2), r.get(3));
         let bloqueia = match (tipo.as_str(), &sku) {
@@ -115,20 +124,7 @@ pub async fn list(
     status: Option<StatusFiltro>,
     limite: i64,
 ) -> anyhow::Result<Vec<Linha>> {
-    let rows = match status {
-        Some(s) => {
-            c.query(
-                &format!("SELECT {COLS} FROM outbox_event WHERE status = $1 ORDER BY criado_em LIMIT $2"),
-                &[&s.sql(), &limite],
-            )
-            .await?
-        }
-        None => {
-            c.query(&format!("SELECT {COLS} FROM outbox_event ORDER BY criado_em LIMIT $1"), &[&limite])
-                .await?
-        }
-    };
-    Ok(rows.iter().map(linha).collect())
+    Ok(store::list(c, status.map(StatusFiltro::sql), limite).await?)
 }
 
 pub fn list_text(linhas: &[Linha]) -> String {
@@ -169,11 +165,7 @@ pub async fn retry(
 ) -> Result<u64, RetryError> {
     let limite = agora - chrono::Duration::from_std(inbox_retencao).unwrap_or(chrono::Duration::MAX);
     for id in ids {
-        let row = c
-            .query_opt("SELECT criado_em FROM outbox_event WHERE id = $1", &[id])
-            .await?
-            .ok_or(RetryError::NotFound(*id))?;
-        let criado: DateTime<Utc> = row.get(0);
+        let criado = store::criado_em(c, *id).await?.ok_or(RetryError::NotFound(*id))?;
         if criado < limite && !force {
             return Err(RetryError::TooOld {
                 id: *id,
@@ -182,32 +174,17 @@ pub async fn retry(
             });
         }
     }
-    Ok(c.execute(
-        "UPDATE outbox_event SET status = 'PENDING', tentativas = 0, proxima_tentativa_em = $2, lease_token = NULL, enviado_em = NULL \
-          WHERE id = ANY($1) AND status <> 'PENDING'",
-        &[&ids, &agora],
-    )
-    .await?)
+    Ok(store::back_to_pending(c, ids, agora).await?)
 }
 
 pub async fn failed_ids(c: &impl GenericClient) -> Result<Vec<Uuid>, tokio_postgres::Error> {
-    Ok(c.query("SELECT id FROM outbox_event WHERE status = 'FAILED' ORDER BY criado_em", &[])
-        .await?
-        .iter()
-        .map(|r| r.get(0))
-        .collect())
+    store::failed_ids(c).await
 }
 
 /// Deletes a `FAILED` event and returns it (printed as JSON before it goes).
 pub async fn discard(c: &impl GenericClient, id: Uuid) -> anyhow::Result<Linha> {
-    let row = c
-        .query_opt(
-            &format!("DELETE FROM outbox_event WHERE id = $1 AND status = 'FAILED' RETURNING {COLS}"),
-            &[&id],
-        )
-        .await?;
-    match row {
-        Some(r) => Ok(linha(&r)),
+    match store::discard_failed(c, id).await? {
+        Some(l) => Ok(l),
         None => anyhow::bail!(
             "event {id} is not a FAILED event of this outbox; only dead letters can be discarded"
         ),
@@ -215,8 +192,9 @@ pub async fn discard(c: &impl GenericClient, id: Uuid) -> anyhow::Result<Linha> 
 }
 
 /// Runs an admin command against the outbox of the database it names.
-pub async fn run(cmd: crate::cli::OutboxCommand, config: &crate::config::Config) -> anyhow::Result<()> {
-    use crate::cli::OutboxCommand as C;
+pub async fn run(args: OutboxArgs, config: &crate::config::Config) -> anyhow::Result<()> {
+    use OutboxCommand as C;
+    let cmd = args.command;
     let db = match &cmd {
         C::Status { db } | C::List { db, .. } | C::Retry { db, .. } | C::Discard { db, .. } => *db,
     };

@@ -27,7 +27,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::config::{Secret, Transporte as Transport};
-use crate::inbox::receiver::LoteResposta;
+use crate::contracts::LoteResposta;
 use crate::outbox::store::Claimed;
 
 /// How long a peer without `/eventos/lote` is served event by event before probing again.
@@ -112,10 +112,7 @@ impl Peer {
         lote_max: usize,
         transport: Transport,
     ) -> anyhow::Result<Peer> {
-        let http = reqwest::Client::builder()
-            .http1_only()
-            .connect_timeout(timeout)
-            .timeout(timeout)
+        let http = crate::http::client::builder(timeout)
             .pool_max_idle_per_host(concorrencia.max(1))
             .tcp_nodelay(true)
             .build()?;
@@ -152,7 +149,7 @@ impl Peer {
     }
 
     fn fall_back_to_single(&self, status: StatusCode) {
-        tracing::info!(peer = %crate::report::mask_password(&self.base), status = status.as_u16(), "peer has no /eventos/lote; delivering event by event");
+        tracing::info!(peer = %self.base, status = status.as_u16(), "peer has no /eventos/lote; delivering event by event");
         if let Ok(mut g) = self.single_until.lock() {
             *g = Some(Instant::now() + SINGLE_MODE_FOR);
         }
@@ -220,9 +217,12 @@ impl Peer {
                 let msg = format!("envio de {} {} falhou: HTTP {status}: {}", e.tipo, e.id, excerpt(&body));
                 classify(status, receiver, msg, &self.base)
             }
-            Err(err) => {
-                Outcome::Unreachable(format!("envio de {} {} falhou: {}", e.tipo, e.id, describe(&err)))
-            }
+            Err(err) => Outcome::Unreachable(format!(
+                "envio de {} {} falhou: {}",
+                e.tipo,
+                e.id,
+                crate::http::client::describe(&err)
+            )),
         }
     }
 
@@ -275,7 +275,7 @@ impl Peer {
                 return all(Outcome::Unreachable(format!(
                     "envio de lote de {} eventos falhou: {}",
                     chunk.len(),
-                    describe(&err)
+                    crate::http::client::describe(&err)
                 )))
             }
         };
@@ -300,7 +300,7 @@ impl Peer {
             Err(err) => return all(Outcome::Transient(format!("resposta de lote ilegível: {err}"))),
         };
         if r.resultados.len() != chunk.len() {
-            tracing::warn!(peer = %crate::report::mask_password(&self.base), resultados = r.resultados.len(), eventos = chunk.len(), "batch answer has another number of results than events; matching by eventId");
+            tracing::warn!(peer = %self.base, resultados = r.resultados.len(), eventos = chunk.len(), "batch answer has another number of results than events; matching by eventId");
         }
         let mut by_id = std::collections::HashMap::with_capacity(r.resultados.len());
         for res in r.resultados {
@@ -309,7 +309,7 @@ impl Peer {
                     by_id.entry(id).or_insert(res);
                 }
                 other => {
-                    tracing::warn!(peer = %crate::report::mask_password(&self.base), event_id = ?other, status = res.status, "batch result for no event of the request; ignored")
+                    tracing::warn!(peer = %self.base, event_id = ?other, status = res.status, "batch result for no event of the request; ignored")
                 }
             }
         }
@@ -318,7 +318,7 @@ impl Peer {
                 .iter()
                 .map(|e| match by_id.remove(&e.id) {
                     None => {
-                        tracing::warn!(peer = %crate::report::mask_password(&self.base), event_id = %e.id, "batch answer has no result for this event; will retry");
+                        tracing::warn!(peer = %self.base, event_id = %e.id, "batch answer has no result for this event; will retry");
                         Outcome::Transient(format!(
                             "envio de {} {} falhou: a resposta do lote não trouxe resultado para este evento",
                             e.tipo, e.id
@@ -348,22 +348,4 @@ impl Peer {
 
 fn excerpt(body: &str) -> String {
     body.chars().take(200).collect()
-}
-
-fn describe(err: &reqwest::Error) -> String {
-    let kind = if err.is_timeout() {
-        "timeout"
-    } else if err.is_connect() {
-        "conexão recusada ou inalcançável"
-    } else {
-        "erro de transporte"
-    };
-    let mut msg = format!("{kind}: {err}");
-    let mut src = std::error::Error::source(err);
-    while let Some(s) = src {
-        msg.push_str(&format!(": {s}"));
-        src = s.source();
-    }
-    // reqwest's message carries the URL, with any password the peer URL has.
-    crate::report::mask_password(&msg)
 }

@@ -19,7 +19,7 @@ pub mod admin;
 pub mod backoff;
 pub mod console;
 pub mod delivery;
-pub mod publisher;
+pub mod relay;
 pub mod store;
 
 pub use store::registrar;

@@ -204,12 +204,12 @@ pub async fn status(c: &impl GenericClient) -> Result<Status, tokio_postgres::Er
 
 // ---- The event console (`/operacao/outbox`, `outbox::console`): one event, and a filtered page ----
 
-/// One event with the console's columns (`admin::COLS`), if it exists.
+/// One event with the console's columns ([`COLS`]), if it exists.
 pub async fn one(
     c: &impl GenericClient,
     id: Uuid,
 ) -> Result<Option<tokio_postgres::Row>, tokio_postgres::Error> {
-    c.query_opt(&format!("SELECT {} FROM outbox_event WHERE id = $1", super::admin::COLS), &[&id]).await
+    c.query_opt(&format!("SELECT {} FROM outbox_event WHERE id = $1", COLS), &[&id]).await
 }
 
 /// A page of events, newest first, optionally of one status and one type, and how many match.
@@ -225,7 +225,7 @@ pub async fn page(
         .query(
             &format!(
                 "SELECT {} FROM outbox_event WHERE {FILTRO} ORDER BY criado_em DESC, id LIMIT $3 OFFSET $4",
-                super::admin::COLS
+                COLS
             ),
             &[&status, &tipo, &limite, &offset],
         )
@@ -235,4 +235,126 @@ pub async fn page(
         .await?
         .get(0);
     Ok((rows, total))
+}
+
+// ---- The admin commands (`giro outbox …`, `outbox::admin`) and the console ----
+
+/// An event as the admin commands and the console show it (camelCase JSON).
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Linha {
+    pub id: Uuid,
+    pub tipo: String,
+    pub status: String,
+    pub tentativas: i32,
+    #[serde(serialize_with = "ser_instante")]
+    pub criado_em: DateTime<Utc>,
+    #[serde(serialize_with = "ser_instante")]
+    pub proxima_tentativa_em: DateTime<Utc>,
+    #[serde(serialize_with = "ser_opt_instante")]
+    pub enviado_em: Option<DateTime<Utc>>,
+    pub ultimo_erro: Option<String>,
+    pub payload: serde_json::Value,
+}
+
+fn ser_instante<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+    crate::contracts::instante::serialize(t, s)
+}
+
+fn ser_opt_instante<S: serde::Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
+    crate::contracts::instante::opcional::serialize(t, s)
+}
+
+/// The columns [`linha`] reads, in its order.
+pub const COLS: &str =
+    "id, tipo, status, tentativas, criado_em, proxima_tentativa_em, enviado_em, ultimo_erro, payload";
+
+/// A row of [`COLS`] as a [`Linha`].
+pub fn linha(r: &tokio_postgres::Row) -> Linha {
+    Linha {
+        id: r.get(0),
+        tipo: r.get(1),
+        status: r.get(2),
+        tentativas: r.get(3),
+        criado_em: r.get(4),
+        proxima_tentativa_em: r.get(5),
+        enviado_em: r.get(6),
+        ultimo_erro: r.get(7),
+        payload: r.get(8),
+    }
+}
+
+/// Up to `limite` dead letters, oldest first: id, tipo, the payload's SKU, the last error.
+pub async fn failed_with_sku(
+    c: &impl GenericClient,
+    limite: i64,
+) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+    c.query(
+        "SELECT id, tipo, payload ->> 'sku', coalesce(ultimo_erro, '') FROM outbox_event \
+          WHERE status = 'FAILED' ORDER BY criado_em LIMIT $1",
+        &[&limite],
+    )
+    .await
+}
+
+/// Up to `limite` events, oldest first, of one status (`PENDING`, `SENT`, `FAILED`) or all.
+pub async fn list(
+    c: &impl GenericClient,
+    status: Option<&str>,
+    limite: i64,
+) -> Result<Vec<Linha>, tokio_postgres::Error> {
+    let rows = c
+        .query(
+            &format!(
+                "SELECT {COLS} FROM outbox_event WHERE ($1::text IS NULL OR status = $1) ORDER BY criado_em LIMIT $2"
+            ),
+            &[&status, &limite],
+        )
+        .await?;
+    Ok(rows.iter().map(linha).collect())
+}
+
+/// When the event was created, if it exists.
+pub async fn criado_em(
+    c: &impl GenericClient,
+    id: Uuid,
+) -> Result<Option<DateTime<Utc>>, tokio_postgres::Error> {
+    Ok(c.query_opt("SELECT criado_em FROM outbox_event WHERE id = $1", &[&id]).await?.map(|r| r.get(0)))
+}
+
+/// `ids` back to `PENDING`, attempts reset, due at `agora`; returns how many changed.
+pub async fn back_to_pending(
+    c: &impl GenericClient,
+    ids: &[Uuid],
+    agora: DateTime<Utc>,
+) -> Result<u64, tokio_postgres::Error> {
+    c.execute(
+        "UPDATE outbox_event SET status = 'PENDING', tentativas = 0, proxima_tentativa_em = $2, lease_token = NULL, enviado_em = NULL \
+          WHERE id = ANY($1) AND status <> 'PENDING'",
+        &[&ids, &agora],
+    )
+    .await
+}
+
+/// The ids of every dead letter, oldest first.
+pub async fn failed_ids(c: &impl GenericClient) -> Result<Vec<Uuid>, tokio_postgres::Error> {
+    Ok(c.query("SELECT id FROM outbox_event WHERE status = 'FAILED' ORDER BY criado_em", &[])
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect())
+}
+
+/// Deletes the event if it is a dead letter; returns it as it was.
+pub async fn discard_failed(
+    c: &impl GenericClient,
+    id: Uuid,
+) -> Result<Option<Linha>, tokio_postgres::Error> {
+    let row = c
+        .query_opt(
+            &format!("DELETE FROM outbox_event WHERE id = $1 AND status = 'FAILED' RETURNING {COLS}"),
+            &[&id],
+        )
+        .await?;
+    Ok(row.as_ref().map(linha))
 }

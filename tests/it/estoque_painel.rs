@@ -230,7 +230,7 @@ async fn entregue_em_comes_from_the_real_publisher_and_survives_retention_of_the
     let (_, body) = get(&app, &op, "/painel/reposicoes").await;
     assert_eq!(body[0]["entregueEm"], Value::Null, "not delivered yet: \"enviando\"");
 
-    let p = giro::outbox::publisher::Publisher::for_service(
+    let p = giro::outbox::relay::Publisher::for_service(
         &app.config,
         giro::config::Servico::Estoque,
         app.dbh.pool.clone(),

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use giro::config::Servico;
-use giro::outbox::publisher::Publisher;
+use giro::outbox::relay::Publisher;
 use tokio_util::sync::CancellationToken;
 
 use crate::outbox::{solicitada, write};

@@ -7,7 +7,7 @@ use chrono::Utc;
 use giro::config::Servico;
 use giro::contracts::{EventoIntegracao, ReposicaoSolicitada};
 use giro::db::Db;
-use giro::outbox::publisher::Publisher;
+use giro::outbox::relay::Publisher;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 

@@ -172,11 +172,11 @@ async fn caso(modo: Modo) -> Caso {
 }
 
 impl Caso {
-    fn publisher(&self, env: &[(&str, &str)]) -> giro::outbox::publisher::Publisher {
+    fn publisher(&self, env: &[(&str, &str)]) -> giro::outbox::relay::Publisher {
         let mut vars = vec![("ESTOQUE_EVENTOS_URL", self.par.url.as_str())];
         vars.extend_from_slice(env);
         let cfg = crate::support::app::config(Servico::Mercado, &self.db, &vars);
-        giro::outbox::publisher::Publisher::for_service(
+        giro::outbox::relay::Publisher::for_service(
             &cfg,
             Servico::Mercado,
             self.db.pool(),

@@ -19,6 +19,7 @@ use axum::routing::{get, post};
 use axum::Router;
 
 use super::catalogo_estoque::CatalogoEstoque;
+use crate::contracts::Violacoes;
 use crate::db::Db;
 use crate::http::auth::{self, Seguranca};
 use crate::http::throttle;
@@ -53,38 +54,7 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
         .with_state(estado)
 }
 
-/// Bean-Validation-style violations: `"<campo> <mensagem>"`, reported sorted in one 400.
-#[derive(Default)]
-struct Violacoes(Vec<String>);
-
-impl Violacoes {
-    fn add(&mut self, campo: &str, mensagem: &str) {
-        self.0.push(format!("{campo} {mensagem}"));
-    }
-
-    fn sku(&mut self, campo: &str, sku: Option<&str>) {
-        match sku {
-            None => self.add(campo, "não deve ser nulo"),
-            Some(s) if !crate::contracts::sku_valido(s) => {
-                self.add(campo, &format!("deve corresponder a \"{}\"", crate::contracts::SKU_REGEX))
-            }
-            Some(_) => {}
-        }
-    }
-
-    fn positivo(&mut self, campo: &str, n: Option<i32>) {
-        match n {
-            None => self.add(campo, "não deve ser nulo"),
-            Some(n) if n <= 0 => self.add(campo, "deve ser maior que 0"),
-            Some(_) => {}
-        }
-    }
-
-    fn resultado(mut self) -> Result<(), super::erro::ErroMercado> {
-        if self.0.is_empty() {
-            return Ok(());
-        }
-        self.0.sort();
-        Err(super::erro::ErroMercado::invalido(format!("requisição inválida: {}", self.0.join("; "))))
-    }
+/// The requests' violations, reported sorted in one 400 (the builder is [`Violacoes`]).
+fn validado(v: Violacoes) -> Result<(), super::erro::ErroMercado> {
+    v.resultado("requisição inválida: ").map_err(super::erro::ErroMercado::invalido)
 }

@@ -12,7 +12,8 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::{Estado, Violacoes};
+use super::{validado, Estado};
+use crate::contracts::Violacoes;
 use crate::http::extract::{AppJson, AppPath};
 use crate::http::throttle::{EnderecoCliente, Limitador};
 use crate::mercado::erro::ErroMercado;
@@ -48,9 +49,9 @@ impl CheckoutRequest {
         }
         for (i, item) in itens.iter().enumerate() {
             v.sku(&format!("itens[{i}].sku"), item.sku.as_deref());
-            v.positivo(&format!("itens[{i}].qtd"), item.qtd);
+            v.positivo_obrigatorio(&format!("itens[{i}].qtd"), item.qtd);
         }
-        v.resultado()?;
+        validado(v)?;
         Ok(itens.iter().filter_map(|i| Some((i.sku.as_deref()?, i.qtd?))).collect())
     }
 }

@@ -9,7 +9,8 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::{Estado, Violacoes};
+use super::{validado, Estado};
+use crate::contracts::Violacoes;
 use crate::http::extract::{AppJson, AppPath, AppQuery};
 use crate::mercado::cadastro::{self, NovoProduto};
 use crate::mercado::erro::ErroMercado;
@@ -116,9 +117,9 @@ impl CadastroRequest {
             }
             Some(raw) => dinheiro::ler_preco(raw).map_err(|e| v.add("preco", e.mensagem())).ok(),
         };
-        v.positivo("estoqueMinimo", self.estoque_minimo);
-        v.positivo("estoqueIdeal", self.estoque_ideal);
-        v.resultado()?;
+        v.positivo_obrigatorio("estoqueMinimo", self.estoque_minimo);
+        v.positivo_obrigatorio("estoqueIdeal", self.estoque_ideal);
+        validado(v)?;
         match (self.sku, self.nome, preco, self.estoque_minimo, self.estoque_ideal) {
             (Some(sku), Some(nome), Some(preco), Some(estoque_minimo), Some(estoque_ideal)) => {
                 Ok(NovoProduto { sku, nome, preco, estoque_minimo, estoque_ideal })

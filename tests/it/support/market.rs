@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use giro::config::Servico;
-use giro::outbox::publisher::Publisher;
+use giro::outbox::relay::Publisher;
 use serde_json::{json, Value};
 
 use super::app::{config, spawn_app, Operador, TestApp};

@@ -149,6 +149,21 @@ impl Giro {
         }
     }
 
+    /// Waits for a log line for which `matches` holds; returns it. (A line logged while a request
+    /// is answered may reach the log reader after the answer: look with this, not with `log()`.)
+    pub async fn wait_for_line_where(
+        &mut self,
+        what: &str,
+        matches: impl Fn(&str) -> bool,
+        timeout: Duration,
+    ) -> String {
+        let got = self.wait_on_log(timeout, |s| s.lines.iter().find(|l| matches(l)).cloned()).await;
+        match got {
+            Ok(Some(line)) => line,
+            _ => panic!("giro did not log {what} within {timeout:?}; log:\n{}", self.log()),
+        }
+    }
+
     /// Waits for a log line containing `needle` that comes after the first line containing
     /// `after`; returns it.
     pub async fn wait_for_line_after(&mut self, after: &str, needle: &str, timeout: Duration) -> String {

@@ -1,25 +1,17 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect } from 'react';
-import { quandoPerderSessao, sessaoAtual } from './api';
+import { useQuery } from '@tanstack/react-query';
+import { sessaoAtual } from './api';
 import { ErroCarregamento } from './componentes/ErroCarregamento';
 import { Painel } from './componentes/Painel';
 import { TelaLogin } from './componentes/TelaLogin';
 
 export function App() {
-  const cliente = useQueryClient();
+  // A 401 anywhere sets ['sessao'] to null: the query client's onError (main.tsx).
   const sessao = useQuery({
     queryKey: ['sessao'],
     queryFn: sessaoAtual,
     staleTime: Infinity,
     retry: false,
   });
-  useEffect(() => {
-    // Any 401 from a query or a write: the session is gone, back to the login.
-    quandoPerderSessao(() => {
-      cliente.removeQueries({ queryKey: ['painel'] });
-      cliente.setQueryData(['sessao'], null);
-    });
-  }, [cliente]);
 
   if (sessao.isPending) {
     return (

@@ -1,10 +1,13 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { vi } from 'vitest';
+import { novoClienteConsultas } from '../../shared/consultas';
 
 export function renderizar(elemento: ReactNode) {
-  const cliente = new QueryClient({
+  // The app's own factory, so a 401 loses the session as in the app.
+  const cliente = novoClienteConsultas({
+    chavesDaSessao: [['painel']],
     defaultOptions: { queries: { retry: false }, mutations: { retry: false } },
   });
   return {

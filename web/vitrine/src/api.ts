@@ -1,5 +1,8 @@
 // The mercado API as the storefront sees it: same origin, under /api (SPEC §8.1, §9.5).
 
+import { clienteApi, ErroApi } from '../../shared/api';
+export { ErroApi } from '../../shared/api';
+
 export type StatusVitrine = 'DISPONIVEL' | 'ESGOTADO';
 
 export interface Produto {
@@ -36,38 +39,8 @@ export interface PedidoFechado {
   reservaExpiraEm: string;
 }
 
-/** An answer that is not 2xx: its status and, when there is one, its problem+json body. */
-export class ErroApi extends Error {
-  constructor(
-    readonly status: number,
-    readonly problema: Record<string, unknown> | null,
-  ) {
-    super(typeof problema?.detail === 'string' ? problema.detail : `HTTP ${status}`);
-    this.name = 'ErroApi';
-  }
-}
-
-async function pedir<T>(caminho: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(`/api${caminho}`, {
-    ...init,
-    headers: {
-      Accept: 'application/json',
-      ...(init?.body ? { 'Content-Type': 'application/json' } : {}),
-      ...init?.headers,
-    },
-  });
-  if (!res.ok) {
-    let problema: Record<string, unknown> | null;
-    try {
-      const texto = await res.text();
-      problema = texto ? (JSON.parse(texto) as Record<string, unknown>) : null;
-    } catch {
-      problema = null;
-    }
-    throw new ErroApi(res.status, problema);
-  }
-  return (await res.json()) as T;
-}
+/** Requests to mercado's public API: the shared client (no session, no CSRF). */
+const { pedir } = clienteApi();
 
 /** null when absent (404). */
 async function talvez<T>(p: Promise<T>): Promise<T | null> {

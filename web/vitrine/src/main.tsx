@@ -6,6 +6,7 @@ import './styles/tokens.css';
 import '../../shared/fontes.css';
 import '../../shared/base.css';
 import './styles/app.css';
+import { LimiteErro } from '../../shared/LimiteErro';
 import { App } from './App';
 import { CarrinhoProvider } from './CarrinhoContext';
 
@@ -17,13 +18,15 @@ const raiz = document.getElementById('root');
 if (raiz) {
   createRoot(raiz).render(
     <StrictMode>
-      <QueryClientProvider client={cliente}>
-        <CarrinhoProvider>
-          <BrowserRouter>
-            <App />
-          </BrowserRouter>
-        </CarrinhoProvider>
-      </QueryClientProvider>
+      <LimiteErro>
+        <QueryClientProvider client={cliente}>
+          <CarrinhoProvider>
+            <BrowserRouter>
+              <App />
+            </BrowserRouter>
+          </CarrinhoProvider>
+        </QueryClientProvider>
+      </LimiteErro>
     </StrictMode>,
   );
 }

@@ -1,4 +1,4 @@
-import { fireEvent, screen } from '@testing-library/react';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { fetchFalso, renderizar } from '../teste-util';
 import { TelaLogin } from './TelaLogin';
@@ -17,8 +17,7 @@ describe('TelaLogin', () => {
     expect(screen.getByRole('heading', { name: 'Entrar no painel' })).toBeTruthy();
     cliente.setQueryData(['sessao'], null);
     entrar();
-    await screen.findByRole('button', { name: 'Entrar' });
-    await new Promise((r) => setTimeout(r, 0));
+    await waitFor(() => expect(cliente.getQueryState(['sessao'])?.isInvalidated).toBe(true));
     const [url, init] = f.mock.calls[0] as unknown as [string, RequestInit];
     expect(url).toBe('/api/sessao');
     expect(init.body).toBe('usuario=operador&senha=segredo-123');
@@ -38,10 +37,11 @@ describe('TelaLogin', () => {
     });
     renderizar(<TelaLogin />);
     entrar();
-    await new Promise((r) => setTimeout(r, 20));
-    expect(
-      f.mock.calls.map((c) => (c as unknown as [string, RequestInit?])[1]?.method ?? 'GET'),
-    ).toEqual(['GET', 'POST']);
+    await waitFor(() =>
+      expect(
+        f.mock.calls.map((c) => (c as unknown as [string, RequestInit?])[1]?.method ?? 'GET'),
+      ).toEqual(['GET', 'POST']),
+    );
     expect(
       new Headers((f.mock.calls[1] as unknown as [string, RequestInit])[1].headers).get(
         'X-XSRF-TOKEN',

@@ -1,28 +1,22 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { NavLink, Route, Routes } from 'react-router';
 import { ConsoleEventos } from '../../../shared/ConsoleEventos';
 import { apiEventos } from '../../../shared/eventos';
 import { GiroMark } from '../../../shared/GiroMark';
-import { entrar, ErroApi, pedir, quandoPerderSessao, sair, sessaoAtual, type Sessao } from './api';
+import { entrar, ErroApi, pedir, sair, sessaoAtual, type Sessao } from './api';
 import { PaginaProdutos } from './PaginaProdutos';
 
 const EVENTOS = apiEventos(pedir);
 
 export function App() {
-  const cliente = useQueryClient();
+  // A 401 anywhere sets ['sessao'] to null: the query client's onError (main.tsx).
   const sessao = useQuery({
     queryKey: ['sessao'],
     queryFn: sessaoAtual,
     staleTime: Infinity,
     retry: false,
   });
-  useEffect(() => {
-    quandoPerderSessao(() => {
-      cliente.removeQueries({ queryKey: ['operador'] });
-      cliente.setQueryData(['sessao'], null);
-    });
-  }, [cliente]);
 
   if (sessao.isPending) {
     return (

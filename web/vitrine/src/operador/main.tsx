@@ -1,6 +1,6 @@
 // mercado's operator pages (issue 18), a second app of the storefront's build served under
 // /operador/ on mercado's web listener: login, products, registration, the event console.
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
@@ -10,9 +10,12 @@ import '../../../shared/base.css';
 import '../../../painel/src/styles/app.css';
 import '../../../shared/console.css';
 import './operador.css';
+import { LimiteErro } from '../../../shared/LimiteErro';
+import { novoClienteConsultas } from '../../../shared/consultas';
 import { App } from './App';
 
-const cliente = new QueryClient({
+const cliente = novoClienteConsultas({
+  chavesDaSessao: [['operador']],
   defaultOptions: { queries: { staleTime: 1_000, retry: 1 }, mutations: { retry: false } },
 });
 
@@ -20,11 +23,13 @@ const raiz = document.getElementById('root');
 if (raiz) {
   createRoot(raiz).render(
     <StrictMode>
-      <QueryClientProvider client={cliente}>
-        <BrowserRouter basename="/operador">
-          <App />
-        </BrowserRouter>
-      </QueryClientProvider>
+      <LimiteErro>
+        <QueryClientProvider client={cliente}>
+          <BrowserRouter basename="/operador">
+            <App />
+          </BrowserRouter>
+        </QueryClientProvider>
+      </LimiteErro>
     </StrictMode>,
   );
 }

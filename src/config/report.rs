@@ -69,6 +69,17 @@ fn find_password_key(s: &str) -> Option<usize> {
     None
 }
 
+/// `giro config`: prints the report; a configuration error exits 2.
+pub fn main(src: &Sources) -> std::process::ExitCode {
+    match config(src) {
+        Ok(text) => {
+            print!("{text}");
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => crate::telemetry::config_error(&e),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::mask_password;

@@ -11,7 +11,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::config::{Config, Servico};
 use crate::db::{self, OutboxSignal};
-use crate::outbox::publisher::Publisher;
+use crate::outbox::relay::Publisher;
 use crate::supervisor::Supervisor;
 
 pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationToken) -> anyhow::Result<()> {

@@ -1,4 +1,4 @@
-//! The publisher loop: wake (in-process signal, `LISTEN`, or the poll interval) → claim a batch as
+//! The relay loop (a [`Publisher`]): wake (in-process signal, `LISTEN`, or the poll interval) → claim a batch as
 //! a lease → deliver with no transaction open → settle only rows still under the lease token.
 //! Retention runs between rounds, in small batches. A round in progress finishes on shutdown.
 //!
@@ -135,7 +135,7 @@ impl Publisher {
         if let Some(db) = self.listen.clone() {
             tokio::spawn(listen(db, self.signal.clone(), listening.clone(), self.cfg.timeout));
         }
-        tracing::info!(outbox = %self.nome, peer = %crate::report::mask_password(self.peer.base()), lote = self.cfg.lote, "publisher started");
+        tracing::info!(outbox = %self.nome, peer = %crate::config::report::mask_password(self.peer.base()), lote = self.cfg.lote, "publisher started");
         let prune_every = self
             .cfg
             .retencao
@@ -202,7 +202,7 @@ impl Publisher {
             *last = Some(Instant::now());
         }
         if self.peer.probe().await {
-            tracing::info!(outbox = %self.nome, peer = %crate::report::mask_password(self.peer.base()), "peer answered its readiness probe; events waiting in backoff are due now");
+            tracing::info!(outbox = %self.nome, peer = %crate::config::report::mask_password(self.peer.base()), "peer answered its readiness probe; events waiting in backoff are due now");
             self.peer_down.store(false, Ordering::SeqCst);
             self.reviving.store(true, Ordering::SeqCst);
         }
@@ -343,11 +343,11 @@ impl Publisher {
     fn after_round(&self, r: &Round) {
         if r.sent > 0 {
             if self.peer_down.swap(false, Ordering::SeqCst) {
-                tracing::info!(outbox = %self.nome, peer = %crate::report::mask_password(self.peer.base()), "the peer is back; events waiting in backoff are due now");
+                tracing::info!(outbox = %self.nome, peer = %crate::config::report::mask_password(self.peer.base()), "the peer is back; events waiting in backoff are due now");
                 self.reviving.store(true, Ordering::SeqCst);
             }
         } else if r.unreachable > 0 && !self.peer_down.swap(true, Ordering::SeqCst) {
-            tracing::warn!(outbox = %self.nome, peer = %crate::report::mask_password(self.peer.base()), "the peer cannot be reached; probing its /readyz every {PROBE_EVERY:?}");
+            tracing::warn!(outbox = %self.nome, peer = %crate::config::report::mask_password(self.peer.base()), "the peer cannot be reached; probing its /readyz every {PROBE_EVERY:?}");
         }
     }
 
