@@ -41,6 +41,19 @@ pub struct Giro {
     readers: Vec<std::thread::JoinHandle<()>>,
 }
 
+/// The secrets a process was configured with (tokens, the operator password): every line it
+/// writes is checked for them, so no test run of the real binary can log one unnoticed.
+fn configured_secrets(c: &Command) -> Vec<String> {
+    c.get_envs()
+        .filter_map(|(k, v)| {
+            let k = k.to_string_lossy();
+            let secret = k.contains("TOKEN") || k.contains("SENHA") || k.contains("PASSWORD");
+            let v = v?.to_string_lossy().into_owned();
+            (secret && v.len() >= 8).then_some(v)
+        })
+        .collect()
+}
+
 /// The child's output so far, and a signal on every new line and on each pipe's end.
 struct Log {
     state: Mutex<LogState>,
@@ -51,6 +64,8 @@ struct Log {
 #[derive(Default)]
 struct LogState {
     lines: Vec<String>,
+    /// Lines that contained a configured secret (see [`configured_secrets`]).
+    leaks: Vec<String>,
     /// stdout and stderr still open; 0 = the process (and anything it passed them to) is gone.
     open: usize,
 }
@@ -68,6 +83,7 @@ impl Giro {
 
     pub fn spawn_command(mut c: Command) -> Giro {
         c.stdout(Stdio::piped()).stderr(Stdio::piped()).stdin(Stdio::null());
+        let secrets = Arc::new(configured_secrets(&c));
         let mut child = c.spawn().expect("spawn giro");
         let pipes: Vec<Box<dyn std::io::Read + Send>> = [
             child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
@@ -77,16 +93,22 @@ impl Giro {
         .flatten()
         .collect();
         let log = Arc::new(Log {
-            state: Mutex::new(LogState { lines: Vec::new(), open: pipes.len() }),
+            state: Mutex::new(LogState { lines: Vec::new(), leaks: Vec::new(), open: pipes.len() }),
             changed: tokio::sync::watch::Sender::new(0),
         });
         let readers = pipes
             .into_iter()
             .map(|out| {
                 let log = log.clone();
+                let secrets = secrets.clone();
                 std::thread::spawn(move || {
                     for line in BufReader::new(out).lines().map_while(Result::ok) {
-                        log.state.lock().expect("log").lines.push(line);
+                        let mut state = log.state.lock().expect("log");
+                        if secrets.iter().any(|s| line.contains(s.as_str())) {
+                            state.leaks.push(line.clone());
+                        }
+                        state.lines.push(line);
+                        drop(state);
                         log.touch();
                     }
                     log.state.lock().expect("log").open -= 1;
@@ -217,5 +239,9 @@ impl Drop for Giro {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let leaks = self.log.state.lock().map(|s| s.leaks.clone()).unwrap_or_default();
+        if !leaks.is_empty() && !std::thread::panicking() {
+            panic!("giro logged a configured secret:\n{}", leaks.join("\n"));
+        }
     }
 }
