@@ -419,7 +419,11 @@ async fn pgbench(
         ),
         format!(
             "{};",
-            bind(achar("INSERT INTO pedido", "")?, &[pid, "9.99", "now()", "'AGUARDANDO_PAGAMENTO'"])?
+            bind(
+                achar("INSERT INTO pedido", "")?,
+                // The shopper's address (V12's `cliente`), as Girô stores it for the checkout bounds.
+                &[pid, "9.99", "now()", "'127.0.0.1'::inet", "'AGUARDANDO_PAGAMENTO'"]
+            )?
         ),
         format!("{};", bind(achar("INSERT INTO item_pedido", "")?, &[pid, sku, "1", "9.99"])?),
         format!(
