@@ -351,3 +351,116 @@ async fn a_failover_under_load_loses_no_acknowledged_order_and_applies_every_eve
     publisher.signal("TERM");
     assert!(publisher.wait_exit(Duration::from_secs(20)).await.is_some_and(|s| s.success()));
 }
+
+/// The database restarted under load (issue 14): the primary killed as a crash would and started
+/// again on the same port after some seconds down. Checkouts meanwhile answer 503, never 500; the
+/// services and the publisher carry on without a restart; every 201 order exists; every event is
+/// applied once each way; `giro audit` is clean.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_database_restart_under_load_answers_503_never_500_and_loses_nothing() {
+    use std::collections::HashSet;
+
+    use crate::support::e2e::Clientes;
+    use crate::support::lb::Frota;
+
+    let par = Par::start();
+    {
+        let admin = par.client("postgres").await;
+        for db in ["mercado", "estoque"] {
+            admin.batch_execute(&format!("CREATE DATABASE {db}")).await.expect("database");
+        }
+    }
+    for s in [Servico::Mercado, Servico::Estoque] {
+        let cfg = giro::config::DbConfig { pg: par.url(s.nome()).parse().expect("url") };
+        giro::db::migrate::run(s, &cfg).await.expect("migrate");
+    }
+    let mut f = Frota::new(
+        par.url("mercado"),
+        par.url("estoque"),
+        1,
+        &[
+            ("GIRO_OUTBOX_VISIBILIDADE", "5s"),
+            ("GIRO_OUTBOX_BACKOFF_MAXIMO", "2s"),
+            ("GIRO_DB_TIMEOUT", "2s"),
+        ],
+    )
+    .await;
+    let mut publisher = f.spawn_publisher().await;
+    f.carregar_demo().await;
+    let mut clientes = Clientes::start(f.mercado_url(), 4, u64::MAX, Duration::from_millis(20), 0.5);
+    wait_until(Duration::from_secs(60), "load flowing", || async {
+        (clientes.stats.criados() >= 30).then_some(())
+    })
+    .await;
+
+    par.run("crash");
+    let portas: Vec<u16> = f.portas.values().map(|p| p.api).collect();
+    for p in &portas {
+        wait_until(Duration::from_secs(30), &format!("/readyz 503 on :{p}"), || async {
+            (readyz(*p).await == Some(503)).then_some(())
+        })
+        .await;
+    }
+    // Down while the shoppers keep knocking: some checkouts must have been refused meanwhile.
+    let recusadas = clientes.stats.inesperadas.lock().unwrap().len();
+    wait_until(Duration::from_secs(30), "checkouts refused while the database is down", || async {
+        (clientes.stats.inesperadas.lock().unwrap().len() > recusadas).then_some(())
+    })
+    .await;
+    par.run("revive");
+    for p in &portas {
+        wait_until(Duration::from_secs(60), &format!("/readyz 200 on :{p}"), || async {
+            (readyz(*p).await == Some(200)).then_some(())
+        })
+        .await;
+    }
+    let criados = clientes.stats.criados();
+    wait_until(Duration::from_secs(90), "checkouts flowing again", || async {
+        (clientes.stats.criados() >= criados + 40).then_some(())
+    })
+    .await;
+    let stats = clientes.parar().await;
+    eprintln!("shoppers: {}", stats.resumo());
+    f.assert_alive();
+    assert!(publisher.child.try_wait().expect("publisher").is_none(), "the publisher carried on");
+    let inesperadas = stats.inesperadas.lock().unwrap().clone();
+    assert!(!inesperadas.is_empty());
+    assert!(inesperadas.iter().all(|x| x.contains("answered 503")), "only 503 while down: {inesperadas:#?}");
+
+    let (m, e) = (par.client("mercado").await, par.client("estoque").await);
+    wait_until(Duration::from_secs(90), "both outboxes drained", || async {
+        let a: i64 =
+            m.query_one("SELECT count(*) FROM outbox_event WHERE status <> 'SENT'", &[]).await.ok()?.get(0);
+        let b: i64 =
+            e.query_one("SELECT count(*) FROM outbox_event WHERE status <> 'SENT'", &[]).await.ok()?.get(0);
+        (a == 0 && b == 0).then_some(())
+    })
+    .await;
+    let ids: Vec<uuid::Uuid> =
+        stats.pedidos.lock().unwrap().iter().map(|s| s.parse().expect("pedidoId")).collect();
+    let achados: i64 =
+        m.query_one("SELECT count(*) FROM pedido WHERE id = ANY($1)", &[&ids]).await.expect("orders").get(0);
+    assert_eq!(achados as usize, ids.len(), "every 201 order survived the restart");
+    for (origem, destino, lado) in [(&m, &e, "mercado → estoque"), (&e, &m, "estoque → mercado")] {
+        let set = |rows: Vec<tokio_postgres::Row>| -> HashSet<uuid::Uuid> {
+            rows.iter().map(|r| r.get(0)).collect()
+        };
+        let enviados = set(origem.query("SELECT id FROM outbox_event", &[]).await.expect("outbox"));
+        let recebidos = set(destino.query("SELECT event_id FROM inbox_event", &[]).await.expect("inbox"));
+        assert_eq!(enviados, recebidos, "{lado}: events sent = events received");
+    }
+    let env: BTreeMap<&str, String> =
+        [("MERCADO_DB_URL", par.url("mercado")), ("ESTOQUE_DB_URL", par.url("estoque"))]
+            .into_iter()
+            .collect();
+    let out = blocking(|| command(&["audit", "--json"], &env).output().expect("giro audit"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "giro audit: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    publisher.signal("TERM");
+    assert!(publisher.wait_exit(Duration::from_secs(20)).await.is_some_and(|s| s.success()));
+}
