@@ -200,6 +200,65 @@ impl Drop for Par {
     }
 }
 
+impl Par {
+    /// A primary with its standby, holding both services' databases, migrated.
+    async fn with_databases() -> Par {
+        let par = Par::start();
+        {
+            let admin = par.client("postgres").await;
+            for db in ["mercado", "estoque"] {
+                admin.batch_execute(&format!("CREATE DATABASE {db}")).await.expect("database");
+            }
+        }
+        for s in [Servico::Mercado, Servico::Estoque] {
+            let cfg = giro::config::DbConfig { pg: par.url(s.nome()).parse().expect("url") };
+            giro::db::migrate::run(s, &cfg).await.expect("migrate");
+        }
+        par
+    }
+}
+
+/// Once the pipeline settled (both outboxes drained): every order that got a 201 (`pedidos`)
+/// exists, each side's inbox holds exactly the other's sent events, and `giro audit`, through the
+/// same multi-host URLs, finds nothing.
+async fn assert_agree(par: &Par, pedidos: &[String]) {
+    use std::collections::HashSet;
+
+    let (m, e) = (par.client("mercado").await, par.client("estoque").await);
+    wait_until(Duration::from_secs(90), "both outboxes drained", || async {
+        let a: i64 =
+            m.query_one("SELECT count(*) FROM outbox_event WHERE status <> 'SENT'", &[]).await.ok()?.get(0);
+        let b: i64 =
+            e.query_one("SELECT count(*) FROM outbox_event WHERE status <> 'SENT'", &[]).await.ok()?.get(0);
+        (a == 0 && b == 0).then_some(())
+    })
+    .await;
+    let ids: Vec<uuid::Uuid> = pedidos.iter().map(|s| s.parse().expect("pedidoId")).collect();
+    let achados: i64 =
+        m.query_one("SELECT count(*) FROM pedido WHERE id = ANY($1)", &[&ids]).await.expect("orders").get(0);
+    assert_eq!(achados as usize, ids.len(), "every 201 order is on the primary");
+    for (origem, destino, lado) in [(&m, &e, "mercado → estoque"), (&e, &m, "estoque → mercado")] {
+        let set = |rows: Vec<tokio_postgres::Row>| -> HashSet<uuid::Uuid> {
+            rows.iter().map(|r| r.get(0)).collect()
+        };
+        let enviados = set(origem.query("SELECT id FROM outbox_event", &[]).await.expect("outbox"));
+        let recebidos = set(destino.query("SELECT event_id FROM inbox_event", &[]).await.expect("inbox"));
+        assert_eq!(enviados, recebidos, "{lado}: events sent = events received");
+    }
+    let env: BTreeMap<&str, String> =
+        [("MERCADO_DB_URL", par.url("mercado")), ("ESTOQUE_DB_URL", par.url("estoque"))]
+            .into_iter()
+            .collect();
+    let out = blocking(|| command(&["audit", "--json"], &env).output().expect("giro audit"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "giro audit: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn script() -> String {
     format!("{}/scripts/pg-standby", env!("CARGO_MANIFEST_DIR"))
 }
@@ -211,22 +270,10 @@ async fn readyz(port: u16) -> Option<u16> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_failover_under_load_loses_no_acknowledged_order_and_applies_every_event_once() {
-    use std::collections::HashSet;
-
     use crate::support::e2e::Clientes;
     use crate::support::lb::{nome, Frota, Painel};
 
-    let par = Par::start();
-    {
-        let admin = par.client("postgres").await;
-        for db in ["mercado", "estoque"] {
-            admin.batch_execute(&format!("CREATE DATABASE {db}")).await.expect("database");
-        }
-    }
-    for s in [Servico::Mercado, Servico::Estoque] {
-        let cfg = giro::config::DbConfig { pg: par.url(s.nome()).parse().expect("url") };
-        giro::db::migrate::run(s, &cfg).await.expect("migrate");
-    }
+    let par = Par::with_databases().await;
     let mut f = Frota::new(
         par.url("mercado"),
         par.url("estoque"),
@@ -298,33 +345,10 @@ async fn a_failover_under_load_loses_no_acknowledged_order_and_applies_every_eve
     assert_eq!(falhas.len(), falhas_p, "no operator request failed after the failover: {falhas:#?}");
     assert!(falhas.iter().all(|x| !x.contains(": 401")), "the operator stayed logged in: {falhas:#?}");
 
-    // Let the pipeline settle on the new primary: nothing pending in either outbox.
-    let (m, e) = (par.client("mercado").await, par.client("estoque").await);
-    wait_until(Duration::from_secs(90), "both outboxes drained", || async {
-        let a: i64 =
-            m.query_one("SELECT count(*) FROM outbox_event WHERE status <> 'SENT'", &[]).await.ok()?.get(0);
-        let b: i64 =
-            e.query_one("SELECT count(*) FROM outbox_event WHERE status <> 'SENT'", &[]).await.ok()?.get(0);
-        (a == 0 && b == 0).then_some(())
-    })
-    .await;
-
-    // Every order that got a 201 exists (the standby had it before the primary answered).
-    let ids: Vec<uuid::Uuid> =
-        stats.pedidos.lock().unwrap().iter().map(|s| s.parse().expect("pedidoId")).collect();
-    let achados: i64 =
-        m.query_one("SELECT count(*) FROM pedido WHERE id = ANY($1)", &[&ids]).await.expect("orders").get(0);
-    assert_eq!(achados as usize, ids.len(), "every 201 order is on the new primary");
-
-    // Every event delivered exactly once each way: the inbox holds exactly the sender's SENT rows.
-    for (origem, destino, lado) in [(&m, &e, "mercado → estoque"), (&e, &m, "estoque → mercado")] {
-        let set = |rows: Vec<tokio_postgres::Row>| -> HashSet<uuid::Uuid> {
-            rows.iter().map(|r| r.get(0)).collect()
-        };
-        let enviados = set(origem.query("SELECT id FROM outbox_event", &[]).await.expect("outbox"));
-        let recebidos = set(destino.query("SELECT event_id FROM inbox_event", &[]).await.expect("inbox"));
-        assert_eq!(enviados, recebidos, "{lado}: events sent = events received");
-    }
+    // Nothing lost or applied twice on the new primary.
+    let pedidos = stats.pedidos.lock().unwrap().clone();
+    assert_agree(&par, &pedidos).await;
+    let e = par.client("estoque").await;
     let duplicadas: i64 = e
         .query_one(
             "SELECT count(*) FROM (SELECT correlation_id FROM reposicao_expedida GROUP BY 1 HAVING count(*) > 1) x",
@@ -334,20 +358,6 @@ async fn a_failover_under_load_loses_no_acknowledged_order_and_applies_every_eve
         .expect("shipments")
         .get(0);
     assert_eq!(duplicadas, 0, "no request shipped twice");
-
-    // giro audit, through the same multi-host URLs, finds nothing.
-    let env: BTreeMap<&str, String> =
-        [("MERCADO_DB_URL", par.url("mercado")), ("ESTOQUE_DB_URL", par.url("estoque"))]
-            .into_iter()
-            .collect();
-    let out = blocking(|| command(&["audit", "--json"], &env).output().expect("giro audit"));
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "giro audit: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
     publisher.signal("TERM");
     assert!(publisher.wait_exit(Duration::from_secs(20)).await.is_some_and(|s| s.success()));
 }
@@ -358,22 +368,10 @@ async fn a_failover_under_load_loses_no_acknowledged_order_and_applies_every_eve
 /// applied once each way; `giro audit` is clean.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_database_restart_under_load_answers_503_never_500_and_loses_nothing() {
-    use std::collections::HashSet;
-
     use crate::support::e2e::Clientes;
     use crate::support::lb::Frota;
 
-    let par = Par::start();
-    {
-        let admin = par.client("postgres").await;
-        for db in ["mercado", "estoque"] {
-            admin.batch_execute(&format!("CREATE DATABASE {db}")).await.expect("database");
-        }
-    }
-    for s in [Servico::Mercado, Servico::Estoque] {
-        let cfg = giro::config::DbConfig { pg: par.url(s.nome()).parse().expect("url") };
-        giro::db::migrate::run(s, &cfg).await.expect("migrate");
-    }
+    let par = Par::with_databases().await;
     let mut f = Frota::new(
         par.url("mercado"),
         par.url("estoque"),
@@ -427,40 +425,8 @@ async fn a_database_restart_under_load_answers_503_never_500_and_loses_nothing()
     assert!(!inesperadas.is_empty());
     assert!(inesperadas.iter().all(|x| x.contains("answered 503")), "only 503 while down: {inesperadas:#?}");
 
-    let (m, e) = (par.client("mercado").await, par.client("estoque").await);
-    wait_until(Duration::from_secs(90), "both outboxes drained", || async {
-        let a: i64 =
-            m.query_one("SELECT count(*) FROM outbox_event WHERE status <> 'SENT'", &[]).await.ok()?.get(0);
-        let b: i64 =
-            e.query_one("SELECT count(*) FROM outbox_event WHERE status <> 'SENT'", &[]).await.ok()?.get(0);
-        (a == 0 && b == 0).then_some(())
-    })
-    .await;
-    let ids: Vec<uuid::Uuid> =
-        stats.pedidos.lock().unwrap().iter().map(|s| s.parse().expect("pedidoId")).collect();
-    let achados: i64 =
-        m.query_one("SELECT count(*) FROM pedido WHERE id = ANY($1)", &[&ids]).await.expect("orders").get(0);
-    assert_eq!(achados as usize, ids.len(), "every 201 order survived the restart");
-    for (origem, destino, lado) in [(&m, &e, "mercado → estoque"), (&e, &m, "estoque → mercado")] {
-        let set = |rows: Vec<tokio_postgres::Row>| -> HashSet<uuid::Uuid> {
-            rows.iter().map(|r| r.get(0)).collect()
-        };
-        let enviados = set(origem.query("SELECT id FROM outbox_event", &[]).await.expect("outbox"));
-        let recebidos = set(destino.query("SELECT event_id FROM inbox_event", &[]).await.expect("inbox"));
-        assert_eq!(enviados, recebidos, "{lado}: events sent = events received");
-    }
-    let env: BTreeMap<&str, String> =
-        [("MERCADO_DB_URL", par.url("mercado")), ("ESTOQUE_DB_URL", par.url("estoque"))]
-            .into_iter()
-            .collect();
-    let out = blocking(|| command(&["audit", "--json"], &env).output().expect("giro audit"));
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "giro audit: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let pedidos = stats.pedidos.lock().unwrap().clone();
+    assert_agree(&par, &pedidos).await;
     publisher.signal("TERM");
     assert!(publisher.wait_exit(Duration::from_secs(20)).await.is_some_and(|s| s.success()));
 }
