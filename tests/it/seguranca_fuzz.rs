@@ -1,5 +1,5 @@
 //! Property (issue 13): random JSON and random bytes fed to the body, path and query extractors
-//! of every route of both services — as anonymous, operator and peer service — never get a 5xx
+//! of every route of both services (the event console `/operacao/outbox` and `/openapi.json` too) — as anonymous, operator and peer service — never get a 5xx
 //! and never a dropped connection. A hand-rolled generator (fastrand, seeded: the seed is
 //! printed, `GIRO_FUZZ_SEED` replays a run, `GIRO_FUZZ_CASOS` sets the cases per service).
 
@@ -28,6 +28,9 @@ const MERCADO: &[(&str, &str, Quem)] = &[
     ("POST", "/eventos/lote", Quem::Servico),
     ("POST", "/sessao", Quem::Anonimo),
     ("GET", "/sessao", Quem::Operador),
+    ("GET", "/openapi.json", Quem::Anonimo),
+    ("GET", "/operacao/produtos", Quem::Operador),
+    ("GET", "/operacao/estoque/produtos/{}", Quem::Operador),
     ("GET", "/{}", Quem::Anonimo),
 ];
 
@@ -40,7 +43,17 @@ const ESTOQUE: &[(&str, &str, Quem)] = &[
     ("POST", "/eventos", Quem::Servico),
     ("POST", "/eventos/lote", Quem::Servico),
     ("POST", "/sessao", Quem::Anonimo),
+    ("GET", "/openapi.json", Quem::Anonimo),
     ("DELETE", "/{}", Quem::Operador),
+];
+
+/// The event console (`outbox::console`), on both services, as the operator.
+const CONSOLE: &[(&str, &str, Quem)] = &[
+    ("GET", "/operacao/outbox", Quem::Operador),
+    ("GET", "/operacao/outbox/eventos", Quem::Operador),
+    ("POST", "/operacao/outbox/eventos/{}/reenvio", Quem::Operador),
+    ("POST", "/operacao/outbox/reenvio", Quem::Operador),
+    ("DELETE", "/operacao/outbox/eventos/{}", Quem::Operador),
 ];
 
 fn texto(r: &mut fastrand::Rng) -> String {
@@ -143,9 +156,12 @@ fn quase_valido(r: &mut fastrand::Rng) -> Value {
     base
 }
 
-fn segmento(r: &mut fastrand::Rng) -> String {
-    match r.u8(..5) {
+/// `conhecidos`: ids that exist (dead letters the console can replay or discard), so some cases
+/// reach past the lookup.
+fn segmento(r: &mut fastrand::Rng, conhecidos: &[String]) -> String {
+    match r.u8(..6) {
         0 => uuid::Uuid::new_v4().to_string(),
+        5 if !conhecidos.is_empty() => conhecidos[r.usize(..conhecidos.len())].clone(),
         1 => "7894900011517".into(),
         _ => {
             let n = if r.u8(..8) == 0 { r.usize(250..600) } else { r.usize(0..20) };
@@ -158,7 +174,7 @@ fn query(r: &mut fastrand::Rng) -> String {
     if r.bool() {
         return String::new();
     }
-    let chaves = ["busca", "categoria", "limite", "x"];
+    let chaves = ["busca", "categoria", "limite", "status", "tipo", "pagina", "tamanho", "forcar", "x"];
     let pares: Vec<String> = (0..r.usize(1..4))
         .map(|_| {
             let v: String = (0..r.usize(..12)).map(|_| format!("%{:02X}", r.u8(..))).collect();
@@ -174,10 +190,11 @@ async fn rodar(
     op: &Operador,
     r: &mut fastrand::Rng,
     casos: usize,
+    conhecidos: &[String],
 ) {
     for i in 0..casos {
         let (metodo, molde, quem) = rotas[r.usize(..rotas.len())];
-        let caminho = format!("{}{}", molde.replace("{}", &segmento(r)), query(r));
+        let caminho = format!("{}{}", molde.replace("{}", &segmento(r, conhecidos)), query(r));
         let metodo = reqwest::Method::from_bytes(metodo.as_bytes()).unwrap();
         let mut rb = app.http.request(metodo.clone(), app.url(&caminho));
         rb = match quem {
@@ -237,8 +254,14 @@ async fn random_json_and_bytes_on_every_route_never_get_a_5xx() {
         ("GIRO_LOGIN_MAX_FALHAS_ENDERECO", "1000000"),
         ("GIRO_LOGIN_MAX_FALHAS_USUARIO", "1000000"),
     ];
-    let m = spawn_app(Servico::Mercado, &longe).await;
     let e = spawn_app(Servico::Estoque, &longe).await;
+    // mercado's lookups (`/operacao/estoque/produtos/{sku}`) reach the real estoque: a 503 there
+    // would be the peer's absence, not an answer to the input.
+    let estoque_url = e.url("");
+    let mut perto = longe.to_vec();
+    perto.retain(|(k, _)| *k != "ESTOQUE_URL");
+    perto.push(("ESTOQUE_URL", &estoque_url));
+    let m = spawn_app(Servico::Mercado, &perto).await;
     let (om, oe) = (Operador::login(&m).await, Operador::login(&e).await);
     m.dbh
         .client()
@@ -250,6 +273,26 @@ async fn random_json_and_bytes_on_every_route_never_get_a_5xx() {
         )
         .await
         .unwrap();
-    rodar(&m, MERCADO, &om, &mut r, casos).await;
-    rodar(&e, ESTOQUE, &oe, &mut r, casos).await;
+    let mut conhecidos = Vec::new();
+    for app in [&m, &e] {
+        // Dead letters, one of them older than `inbox.retencao` (its replay needs `forcar`).
+        for idade in [0, 0, 30] {
+            let id = uuid::Uuid::new_v4();
+            app.dbh
+                .client()
+                .await
+                .unwrap()
+                .execute(
+                    "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, proxima_tentativa_em, tentativas, ultimo_erro) \
+                     VALUES ($1, 'ReposicaoSolicitada', '{\"sku\":\"7894900011517\"}', 'FAILED', now() - make_interval(days => $2), now(), 3, 'x')",
+                    &[&id, &idade],
+                )
+                .await
+                .unwrap();
+            conhecidos.push(id.to_string());
+        }
+    }
+    let (mercado, estoque) = ([MERCADO, CONSOLE].concat(), [ESTOQUE, CONSOLE].concat());
+    rodar(&m, &mercado, &om, &mut r, casos, &conhecidos).await;
+    rodar(&e, &estoque, &oe, &mut r, casos, &conhecidos).await;
 }
