@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use crate::support::app::config;
 use crate::support::peer::{FakePeer, Lote};
-use crate::support::{wait_until, TestDb};
+use crate::support::{wait_progress, wait_until, TestDb};
 
 pub fn solicitada(qtd: i32) -> EventoIntegracao {
     EventoIntegracao::ReposicaoSolicitada(ReposicaoSolicitada {
@@ -518,10 +518,8 @@ async fn two_publishers_over_20000_events_deliver_all_and_apply_each_exactly_onc
     let a = tokio::spawn(mk().run(stop.clone()));
     let b = tokio::spawn(mk().run(stop.clone()));
     let db = &s;
-    wait_until(Duration::from_secs(240), "20000 events SENT", || async {
-        (db.count("SENT").await == 20_000).then_some(())
-    })
-    .await;
+    wait_progress(Duration::from_secs(60), "20000 events SENT", 20_000, || async { db.count("SENT").await })
+        .await;
     stop.cancel();
     let _ = tokio::join!(a, b);
     assert_eq!(receiver.count("SELECT count(*) FROM inbox_event").await, 20_000);

@@ -37,6 +37,10 @@ pub fn config(servico: Servico, db: &TestDb, env: &[(&str, &str)]) -> Config {
         // (tests/it/resiliencia.rs sets a short one where it tests the lock timeout).
         ("GIRO_DB_TIMEOUT_LOCK", "60s"),
         ("GIRO_DB_TIMEOUT_COMANDO", "120s"),
+        // Likewise a pool slot or a new connection, and a delivery's answer: outcomes are
+        // asserted, not speed (the tests of these timeouts set short ones).
+        ("GIRO_DB_TIMEOUT", "30s"),
+        ("GIRO_OUTBOX_TIMEOUT", "30s"),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))

@@ -244,6 +244,8 @@ impl Frota {
             ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
             ("GIRO_HTTP_PRAZO_DESLIGAMENTO", "5s".to_string()),
             ("GIRO_DB_POOL_MAX", "6".to_string()),
+            // A loaded test machine: a pool slot or a connection may take seconds.
+            ("GIRO_DB_TIMEOUT", "30s".to_string()),
             ("GIRO_OUTBOX_INTERVALO", "250ms".to_string()),
             // The balancer is the trusted proxy whose X-Forwarded-For names the client; every
             // shopper here is 127.0.0.1, so the per-address checkout limits are lifted.

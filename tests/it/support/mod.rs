@@ -41,3 +41,25 @@ where
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
 }
+
+/// Polls `measure` until it reaches `target`; panics with `what` only when it stops moving for
+/// `still` — a stalled pipeline fails, a slow machine only takes longer.
+pub async fn wait_progress<F, Fut>(still: Duration, what: &str, target: i64, mut measure: F)
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = i64>,
+{
+    let (mut last, mut since) = (i64::MIN, tokio::time::Instant::now());
+    loop {
+        let now = measure().await;
+        if now >= target {
+            return;
+        }
+        if now != last {
+            (last, since) = (now, tokio::time::Instant::now());
+        } else if since.elapsed() >= still {
+            panic!("{what}: stuck at {now} of {target} for {still:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
