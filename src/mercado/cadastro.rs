@@ -53,10 +53,11 @@ pub async fn cadastrar(
     }
     let mut client = db.client().await?;
     let tx = db.begin(&mut client).await?;
-    if !produto::inserir(&tx, &p).await? {
+    let Some(p) = produto::inserir(&tx, p).await? else {
         return Err(ErroMercado::Conflito);
-    }
+    };
     reposicao::avaliar(&tx, &p, agora).await?;
+    let p = p.liberar();
     tx.commit().await?;
     tracing::info!(sku = %p.sku, classificado = p.classificado_em.is_some(), "product registered");
     Ok(p)

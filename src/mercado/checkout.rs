@@ -17,7 +17,7 @@ use uuid::Uuid;
 
 use super::erro::ErroMercado;
 use super::pedido::{self, ItemNovo};
-use super::prateleira::ProdutoVitrine;
+use super::produto::Travado;
 use super::{produto, reposicao, reserva};
 use crate::db::{Db, Tx};
 use tokio_postgres::types::ToSql;
@@ -146,7 +146,7 @@ pub async fn fechar_com(
     for (sku, &qtd) in itens {
         let mut p =
             produto::travar(&tx, sku).await?.ok_or_else(|| ErroMercado::ProdutoNaoEncontrado(sku.clone()))?;
-        p.debitar(qtd)?;
+        p.aplicar(|p| p.debitar(qtd))?;
         total = p
             .preco
             .checked_mul(Decimal::from(qtd))
@@ -230,7 +230,7 @@ async fn reservas_do_cliente(
 #[allow(clippy::too_many_arguments)]
 async fn gravar(
     tx: &Tx<'_>,
-    tocados: &[ProdutoVitrine],
+    tocados: &[Travado<'_>],
     pedido_id: Uuid,
     total: Decimal,
     agora: DateTime<Utc>,

@@ -143,7 +143,7 @@ pub async fn expirar_pedido(db: &Db, id: Uuid, agora: DateTime<Utc>) -> Result<b
             // The foreign key makes this impossible; refuse rather than lose units silently.
             return Err(ErroMercado::EstadoInvalido(format!("reserva {} de SKU ausente {}", r.id, r.sku)));
         };
-        p.devolver(r.qtd)?;
+        p.aplicar(|p| p.devolver(r.qtd))?;
         produto::salvar_prateleira(&tx, &p).await?;
         if !reserva::expirar(&tx, r.id).await? {
             return Err(ErroMercado::EstadoInvalido(format!("reserva {} não estava ativa", r.id)));
