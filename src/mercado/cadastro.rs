@@ -14,6 +14,7 @@ use rust_decimal::Decimal;
 use super::catalogo_estoque::{CatalogoEstoque, Consulta};
 use super::erro::ErroMercado;
 use super::prateleira::ProdutoVitrine;
+use super::Tx;
 use super::{produto, reposicao};
 use crate::db::Db;
 
@@ -52,7 +53,7 @@ pub async fn cadastrar(
         }
     }
     let mut client = db.client().await?;
-    let tx = db.begin(&mut client).await?;
+    let tx = Tx::begin(db, &mut client).await?;
     let Some(p) = produto::inserir(&tx, p).await? else {
         return Err(ErroMercado::Conflito);
     };

@@ -18,8 +18,9 @@ use uuid::Uuid;
 use super::erro::ErroMercado;
 use super::pedido::{self, ItemNovo};
 use super::produto::Travado;
+use super::Tx;
 use super::{produto, reposicao, reserva};
-use crate::db::{Db, Tx};
+use crate::db::Db;
 use tokio_postgres::types::ToSql;
 
 /// The largest value of `pedido.total` (`NUMERIC(12,2)`).
@@ -136,7 +137,7 @@ pub async fn fechar_com(
     let pedido_id = Uuid::new_v4();
 
     let mut client = db.client().await?;
-    let tx = db.begin(&mut client).await?;
+    let tx = Tx::begin(db, &mut client).await?;
     if let (Some(ip), Some(max)) = (op.cliente, op.max_unidades) {
         reservas_do_cliente(&tx, ip, max, itens, agora).await?;
     }

@@ -12,8 +12,8 @@ use chrono::{DateTime, Utc};
 use super::erro::ErroMercado;
 use super::produto;
 use super::reposicao::{self, StatusSolicitacao};
+use super::Tx;
 use crate::contracts::{MotivoNegacao, ProdutoClassificado, ReposicaoEnviada, ReposicaoNegada};
-use crate::db::Tx;
 
 /// Goods arrived: the shelf is credited **always** (even if the request is closed or unknown),
 /// the open request becomes ATENDIDA, and the trigger runs again — a partial lot, or sales in

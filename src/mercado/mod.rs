@@ -56,16 +56,20 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{Config, Servico};
 use crate::contracts::EventoIntegracao;
-use crate::db::Tx;
+use crate::db::Mercado;
 use crate::inbox::receiver::{Consumidor, EventoInvalido};
 use crate::server::{self, Contexto, Role};
+
+/// A transaction in mercado's database: what every mercado write takes. Opened with
+/// `Tx::begin(&db, &mut client)`; an estoque function does not accept it ([`crate::db::Tx`]).
+pub type Tx<'a> = crate::db::Tx<'a, crate::db::Mercado>;
 
 pub async fn serve(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
     server::run(Servico::Mercado, config, build, shutdown).await
 }
 
 /// The role: its routes, its consumer, and the expiry sweep (unless disabled).
-pub fn build(ctx: &Contexto) -> anyhow::Result<Role> {
+pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Mercado>> {
     let catalogo = catalogo_estoque::CatalogoEstoque::new(
         &ctx.config.estoque_url,
         ctx.config.token_servico(Servico::Estoque)?.clone(),
@@ -92,7 +96,7 @@ pub const ACEITOS: &[&str] = &["ReposicaoEnviada", "ReposicaoNegada", "ProdutoCl
 
 struct ConsumidorMercado;
 
-impl Consumidor for ConsumidorMercado {
+impl Consumidor<Mercado> for ConsumidorMercado {
     fn aceitos(&self) -> &'static [&'static str] {
         ACEITOS
     }

@@ -19,7 +19,7 @@ use tokio_postgres::Row;
 
 use super::erro::ErroMercado;
 use super::prateleira::{ProdutoVitrine, StatusVitrine};
-use crate::db::Tx;
+use super::Tx;
 
 const COLUNAS: &str =
     "sku, nome, tags, categoria, classificado_em, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status";
@@ -50,7 +50,17 @@ fn de_linha(r: &Row) -> Result<ProdutoVitrine, ErroMercado> {
 
 /// A storefront product whose row the transaction `'t` holds locked; it cannot outlive that
 /// transaction. Reads go through `Deref`; changes through [`Travado::aplicar`], which keeps the
-/// SKU (the locked row) as it is.
+/// SKU (the locked row) as it is. Kept past the commit, it does not compile:
+///
+/// ```compile_fail,E0505
+/// # async fn f(db: &giro::db::Db) -> Result<(), Box<dyn std::error::Error>> {
+/// let mut client = db.client().await?;
+/// let tx = giro::mercado::Tx::begin(db, &mut client).await?;
+/// let p = giro::mercado::produto::travar(&tx, "7894900011517").await?;
+/// tx.commit().await?;
+/// drop(p);
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 pub struct Travado<'t>(ProdutoVitrine, PhantomData<&'t ()>);
 

@@ -13,8 +13,8 @@ use uuid::Uuid;
 
 use super::erro::ErroMercado;
 use super::produto::Travado;
+use super::Tx;
 use crate::contracts::{EventoIntegracao, ReposicaoSolicitada};
-use crate::db::Tx;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StatusSolicitacao {

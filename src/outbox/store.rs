@@ -40,7 +40,7 @@ pub const MAX_ERRO: usize = 500;
 /// `Outbox.registrar`, propagation MANDATORY): id = eventId, tipo, payload, criado_em =
 /// proxima_tentativa_em = ocorridoEm. The in-process publisher is woken after commit
 /// ([`Tx::commit`]); separate publishers by one `NOTIFY` per transaction when `outbox.notify` is on.
-pub async fn registrar(tx: &Tx<'_>, evento: &EventoIntegracao) -> Result<(), tokio_postgres::Error> {
+pub async fn registrar<S>(tx: &Tx<'_, S>, evento: &EventoIntegracao) -> Result<(), tokio_postgres::Error> {
     let stmt = tx.prepare_cached(REGISTRAR).await?;
     let traceparent = crate::trace::for_event().to_string();
     tx.execute(
