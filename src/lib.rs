@@ -19,7 +19,7 @@
 //! serving with graceful shutdown, the outgoing client), [`server`] (the start-up sequence of a
 //! service role), [`supervisor`] (background loops restarted and reflected in readiness),
 //! [`telemetry`], [`trace`] and [`otlp`] (trace context and export), [`shutdown`], [`systemd`]
-//! (readiness notification). Commands beside the roles: [`audit`], [`bench`], [`dev`].
+//! (readiness notification). Commands beside the roles: [`audit`], [`bench`](mod@bench), [`dev`].
 //! [`cli`] is clap only; `main.rs` dispatches. No file imports another in a cycle
 //! (`scripts/import-cycles`).
 

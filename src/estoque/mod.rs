@@ -13,7 +13,10 @@
 //! - [`entrada_lote`] — `POST /lotes` (SPEC §3.13).
 //! - [`classificacao`] — the tag-worker client (SPEC §7.4) and applying a classification;
 //!   [`reclassificacao`] — the job that classifies untagged products later (SPEC §3.14).
-//! - [`painel`] — the dashboard's read-only queries (SPEC §6.2); [`routes`] — the thin handlers.
+//! - [`painel`] — the dashboard's read-only queries (SPEC §6.2); [`routes`] — the thin handlers;
+//!   [`erro`] — its constraints by name.
+//! - [`Tx`] — a transaction in estoque's database, what every write above takes; a mercado
+//!   transaction does not compile there.
 //!
 //! Time: every function that decides something by the clock takes `agora` (an instant); the civil
 //! date "today" for lot expiry is computed from it in SQL, in `America/Sao_Paulo`, so tests can

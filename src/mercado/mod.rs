@@ -4,12 +4,15 @@
 //! This module is the role's composition root; it never imports `estoque` (the two share only
 //! the contracts, the outbox/inbox machinery and the infrastructure). The map:
 //!
-//! - [`prateleira`]: the product and its shelf rules, pure; [`produto`]: its table's SQL.
+//! - [`prateleira`]: the product and its shelf rules, pure; [`produto`]: its table's SQL and the
+//!   locked row ([`produto::Travado`]) that every shelf write and the restock trigger take.
 //! - [`cadastro`] (`POST /produtos`) with the lookup in [`catalogo_estoque`] (HTTP, no tx open).
 //! - [`checkout`] (`POST /pedidos`), [`pedido`] and [`reserva`] (their tables), [`pagamento`].
 //! - [`reposicao`]: restock requests and the trigger, which writes the outbox row.
 //! - [`expiracao`]: the reservation expiry sweep; [`consumidores`]: estoque's events.
 //! - [`routes`]: the thin HTTP layer; [`erro`]: every status and message; [`dinheiro`]: exact money.
+//! - [`Tx`]: a transaction in mercado's database, what every write above takes; an estoque
+//!   transaction does not compile there.
 //!
 //! Decisions the spec leaves open (each also in the module concerned):
 //! - Input is validated in full before anything is called or written; `estoqueMinimo >

@@ -179,7 +179,7 @@ pub async fn inserir<'t>(tx: &'t Tx<'_>, p: ProdutoVitrine) -> Result<Option<Tra
 pub(super) const SALVAR_PRATELEIRA: &str =
     "UPDATE produto_vitrine SET estoque_prateleira = $2, status = $3, versao = versao + 1 WHERE sku = $1";
 
-/// [`SALVAR_PRATELEIRA`] for one locked product.
+/// `SALVAR_PRATELEIRA` for one locked product.
 pub async fn salvar_prateleira(tx: &Tx<'_>, p: &Travado<'_>) -> Result<(), ErroMercado> {
     let stmt = tx.prepare_cached(SALVAR_PRATELEIRA).await?;
     tx.execute(&stmt, &[&p.sku, &p.prateleira, &p.status.como_texto()]).await?;
