@@ -23,6 +23,9 @@
 //! "Within the retention window": events older than `inbox.retencao` are not checked against an
 //! inbox (the receiver may have pruned them), and unit conservation assumes products were
 //! registered through the API (a new product starts with an empty shelf).
+//!
+//! What it reads of the outboxes comes from [`crate::outbox::store`] (every `outbox_event`
+//! statement lives there); the roles' tables are read here and matched with it by event id.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -32,6 +35,7 @@ use tokio_postgres::{Client, NoTls};
 use uuid::Uuid;
 
 use crate::config::{Config, DbConfig};
+use crate::outbox::store;
 
 /// Attempts after which a `PENDING` event is reported as delayed whatever its age.
 pub const TENTATIVAS_ATRASO: i32 = 5;
@@ -88,12 +92,9 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
     for (c, lado, err) in
         [(&m, "mercado", &mercado_err as &dyn Fn(_) -> Ilegivel), (&e, "estoque", &estoque_err)]
     {
-        for r in c
-            .query("SELECT id, tipo, payload ->> 'sku', coalesce(ultimo_erro, '') FROM outbox_event WHERE status = 'FAILED'", &[])
-            .await
-            .map_err(err)?
-        {
-            let (id, tipo, sku, erro): (Uuid, String, Option<String>, String) = (r.get(0), r.get(1), r.get(2), r.get(3));
+        for r in store::failed_with_sku(c, i64::MAX).await.map_err(err)? {
+            let (id, tipo, sku, erro): (Uuid, String, Option<String>, String) =
+                (r.get(0), r.get(1), r.get(2), r.get(3));
             let bloqueia = match (tipo.as_str(), &sku) {
                 ("ReposicaoSolicitada", Some(sku)) => {
                     format!(" (a solicitação fica aberta: as reposições do SKU {sku} esperam até `giro outbox retry {id}`)")
@@ -107,17 +108,15 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
             });
         }
         let limite = agora - chrono::Duration::from_std(config.audit_atraso).unwrap_or(chrono::Duration::MAX);
-        for r in c
-            .query(
-                "SELECT id, tipo, payload ->> 'sku', coalesce(ultimo_erro, ''), criado_em, tentativas FROM outbox_event \
-                  WHERE status = 'PENDING' AND (criado_em < $1 OR tentativas >= $2) ORDER BY criado_em",
-                &[&limite, &TENTATIVAS_ATRASO],
-            )
-            .await
-            .map_err(err)?
-        {
-            let (id, tipo, sku, erro, criado, tentativas): (Uuid, String, Option<String>, String, DateTime<Utc>, i32) =
-                (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5));
+        for r in store::delayed(c, limite, TENTATIVAS_ATRASO).await.map_err(err)? {
+            let (id, tipo, sku, erro, criado, tentativas): (
+                Uuid,
+                String,
+                Option<String>,
+                String,
+                DateTime<Utc>,
+                i32,
+            ) = (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5));
             let erro = if erro.is_empty() { "nenhum".to_string() } else { erro };
             d.push(Divergencia {
                 sku: sku.unwrap_or_default(),
@@ -130,16 +129,14 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
         }
     }
 
-    // mercado's requests: (event_id, sku, status, outbox status or None if pruned).
+    // mercado's requests: (event_id, sku, status, criado_em), and their events' status in
+    // mercado's outbox (no row: pruned after SENT).
     let pedidos = m
-        .query(
-            "SELECT s.event_id, s.sku, s.status, o.status, s.criado_em FROM solicitacao_reposicao s \
-               LEFT JOIN outbox_event o ON o.id = s.event_id",
-            &[],
-        )
+        .query("SELECT event_id, sku, status, criado_em FROM solicitacao_reposicao", &[])
         .await
         .map_err(mercado_err)?;
     let ids: Vec<Uuid> = pedidos.iter().map(|r| r.get(0)).collect();
+    let no_outbox = store::statuses(&m, &ids).await.map_err(mercado_err)?;
     let recebidas = presentes(&e, "SELECT event_id FROM inbox_event WHERE event_id = ANY($1)", &ids)
         .await
         .map_err(estoque_err)?;
@@ -147,18 +144,14 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
         presentes(&e, "SELECT solicitacao_original FROM demanda_reprimida WHERE NOT atendida AND solicitacao_original = ANY($1)", &ids)
             .await
             .map_err(estoque_err)?;
-    let respostas_em_voo = presentes(
-        &e,
-        "SELECT (payload ->> 'correlationId')::uuid FROM outbox_event \
-          WHERE status = 'PENDING' AND tipo IN ('ReposicaoEnviada', 'ReposicaoNegada') AND (payload ->> 'correlationId')::uuid = ANY($1)",
-        &ids,
-    )
-    .await
-    .map_err(estoque_err)?;
+    let respostas_em_voo = store::pending_answers(&e, &["ReposicaoEnviada", "ReposicaoNegada"], &ids)
+        .await
+        .map_err(estoque_err)?;
     for r in &pedidos {
-        let (id, sku, status, outbox, criado): (Uuid, String, String, Option<String>, DateTime<Utc>) =
-            (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4));
-        let enviada = outbox.as_deref().is_none_or(|s| s == "SENT");
+        let (id, sku, status, criado): (Uuid, String, String, DateTime<Utc>) =
+            (r.get(0), r.get(1), r.get(2), r.get(3));
+        let outbox = no_outbox.get(&id).map(String::as_str);
+        let enviada = outbox.is_none_or(|s| s == "SENT");
         if enviada && criado >= janela && !recebidas.contains(&id) {
             d.push(Divergencia {
                 sku: sku.clone(),
@@ -169,7 +162,7 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
             });
         }
         let aberta = status == "PENDENTE" || status == "AGUARDANDO_LOTE";
-        let em_voo = outbox.as_deref() == Some("PENDING") || respostas_em_voo.contains(&id);
+        let em_voo = outbox == Some("PENDING") || respostas_em_voo.contains(&id);
         if aberta && !em_voo && !demanda_aberta.contains(&id) {
             d.push(Divergencia {
                 sku,
@@ -181,24 +174,32 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
         }
     }
 
-    // estoque's answers: SENT outbox rows, and shipments whose row was pruned after delivery.
-    let respostas = e
+    // estoque's answers: SENT outbox rows, and delivered shipments whose row was pruned since
+    // (read after the SENT rows, so a row pruned in between is in one list or both: by id, once).
+    let mut respostas: BTreeMap<Uuid, (String, Option<String>)> = BTreeMap::new();
+    for r in store::sent_since(&e, janela).await.map_err(estoque_err)? {
+        respostas.insert(r.get(0), (r.get(1), r.get(2)));
+    }
+    let entregues = e
         .query(
-            "SELECT id, tipo, payload ->> 'sku' FROM outbox_event WHERE status = 'SENT' AND criado_em >= $1 \
-             UNION \
-             SELECT r.event_id, 'ReposicaoEnviada', r.sku FROM reposicao_expedida r \
-              WHERE r.entregue_em IS NOT NULL AND r.expedido_em >= $1 \
-                AND NOT EXISTS (SELECT 1 FROM outbox_event o WHERE o.id = r.event_id)",
+            "SELECT event_id, sku FROM reposicao_expedida WHERE entregue_em IS NOT NULL AND expedido_em >= $1",
             &[&janela],
         )
         .await
         .map_err(estoque_err)?;
-    let ids: Vec<Uuid> = respostas.iter().map(|r| r.get(0)).collect();
+    let ids: Vec<Uuid> = entregues.iter().map(|r| r.get(0)).collect();
+    let ainda_no_outbox = store::statuses(&e, &ids).await.map_err(estoque_err)?;
+    for r in &entregues {
+        let id: Uuid = r.get(0);
+        if !ainda_no_outbox.contains_key(&id) {
+            respostas.entry(id).or_insert_with(|| ("ReposicaoEnviada".into(), Some(r.get(1))));
+        }
+    }
+    let ids: Vec<Uuid> = respostas.keys().copied().collect();
     let aplicadas = presentes(&m, "SELECT event_id FROM inbox_event WHERE event_id = ANY($1)", &ids)
         .await
         .map_err(mercado_err)?;
-    for r in &respostas {
-        let (id, tipo, sku): (Uuid, String, Option<String>) = (r.get(0), r.get(1), r.get(2));
+    for (id, (tipo, sku)) in respostas {
         if !aplicadas.contains(&id) {
             d.push(Divergencia {
                 sku: sku.unwrap_or_default(),
@@ -237,17 +238,16 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
     // Units shipped to the market = on shelves and in reservations + in flight.
     let mut expedido: BTreeMap<String, i64> = BTreeMap::new();
     let mut em_voo: HashMap<String, i64> = HashMap::new();
-    for r in e
-        .query(
-            "SELECT r.sku, r.qtd::bigint, (o.status = 'PENDING') FROM reposicao_expedida r LEFT JOIN outbox_event o ON o.id = r.event_id",
-            &[],
-        )
+    let expedicoes = e
+        .query("SELECT event_id, sku, qtd::bigint FROM reposicao_expedida", &[])
         .await
-        .map_err(estoque_err)?
-    {
-        let (sku, qtd, pendente): (String, i64, Option<bool>) = (r.get(0), r.get(1), r.get(2));
+        .map_err(estoque_err)?;
+    let ids: Vec<Uuid> = expedicoes.iter().map(|r| r.get(0)).collect();
+    let status_envio = store::statuses(&e, &ids).await.map_err(estoque_err)?;
+    for r in &expedicoes {
+        let (id, sku, qtd): (Uuid, String, i64) = (r.get(0), r.get(1), r.get(2));
         *expedido.entry(sku.clone()).or_default() += qtd;
-        if pendente == Some(true) {
+        if status_envio.get(&id).is_some_and(|s| s == "PENDING") {
             *em_voo.entry(sku).or_default() += qtd;
         }
     }

@@ -14,11 +14,12 @@
 //! - [`contracts`] are the four integration events, one enum.
 //!
 //! Infrastructure, shared and role-free: [`config`] (layered, typed), [`db`] (pools, the `Tx`
-//! type that business functions take, migrations), [`http`] (problem+json, health, layers,
+//! type that business functions take, marked with the service whose database it runs in,
+//! migrations), [`http`] (problem+json, health, layers,
 //! serving with graceful shutdown, the outgoing client), [`server`] (the start-up sequence of a
 //! service role), [`supervisor`] (background loops restarted and reflected in readiness),
 //! [`telemetry`], [`trace`] and [`otlp`] (trace context and export), [`shutdown`], [`systemd`]
-//! (readiness notification). Commands beside the roles: [`audit`], [`bench`], [`dev`].
+//! (readiness notification). Commands beside the roles: [`audit`], [`bench`](mod@bench), [`dev`].
 //! [`cli`] is clap only; `main.rs` dispatches. No file imports another in a cycle
 //! (`scripts/import-cycles`).
 

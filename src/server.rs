@@ -47,12 +47,13 @@ impl Contexto {
     }
 }
 
-/// What a role contributes to a running service.
-pub struct Role {
+/// What a role contributes to a running service; `S` is its database ([`db::Mercado`],
+/// [`db::Estoque`]), the one its consumer's transactions run in.
+pub struct Role<S> {
     /// The role's own routes, each with its authorization layer.
     pub router: Router,
     /// The effects of the events the role accepts on `/eventos`.
-    pub consumidor: Arc<dyn Consumidor>,
+    pub consumidor: Arc<dyn Consumidor<S>>,
 }
 
 /// Checks, before anything starts, the secrets every service needs: its own token (to
@@ -83,7 +84,7 @@ pub fn seguranca(config: &Config, servico: Servico, pool: &db::Pool) -> Result<A
 }
 
 /// The complete router of a service: what [`run`] serves, and what in-process tests drive.
-pub fn app(ctx: &Contexto, role: Role) -> Router {
+pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
     let routes = role
         .router
         .merge(http::auth::sessao_router(ctx.seguranca.clone()))
@@ -113,10 +114,10 @@ pub fn app(ctx: &Contexto, role: Role) -> Router {
     }))
 }
 
-pub async fn run(
+pub async fn run<S: 'static>(
     servico: Servico,
     config: Config,
-    build: impl FnOnce(&Contexto) -> anyhow::Result<Role>,
+    build: impl FnOnce(&Contexto) -> anyhow::Result<Role<S>>,
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
     validate(&config, servico)?;

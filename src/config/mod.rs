@@ -314,10 +314,7 @@ impl Config {
                 lote: r.positive("outbox.lote")?,
                 timeout: r.duration("outbox.timeout")?,
                 backoff_maximo: r.duration("outbox.backoff-maximo")?,
-                max_tentativas: match r.opt_string("outbox.max-tentativas") {
-                    None => None,
-                    Some(_) => Some(r.positive::<i32>("outbox.max-tentativas")?),
-                },
+                max_tentativas: r.opt("outbox.max-tentativas", Reader::positive)?,
                 prazo_entrega: r.duration("outbox.prazo-entrega")?,
                 publicador_embutido: r.parse("outbox.publicador-embutido")?,
                 visibilidade: r.duration("outbox.visibilidade")?,
@@ -349,7 +346,7 @@ impl Config {
                 dir_vitrine: r.opt_string("web.dir-vitrine").map(PathBuf::from),
                 dir_painel: r.opt_string("web.dir-painel").map(PathBuf::from),
             },
-            publisher_porta_metricas: r.opt_parse("publisher.porta-metricas")?,
+            publisher_porta_metricas: r.opt("publisher.porta-metricas", Reader::parse)?,
         };
         // Past inbox.retencao the receiver may have forgotten an event and would apply a retry
         // a second time: the retry horizon must end before it.
@@ -419,66 +416,77 @@ impl Reader<'_> {
         ConfigError(format!("invalid {key} ({}) = {shown:?} from {origin}: {why}", Self::env_of(key)))
     }
 
+    /// The one reader every typed key goes through: `key`'s value, trimmed, converted by `ler`;
+    /// a refusal becomes an error naming the key, its variable, the value and where it came from.
+    fn ler<T, E: fmt::Display>(
+        &self,
+        key: &str,
+        ler: impl FnOnce(&str) -> Result<T, E>,
+    ) -> Result<T, ConfigError> {
+        let (v, o) = self.raw(key)?;
+        ler(v.trim()).map_err(|e| Self::invalid(key, v, o, e))
+    }
+
+    /// An optional key: absent or empty → `None`, else `read` (one of the readers below).
+    fn opt<T>(
+        &self,
+        key: &str,
+        read: impl FnOnce(&Self, &str) -> Result<T, ConfigError>,
+    ) -> Result<Option<T>, ConfigError> {
+        match self.opt_string(key) {
+            None => Ok(None),
+            Some(_) => read(self, key).map(Some),
+        }
+    }
+
     fn parse<T: FromStr>(&self, key: &str) -> Result<T, ConfigError>
     where
         T::Err: fmt::Display,
     {
-        let (v, o) = self.raw(key)?;
-        v.trim().parse().map_err(|e| Self::invalid(key, v, o, e))
+        self.ler(key, str::parse)
     }
 
     fn positive<T: FromStr + PartialOrd + Default>(&self, key: &str) -> Result<T, ConfigError>
     where
         T::Err: fmt::Display,
     {
-        let n: T = self.parse(key)?;
-        if n <= T::default() {
-            let (v, o) = self.raw(key)?;
-            return Err(Self::invalid(key, v, o, "must be positive"));
-        }
-        Ok(n)
+        self.ler(key, |v| match v.parse::<T>() {
+            Ok(n) if n > T::default() => Ok(n),
+            Ok(_) => Err("must be positive".to_string()),
+            Err(e) => Err(e.to_string()),
+        })
     }
 
     fn duration(&self, key: &str) -> Result<Duration, ConfigError> {
-        let (v, o) = self.raw(key)?;
-        duration::parse(v).map_err(|e| Self::invalid(key, v, o, e))
+        self.ler(key, duration::parse)
     }
 
     fn choice<T: clap::ValueEnum>(&self, key: &str) -> Result<T, ConfigError> {
-        let (v, o) = self.raw(key)?;
-        T::from_str(v.trim(), true).map_err(|e| Self::invalid(key, v, o, e))
+        self.ler(key, |v| T::from_str(v, true))
     }
 
     fn url(&self, key: &str) -> Result<String, ConfigError> {
-        let (v, o) = self.raw(key)?;
-        let v = v.trim().trim_end_matches('/');
-        if !(v.starts_with("http://") || v.starts_with("https://")) {
-            return Err(Self::invalid(key, v, o, "expected an http:// or https:// URL"));
-        }
-        Ok(v.to_string())
+        self.ler(key, |v| {
+            let v = v.trim_end_matches('/');
+            if v.starts_with("http://") || v.starts_with("https://") {
+                Ok(v.to_string())
+            } else {
+                Err("expected an http:// or https:// URL")
+            }
+        })
     }
 
-    /// A comma-separated list of IP addresses or CIDR blocks.
+    /// A comma-separated list of IP addresses or CIDR blocks; absent or empty → none.
     fn proxies(&self, key: &str) -> Result<Vec<String>, ConfigError> {
-        let Some(v) = self.opt_string(key) else { return Ok(vec![]) };
-        let lista: Vec<String> =
-            v.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect();
-        if let Some(ruim) = lista.iter().find(|p| !rede::proxy_valido(p)) {
-            let (v, o) = self.raw(key)?;
-            return Err(Self::invalid(key, v, o, format!("{ruim:?} is not an IP address or a CIDR block")));
-        }
-        Ok(lista)
-    }
-
-    /// An optional value: absent or empty → `None`.
-    fn opt_parse<T: FromStr>(&self, key: &str) -> Result<Option<T>, ConfigError>
-    where
-        T::Err: fmt::Display,
-    {
-        match self.opt_string(key) {
-            None => Ok(None),
-            Some(_) => self.parse(key).map(Some),
-        }
+        let lista = |v: &str| {
+            let lista: Vec<String> =
+                v.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect();
+            match lista.iter().find(|p| !rede::proxy_valido(p)) {
+                Some(ruim) => Err(format!("{ruim:?} is not an IP address or a CIDR block")),
+                None => Ok(lista),
+            }
+        };
+        Ok(self.opt(key, |r, k| r.ler(k, lista))?.unwrap_or_default())
     }
 
     fn opt_string(&self, key: &str) -> Option<String> {

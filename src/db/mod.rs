@@ -2,13 +2,19 @@
 //! business functions take ([`Tx`]).
 //!
 //! A function that must run inside a business transaction (outbox writer, inbox, restock trigger,
-//! every write of a role) takes `&Tx<'_>`: there is no pool or `GenericClient` variant, so calling
+//! every write of a role) takes `&Tx<'_, S>`: there is no pool or `GenericClient` variant, so calling
 //! it outside a transaction does not compile (the original's "propagation MANDATORY").
+//! `S` says which service's database the transaction runs in ([`Mercado`], [`Estoque`]): each
+//! role names its own (`mercado::Tx`, `estoque::Tx`) and opens it with `Tx::begin`, so a mercado
+//! transaction passed to an estoque function does not compile. The outbox writer and the inbox
+//! work on either database and are generic over `S`; [`Db::begin`] opens one whose database is
+//! not stated ([`AnyDb`]), which only such generic code accepts (tools, benchmarks, tests).
 //! [`Tx::commit`] also wakes the in-process publisher when the transaction wrote an outbox event,
 //! after the commit, so the publisher never looks before the row is visible.
 
 pub mod migrate;
 
+use std::marker::PhantomData;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -297,28 +303,62 @@ impl Db {
         Ok(self.pool.get().await?)
     }
 
-    /// Opens a business transaction on `client` (READ COMMITTED, as the original).
-    pub async fn begin<'a>(&self, client: &'a mut Client) -> Result<Tx<'a>, DbError> {
-        let inner = client.transaction().await?;
-        Ok(Tx { inner, signal: self.signal.clone(), wrote_event: AtomicBool::new(false) })
+    /// Opens a transaction on `client` without saying whose database it is: only code generic
+    /// over the database (the outbox writer, the inbox) accepts it. A role opens its own kind
+    /// with `Tx::begin` (`mercado::Tx`, `estoque::Tx`).
+    pub async fn begin<'a>(&self, client: &'a mut Client) -> Result<Tx<'a, AnyDb>, DbError> {
+        Tx::begin(self, client).await
     }
 }
 
-/// An open business transaction.
-pub struct Tx<'a> {
+/// The database of mercado: the service marker of its transactions ([`Tx`]).
+#[derive(Debug)]
+pub enum Mercado {}
+
+/// The database of estoque: the service marker of its transactions ([`Tx`]).
+#[derive(Debug)]
+pub enum Estoque {}
+
+/// A transaction whose database its opener did not state ([`Db::begin`]).
+#[derive(Debug)]
+pub enum AnyDb {}
+
+/// An open business transaction in the database of service `S` (a marker: [`Mercado`],
+/// [`Estoque`], [`AnyDb`]); the SQL is the same whatever `S` is. A mercado transaction where an
+/// estoque one is expected does not compile:
+///
+/// ```compile_fail,E0308
+/// # async fn f(db: &giro::db::Db) -> Result<(), Box<dyn std::error::Error>> {
+/// let mut client = db.client().await?;
+/// let tx = giro::mercado::Tx::begin(db, &mut client).await?;
+/// giro::estoque::produto::bloquear(&tx, "7894900011517").await?;
+/// # Ok(()) }
+/// ```
+pub struct Tx<'a, S> {
     inner: deadpool_postgres::Transaction<'a>,
     signal: Arc<OutboxSignal>,
     wrote_event: AtomicBool,
+    // `fn() -> S`: the marker is never held, so it changes neither Send nor Sync.
+    servico: PhantomData<fn() -> S>,
 }
 
-impl<'a> Deref for Tx<'a> {
+impl<'a, S> Deref for Tx<'a, S> {
     type Target = deadpool_postgres::Transaction<'a>;
     fn deref(&self) -> &Self::Target {
         &self.inner
     }
 }
 
-impl Tx<'_> {
+impl<'a, S> Tx<'a, S> {
+    /// Opens a business transaction on `client` from `db`'s pool (READ COMMITTED, as the
+    /// original); `S` is the caller's: `mercado::Tx::begin(&db, &mut client)`.
+    pub async fn begin(db: &Db, client: &'a mut Client) -> Result<Self, DbError> {
+        let inner = client.transaction().await?;
+        Ok(Tx { inner, signal: db.signal.clone(), wrote_event: AtomicBool::new(false), servico: PhantomData })
+    }
+}
+
+impl<S> Tx<'_, S> {
     /// Marks that this transaction wrote an outbox event; returns true the first time, so the
     /// writer sends one `NOTIFY` per transaction, not per event.
     pub(crate) fn mark_event_written(&self) -> bool {

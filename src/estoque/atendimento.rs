@@ -14,11 +14,11 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::produto;
+use super::Tx;
 use super::{demanda, expedicao, ErroEstoque};
 use crate::contracts::{
     EventoIntegracao, MotivoNegacao, ReposicaoEnviada, ReposicaoNegada, ReposicaoSolicitada,
 };
-use crate::db::Tx;
 use crate::outbox;
 
 /// What the warehouse answered (already in the outbox).

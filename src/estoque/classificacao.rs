@@ -24,9 +24,9 @@ use uuid::Uuid;
 
 use super::produto::Bloqueado;
 use super::ErroEstoque;
+use super::Tx;
 use crate::config::{Secret, TagsConfig};
 use crate::contracts::{EventoIntegracao, ProdutoClassificado};
-use crate::db::Tx;
 use crate::outbox;
 
 /// A usable classification: tags not empty, categoria not blank, both within the contract.

@@ -13,7 +13,7 @@ use uuid::Uuid;
 use super::expedicao;
 use super::produto::Bloqueado;
 use super::ErroEstoque;
-use crate::db::Tx;
+use super::Tx;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Demanda {

@@ -23,6 +23,7 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use super::classificacao::{self, ClienteTags};
+use super::Tx;
 use super::{agora, demanda, produto, ErroEstoque};
 use crate::contracts::Violacoes;
 use crate::db::Db;
@@ -123,7 +124,7 @@ pub async fn registrar(db: &Db, tags: &ClienteTags, e: EntradaLote) -> Result<Lo
 
     let agora = agora();
     let mut client = db.client().await?;
-    let tx = db.begin(&mut client).await?;
+    let tx = Tx::begin(db, &mut client).await?;
     let mut produto = match produto::bloquear(&tx, &e.sku).await? {
         Some(p) => p,
         None => match (e.descricao.as_deref(), e.ncm.as_deref()) {

@@ -13,8 +13,8 @@ use uuid::Uuid;
 use super::lote;
 use super::produto::Bloqueado;
 use super::ErroEstoque;
+use super::Tx;
 use crate::contracts::{EventoIntegracao, ReposicaoEnviada};
-use crate::db::Tx;
 use crate::outbox;
 
 /// Ships up to `qtd_pedida` units of `produto` from its FEFO lot at `agora`, answering the request

@@ -17,7 +17,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use tokio_postgres::Row;
 
 use super::ErroEstoque;
-use crate::db::Tx;
+use super::Tx;
 
 /// The civil date of `$n::timestamptz` in the warehouse's time zone, as SQL.
 macro_rules! hoje_sql {

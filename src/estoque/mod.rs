@@ -13,7 +13,10 @@
 //! - [`entrada_lote`] — `POST /lotes` (SPEC §3.13).
 //! - [`classificacao`] — the tag-worker client (SPEC §7.4) and applying a classification;
 //!   [`reclassificacao`] — the job that classifies untagged products later (SPEC §3.14).
-//! - [`painel`] — the dashboard's read-only queries (SPEC §6.2); [`routes`] — the thin handlers.
+//! - [`painel`] — the dashboard's read-only queries (SPEC §6.2); [`routes`] — the thin handlers;
+//!   [`erro`] — its constraints by name.
+//! - [`Tx`] — a transaction in estoque's database, what every write above takes; a mercado
+//!   transaction does not compile there.
 //!
 //! Time: every function that decides something by the clock takes `agora` (an instant); the civil
 //! date "today" for lot expiry is computed from it in SQL, in `America/Sao_Paulo`, so tests can
@@ -38,7 +41,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{Config, Servico};
 use crate::contracts::EventoIntegracao;
-use crate::db::{DbError, Tx};
+use crate::db::{DbError, Estoque};
 use crate::inbox::receiver::{Consumidor, EventoInvalido};
 use crate::server::{self, Contexto, Role};
 
@@ -47,7 +50,7 @@ pub async fn serve(config: Config, shutdown: CancellationToken) -> anyhow::Resul
 }
 
 /// The role: its routes, its `/eventos` consumer, and the re-classification job (when enabled).
-pub fn build(ctx: &Contexto) -> anyhow::Result<Role> {
+pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Estoque>> {
     let tags = Arc::new(classificacao::ClienteTags::new(&ctx.config.tags)?);
     reclassificacao::iniciar(ctx, tags.clone());
     let estado = Arc::new(routes::Estado { db: ctx.db.clone(), tags });
@@ -61,6 +64,10 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role> {
 pub const ACEITOS: &[&str] = &["ReposicaoSolicitada"];
 
 pub use crate::db::agora;
+
+/// A transaction in estoque's database: what every estoque write takes. Opened with
+/// `Tx::begin(&db, &mut client)`; a mercado function does not accept it ([`crate::db::Tx`]).
+pub type Tx<'a> = crate::db::Tx<'a, crate::db::Estoque>;
 
 /// The warehouse's errors, each with its HTTP status in [`routes`].
 #[derive(Debug, thiserror::Error)]
@@ -113,7 +120,7 @@ impl From<DbError> for ErroEstoque {
 /// the transaction that already holds its inbox row.
 struct ConsumidorEstoque;
 
-impl Consumidor for ConsumidorEstoque {
+impl Consumidor<Estoque> for ConsumidorEstoque {
     fn aceitos(&self) -> &'static [&'static str] {
         ACEITOS
     }

@@ -23,8 +23,9 @@ use tokio_postgres::Row;
 
 use super::lote::{self, Lote};
 use super::ErroEstoque;
+use super::Tx;
 use crate::contracts::sku_valido;
-use crate::db::{Client, Tx};
+use crate::db::Client;
 
 /// A product as stored.
 #[derive(Clone, Debug, PartialEq)]

@@ -26,6 +26,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::classificacao::{self, ClienteTags, FalhaTags};
+use super::Tx;
 use super::{agora, produto};
 use crate::db::Db;
 use crate::server::Contexto;
@@ -162,7 +163,7 @@ async fn classificar(
             }
         };
         let mut client = db.client().await?;
-        let tx = db.begin(&mut client).await?;
+        let tx = Tx::begin(db, &mut client).await?;
         let Some(mut bloqueado) = produto::bloquear(&tx, &p.sku).await? else {
             continue;
         };

@@ -2,6 +2,12 @@
 //! request log and metrics, body size limit, deny-by-default fallback) and [`serve`], which runs
 //! a router on an already-bound listener until a shutdown token fires, then drains in-flight
 //! requests within a grace period.
+//!
+//! The rest, one concern a file: [`problem`] (problem+json) and [`pg`] (a database error as an
+//! answer); [`extract`] (extractors and the input policy); [`auth`] (service token, operator
+//! session, CSRF); [`throttle`] with its counters in the database ([`contadores_pg`]); [`conexao`]
+//! (per-connection bounds); [`health`], [`metrics`], [`openapi`]; [`web`] (the web fronts'
+//! listener); [`client`] (the outgoing HTTP client).
 
 pub mod auth;
 pub mod client;

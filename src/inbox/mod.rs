@@ -13,8 +13,8 @@ use uuid::Uuid;
 use crate::db::Tx;
 
 /// Records `event_id` as processed; true when it is new (apply the effect), false for a duplicate.
-pub async fn registrar_se_novo(
-    tx: &Tx<'_>,
+pub async fn registrar_se_novo<S>(
+    tx: &Tx<'_, S>,
     event_id: Uuid,
     agora: DateTime<Utc>,
 ) -> Result<bool, tokio_postgres::Error> {
@@ -45,8 +45,8 @@ pub const REGISTRAR_NOVOS: &str =
                                    ON CONFLICT (event_id) DO NOTHING RETURNING event_id";
 
 /// [`registrar_se_novo`] for many events in one statement; returns the ids that were new.
-pub async fn registrar_novos(
-    tx: &Tx<'_>,
+pub async fn registrar_novos<S>(
+    tx: &Tx<'_, S>,
     event_ids: &[Uuid],
     agora: DateTime<Utc>,
 ) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {

@@ -37,8 +37,9 @@ use crate::http::{auth, Problem};
 /// Body limit of `/eventos/lote` (SPEC §9.2).
 pub const LOTE_BODY_LIMIT: usize = 8 * 1024 * 1024;
 
-/// A role's effects for the events it accepts.
-pub trait Consumidor: Send + Sync + 'static {
+/// A role's effects for the events it accepts, in a transaction of its database `S`
+/// ([`crate::db::Mercado`], [`crate::db::Estoque`]).
+pub trait Consumidor<S>: Send + Sync + 'static {
     /// The `Evento-Tipo`s this service accepts; any other is a 400.
     fn aceitos(&self) -> &'static [&'static str];
 
@@ -46,7 +47,7 @@ pub trait Consumidor: Send + Sync + 'static {
     /// An error rolls both back and the sender retries.
     fn aplicar<'a>(
         &'a self,
-        tx: &'a Tx<'_>,
+        tx: &'a Tx<'_, S>,
         evento: &'a EventoIntegracao,
     ) -> BoxFuture<'a, anyhow::Result<()>>;
 }
@@ -74,29 +75,29 @@ pub enum Recebido {
     Duplicado,
 }
 
-struct Receptor {
+struct Receptor<S> {
     db: Db,
-    consumidor: Arc<dyn Consumidor>,
+    consumidor: Arc<dyn Consumidor<S>>,
     lote_max: usize,
 }
 
-pub fn router(db: Db, consumidor: Arc<dyn Consumidor>, lote_max: usize) -> Router {
+pub fn router<S: 'static>(db: Db, consumidor: Arc<dyn Consumidor<S>>, lote_max: usize) -> Router {
     let state = Arc::new(Receptor { db, consumidor, lote_max });
     Router::new()
-        .route("/eventos", post(um))
-        .route("/eventos/lote", post(lote).layer(DefaultBodyLimit::max(LOTE_BODY_LIMIT)))
+        .route("/eventos", post(um::<S>))
+        .route("/eventos/lote", post(lote::<S>).layer(DefaultBodyLimit::max(LOTE_BODY_LIMIT)))
         .route_layer(from_fn(auth::require_servico))
         .with_state(state)
 }
 
 /// Parses, validates and applies one event with the inbox guarantee.
-pub async fn receber(
+pub async fn receber<S: 'static>(
     db: &Db,
-    consumidor: &dyn Consumidor,
+    consumidor: &dyn Consumidor<S>,
     evento: &EventoIntegracao,
 ) -> anyhow::Result<Recebido> {
     let mut client = db.client().await?;
-    let tx = db.begin(&mut client).await?;
+    let tx = Tx::<S>::begin(db, &mut client).await?;
     if !crate::inbox::registrar_se_novo(&tx, evento.event_id(), Utc::now()).await? {
         tx.rollback().await?;
         metrics::counter!("giro_inbox_events_total", "tipo" => evento.tipo(), "result" => "duplicate")
@@ -115,9 +116,9 @@ pub async fn receber(
 /// applied in SKU order (stable), so concurrent batches lock rows in one order and do not
 /// deadlock. If any event fails, the whole transaction is rolled back and each event is applied
 /// in a transaction of its own, so one bad event never takes the others with it.
-pub async fn receber_lote(
+pub async fn receber_lote<S: 'static>(
     db: &Db,
-    consumidor: &dyn Consumidor,
+    consumidor: &dyn Consumidor<S>,
     eventos: &[&EventoIntegracao],
     traces: &[Option<crate::trace::Traceparent>],
 ) -> Vec<anyhow::Result<Recebido>> {
@@ -150,15 +151,15 @@ pub async fn receber_lote(
     }
 }
 
-async fn juntos(
+async fn juntos<S: 'static>(
     db: &Db,
-    consumidor: &dyn Consumidor,
+    consumidor: &dyn Consumidor<S>,
     eventos: &[&EventoIntegracao],
     traces: &[Option<crate::trace::Traceparent>],
     ordem: &[usize],
 ) -> anyhow::Result<Vec<Recebido>> {
     let mut client = db.client().await?;
-    let tx = db.begin(&mut client).await?;
+    let tx = Tx::<S>::begin(db, &mut client).await?;
     let agora = Utc::now();
     // One statement records every new id; an id twice in the batch counts once.
     let ids: Vec<uuid::Uuid> = ordem.iter().map(|&i| eventos[i].event_id()).collect();
@@ -177,7 +178,11 @@ async fn juntos(
     Ok(resultados)
 }
 
-fn ler(consumidor: &dyn Consumidor, tipo: &str, body: &[u8]) -> Result<EventoIntegracao, ErroContrato> {
+fn ler<S: 'static>(
+    consumidor: &dyn Consumidor<S>,
+    tipo: &str,
+    body: &[u8],
+) -> Result<EventoIntegracao, ErroContrato> {
     if !consumidor.aceitos().contains(&tipo) {
         return Err(ErroContrato::TipoNaoAceito(tipo.to_string()));
     }
@@ -196,8 +201,8 @@ fn is_json(headers: &HeaderMap) -> bool {
     crate::http::extract::is_json(headers)
 }
 
-async fn um(
-    State(r): State<Arc<Receptor>>,
+async fn um<S: 'static>(
+    State(r): State<Arc<Receptor<S>>>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -261,8 +266,8 @@ struct ItemLote {
     traceparent: Option<String>,
 }
 
-async fn lote(
-    State(r): State<Arc<Receptor>>,
+async fn lote<S: 'static>(
+    State(r): State<Arc<Receptor<S>>>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -298,7 +303,7 @@ async fn lote(
     }
 }
 
-async fn aplicar_lote(r: Arc<Receptor>, pedido: LoteRequest) -> Vec<ResultadoItem> {
+async fn aplicar_lote<S: 'static>(r: Arc<Receptor<S>>, pedido: LoteRequest) -> Vec<ResultadoItem> {
     let lidos: Vec<Result<EventoIntegracao, (Option<uuid::Uuid>, String)>> = pedido
         .eventos
         .iter()

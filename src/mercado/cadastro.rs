@@ -14,6 +14,7 @@ use rust_decimal::Decimal;
 use super::catalogo_estoque::{CatalogoEstoque, Consulta};
 use super::erro::ErroMercado;
 use super::prateleira::ProdutoVitrine;
+use super::Tx;
 use super::{produto, reposicao};
 use crate::db::Db;
 
@@ -52,11 +53,12 @@ pub async fn cadastrar(
         }
     }
     let mut client = db.client().await?;
-    let tx = db.begin(&mut client).await?;
-    if !produto::inserir(&tx, &p).await? {
+    let tx = Tx::begin(db, &mut client).await?;
+    let Some(p) = produto::inserir(&tx, p).await? else {
         return Err(ErroMercado::Conflito);
-    }
+    };
     reposicao::avaliar(&tx, &p, agora).await?;
+    let p = p.liberar();
     tx.commit().await?;
     tracing::info!(sku = %p.sku, classificado = p.classificado_em.is_some(), "product registered");
     Ok(p)

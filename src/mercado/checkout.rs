@@ -17,9 +17,10 @@ use uuid::Uuid;
 
 use super::erro::ErroMercado;
 use super::pedido::{self, ItemNovo};
-use super::prateleira::ProdutoVitrine;
+use super::produto::Travado;
+use super::Tx;
 use super::{produto, reposicao, reserva};
-use crate::db::{Db, Tx};
+use crate::db::Db;
 use tokio_postgres::types::ToSql;
 
 /// The largest value of `pedido.total` (`NUMERIC(12,2)`).
@@ -136,7 +137,7 @@ pub async fn fechar_com(
     let pedido_id = Uuid::new_v4();
 
     let mut client = db.client().await?;
-    let tx = db.begin(&mut client).await?;
+    let tx = Tx::begin(db, &mut client).await?;
     if let (Some(ip), Some(max)) = (op.cliente, op.max_unidades) {
         reservas_do_cliente(&tx, ip, max, itens, agora).await?;
     }
@@ -146,7 +147,7 @@ pub async fn fechar_com(
     for (sku, &qtd) in itens {
         let mut p =
             produto::travar(&tx, sku).await?.ok_or_else(|| ErroMercado::ProdutoNaoEncontrado(sku.clone()))?;
-        p.debitar(qtd)?;
+        p.aplicar(|p| p.debitar(qtd))?;
         total = p
             .preco
             .checked_mul(Decimal::from(qtd))
@@ -230,7 +231,7 @@ async fn reservas_do_cliente(
 #[allow(clippy::too_many_arguments)]
 async fn gravar(
     tx: &Tx<'_>,
-    tocados: &[ProdutoVitrine],
+    tocados: &[Travado<'_>],
     pedido_id: Uuid,
     total: Decimal,
     agora: DateTime<Utc>,

@@ -12,8 +12,8 @@ use chrono::{DateTime, Utc};
 use super::erro::ErroMercado;
 use super::produto;
 use super::reposicao::{self, StatusSolicitacao};
+use super::Tx;
 use crate::contracts::{MotivoNegacao, ProdutoClassificado, ReposicaoEnviada, ReposicaoNegada};
-use crate::db::Tx;
 
 /// Goods arrived: the shelf is credited **always** (even if the request is closed or unknown),
 /// the open request becomes ATENDIDA, and the trigger runs again — a partial lot, or sales in
@@ -27,7 +27,7 @@ pub async fn reposicao_enviada(
         tracing::warn!(sku = %e.sku, event_id = %e.event_id, "ReposicaoEnviada for a SKU not in the storefront; ignored");
         return Ok(());
     };
-    p.creditar(e.qtd)?;
+    p.aplicar(|p| p.creditar(e.qtd))?;
     produto::salvar_prateleira(tx, &p).await?;
     match reposicao::travar_por_evento(tx, e.correlation_id).await? {
         Some(s) if s.status.em_aberto() => reposicao::mudar_status(tx, s.id, s.status.atender()?).await?,
@@ -75,7 +75,7 @@ pub async fn reposicao_negada(tx: &Tx<'_>, e: &ReposicaoNegada) -> Result<(), Er
         }
     }
     if let Some(mut p) = produto {
-        p.registrar_reposicao_negada();
+        p.aplicar(|p| p.registrar_reposicao_negada());
         produto::salvar_prateleira(tx, &p).await?;
     }
     Ok(())
@@ -89,7 +89,7 @@ pub async fn produto_classificado(tx: &Tx<'_>, e: &ProdutoClassificado) -> Resul
         tracing::warn!(sku = %e.sku, event_id = %e.event_id, "ProdutoClassificado for a SKU not in the storefront; ignored");
         return Ok(());
     };
-    if p.classificar(&e.tags, &e.categoria, e.ocorrido_em)? {
+    if p.aplicar(|p| p.classificar(&e.tags, &e.categoria, e.ocorrido_em))? {
         produto::salvar_classificacao(tx, &p).await?;
         tracing::info!(sku = %e.sku, categoria = %e.categoria, "product classified");
     } else {

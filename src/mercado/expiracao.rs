@@ -25,6 +25,7 @@ use uuid::Uuid;
 
 use super::erro::ErroMercado;
 use super::pedido::{self, StatusPedido};
+use super::Tx;
 use super::{produto, reserva};
 use crate::db::Db;
 use crate::supervisor::Vivo;
@@ -119,7 +120,7 @@ pub async fn rodada(
 /// Expires one order if it is still awaiting payment and nobody holds it; true when it did.
 pub async fn expirar_pedido(db: &Db, id: Uuid, agora: DateTime<Utc>) -> Result<bool, ErroMercado> {
     let mut client = db.client().await?;
-    let tx = db.begin(&mut client).await?;
+    let tx = Tx::begin(db, &mut client).await?;
     match pedido::travar_sem_esperar(&tx, id).await? {
         None => {
             tracing::debug!(pedido = %id, "order locked elsewhere; left for the next round");
@@ -143,7 +144,7 @@ pub async fn expirar_pedido(db: &Db, id: Uuid, agora: DateTime<Utc>) -> Result<b
             // The foreign key makes this impossible; refuse rather than lose units silently.
             return Err(ErroMercado::EstadoInvalido(format!("reserva {} de SKU ausente {}", r.id, r.sku)));
         };
-        p.devolver(r.qtd)?;
+        p.aplicar(|p| p.devolver(r.qtd))?;
         produto::salvar_prateleira(&tx, &p).await?;
         if !reserva::expirar(&tx, r.id).await? {
             return Err(ErroMercado::EstadoInvalido(format!("reserva {} não estava ativa", r.id)));

@@ -4,12 +4,15 @@
 //! This module is the role's composition root; it never imports `estoque` (the two share only
 //! the contracts, the outbox/inbox machinery and the infrastructure). The map:
 //!
-//! - [`prateleira`]: the product and its shelf rules, pure; [`produto`]: its table's SQL.
+//! - [`prateleira`]: the product and its shelf rules, pure; [`produto`]: its table's SQL and the
+//!   locked row ([`produto::Travado`]) that every shelf write and the restock trigger take.
 //! - [`cadastro`] (`POST /produtos`) with the lookup in [`catalogo_estoque`] (HTTP, no tx open).
 //! - [`checkout`] (`POST /pedidos`), [`pedido`] and [`reserva`] (their tables), [`pagamento`].
 //! - [`reposicao`]: restock requests and the trigger, which writes the outbox row.
 //! - [`expiracao`]: the reservation expiry sweep; [`consumidores`]: estoque's events.
 //! - [`routes`]: the thin HTTP layer; [`erro`]: every status and message; [`dinheiro`]: exact money.
+//! - [`Tx`]: a transaction in mercado's database, what every write above takes; an estoque
+//!   transaction does not compile there.
 //!
 //! Decisions the spec leaves open (each also in the module concerned):
 //! - Input is validated in full before anything is called or written; `estoqueMinimo >
@@ -56,16 +59,20 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{Config, Servico};
 use crate::contracts::EventoIntegracao;
-use crate::db::Tx;
+use crate::db::Mercado;
 use crate::inbox::receiver::{Consumidor, EventoInvalido};
 use crate::server::{self, Contexto, Role};
+
+/// A transaction in mercado's database: what every mercado write takes. Opened with
+/// `Tx::begin(&db, &mut client)`; an estoque function does not accept it ([`crate::db::Tx`]).
+pub type Tx<'a> = crate::db::Tx<'a, crate::db::Mercado>;
 
 pub async fn serve(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
     server::run(Servico::Mercado, config, build, shutdown).await
 }
 
 /// The role: its routes, its consumer, and the expiry sweep (unless disabled).
-pub fn build(ctx: &Contexto) -> anyhow::Result<Role> {
+pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Mercado>> {
     let catalogo = catalogo_estoque::CatalogoEstoque::new(
         &ctx.config.estoque_url,
         ctx.config.token_servico(Servico::Estoque)?.clone(),
@@ -92,7 +99,7 @@ pub const ACEITOS: &[&str] = &["ReposicaoEnviada", "ReposicaoNegada", "ProdutoCl
 
 struct ConsumidorMercado;
 
-impl Consumidor for ConsumidorMercado {
+impl Consumidor<Mercado> for ConsumidorMercado {
     fn aceitos(&self) -> &'static [&'static str] {
         ACEITOS
     }

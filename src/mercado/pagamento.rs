@@ -9,11 +9,12 @@ use uuid::Uuid;
 use super::erro::ErroMercado;
 use super::pedido::{self, PedidoDetalhe, StatusPedido};
 use super::reserva;
+use super::Tx;
 use crate::db::Db;
 
 pub async fn pagar(db: &Db, id: Uuid, agora: DateTime<Utc>) -> Result<PedidoDetalhe, ErroMercado> {
     let mut client = db.client().await?;
-    let tx = db.begin(&mut client).await?;
+    let tx = Tx::begin(db, &mut client).await?;
     let status = pedido::travar(&tx, id).await?.ok_or(ErroMercado::PedidoNaoEncontrado(id))?;
     let reservas = reserva::do_pedido(&tx, id).await?;
     let prazo_vencido = reservas.iter().any(|r| r.venceu_em(agora));

@@ -7,7 +7,7 @@ use rust_decimal::Decimal;
 use uuid::Uuid;
 
 use super::erro::ErroMercado;
-use crate::db::Tx;
+use super::Tx;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StatusPedido {

@@ -1,7 +1,8 @@
 //! The storefront product and its shelf (SPEC §3.2): pure rules, no database, no HTTP.
 //!
-//! A [`ProdutoVitrine`] is loaded with its row locked (`produto::travar`), changed here, and
-//! written back (`produto::salvar`) in the same transaction. The rules that matter most:
+//! A [`ProdutoVitrine`] is loaded with its row locked (`produto::travar`, which wraps it in a
+//! `produto::Travado`), changed by these rules, and written back (`produto::salvar_prateleira`)
+//! in the same transaction. The rules that matter most:
 //! ESGOTADO only with the shelf at 0; a restock is due only **strictly** below the minimum and
 //! when no request is open; a classification older than (or as old as) the one applied is ignored.
 

@@ -1,8 +1,17 @@
 //! The `produto_vitrine` table's SQL: reads for the catalogue, the row lock every shelf change
 //! takes first (`SELECT … FOR UPDATE`), and the writes, which take the open transaction.
 //!
+//! A product read with its row locked is a [`Travado`] (mercado's counterpart of estoque's
+//! `Bloqueado`): only [`travar`] and [`inserir`] make one, and the writes of a product
+//! ([`salvar_prateleira`], [`salvar_classificacao`], checkout's pipelined shelf update) and the
+//! restock trigger (`reposicao::avaliar`) accept nothing else, so "the row is locked" is a type.
+//! It borrows the transaction that locked it, so it cannot be kept past that transaction's end.
+//!
 //! Lock order, everywhere in mercado: products in ascending SKU order, then the restock request
 //! of the SKU. Checkout, the expiry sweep and the consumers all follow it, so they never deadlock.
+
+use std::marker::PhantomData;
+use std::ops::Deref;
 
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
@@ -10,7 +19,7 @@ use tokio_postgres::Row;
 
 use super::erro::ErroMercado;
 use super::prateleira::{ProdutoVitrine, StatusVitrine};
-use crate::db::Tx;
+use super::Tx;
 
 const COLUNAS: &str =
     "sku, nome, tags, categoria, classificado_em, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status";
@@ -39,6 +48,47 @@ fn de_linha(r: &Row) -> Result<ProdutoVitrine, ErroMercado> {
     })
 }
 
+/// A storefront product whose row the transaction `'t` holds locked; it cannot outlive that
+/// transaction. Reads go through `Deref`; changes through [`Travado::aplicar`], which keeps the
+/// SKU (the locked row) as it is. Kept past the commit, it does not compile:
+///
+/// ```compile_fail,E0505
+/// # async fn f(db: &giro::db::Db) -> Result<(), Box<dyn std::error::Error>> {
+/// let mut client = db.client().await?;
+/// let tx = giro::mercado::Tx::begin(db, &mut client).await?;
+/// let p = giro::mercado::produto::travar(&tx, "7894900011517").await?;
+/// tx.commit().await?;
+/// drop(p);
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct Travado<'t>(ProdutoVitrine, PhantomData<&'t ()>);
+
+impl Deref for Travado<'_> {
+    type Target = ProdutoVitrine;
+    fn deref(&self) -> &ProdutoVitrine {
+        &self.0
+    }
+}
+
+impl Travado<'_> {
+    /// The product as this transaction left it, no longer claiming the lock (for what is
+    /// answered or logged after the commit).
+    pub fn liberar(self) -> ProdutoVitrine {
+        self.0
+    }
+
+    /// Applies a shelf rule of [`ProdutoVitrine`] (`debitar`, `creditar`, …) to the locked
+    /// product. The SKU is put back afterwards, whatever the rule did: what is written later goes
+    /// to the row this lock holds.
+    pub fn aplicar<T>(&mut self, regra: impl FnOnce(&mut ProdutoVitrine) -> T) -> T {
+        let sku = self.0.sku.clone();
+        let r = regra(&mut self.0);
+        self.0.sku = sku;
+        r
+    }
+}
+
 fn tags_json(p: &ProdutoVitrine) -> Option<serde_json::Value> {
     p.tags.as_ref().map(|t| serde_json::Value::from(t.clone()))
 }
@@ -54,11 +104,12 @@ pub async fn buscar(db: &impl GenericClient, sku: &str) -> Result<Option<Produto
 }
 
 /// Locks the product's row until the transaction ends; `None` when the SKU is not in the storefront.
-pub async fn travar(tx: &Tx<'_>, sku: &str) -> Result<Option<ProdutoVitrine>, ErroMercado> {
+pub async fn travar<'t>(tx: &'t Tx<'_>, sku: &str) -> Result<Option<Travado<'t>>, ErroMercado> {
     let stmt = tx
         .prepare_cached(&format!("SELECT {COLUNAS} FROM produto_vitrine WHERE sku = $1 FOR UPDATE"))
         .await?;
-    tx.query_opt(&stmt, &[&sku]).await?.as_ref().map(de_linha).transpose()
+    let p = tx.query_opt(&stmt, &[&sku]).await?.as_ref().map(de_linha).transpose()?;
+    Ok(p.map(|p| Travado(p, PhantomData)))
 }
 
 /// Escapes the LIKE wildcards (and the escape character) so `busca` matches literally.
@@ -93,8 +144,9 @@ pub async fn listar(
     rows.iter().map(de_linha).collect()
 }
 
-/// Inserts a new product; `false` when the SKU was registered concurrently.
-pub async fn inserir(tx: &Tx<'_>, p: &ProdutoVitrine) -> Result<bool, ErroMercado> {
+/// Inserts a new product, whose row this transaction then holds until it ends; `None` when the
+/// SKU was registered concurrently.
+pub async fn inserir<'t>(tx: &'t Tx<'_>, p: ProdutoVitrine) -> Result<Option<Travado<'t>>, ErroMercado> {
     let stmt = tx
         .prepare_cached(&format!(
             "INSERT INTO produto_vitrine ({COLUNAS}, versao) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0) \
@@ -107,7 +159,7 @@ pub async fn inserir(tx: &Tx<'_>, p: &ProdutoVitrine) -> Result<bool, ErroMercad
             &[
                 &p.sku,
                 &p.nome,
-                &tags_json(p),
+                &tags_json(&p),
                 &p.categoria,
                 &p.classificado_em,
                 &p.preco,
@@ -118,22 +170,24 @@ pub async fn inserir(tx: &Tx<'_>, p: &ProdutoVitrine) -> Result<bool, ErroMercad
             ],
         )
         .await?;
-    Ok(n == 1)
+    Ok((n == 1).then_some(Travado(p, PhantomData)))
 }
 
-/// Writes the shelf and status of a locked product (and bumps `versao`, the original's @Version).
-/// Writes the shelf and status of a locked product: `$1` sku, `$2` shelf, `$3` status.
-pub const SALVAR_PRATELEIRA: &str =
+/// Writes the shelf and status of a locked product (and bumps `versao`, the original's @Version):
+/// `$1` sku, `$2` shelf, `$3` status. Checkout pipelines it with its other writes, from its
+/// [`Travado`]s.
+pub(super) const SALVAR_PRATELEIRA: &str =
     "UPDATE produto_vitrine SET estoque_prateleira = $2, status = $3, versao = versao + 1 WHERE sku = $1";
 
-pub async fn salvar_prateleira(tx: &Tx<'_>, p: &ProdutoVitrine) -> Result<(), ErroMercado> {
+/// `SALVAR_PRATELEIRA` for one locked product.
+pub async fn salvar_prateleira(tx: &Tx<'_>, p: &Travado<'_>) -> Result<(), ErroMercado> {
     let stmt = tx.prepare_cached(SALVAR_PRATELEIRA).await?;
     tx.execute(&stmt, &[&p.sku, &p.prateleira, &p.status.como_texto()]).await?;
     Ok(())
 }
 
 /// Writes the classification of a locked product.
-pub async fn salvar_classificacao(tx: &Tx<'_>, p: &ProdutoVitrine) -> Result<(), ErroMercado> {
+pub async fn salvar_classificacao(tx: &Tx<'_>, p: &Travado<'_>) -> Result<(), ErroMercado> {
     let stmt = tx
         .prepare_cached(
             "UPDATE produto_vitrine SET tags = $2, categoria = $3, classificado_em = $4, versao = versao + 1 WHERE sku = $1",

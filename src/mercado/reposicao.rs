@@ -1,6 +1,7 @@
 //! Restock requests (`solicitacao_reposicao`, SPEC §3.3) and the restock trigger (SPEC §3.4).
 //!
-//! [`avaliar`] runs in the transaction that changed the shelf, with the product row locked: when
+//! [`avaliar`] runs in the transaction that changed the shelf, with the product row locked (it
+//! takes only a [`Travado`], which nothing but that lock makes): when
 //! the shelf is strictly below the minimum and no request is open, it writes the request row
 //! (PENDENTE) and the `ReposicaoSolicitada` outbox row for `ideal − shelf`. Every shelf change of
 //! a SKU takes that product lock first, so two transactions never both see "no open request";
@@ -11,9 +12,9 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::erro::ErroMercado;
-use super::prateleira::ProdutoVitrine;
+use super::produto::Travado;
+use super::Tx;
 use crate::contracts::{EventoIntegracao, ReposicaoSolicitada};
-use crate::db::Tx;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StatusSolicitacao {
@@ -97,7 +98,7 @@ pub struct SolicitacaoReposicao {
 /// Returns the event written, if any.
 pub async fn avaliar(
     tx: &Tx<'_>,
-    produto: &ProdutoVitrine,
+    produto: &Travado<'_>,
     agora: DateTime<Utc>,
 ) -> Result<Option<ReposicaoSolicitada>, ErroMercado> {
     // At or above the minimum nothing is requested whatever is open: skip the query (hot path).

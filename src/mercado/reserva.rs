@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::erro::ErroMercado;
-use crate::db::Tx;
+use super::Tx;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reserva {

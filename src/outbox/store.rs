@@ -40,7 +40,7 @@ pub const MAX_ERRO: usize = 500;
 /// `Outbox.registrar`, propagation MANDATORY): id = eventId, tipo, payload, criado_em =
 /// proxima_tentativa_em = ocorridoEm. The in-process publisher is woken after commit
 /// ([`Tx::commit`]); separate publishers by one `NOTIFY` per transaction when `outbox.notify` is on.
-pub async fn registrar(tx: &Tx<'_>, evento: &EventoIntegracao) -> Result<(), tokio_postgres::Error> {
+pub async fn registrar<S>(tx: &Tx<'_, S>, evento: &EventoIntegracao) -> Result<(), tokio_postgres::Error> {
     let stmt = tx.prepare_cached(REGISTRAR).await?;
     let traceparent = crate::trace::for_event().to_string();
     tx.execute(
@@ -357,4 +357,76 @@ pub async fn discard_failed(
         )
         .await?;
     Ok(row.as_ref().map(linha))
+}
+
+// ---- `giro audit` (`crate::audit`): what it reads of either outbox. The audit joins these with
+// the roles' tables itself (by id), so the outbox stays role-free ----
+
+/// Ids sent to PostgreSQL in one array parameter at most; longer lists go in several statements.
+const IDS_POR_CONSULTA: usize = 10_000;
+
+/// `PENDING` events created before `criado_antes` or attempted `tentativas_min` times or more,
+/// oldest first: id, tipo, the payload's SKU, the last error (`''` when none), criado_em,
+/// tentativas.
+pub async fn delayed(
+    c: &impl GenericClient,
+    criado_antes: DateTime<Utc>,
+    tentativas_min: i32,
+) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+    c.query(
+        "SELECT id, tipo, payload ->> 'sku', coalesce(ultimo_erro, ''), criado_em, tentativas FROM outbox_event \
+          WHERE status = 'PENDING' AND (criado_em < $1 OR tentativas >= $2) ORDER BY criado_em",
+        &[&criado_antes, &tentativas_min],
+    )
+    .await
+}
+
+/// The status of each of `ids` that still has a row (a missing one was pruned after `SENT`, or
+/// discarded).
+pub async fn statuses(
+    c: &impl GenericClient,
+    ids: &[Uuid],
+) -> Result<std::collections::HashMap<Uuid, String>, tokio_postgres::Error> {
+    let mut out = std::collections::HashMap::with_capacity(ids.len());
+    for chunk in ids.chunks(IDS_POR_CONSULTA) {
+        for r in c.query("SELECT id, status FROM outbox_event WHERE id = ANY($1)", &[&chunk]).await? {
+            out.insert(r.get(0), r.get(1));
+        }
+    }
+    Ok(out)
+}
+
+/// Of `correlation_ids`, those a `PENDING` event of one of `tipos` answers (its payload's
+/// `correlationId`): answers still on their way.
+pub async fn pending_answers(
+    c: &impl GenericClient,
+    tipos: &[&str],
+    correlation_ids: &[Uuid],
+) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {
+    let mut out = std::collections::HashSet::new();
+    for chunk in correlation_ids.chunks(IDS_POR_CONSULTA) {
+        for r in c
+            .query(
+                "SELECT (payload ->> 'correlationId')::uuid FROM outbox_event \
+                  WHERE status = 'PENDING' AND tipo = ANY($1) AND (payload ->> 'correlationId')::uuid = ANY($2)",
+                &[&tipos, &chunk],
+            )
+            .await?
+        {
+            out.insert(r.get(0));
+        }
+    }
+    Ok(out)
+}
+
+/// `SENT` events created at or after `desde`: id, tipo, the payload's SKU.
+pub async fn sent_since(
+    c: &impl GenericClient,
+    desde: DateTime<Utc>,
+) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+    c.query(
+        "SELECT id, tipo, payload ->> 'sku' FROM outbox_event WHERE status = 'SENT' AND criado_em >= $1",
+        &[&desde],
+    )
+    .await
 }

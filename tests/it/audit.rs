@@ -72,6 +72,22 @@ async fn an_answer_sent_and_never_applied_is_named() {
 }
 
 #[tokio::test]
+async fn events_pruned_after_delivery_still_count_as_sent_and_the_audit_is_clean() {
+    let pruned = "DELETE FROM outbox_event WHERE status = 'SENT'";
+    let (code, r) = tampered(pruned, pruned).await;
+    assert_eq!(code, 0, "{r:#}");
+}
+
+#[tokio::test]
+async fn an_answer_pruned_after_delivery_and_never_applied_is_named_once() {
+    let (code, r) =
+        tampered("DELETE FROM inbox_event", "DELETE FROM outbox_event WHERE status = 'SENT'").await;
+    assert_eq!(code, 1);
+    let respostas = kinds(&r).iter().filter(|k| *k == "resposta_nao_aplicada").count();
+    assert_eq!(respostas, 2, "the two shipments, found through reposicao_expedida: {r:#}");
+}
+
+#[tokio::test]
 async fn an_open_request_with_nothing_in_flight_is_named() {
     let (code, r) = tampered(
         "UPDATE solicitacao_reposicao SET status = 'AGUARDANDO_LOTE' WHERE id = (SELECT max(id) FROM solicitacao_reposicao)",

@@ -89,6 +89,38 @@ fn bad_values_and_unknown_keys_are_named_in_the_error() {
 }
 
 #[test]
+fn every_kind_of_key_refuses_a_bad_value_naming_key_variable_value_and_origin() {
+    let dir = scratch_dir();
+    for (var, valor, chave, porque) in [
+        ("GIRO_OUTBOX_LOTE", "0", "outbox.lote", "must be positive"),
+        ("GIRO_OUTBOX_LOTE", "muitos", "outbox.lote", "invalid digit"),
+        ("GIRO_OUTBOX_MAX_TENTATIVAS", "-1", "outbox.max-tentativas", "must be positive"),
+        ("GIRO_OUTBOX_TRANSPORTE", "pombo", "outbox.transporte", "pombo"),
+        ("ESTOQUE_URL", "ftp://estoque", "estoque.url", "expected an http:// or https:// URL"),
+        ("GIRO_HTTP_PROXIES_CONFIAVEIS", "10.0.0.1, talvez", "http.proxies-confiaveis", "\"talvez\" is not"),
+        ("GIRO_PUBLISHER_PORTA_METRICAS", "70000", "publisher.porta-metricas", "too large"),
+        ("GIRO_HTTP_COOKIES_SEGUROS", "sim", "http.cookies-seguros", "provided string was not"),
+    ] {
+        let err = Config::load(&sources(&dir, &[(var, valor)], vec![])).unwrap_err().to_string();
+        let esperado = format!("invalid {chave} ({var}) = {valor:?} from env {var}: ");
+        assert!(err.starts_with(&esperado) && err.contains(porque), "{var}={valor}: {err}");
+    }
+    // Optional keys: empty is unset.
+    let c = Config::load(&sources(
+        &dir,
+        &[
+            ("GIRO_OUTBOX_MAX_TENTATIVAS", ""),
+            ("GIRO_PUBLISHER_PORTA_METRICAS", " "),
+            ("GIRO_HTTP_PROXIES_CONFIAVEIS", ""),
+        ],
+        vec![],
+    ))
+    .unwrap();
+    assert_eq!((c.outbox.max_tentativas, c.publisher_porta_metricas), (None, None));
+    assert!(c.proxies_confiaveis.is_empty());
+}
+
+#[test]
 fn jdbc_urls_and_separate_credentials_are_accepted() {
     let c = Config::load(&sources(
         &scratch_dir(),

@@ -374,7 +374,7 @@ async fn the_same_new_sku_created_in_parallel_is_409() {
     let op = Operador::login(&app).await;
     // Another intake creates the SKU and has not committed yet.
     let mut client = app.dbh.client().await.unwrap();
-    let outra = app.dbh.begin(&mut client).await.unwrap();
+    let outra = giro::estoque::Tx::begin(&app.dbh, &mut client).await.unwrap();
     giro::estoque::produto::criar(&outra, COCA, "COCA COLA 2L PET", "22021000").await.unwrap();
 
     let body = json!({"sku": COCA, "descricao": "COCA COLA 2L PET", "ncm": "22021000", "codigoLote": "L-1", "quantidade": 5});

@@ -3,16 +3,8 @@
 //! `job`, which Prometheus adds), is on `/metrics` after some traffic.
 
 use std::collections::BTreeSet;
-use std::time::Duration;
 
-use giro::config::Servico;
-use giro::outbox::relay::Publisher;
-use tokio_util::sync::CancellationToken;
-
-use crate::outbox::{solicitada, write};
-use crate::support::app::spawn_app;
-use crate::support::peer::{FakePeer, Lote};
-use crate::support::wait_until;
+use crate::support::metrics::{mercado_com_trafego, nome_de};
 
 fn expressions() -> Vec<String> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/grafana/giro.json");
@@ -65,52 +57,18 @@ fn the_dashboard_parses_and_queries_the_spec_metrics() {
 
 #[tokio::test]
 async fn every_metric_and_label_the_dashboard_queries_is_on_a_running_service() {
-    let peer = FakePeer::start(Lote::Supported).await;
-    let app = spawn_app(Servico::Mercado, &[("ESTOQUE_EVENTOS_URL", &peer.url())]).await;
-    let p = Publisher::for_service(
-        &app.config,
-        Servico::Mercado,
-        app.dbh.pool.clone(),
-        app.dbh.signal.clone(),
-        false,
-    )
-    .unwrap();
-    let stop = CancellationToken::new();
-    tokio::spawn(p.run(stop.clone()));
-    // The process-wide recorder is installed by the first scrape; what is recorded before is lost.
-    assert_eq!(reqwest::get(app.url("/metrics")).await.unwrap().status(), 200);
-    // Traffic: an event delivered, one received, requests answered.
-    write(&app.dbh, &[solicitada(2)]).await;
-    wait_until(Duration::from_secs(10), "the event delivered", || async {
-        (peer.count() == 1).then_some(())
-    })
-    .await;
-    let negada = r#"{"eventId":"4e8d7c6b-5a49-4382-a1b0-c9d8e7f6a5b4","correlationId":"0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a","sku":"7894900011517","motivo":"SEM_SALDO","ocorridoEm":"2026-09-25T12:00:05Z"}"#;
-    let res = app
-        .as_servico(app.http.post(app.url("/eventos")))
-        .header("content-type", "application/json")
-        .header("Evento-Tipo", "ReposicaoNegada")
-        .body(negada)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 204);
-    let text = wait_until(Duration::from_secs(10), "the delivery in /metrics", || async {
-        let t = reqwest::get(app.url("/metrics")).await.unwrap().text().await.unwrap();
-        t.contains("giro_outbox_delivery_seconds_bucket").then_some(t)
-    })
-    .await;
-    stop.cancel();
+    let t = mercado_com_trafego().await;
+    let m = t.quando("the delivery in /metrics", |m| m.contains("giro_outbox_delivery_seconds_bucket")).await;
 
-    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    let text = &m.0;
     for expr in expressions() {
         let ns = names(&expr);
         for n in &ns {
-            let found = lines.iter().any(|l| l.starts_with(n.as_str()) && ident(l) == *n);
+            let found = m.amostras().any(|l| nome_de(l) == n);
             assert!(found, "{n} (queried by `{expr}`) is not on /metrics:\n{text}");
         }
         for label in by_labels(&expr).into_iter().filter(|l| l != "job") {
-            let found = lines.iter().any(|l| ns.contains(&ident(l)) && l.contains(&format!("{label}=\"")));
+            let found = m.amostras().any(|l| ns.contains(nome_de(l)) && l.contains(&format!("{label}=\"")));
             assert!(found, "label {label} (grouped by in `{expr}`) is on none of {ns:?}:\n{text}");
         }
     }

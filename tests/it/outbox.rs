@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::support::app::config;
+use crate::support::metrics::mercado_com_trafego;
 use crate::support::peer::{FakePeer, Lote};
 use crate::support::{wait_progress, wait_until, TestDb};
 
@@ -536,55 +537,8 @@ async fn two_publishers_over_20000_events_deliver_all_and_apply_each_exactly_onc
 
 #[tokio::test]
 async fn metrics_carry_every_name_and_the_counters_move_as_events_flow() {
-    use crate::support::app::spawn_app;
-    let peer = FakePeer::start(Lote::Supported).await;
-    let app = spawn_app(
-        Servico::Mercado,
-        &[("ESTOQUE_EVENTOS_URL", &peer.url()), ("GIRO_OUTBOX_PUBLICADOR_EMBUTIDO", "true")],
-    )
-    .await;
-    // The embedded publisher runs only under `server::run`; here a publisher with the app's signal.
-    let p = Publisher::for_service(
-        &app.config,
-        Servico::Mercado,
-        app.dbh.pool.clone(),
-        app.dbh.signal.clone(),
-        false,
-    )
-    .unwrap();
-    let stop = CancellationToken::new();
-    tokio::spawn(p.run(stop.clone()));
-    let scrape = || async {
-        let res = reqwest::get(app.url("/metrics")).await.unwrap();
-        assert_eq!(res.status(), 200);
-        res.text().await.unwrap()
-    };
-    let value = |text: &str, prefix: &str| -> f64 {
-        text.lines()
-            .filter(|l| l.starts_with(prefix))
-            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-            .sum()
-    };
-    let before = scrape().await;
-    write(&app.dbh, &[solicitada(4)]).await;
-    wait_until(Duration::from_secs(5), "the event delivered", || async { (peer.count() == 1).then_some(()) })
-        .await;
-    // An event received by this service.
-    let negada = r#"{"eventId":"9e8d7c6b-5a49-4382-a1b0-c9d8e7f6a5b4","correlationId":"0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a","sku":"7894900011517","motivo":"SEM_SALDO","ocorridoEm":"2026-09-25T12:00:05Z"}"#;
-    let res = app
-        .as_servico(app.http.post(app.url("/eventos")))
-        .header("content-type", "application/json")
-        .header("Evento-Tipo", "ReposicaoNegada")
-        .body(negada)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 204);
-    let after = wait_until(Duration::from_secs(5), "SENT in metrics", || async {
-        let t = scrape().await;
-        t.contains("giro_outbox_events{status=\"SENT\"} 1").then_some(t)
-    })
-    .await;
+    let t = mercado_com_trafego().await;
+    let depois = t.quando("SENT in metrics", |m| m.contains("giro_outbox_events{status=\"SENT\"} 1")).await;
     for name in [
         "giro_outbox_events{status=\"PENDING\"}",
         "giro_outbox_events{status=\"FAILED\"}",
@@ -595,12 +549,12 @@ async fn metrics_carry_every_name_and_the_counters_move_as_events_flow() {
         "giro_http_requests_total{",
         "giro_http_request_seconds_bucket",
     ] {
-        assert!(after.contains(name), "{name} missing from /metrics:\n{after}");
+        assert!(depois.contains(name), "{name} missing from /metrics:\n{}", depois.0);
     }
-    let sent = "giro_outbox_deliveries_total{tipo=\"ReposicaoSolicitada\",result=\"sent\"}";
-    assert!(value(&after, sent) >= value(&before, sent) + 1.0, "deliveries counter moved");
-    let new = "giro_inbox_events_total{tipo=\"ReposicaoNegada\",result=\"new\"}";
-    assert!(value(&after, new) >= value(&before, new) + 1.0, "inbox counter moved");
-    assert!(value(&after, "giro_outbox_delivery_seconds_count") >= 1.0);
-    stop.cancel();
+    let moveu = |nome: &str, rotulos: &str| depois.soma(nome, rotulos) >= t.antes.soma(nome, rotulos) + 1.0;
+    let sent = "tipo=\"ReposicaoSolicitada\",result=\"sent\"";
+    assert!(moveu("giro_outbox_deliveries_total", sent), "deliveries counter moved");
+    let new = "tipo=\"ReposicaoNegada\",result=\"new\"";
+    assert!(moveu("giro_inbox_events_total", new), "inbox counter moved");
+    assert!(depois.soma("giro_outbox_delivery_seconds_count", "") >= 1.0);
 }

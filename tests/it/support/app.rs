@@ -110,12 +110,11 @@ pub async fn spawn_app(servico: Servico, env: &[(&str, &str)]) -> TestApp {
         shutdown: shutdown.clone(),
         supervisor: giro::supervisor::Supervisor::new(),
     };
-    let role = match servico {
-        Servico::Mercado => giro::mercado::build(&ctx),
-        Servico::Estoque => giro::estoque::build(&ctx),
-    }
-    .expect("build role");
-    let router = server::app(&ctx, role);
+    // Each role's type says its database (`Role<Mercado>`, `Role<Estoque>`): one arm each.
+    let router = match servico {
+        Servico::Mercado => server::app(&ctx, giro::mercado::build(&ctx).expect("build role")),
+        Servico::Estoque => server::app(&ctx, giro::estoque::build(&ctx).expect("build role")),
+    };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     let stop = shutdown.clone();
@@ -161,12 +160,11 @@ pub async fn spawn_replica(app: &TestApp, env: &[(&str, &str)]) -> Replica {
         shutdown: shutdown.clone(),
         supervisor: giro::supervisor::Supervisor::new(),
     };
-    let role = match servico {
-        Servico::Mercado => giro::mercado::build(&ctx),
-        Servico::Estoque => giro::estoque::build(&ctx),
-    }
-    .expect("build role");
-    let router = server::app(&ctx, role);
+    // Each role's type says its database (`Role<Mercado>`, `Role<Estoque>`): one arm each.
+    let router = match servico {
+        Servico::Mercado => server::app(&ctx, giro::mercado::build(&ctx).expect("build role")),
+        Servico::Estoque => server::app(&ctx, giro::estoque::build(&ctx).expect("build role")),
+    };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     let stop = shutdown.clone();

@@ -1,5 +1,6 @@
 //! Test support: fresh databases ([`db`]), the real `giro` binary as a child process
-//! ([`process`]), a TCP proxy that can cut the database ([`chaos`]), and polling with a deadline.
+//! ([`process`]), a TCP proxy that can cut the database ([`chaos`]), `/metrics` read and summed
+//! ([`metrics`]), and polling with a deadline.
 
 pub mod app;
 pub mod chaos;
@@ -7,6 +8,7 @@ pub mod db;
 pub mod e2e;
 pub mod lb;
 pub mod market;
+pub mod metrics;
 pub mod peer;
 pub mod process;
 pub mod real;

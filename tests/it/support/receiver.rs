@@ -7,7 +7,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use giro::config::{Secret, Servico};
 use giro::contracts::{EventoIntegracao, TIPOS};
-use giro::db::{Db, Tx};
+use giro::db::{Db, Estoque, Tx};
 use giro::http::auth::Seguranca;
 use giro::inbox::receiver::{self, Consumidor};
 
@@ -15,14 +15,14 @@ use super::{TestDb, ESTOQUE_TOKEN, OPERADOR, SENHA};
 
 pub struct Efeitos;
 
-impl Consumidor for Efeitos {
+impl Consumidor<Estoque> for Efeitos {
     fn aceitos(&self) -> &'static [&'static str] {
         &TIPOS
     }
 
     fn aplicar<'a>(
         &'a self,
-        tx: &'a Tx<'_>,
+        tx: &'a Tx<'_, Estoque>,
         evento: &'a EventoIntegracao,
     ) -> BoxFuture<'a, anyhow::Result<()>> {
         Box::pin(async move {

@@ -2,6 +2,7 @@
 // operator's session is a cookie; writes echo the XSRF-ESTOQUE cookie in X-XSRF-TOKEN.
 
 import { clienteApi } from '../../shared/api';
+import type { ServicoOperador } from '../../shared/Operador';
 export { ErroApi, lerCookie, type Sessao } from '../../shared/api';
 
 export const COOKIE_CSRF = 'XSRF-ESTOQUE';
@@ -61,6 +62,9 @@ const api = clienteApi(COOKIE_CSRF);
 
 /** Requests, the session and the login: the shared client (a 401 is the query client's business). */
 export const { pedir, sessaoAtual, entrar, sair } = api;
+
+/** The dashboard's service for the shared login and shell (shared/Operador.tsx). */
+export const servico: ServicoOperador = { nome: 'Estoque', sessaoAtual, entrar, sair };
 
 export const resumo = () => pedir<Resumo>('/painel/resumo');
 export const demandas = () => pedir<Demanda[]>('/painel/demandas');

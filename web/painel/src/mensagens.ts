@@ -19,6 +19,3 @@ export const ERRO_LOTE = 'Não foi possível registrar o lote. Tente de novo.';
 export const SKU_INVALIDO = 'EAN-8 ou GTIN de 12 a 14 dígitos.';
 export const SKU_NOVO = 'SKU novo: informe descrição e NCM.';
 export const SKU_ERRO = 'Não foi possível consultar o SKU.';
-export const LOGIN_INVALIDO = 'Usuário ou senha inválidos.';
-export const LOGIN_SEM_CONEXAO =
-  'Não foi possível entrar. Verifique a conexão com o estoque-service.';

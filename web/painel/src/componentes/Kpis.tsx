@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { formatarNumero } from '../../../shared/formato';
-import { resumo } from '../api';
-import { ErroCarregamento } from './ErroCarregamento';
+import { ErroCarregamento } from '../../../shared/Operador';
+import { resumo, servico } from '../api';
 import { ATUALIZACAO_MS } from '../consultas';
 
 const CARTOES = [
@@ -17,7 +17,8 @@ export function Kpis() {
     queryFn: resumo,
     refetchInterval: ATUALIZACAO_MS,
   });
-  if (q.isError && !q.data) return <ErroCarregamento erro={q.error} aoTentar={() => q.refetch()} />;
+  if (q.isError && !q.data)
+    return <ErroCarregamento servico={servico} erro={q.error} aoTentar={() => q.refetch()} />;
   return (
     <section className="kpis" aria-label="Indicadores">
       {CARTOES.map((c) => (

@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { formatarNumero, quandoCurto, tempoRelativo } from '../../../shared/formato';
-import { demandas, reposicoes } from '../api';
+import { ErroCarregamento } from '../../../shared/Operador';
+import { demandas, reposicoes, servico } from '../api';
 import { ATUALIZACAO_MS } from '../consultas';
 import { pedidosAguardando } from '../mensagens';
-import { ErroCarregamento } from './ErroCarregamento';
 
 export function TabelaDemanda() {
   const q = useQuery({
@@ -24,7 +24,7 @@ export function TabelaDemanda() {
         )}
       </div>
       {q.isError && !q.data ? (
-        <ErroCarregamento erro={q.error} aoTentar={() => q.refetch()} />
+        <ErroCarregamento servico={servico} erro={q.error} aoTentar={() => q.refetch()} />
       ) : !q.data ? (
         <p className="muted">Carregando…</p>
       ) : q.data.length === 0 ? (
@@ -73,7 +73,7 @@ export function TabelaReposicoes() {
         Reposições recentes
       </h2>
       {q.isError && !q.data ? (
-        <ErroCarregamento erro={q.error} aoTentar={() => q.refetch()} />
+        <ErroCarregamento servico={servico} erro={q.error} aoTentar={() => q.refetch()} />
       ) : !q.data ? (
         <p className="muted">Carregando…</p>
       ) : q.data.length === 0 ? (

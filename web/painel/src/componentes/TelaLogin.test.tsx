@@ -1,7 +1,11 @@
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
+import { TelaLogin as TelaLoginOperador } from '../../../shared/Operador';
+import { servico } from '../api';
 import { fetchFalso, renderizar } from '../teste-util';
-import { TelaLogin } from './TelaLogin';
+
+// The dashboard's login: the shared one with estoque's service and title.
+const TelaLogin = () => <TelaLoginOperador servico={servico} titulo="Entrar no painel" />;
 
 function entrar() {
   fireEvent.change(screen.getByLabelText('Usuário'), { target: { value: 'operador' } });

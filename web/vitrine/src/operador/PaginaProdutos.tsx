@@ -3,8 +3,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { formatarDinheiro, formatarNumero } from '../../../shared/formato';
+import { ErroCarregamento } from '../../../shared/Operador';
 import { skuValido } from '../../../shared/sku';
-import { cadastrar, ErroApi, noEstoque, produtos, type ProdutoOperador } from './api';
+import { cadastrar, ErroApi, noEstoque, produtos, servico, type ProdutoOperador } from './api';
 
 /** The products table asks again this often: a new product's shelf fills by itself on screen. */
 export const ATUALIZACAO_PRODUTOS_MS = 2000;
@@ -202,12 +203,7 @@ function TabelaProdutos() {
         Produtos da vitrine
       </h2>
       {q.isError && !q.data ? (
-        <div className="aviso aviso-erro erro-carregamento" role="alert">
-          <p>Não foi possível carregar. Verifique a conexão com o mercado-service.</p>
-          <button type="button" className="btn btn-contorno" onClick={() => q.refetch()}>
-            Tentar de novo
-          </button>
-        </div>
+        <ErroCarregamento servico={servico} erro={q.error} aoTentar={() => q.refetch()} />
       ) : !q.data ? (
         <p className="muted">Carregando…</p>
       ) : q.data.length === 0 ? (

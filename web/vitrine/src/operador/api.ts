@@ -3,6 +3,7 @@
 // echo the XSRF-MERCADO cookie in X-XSRF-TOKEN.
 
 import { clienteApi } from '../../../shared/api';
+import type { ServicoOperador } from '../../../shared/Operador';
 export { ErroApi, lerCookie, type Sessao } from '../../../shared/api';
 
 export const COOKIE_CSRF = 'XSRF-MERCADO';
@@ -45,6 +46,9 @@ const api = clienteApi(COOKIE_CSRF);
 
 /** Requests, the session and the login: the shared client (a 401 is the query client's business). */
 export const { pedir, sessaoAtual, entrar, sair } = api;
+
+/** The operator pages' service for the shared login and shell (shared/Operador.tsx). */
+export const servico: ServicoOperador = { nome: 'Mercado', sessaoAtual, entrar, sair };
 
 export const produtos = () => pedir<ProdutoOperador[]>('/operacao/produtos');
 
