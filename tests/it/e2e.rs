@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use giro::config::Servico;
 use uuid::Uuid;
 
+use crate::support::cenarios::{rodar, Cenario};
 use crate::support::e2e::{audit_limpo, verificar, Clientes, Esperado, Papel, Repositor, Sistema};
 use crate::support::wait_until;
 
@@ -33,9 +34,6 @@ fn relatorio(s: &Sistema, what: &str) {
     eprintln!("[{}] {what} after {:.1} s", s.nome, s.inicio.elapsed().as_secs_f64());
 }
 
-/// The scenarios, each a closure so the runner can start it in a task of its own.
-type Cenario = fn() -> futures_util::future::BoxFuture<'static, ()>;
-
 const CENARIOS: &[(&str, Cenario)] = &[
     ("carga: a few thousand checkouts with lots entered as demand appears", || Box::pin(carga())),
     ("kill-9: publishers killed at random moments lose nothing", || Box::pin(kill_9())),
@@ -49,42 +47,11 @@ const CENARIOS: &[(&str, Cenario)] = &[
     }),
 ];
 
-/// All scenarios, one after the other in one test: each keeps both cores busy, and one test
-/// leaves the harness's other thread to the rest of the suite. A failing scenario does not stop
-/// the next ones; the test fails at the end naming each that failed. `GIRO_E2E=kill-9,rejeitado`
-/// runs only the scenarios whose name contains one of the words.
+/// All scenarios, one after the other in one test (`support::cenarios::rodar`);
+/// `GIRO_E2E=kill-9,rejeitado` runs only the scenarios whose name contains one of the words.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn scenarios() {
-    let filtro = std::env::var("GIRO_E2E").ok().filter(|f| !f.trim().is_empty());
-    let mut falhas = Vec::new();
-    let t0 = Instant::now();
-    for (nome, cenario) in CENARIOS {
-        if let Some(f) = &filtro {
-            if !f.split(',').any(|w| nome.contains(w.trim())) {
-                continue;
-            }
-        }
-        let t = Instant::now();
-        let r = tokio::spawn(cenario()).await;
-        let dur = t.elapsed().as_secs_f64();
-        match r {
-            Ok(()) => eprintln!("e2e ok     {dur:6.1} s  {nome}"),
-            Err(e) => {
-                let msg = match e.try_into_panic() {
-                    Ok(p) => p
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_default(),
-                    Err(e) => e.to_string(),
-                };
-                eprintln!("e2e FAILED {dur:6.1} s  {nome}: {msg}");
-                falhas.push(format!("{nome}: {msg}"));
-            }
-        }
-    }
-    eprintln!("e2e total  {:6.1} s", t0.elapsed().as_secs_f64());
-    assert!(falhas.is_empty(), "{} scenario(s) failed:\n{}", falhas.len(), falhas.join("\n"));
+    rodar("e2e", CENARIOS).await;
 }
 
 async fn carga() {

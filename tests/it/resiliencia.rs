@@ -862,10 +862,9 @@ mod e2e {
     use axum::response::{IntoResponse, Response};
     use giro::config::Servico;
 
+    use crate::support::cenarios::{rodar, Cenario};
     use crate::support::e2e::{audit_limpo, verificar, Clientes, Esperado, Papel, Repositor, Sistema, Stats};
     use crate::support::wait_until;
-
-    type Cenario = fn() -> futures_util::future::BoxFuture<'static, ()>;
 
     const CENARIOS: &[(&str, Cenario)] = &[
         ("horizonte: estoque down past the old 25-attempt horizon, nothing FAILED, all arrives", || {
@@ -885,36 +884,10 @@ mod e2e {
         }),
     ];
 
+    /// One after the other in one test (`support::cenarios::rodar`); `GIRO_E2E=word` picks some.
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
     async fn cenarios() {
-        let filtro = std::env::var("GIRO_E2E").ok().filter(|f| !f.trim().is_empty());
-        let mut falhas = Vec::new();
-        for (nome, cenario) in CENARIOS {
-            if let Some(f) = &filtro {
-                if !f.split(',').any(|w| nome.contains(w.trim())) {
-                    continue;
-                }
-            }
-            let t = Instant::now();
-            let r = tokio::spawn(cenario()).await;
-            let dur = t.elapsed().as_secs_f64();
-            match r {
-                Ok(()) => eprintln!("caos ok     {dur:6.1} s  {nome}"),
-                Err(e) => {
-                    let msg = match e.try_into_panic() {
-                        Ok(p) => p
-                            .downcast_ref::<String>()
-                            .cloned()
-                            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                            .unwrap_or_default(),
-                        Err(e) => e.to_string(),
-                    };
-                    eprintln!("caos FAILED {dur:6.1} s  {nome}: {msg}");
-                    falhas.push(format!("{nome}: {msg}"));
-                }
-            }
-        }
-        assert!(falhas.is_empty(), "{} scenario(s) failed:\n{}", falhas.len(), falhas.join("\n"));
+        rodar("caos", CENARIOS).await;
     }
 
     async fn contar(s: &Sistema, servico: Servico, sql: &str) -> i64 {

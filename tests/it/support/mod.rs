@@ -3,6 +3,7 @@
 //! ([`metrics`]), and polling with a deadline.
 
 pub mod app;
+pub mod cenarios;
 pub mod chaos;
 pub mod db;
 pub mod e2e;
