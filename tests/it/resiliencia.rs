@@ -866,6 +866,8 @@ mod e2e {
     use crate::support::e2e::{audit_limpo, verificar, Clientes, Esperado, Papel, Repositor, Sistema, Stats};
     use crate::support::wait_until;
 
+    mod caos;
+
     const CENARIOS: &[(&str, Cenario)] = &[
         ("horizonte: estoque down past the old 25-attempt horizon, nothing FAILED, all arrives", || {
             Box::pin(horizonte())
@@ -881,6 +883,9 @@ mod e2e {
         }),
         ("reinicio-pg: every mercado session killed for 3 s under load: checkouts 503, never 500", || {
             Box::pin(reinicio_pg())
+        }),
+        ("kill-servicos: kill -9 of estoque and mercado (embedded publishers) 10 times under load", || {
+            Box::pin(caos::kill_servicos())
         }),
     ];
 

@@ -76,6 +76,9 @@ pub struct Sistema {
     pub tags: TagWorker,
     /// Extra environment for every process (the scenario's tunables).
     extra: BTreeMap<&'static str, String>,
+    /// The services run their embedded publishers (no `--sem-publicador`, no separate
+    /// publisher in [`Sistema::start_all`]): a killed service takes its publisher with it.
+    pub embutido: bool,
     procs: BTreeMap<Papel, Giro>,
     /// How many times each role was started.
     pub inicios: BTreeMap<Papel, usize>,
@@ -117,6 +120,7 @@ impl Sistema {
             estoque_porta: free_port(),
             tags,
             extra: e,
+            embutido: false,
             procs: BTreeMap::new(),
             inicios: BTreeMap::new(),
             old_logs: Vec::new(),
@@ -162,11 +166,13 @@ impl Sistema {
     /// Starts `papel` and waits until it serves (services: `/readyz` 200; publishers: "ready: the database answered").
     pub async fn start(&mut self, papel: Papel) {
         assert!(!self.procs.contains_key(&papel), "{} already running", papel.nome());
-        let args: &[&str] = match papel {
-            Papel::Estoque => &["estoque", "serve", "--sem-publicador"],
-            Papel::Mercado => &["mercado", "serve", "--sem-publicador"],
-            Papel::PublisherMercado => &["publisher", "--db", "mercado"],
-            Papel::PublisherEstoque => &["publisher", "--db", "estoque"],
+        let args: &[&str] = match (papel, self.embutido) {
+            (Papel::Estoque, true) => &["estoque", "serve"],
+            (Papel::Mercado, true) => &["mercado", "serve"],
+            (Papel::Estoque, false) => &["estoque", "serve", "--sem-publicador"],
+            (Papel::Mercado, false) => &["mercado", "serve", "--sem-publicador"],
+            (Papel::PublisherMercado, _) => &["publisher", "--db", "mercado"],
+            (Papel::PublisherEstoque, _) => &["publisher", "--db", "estoque"],
         };
         let env = self.env(papel);
         let mut g = Giro::spawn(args, &env);
@@ -216,12 +222,14 @@ impl Sistema {
         self.retire(papel, g);
     }
 
-    /// Everything up: estoque, mercado, both publishers.
+    /// Everything up: estoque, mercado, both publishers (separate ones unless [`Sistema::embutido`]).
     pub async fn start_all(&mut self) {
         self.start(Papel::Estoque).await;
         self.start(Papel::Mercado).await;
-        self.start(Papel::PublisherEstoque).await;
-        self.start(Papel::PublisherMercado).await;
+        if !self.embutido {
+            self.start(Papel::PublisherEstoque).await;
+            self.start(Papel::PublisherMercado).await;
+        }
     }
 
     /// Panics unless every process that should be running is.
