@@ -853,7 +853,7 @@ async fn an_event_left_pending_past_the_threshold_makes_the_audit_exit_1_and_nam
 // `GIRO_E2E=horizonte,…` runs only the scenarios whose name contains one of the words.
 
 mod e2e {
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::Arc;
     use std::time::{Duration, Instant};
 
@@ -886,6 +886,15 @@ mod e2e {
         }),
         ("kill-servicos: kill -9 of estoque and mercado (embedded publishers) 10 times under load", || {
             Box::pin(caos::kill_servicos())
+        }),
+        ("particao: 15 s of a partition both ways (requests taken, never answered)", || {
+            Box::pin(caos::particao())
+        }),
+        ("sem-resposta: 15 s of deliveries applied but their answers dropped, both ways", || {
+            Box::pin(caos::sem_resposta())
+        }),
+        ("lento: 15 s of a peer answering 3 s after the delivery timeout, both ways", || {
+            Box::pin(caos::lento())
         }),
     ];
 
@@ -1028,21 +1037,75 @@ mod e2e {
         fim(&mut s, repositor, stats).await;
     }
 
-    /// An HTTP proxy in front of `target` that can answer an HTML 404 to everything instead.
+    /// What the proxy in front of a peer does with each request (the chaos run's network faults).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum ModoProxy {
+        /// Forwards the request and the answer.
+        Encaminhar,
+        /// Answers an HTML 404 page itself, as a load balancer does while a deploy reroutes.
+        Html404,
+        /// Takes the request and neither forwards nor answers it: a partition; only the sender's
+        /// timeout ends the wait.
+        BuracoNegro,
+        /// Forwards the request (the receiver commits) and never answers: the response is lost.
+        SemResposta,
+        /// Forwards the request and answers only after this delay: a peer slower than the timeout.
+        Lenta(Duration),
+    }
+
+    /// An HTTP proxy in front of `target` (a peer's events URL) whose behaviour the test switches.
     struct Proxy {
         target: String,
-        html: AtomicBool,
+        pub url: String,
+        modo: std::sync::Mutex<ModoProxy>,
         http: reqwest::Client,
+        /// Requests forwarded whose answer the sender did not get in time (SemResposta, Lenta).
+        perdidas: AtomicU64,
+        /// Requests held without reaching the receiver (BuracoNegro).
+        retidas: AtomicU64,
+    }
+
+    impl Proxy {
+        async fn start(target: String) -> Arc<Proxy> {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let proxy = Arc::new(Proxy {
+                target,
+                url: format!("http://{}", listener.local_addr().unwrap()),
+                modo: std::sync::Mutex::new(ModoProxy::Encaminhar),
+                http: reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap(),
+                perdidas: AtomicU64::new(0),
+                retidas: AtomicU64::new(0),
+            });
+            let app = axum::Router::new().fallback(encaminhar).with_state(proxy.clone());
+            tokio::spawn(async move {
+                let _ = axum::serve(listener, app).await;
+            });
+            proxy
+        }
+
+        fn modo(&self, m: ModoProxy) {
+            *self.modo.lock().unwrap() = m;
+        }
     }
 
     async fn encaminhar(State(p): State<Arc<Proxy>>, req: Request) -> Response {
-        if p.html.load(Ordering::SeqCst) {
-            return (
-                StatusCode::NOT_FOUND,
-                [("content-type", "text/html")],
-                "<html><h1>404 Not Found</h1></html>",
-            )
-                .into_response();
+        let modo = *p.modo.lock().unwrap();
+        // Only deliveries count as held or lost (not the publisher's probes of /readyz).
+        let entrega = req.uri().path().starts_with("/eventos");
+        match modo {
+            ModoProxy::Html404 => {
+                return (
+                    StatusCode::NOT_FOUND,
+                    [("content-type", "text/html")],
+                    "<html><h1>404 Not Found</h1></html>",
+                )
+                    .into_response()
+            }
+            ModoProxy::BuracoNegro => {
+                p.retidas.fetch_add(u64::from(entrega), Ordering::SeqCst);
+                return std::future::pending().await;
+            }
+            _ => {}
         }
         let (parts, body) = req.into_parts();
         let Ok(bytes) = axum::body::to_bytes(body, 16 << 20).await else {
@@ -1055,48 +1118,44 @@ mod e2e {
                 rb = rb.header(k, v);
             }
         }
-        match rb.send().await {
-            Ok(r) => {
-                let status = r.status();
-                let ct = r.headers().get("content-type").cloned();
-                let body = r.bytes().await.unwrap_or_default();
-                let mut res = (status, body).into_response();
-                if let Some(ct) = ct {
-                    res.headers_mut().insert("content-type", ct);
+        // In a task of its own: a request that left the proxy reaches the receiver whatever the
+        // sender does meanwhile (gives up, closes), as over a real network path.
+        let ida = tokio::spawn(async move {
+            match rb.send().await {
+                Ok(r) => {
+                    let status = r.status();
+                    let ct = r.headers().get("content-type").cloned();
+                    let body = r.bytes().await.unwrap_or_default();
+                    let mut res = (status, body).into_response();
+                    if let Some(ct) = ct {
+                        res.headers_mut().insert("content-type", ct);
+                    }
+                    res
                 }
+                Err(_) => StatusCode::BAD_GATEWAY.into_response(),
+            }
+        });
+        let res = ida.await.unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response());
+        match modo {
+            ModoProxy::SemResposta => {
+                p.perdidas.fetch_add(u64::from(entrega), Ordering::SeqCst);
+                std::future::pending().await
+            }
+            ModoProxy::Lenta(atraso) => {
+                p.perdidas.fetch_add(u64::from(entrega), Ordering::SeqCst);
+                tokio::time::sleep(atraso).await;
                 res
             }
-            Err(_) => StatusCode::BAD_GATEWAY.into_response(),
+            _ => res,
         }
     }
 
     async fn html_404() {
         let mut s = Sistema::new("html-404", &[]).await;
-        s.start(Papel::Estoque).await;
-        s.start(Papel::Mercado).await;
-        s.start(Papel::PublisherEstoque).await;
-        let proxy = Arc::new(Proxy {
-            target: s.estoque_url(),
-            html: AtomicBool::new(false),
-            http: reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap(),
-        });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let proxy_url = format!("http://{}", listener.local_addr().unwrap());
-        let app = axum::Router::new().fallback(encaminhar).with_state(proxy.clone());
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
         // mercado's publisher sends to estoque through the proxy.
-        let env: std::collections::BTreeMap<&'static str, String> = [
-            ("MERCADO_DB_URL", s.mercado_db.url()),
-            ("ESTOQUE_EVENTOS_URL", proxy_url),
-            ("ESTOQUE_TOKEN_SERVICO", crate::support::ESTOQUE_TOKEN.to_string()),
-            ("GIRO_OUTBOX_INTERVALO", "250ms".to_string()),
-        ]
-        .into_iter()
-        .collect();
-        let mut publisher = crate::support::process::Giro::spawn(&["publisher", "--db", "mercado"], &env);
-        publisher.wait_for_line("ready: the database answered", Duration::from_secs(20)).await;
+        let proxy = Proxy::start(s.estoque_url()).await;
+        s.definir("ESTOQUE_EVENTOS_URL", proxy.url.clone());
+        s.start_all().await;
         s.carregar_demo().await;
         let repositor = Repositor::start(s.estoque_url());
         let mut clientes = Clientes::start(s.mercado_url(), 4, u64::MAX, Duration::from_millis(20), 0.5);
@@ -1104,7 +1163,7 @@ mod e2e {
             (clientes.stats.criados() >= 100).then_some(())
         })
         .await;
-        proxy.html.store(true, Ordering::SeqCst);
+        proxy.modo(ModoProxy::Html404);
         let t = Instant::now();
         // 10 s of misrouting under load, observed (not slept): requests keep failing meanwhile.
         wait_until(Duration::from_secs(30), "10 s of HTML 404s", || async {
@@ -1117,12 +1176,14 @@ mod e2e {
             "SELECT count(*) FROM outbox_event WHERE status = 'PENDING' AND tentativas >= 1",
         )
         .await;
-        proxy.html.store(false, Ordering::SeqCst);
+        proxy.modo(ModoProxy::Encaminhar);
         let stats = clientes.parar().await;
         eprintln!("[html-404] {failing} events had failed attempts during the misrouting");
-        assert!(publisher.log().contains("peer route missing"), "the misrouting is logged as such");
+        assert!(
+            s.log(Papel::PublisherMercado).contains("peer route missing"),
+            "the misrouting is logged as such"
+        );
         fim(&mut s, repositor, stats).await;
-        publisher.signal("TERM");
     }
 
     async fn somente_leitura() {

@@ -136,6 +136,11 @@ impl Sistema {
         format!("http://127.0.0.1:{}", self.estoque_porta)
     }
 
+    /// Sets `k` for every process started from now on (e.g. a peer's events URL through a proxy).
+    pub fn definir(&mut self, k: &'static str, v: String) {
+        self.extra.insert(k, v);
+    }
+
     fn env(&self, papel: Papel) -> BTreeMap<&'static str, String> {
         let mut env: BTreeMap<&'static str, String> = [
             ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN.to_string()),
