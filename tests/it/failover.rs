@@ -363,12 +363,32 @@ async fn a_failover_under_load_loses_no_acknowledged_order_and_applies_every_eve
 }
 
 /// The database restarted under load (issue 14): the primary killed as a crash would and started
-/// again on the same port after some seconds down. Checkouts meanwhile answer 503, never 500; the
-/// services and the publisher carry on without a restart; every 201 order exists; every event is
-/// applied once each way; `giro audit` is clean.
+/// again on the same port once refusals were seen. See [`queda_sob_carga`].
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_database_restart_under_load_answers_503_never_500_and_loses_nothing() {
-    use crate::support::e2e::Clientes;
+    queda_sob_carga("crash", Duration::ZERO).await;
+}
+
+/// The chaos run's longest database outage, in the e2e stage (it lasts ~40 s): the primary
+/// stopped as an operator would (fast shutdown: sessions ended, new ones refused) and kept down a
+/// full 20 s under load. See [`queda_sob_carga`].
+mod e2e {
+    use std::time::Duration;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn the_database_down_a_full_20_s_under_load_answers_503_never_500_and_loses_nothing() {
+        super::queda_sob_carga("halt", Duration::from_secs(20)).await;
+    }
+}
+
+/// The primary stopped under load with `scripts/pg-standby <parada>` (crash | halt), kept down at
+/// least `fora` (and until refusals were seen), then started again on the same port. Shoppers
+/// and the operator talk to the replicas directly, not through the balancer, so the answers
+/// judged are the services' own: meanwhile checkouts and operator reads answer 503, never 500;
+/// the services and the publishers (embedded and separate) carry on without a restart; once it
+/// is back, every 201 order exists, every event is applied once each way, `giro audit` is clean.
+async fn queda_sob_carga(parada: &str, fora: Duration) {
+    use crate::support::e2e::{Clientes, Repositor};
     use crate::support::lb::Frota;
 
     let par = Par::with_databases().await;
@@ -385,13 +405,16 @@ async fn a_database_restart_under_load_answers_503_never_500_and_loses_nothing()
     .await;
     let mut publisher = f.spawn_publisher().await;
     f.carregar_demo().await;
-    let mut clientes = Clientes::start(f.mercado_url(), 4, u64::MAX, Duration::from_millis(20), 0.5);
+    let direto = |s: Servico| format!("http://127.0.0.1:{}", f.portas[&(s, 0)].api);
+    let mut clientes = Clientes::start(direto(Servico::Mercado), 4, u64::MAX, Duration::from_millis(20), 0.5);
+    let mut repositor = Repositor::start(direto(Servico::Estoque));
     wait_until(Duration::from_secs(60), "load flowing", || async {
         (clientes.stats.criados() >= 30).then_some(())
     })
     .await;
 
-    par.run("crash");
+    let t0 = std::time::Instant::now();
+    blocking(|| par.run(parada));
     let portas: Vec<u16> = f.portas.values().map(|p| p.api).collect();
     for p in &portas {
         wait_until(Duration::from_secs(30), &format!("/readyz 503 on :{p}"), || async {
@@ -405,25 +428,46 @@ async fn a_database_restart_under_load_answers_503_never_500_and_loses_nothing()
         (clientes.stats.inesperadas.lock().unwrap().len() > recusadas).then_some(())
     })
     .await;
-    par.run("revive");
+    // The rest of the outage: the fault window itself.
+    tokio::time::sleep(fora.saturating_sub(t0.elapsed())).await;
+    f.assert_alive();
+    assert!(publisher.child.try_wait().expect("publisher").is_none(), "the publisher outlived the outage");
+    let (fora_real, n503) = (t0.elapsed(), clientes.stats.inesperadas.lock().unwrap().len());
+    blocking(|| par.run("revive"));
+    let volta = std::time::Instant::now();
     for p in &portas {
         wait_until(Duration::from_secs(60), &format!("/readyz 200 on :{p}"), || async {
             (readyz(*p).await == Some(200)).then_some(())
         })
         .await;
     }
+    let pronto = volta.elapsed();
     let criados = clientes.stats.criados();
     wait_until(Duration::from_secs(90), "checkouts flowing again", || async {
         (clientes.stats.criados() >= criados + 40).then_some(())
     })
     .await;
     let stats = clientes.parar().await;
-    eprintln!("shoppers: {}", stats.resumo());
+    let entradas = repositor.parar().await;
+    eprintln!(
+        "[{parada}] database down {:.1} s: {n503} checkouts answered 503; services ready {:.1} s after it \
+         came back; shoppers: {}; operator: {} lots entered, {} requests answered 503",
+        fora_real.as_secs_f64(),
+        pronto.as_secs_f64(),
+        stats.resumo(),
+        entradas.lotes.load(std::sync::atomic::Ordering::SeqCst),
+        entradas.inesperadas.lock().unwrap().len()
+    );
     f.assert_alive();
     assert!(publisher.child.try_wait().expect("publisher").is_none(), "the publisher carried on");
     let inesperadas = stats.inesperadas.lock().unwrap().clone();
     assert!(!inesperadas.is_empty());
     assert!(inesperadas.iter().all(|x| x.contains("answered 503")), "only 503 while down: {inesperadas:#?}");
+    let operador = entradas.inesperadas.lock().unwrap().clone();
+    assert!(
+        operador.iter().all(|x| x.contains("answered 503")),
+        "the operator's requests: only 503 while down: {operador:#?}"
+    );
 
     let pedidos = stats.pedidos.lock().unwrap().clone();
     assert_agree(&par, &pedidos).await;
