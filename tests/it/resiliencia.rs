@@ -930,6 +930,21 @@ mod e2e {
         n
     }
 
+    /// Everything started, the demo catalogue loaded, the operator entering lots as demand
+    /// appears and `n` shoppers checking out (pausing about `pausa`), once 100 checkouts went
+    /// through: the load every scenario puts its fault under.
+    async fn sob_carga(s: &mut Sistema, n: usize, pausa: Duration) -> (Repositor, Clientes) {
+        s.start_all().await;
+        s.carregar_demo().await;
+        let repositor = Repositor::start(s.estoque_url());
+        let clientes = Clientes::start(s.mercado_url(), n, u64::MAX, pausa, 0.5);
+        wait_until(Duration::from_secs(60), "some checkouts", || async {
+            (clientes.stats.criados() >= 100).then_some(())
+        })
+        .await;
+        (repositor, clientes)
+    }
+
     async fn fim(s: &mut Sistema, repositor: Repositor, stats: Arc<Stats>) {
         fim_tolerando(s, repositor, stats, false).await
     }
@@ -962,14 +977,7 @@ mod e2e {
     async fn horizonte() {
         // The backoff cap shrunk to milliseconds: the old 25-attempt horizon passes in seconds.
         let mut s = Sistema::new("horizonte", &[("GIRO_OUTBOX_BACKOFF_MAXIMO", "20ms")]).await;
-        s.start_all().await;
-        s.carregar_demo().await;
-        let repositor = Repositor::start(s.estoque_url());
-        let mut clientes = Clientes::start(s.mercado_url(), 4, u64::MAX, Duration::from_millis(20), 0.5);
-        wait_until(Duration::from_secs(60), "some checkouts", || async {
-            (clientes.stats.criados() >= 100).then_some(())
-        })
-        .await;
+        let (repositor, mut clientes) = sob_carga(&mut s, 4, Duration::from_millis(20)).await;
         s.stop(Papel::Estoque).await;
         let t = Instant::now();
         wait_until(Duration::from_secs(120), "events past 25 failed attempts", || async {
@@ -994,14 +1002,7 @@ mod e2e {
     async fn retorno() {
         // Defaults: backoff capped at 5 minutes.
         let mut s = Sistema::new("retorno", &[]).await;
-        s.start_all().await;
-        s.carregar_demo().await;
-        let repositor = Repositor::start(s.estoque_url());
-        let mut clientes = Clientes::start(s.mercado_url(), 4, u64::MAX, Duration::from_millis(20), 0.5);
-        wait_until(Duration::from_secs(60), "some checkouts", || async {
-            (clientes.stats.criados() >= 100).then_some(())
-        })
-        .await;
+        let (repositor, mut clientes) = sob_carga(&mut s, 4, Duration::from_millis(20)).await;
         s.stop(Papel::Estoque).await;
         wait_until(Duration::from_secs(60), "restock requests failing", || async {
             let n = contar(&s, Servico::Mercado, "SELECT count(*) FROM outbox_event WHERE status = 'PENDING' AND tentativas >= 2 AND lease_token IS NULL").await;
@@ -1155,14 +1156,7 @@ mod e2e {
         // mercado's publisher sends to estoque through the proxy.
         let proxy = Proxy::start(s.estoque_url()).await;
         s.definir("ESTOQUE_EVENTOS_URL", proxy.url.clone());
-        s.start_all().await;
-        s.carregar_demo().await;
-        let repositor = Repositor::start(s.estoque_url());
-        let mut clientes = Clientes::start(s.mercado_url(), 4, u64::MAX, Duration::from_millis(20), 0.5);
-        wait_until(Duration::from_secs(60), "some checkouts", || async {
-            (clientes.stats.criados() >= 100).then_some(())
-        })
-        .await;
+        let (repositor, mut clientes) = sob_carga(&mut s, 4, Duration::from_millis(20)).await;
         proxy.modo(ModoProxy::Html404);
         let t = Instant::now();
         // 10 s of misrouting under load, observed (not slept): requests keep failing meanwhile.
@@ -1190,14 +1184,7 @@ mod e2e {
         // Connections renewed every 2 s, as under churn: sessions opened during the window
         // carry the read-only default (what poisoned the pool in the chaos run).
         let mut s = Sistema::new("somente-leitura", &[("GIRO_DB_VIDA_MAXIMA", "2s")]).await;
-        s.start_all().await;
-        s.carregar_demo().await;
-        let repositor = Repositor::start(s.estoque_url());
-        let mut clientes = Clientes::start(s.mercado_url(), 4, u64::MAX, Duration::from_millis(20), 0.5);
-        wait_until(Duration::from_secs(60), "some checkouts", || async {
-            (clientes.stats.criados() >= 100).then_some(())
-        })
-        .await;
+        let (repositor, mut clientes) = sob_carga(&mut s, 4, Duration::from_millis(20)).await;
         let admin = crate::support::db::admin().await;
         let nome = s.estoque_db.name.clone();
         admin
@@ -1235,14 +1222,7 @@ mod e2e {
 
     async fn reinicio_pg() {
         let mut s = Sistema::new("reinicio-pg", &[]).await;
-        s.start_all().await;
-        s.carregar_demo().await;
-        let repositor = Repositor::start(s.estoque_url());
-        let mut clientes = Clientes::start(s.mercado_url(), 6, u64::MAX, Duration::ZERO, 0.5);
-        wait_until(Duration::from_secs(60), "some checkouts", || async {
-            (clientes.stats.criados() >= 100).then_some(())
-        })
-        .await;
+        let (repositor, mut clientes) = sob_carga(&mut s, 6, Duration::ZERO).await;
         // As a restart does: every session of mercado's database ends (57P01), again and again.
         let admin = crate::support::db::admin().await;
         let nome = s.mercado_db.name.clone();

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use giro::config::Servico;
 
-use super::{contar, fim, ModoProxy, Proxy};
+use super::{contar, fim, sob_carga, ModoProxy, Proxy};
 use crate::support::e2e::{Clientes, Papel, Repositor, Sistema};
 use crate::support::wait_until;
 
@@ -29,14 +29,7 @@ pub(super) async fn kill_servicos() {
     // A short lease: the rows a killed service's publisher had claimed come back within 2 s.
     let mut s = Sistema::new("kill-servicos", &[("GIRO_OUTBOX_VISIBILIDADE", "2s")]).await;
     s.embutido = true;
-    s.start_all().await;
-    s.carregar_demo().await;
-    let repositor = Repositor::start(s.estoque_url());
-    let mut clientes = Clientes::start(s.mercado_url(), 6, u64::MAX, Duration::from_millis(20), 0.5);
-    wait_until(Duration::from_secs(60), "some checkouts", || async {
-        (clientes.stats.criados() >= 100).then_some(())
-    })
-    .await;
+    let (repositor, mut clientes) = sob_carga(&mut s, 6, Duration::from_millis(20)).await;
     let mut rng = fastrand::Rng::with_seed(0x7365_7276);
     let mut orfaos = 0i64;
     let mut prontos: Vec<Duration> = Vec::new();
@@ -142,17 +135,14 @@ impl Rede {
         let volta = Proxy::start(s.mercado_url()).await;
         s.definir("ESTOQUE_EVENTOS_URL", ida.url.clone());
         s.definir("MERCADO_EVENTOS_URL", volta.url.clone());
-        s.start_all().await;
-        s.carregar_demo().await;
-        let repositor = Repositor::start(s.estoque_url());
+        let (repositor, clientes) = sob_carga(&mut s, 4, Duration::from_millis(20)).await;
         // The operator waits: pent-up demand piles up in estoque, so that lots entered during
-        // the fault send shipments the other way (pão and sabão have some from the start).
+        // the fault send shipments the other way.
         repositor.pausar(true);
-        let clientes = Clientes::start(s.mercado_url(), 4, u64::MAX, Duration::from_millis(20), 0.5);
         let (e, _) = s.operadores().await;
-        wait_until(Duration::from_secs(60), "checkouts and pent-up demand for 2 SKUs", || async {
+        wait_until(Duration::from_secs(60), "pent-up demand for 2 SKUs", || async {
             let (_, d) = e.get("/painel/demandas").await.ok()?;
-            (clientes.stats.criados() >= 100 && d.as_array()?.len() >= 2).then_some(())
+            (d.as_array()?.len() >= 2).then_some(())
         })
         .await;
         Rede { s, ida, volta, repositor, clientes, inicio_falha: Instant::now() }
