@@ -853,13 +853,10 @@ async fn an_event_left_pending_past_the_threshold_makes_the_audit_exit_1_and_nam
 // `GIRO_E2E=horizonte,…` runs only the scenarios whose name contains one of the words.
 
 mod e2e {
-    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::atomic::Ordering;
     use std::sync::Arc;
     use std::time::{Duration, Instant};
 
-    use axum::extract::{Request, State};
-    use axum::http::StatusCode;
-    use axum::response::{IntoResponse, Response};
     use giro::config::Servico;
 
     use crate::support::cenarios::{rodar, Cenario};
@@ -867,6 +864,9 @@ mod e2e {
     use crate::support::wait_until;
 
     mod caos;
+    mod proxy;
+
+    use proxy::{ModoProxy, Proxy};
 
     const CENARIOS: &[(&str, Cenario)] = &[
         ("horizonte: estoque down past the old 25-attempt horizon, nothing FAILED, all arrives", || {
@@ -887,7 +887,7 @@ mod e2e {
         ("kill-servicos: kill -9 of estoque and mercado (embedded publishers) 10 times under load", || {
             Box::pin(caos::kill_servicos())
         }),
-        ("particao: 15 s of a partition both ways (requests taken, never answered)", || {
+        ("particao: 15 s of a partition both ways (requests never answered, then connections reset)", || {
             Box::pin(caos::particao())
         }),
         ("sem-resposta: 15 s of deliveries applied but their answers dropped, both ways", || {
@@ -1036,119 +1036,6 @@ mod e2e {
             back.elapsed().as_secs_f64()
         );
         fim(&mut s, repositor, stats).await;
-    }
-
-    /// What the proxy in front of a peer does with each request (the chaos run's network faults).
-    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    enum ModoProxy {
-        /// Forwards the request and the answer.
-        Encaminhar,
-        /// Answers an HTML 404 page itself, as a load balancer does while a deploy reroutes.
-        Html404,
-        /// Takes the request and neither forwards nor answers it: a partition; only the sender's
-        /// timeout ends the wait.
-        BuracoNegro,
-        /// Forwards the request (the receiver commits) and never answers: the response is lost.
-        SemResposta,
-        /// Forwards the request and answers only after this delay: a peer slower than the timeout.
-        Lenta(Duration),
-    }
-
-    /// An HTTP proxy in front of `target` (a peer's events URL) whose behaviour the test switches.
-    struct Proxy {
-        target: String,
-        pub url: String,
-        modo: std::sync::Mutex<ModoProxy>,
-        http: reqwest::Client,
-        /// Requests forwarded whose answer the sender did not get in time (SemResposta, Lenta).
-        perdidas: AtomicU64,
-        /// Requests held without reaching the receiver (BuracoNegro).
-        retidas: AtomicU64,
-    }
-
-    impl Proxy {
-        async fn start(target: String) -> Arc<Proxy> {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let proxy = Arc::new(Proxy {
-                target,
-                url: format!("http://{}", listener.local_addr().unwrap()),
-                modo: std::sync::Mutex::new(ModoProxy::Encaminhar),
-                http: reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap(),
-                perdidas: AtomicU64::new(0),
-                retidas: AtomicU64::new(0),
-            });
-            let app = axum::Router::new().fallback(encaminhar).with_state(proxy.clone());
-            tokio::spawn(async move {
-                let _ = axum::serve(listener, app).await;
-            });
-            proxy
-        }
-
-        fn modo(&self, m: ModoProxy) {
-            *self.modo.lock().unwrap() = m;
-        }
-    }
-
-    async fn encaminhar(State(p): State<Arc<Proxy>>, req: Request) -> Response {
-        let modo = *p.modo.lock().unwrap();
-        // Only deliveries count as held or lost (not the publisher's probes of /readyz).
-        let entrega = req.uri().path().starts_with("/eventos");
-        match modo {
-            ModoProxy::Html404 => {
-                return (
-                    StatusCode::NOT_FOUND,
-                    [("content-type", "text/html")],
-                    "<html><h1>404 Not Found</h1></html>",
-                )
-                    .into_response()
-            }
-            ModoProxy::BuracoNegro => {
-                p.retidas.fetch_add(u64::from(entrega), Ordering::SeqCst);
-                return std::future::pending().await;
-            }
-            _ => {}
-        }
-        let (parts, body) = req.into_parts();
-        let Ok(bytes) = axum::body::to_bytes(body, 16 << 20).await else {
-            return StatusCode::BAD_REQUEST.into_response();
-        };
-        let path = parts.uri.path_and_query().map(|x| x.as_str()).unwrap_or("/");
-        let mut rb = p.http.request(parts.method, format!("{}{path}", p.target)).body(bytes);
-        for (k, v) in parts.headers.iter() {
-            if k != axum::http::header::HOST && k != axum::http::header::CONTENT_LENGTH {
-                rb = rb.header(k, v);
-            }
-        }
-        // In a task of its own: a request that left the proxy reaches the receiver whatever the
-        // sender does meanwhile (gives up, closes), as over a real network path.
-        let ida = tokio::spawn(async move {
-            match rb.send().await {
-                Ok(r) => {
-                    let status = r.status();
-                    let ct = r.headers().get("content-type").cloned();
-                    let body = r.bytes().await.unwrap_or_default();
-                    let mut res = (status, body).into_response();
-                    if let Some(ct) = ct {
-                        res.headers_mut().insert("content-type", ct);
-                    }
-                    res
-                }
-                Err(_) => StatusCode::BAD_GATEWAY.into_response(),
-            }
-        });
-        let res = ida.await.unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response());
-        match modo {
-            ModoProxy::SemResposta => {
-                p.perdidas.fetch_add(u64::from(entrega), Ordering::SeqCst);
-                std::future::pending().await
-            }
-            ModoProxy::Lenta(atraso) => {
-                p.perdidas.fetch_add(u64::from(entrega), Ordering::SeqCst);
-                tokio::time::sleep(atraso).await;
-                res
-            }
-            _ => res,
-        }
     }
 
     async fn html_404() {

@@ -1,6 +1,6 @@
 //! The chaos run of issue 14 as scenarios of `resiliencia::e2e::cenarios`, compressed to fit the
 //! e2e stage: kill -9 of the services themselves (with their embedded publishers), a partition
-//! between the services, a proxy that forwards each delivery and drops its answer, and a peer
+//! between the services (black hole, then refusals), a proxy that forwards each delivery and drops its answer, and a peer
 //! slower than the delivery timeout. Each asserts that its fault really happened (kills, held
 //! requests, lost answers, duplicates received) and then, through `fim`, that nothing was
 //! dead-lettered, lost or applied twice and that `giro audit` is clean.
@@ -78,13 +78,15 @@ pub(super) async fn kill_servicos() {
     fim(&mut s, repositor, stats).await;
 }
 
-/// Both directions cut for [`JANELA`]: the proxies take each delivery and never answer.
+/// Both directions cut: for half of [`JANELA`] the proxies take each delivery and never answer
+/// (packets dropped), for the other half they reset every connection (the peer's side refuses).
 pub(super) async fn particao() {
+    use std::sync::atomic::Ordering;
     let mut r = Rede::start("particao").await;
-    r.falhar(ModoProxy::BuracoNegro).await;
+    r.falhar(ModoProxy::BuracoNegro, JANELA / 2).await;
     let (retidas, tentadas) =
         wait_until(Duration::from_secs(30), "deliveries held both ways and retried", || async {
-            let retidas = [&r.ida, &r.volta].map(|p| p.retidas.load(std::sync::atomic::Ordering::SeqCst));
+            let retidas = [&r.ida, &r.volta].map(|p| p.retidas.load(Ordering::SeqCst));
             let sql = "SELECT count(*) FROM outbox_event WHERE status = 'PENDING' AND tentativas >= 2";
             let tentadas =
                 [contar(&r.s, Servico::Mercado, sql).await, contar(&r.s, Servico::Estoque, sql).await];
@@ -94,13 +96,21 @@ pub(super) async fn particao() {
     eprintln!(
         "[particao] held deliveries {retidas:?}, events retried twice or more {tentadas:?} (→ estoque, → mercado)"
     );
+    // What waits from the first half is retried (backoff cap 2 s) against refusals now.
+    r.falhar(ModoProxy::Recusar, JANELA / 2).await;
+    let recusadas = wait_until(Duration::from_secs(30), "connections refused both ways", || async {
+        let n = [&r.ida, &r.volta].map(|p| p.recusadas.load(Ordering::SeqCst));
+        n.iter().all(|n| *n > 0).then_some(n)
+    })
+    .await;
+    eprintln!("[particao] connections reset {recusadas:?} (→ estoque, → mercado)");
     r.curar().await;
 }
 
 /// For [`JANELA`] each delivery reaches the receiver, which commits, and its answer is dropped.
 pub(super) async fn sem_resposta() {
     let mut r = Rede::start("sem-resposta").await;
-    r.falhar(ModoProxy::SemResposta).await;
+    r.falhar(ModoProxy::SemResposta, JANELA).await;
     r.respostas_perdidas().await;
     r.curar().await;
 }
@@ -108,7 +118,7 @@ pub(super) async fn sem_resposta() {
 /// For [`JANELA`] the peer answers 3 s after the sender's timeout.
 pub(super) async fn lento() {
     let mut r = Rede::start("lento").await;
-    r.falhar(ModoProxy::Lenta(TIMEOUT + Duration::from_secs(3))).await;
+    r.falhar(ModoProxy::Lenta(TIMEOUT + Duration::from_secs(3)), JANELA).await;
     r.respostas_perdidas().await;
     r.curar().await;
 }
@@ -122,6 +132,7 @@ struct Rede {
     volta: Arc<Proxy>,
     repositor: Repositor,
     clientes: Clientes,
+    /// When the load was up and the fault could begin.
     inicio_falha: Instant,
 }
 
@@ -145,19 +156,19 @@ impl Rede {
             (d.as_array()?.len() >= 2).then_some(())
         })
         .await;
-        Rede { s, ida, volta, repositor, clientes, inicio_falha: Instant::now() }
+        let inicio_falha = Instant::now();
+        Rede { s, ida, volta, repositor, clientes, inicio_falha }
     }
 
     /// Both proxies switch to `modo` and the operator enters lots: traffic both ways meets the
-    /// fault. Returns after [`JANELA`] (the fault stays until [`Rede::curar`]).
-    async fn falhar(&mut self, modo: ModoProxy) {
+    /// fault. Returns after `janela` (the fault stays until [`Rede::curar`]).
+    async fn falhar(&mut self, modo: ModoProxy, janela: Duration) {
         self.ida.modo(modo);
         self.volta.modo(modo);
-        self.inicio_falha = Instant::now();
         eprintln!("[{}] {modo:?} both ways", self.s.nome);
         self.repositor.pausar(false);
         // The fault window itself.
-        tokio::time::sleep(JANELA).await;
+        tokio::time::sleep(janela).await;
         self.s.assert_alive();
     }
 
@@ -185,13 +196,16 @@ impl Rede {
         ida.modo(ModoProxy::Encaminhar);
         volta.modo(ModoProxy::Encaminhar);
         eprintln!(
-            "[{}] fault lifted after {:.1} s; held {} / {}, answers lost {} / {} (→ estoque / → mercado)",
+            "[{}] fault lifted after {:.1} s; held {} / {}, answers lost {} / {}, connections reset {} / {} \
+             (→ estoque / → mercado)",
             s.nome,
             inicio_falha.elapsed().as_secs_f64(),
             ida.retidas.load(Ordering::SeqCst),
             volta.retidas.load(Ordering::SeqCst),
             ida.perdidas.load(Ordering::SeqCst),
-            volta.perdidas.load(Ordering::SeqCst)
+            volta.perdidas.load(Ordering::SeqCst),
+            ida.recusadas.load(Ordering::SeqCst),
+            volta.recusadas.load(Ordering::SeqCst)
         );
         let stats = clientes.parar().await;
         fim(&mut s, repositor, stats).await;
