@@ -21,6 +21,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use crate::outbox::{solicitada, write};
+use crate::support::metrics::Metricas;
 use crate::support::{wait_until, TestDb};
 
 // ---------------------------------------------------------------------------------------------
@@ -724,8 +725,7 @@ async fn a_panicking_publisher_loop_is_restarted_readyz_reflects_it_and_the_rest
     write(&dbh, &eventos).await;
     let restarts = wait_until(Duration::from_secs(15), "restarts counted on /metrics", || async {
         let text = reqwest::get(&metrics).await.ok()?.text().await.ok()?;
-        let n =
-            crate::support::e2e::soma_metrica(&text, "giro_supervisor_restarts_total", "loop=\"publisher\"");
+        let n = Metricas(text).soma("giro_supervisor_restarts_total", "loop=\"publisher\"") as u64;
         (n >= 2).then_some(n)
     })
     .await;

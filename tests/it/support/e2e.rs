@@ -19,6 +19,7 @@ use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
+use super::metrics::Metricas;
 use super::process::{command, Giro};
 use super::{wait_until, TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
 
@@ -346,16 +347,8 @@ impl Sistema {
             Servico::Mercado => self.mercado_url(),
             Servico::Estoque => self.estoque_url(),
         };
-        let text = reqwest::get(format!("{url}/metrics")).await.unwrap().text().await.unwrap();
-        soma_metrica(&text, "giro_inbox_events_total", &format!("result=\"{result}\""))
+        Metricas::de(&url).await.soma("giro_inbox_events_total", &format!("result=\"{result}\"")) as u64
     }
-}
-
-pub fn soma_metrica(text: &str, nome: &str, label: &str) -> u64 {
-    text.lines()
-        .filter(|l| l.starts_with(&format!("{nome}{{")) && l.contains(label))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum::<f64>() as u64
 }
 
 impl Drop for Sistema {
