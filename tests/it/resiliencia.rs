@@ -364,12 +364,28 @@ async fn a_peer_that_comes_back_gets_the_events_waiting_in_backoff_at_once() {
         (n == 120).then_some(())
     })
     .await;
-    // As after a long outage at the default cap: the next attempts are minutes away.
-    c.db.client()
-        .await
-        .execute("UPDATE outbox_event SET proxima_tentativa_em = now() + interval '5 minutes'", &[])
+    // As after a long outage at the default cap: the next attempts are minutes away. A claim
+    // made meanwhile would settle its failure with a short backoff (and, delivered after the
+    // peer is back, revive the rest without the probe): repeat until no row is leased or due soon.
+    wait_until(Duration::from_secs(30), "every event minutes away, none leased", || async {
+        let db = c.db.client().await;
+        db.execute(
+            "UPDATE outbox_event SET proxima_tentativa_em = now() + interval '5 minutes' WHERE lease_token IS NULL",
+            &[],
+        )
         .await
         .unwrap();
+        let n: i64 = db
+            .query_one(
+                "SELECT count(*) FROM outbox_event WHERE lease_token IS NULL AND proxima_tentativa_em > now() + interval '4 minutes'",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        (n == 120).then_some(())
+    })
+    .await;
     let probes = c.par.r.probes.load(Ordering::SeqCst);
     let requests = c.par.r.requests.load(Ordering::SeqCst);
     c.par.set(Modo::Aceita);
