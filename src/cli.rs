@@ -112,7 +112,7 @@ pub enum BenchCommand {
         /// Transports to measure (lote, single).
         #[arg(long, value_delimiter = ',', default_value = "lote,single")]
         transportes: Vec<String>,
-        /// Events claimed per round (outbox.lote; the service default is 50).
+        /// The in-process publishers' first claim (outbox.lote; the service default is 50).
         #[arg(long, default_value_t = 500)]
         lote: usize,
         /// Old SENT rows for an extra pair of runs (empty table vs aged table); 0 skips it.
@@ -202,7 +202,7 @@ pub struct PublisherArgs {
     #[arg(long, value_enum)]
     pub db: Option<Servico>,
 
-    /// Events claimed per round (outbox.lote).
+    /// Events in the first claim (outbox.lote); through a backlog claims grow toward outbox.lote-max.
     #[arg(long, value_name = "N")]
     pub lote: Option<usize>,
 }

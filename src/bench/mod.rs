@@ -199,6 +199,78 @@ pub(crate) async fn semear(mercado: &crate::db::Db, n: usize) -> anyhow::Result<
     Ok(())
 }
 
+/// A `ReposicaoSolicitada` for a SKU estoque does not know; `n` keeps the SKUs distinct.
+pub(crate) fn solicitacao(n: u64) -> crate::contracts::EventoIntegracao {
+    crate::contracts::EventoIntegracao::ReposicaoSolicitada(crate::contracts::ReposicaoSolicitada {
+        event_id: uuid::Uuid::new_v4(),
+        sku: format!("{}", 7_890_000_000_000u64 + n),
+        qtd_faltante: 1,
+        ocorrido_em: chrono::Utc::now(),
+    })
+}
+
+/// Commits one event to `writer`'s outbox in a transaction of its own, as mercado's writers do
+/// (with `NOTIFY` when `writer` was made with it).
+pub(crate) async fn escrever_um(writer: &crate::db::Db, n: u64) -> anyhow::Result<()> {
+    let mut client = writer.client().await?;
+    let tx = writer.begin(&mut client).await?;
+    crate::outbox::registrar(&tx, &solicitacao(n)).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Commit → applied latency at a steady rate: `taxa` events/s for `duracao` are committed through
+/// `writer`, one per transaction, into an empty outbox that a publisher (already running) relays;
+/// once all are `SENT` (within 60 s; `vivo` fails the run when the publisher died), the latency of
+/// each is `enviado_em − criado_em`. Returns `{taxa, eventos, p50Ms, p99Ms, maxMs}`.
+pub(crate) async fn latencia(
+    writer: &crate::db::Db,
+    mercado: &crate::db::Db,
+    taxa: u32,
+    duracao: Duration,
+    rotulo: &str,
+    mut vivo: impl FnMut() -> anyhow::Result<()>,
+) -> anyhow::Result<serde_json::Value> {
+    let total = (f64::from(taxa) * duracao.as_secs_f64()) as usize;
+    let mut tick = tokio::time::interval(Duration::from_secs_f64(1.0 / f64::from(taxa.max(1))));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    for i in 0..total {
+        tick.tick().await;
+        escrever_um(writer, i as u64).await?;
+        if i % 100 == 0 {
+            eprint!("\r  latency at {taxa}/s, {rotulo}: {i}/{total} written");
+        }
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while (count_sent(mercado).await? as usize) < total {
+        vivo()?;
+        anyhow::ensure!(
+            std::time::Instant::now() < deadline,
+            "latency run ({rotulo}): events still pending after 60 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let rows = mercado
+        .client()
+        .await?
+        .query("SELECT (extract(epoch FROM enviado_em - criado_em) * 1000000)::bigint FROM outbox_event WHERE status = 'SENT'", &[])
+        .await?;
+    let mut lat: Vec<Duration> =
+        rows.iter().map(|r| Duration::from_micros(r.get::<_, i64>(0).max(0) as u64)).collect();
+    lat.sort();
+    let (p50, p99, max) =
+        (percentile(&lat, 50.0), percentile(&lat, 99.0), lat.last().copied().unwrap_or_default());
+    eprintln!(
+        "\r  latency at {taxa}/s, {rotulo}, over {total} events: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        ms(p50),
+        ms(p99),
+        ms(max)
+    );
+    Ok(
+        serde_json::json!({"taxa": taxa, "eventos": total, "p50Ms": ms(p50), "p99Ms": ms(p99), "maxMs": ms(max)}),
+    )
+}
+
 /// `giro bench …`: runs the measurement, prints the table (stderr) and the JSON (stdout, and
 /// `--saida` when given).
 pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {

@@ -15,18 +15,14 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-use chrono::Utc;
 use serde_json::json;
 use tokio::process::{Child, Command};
 use uuid::Uuid;
 
 use crate::bench::checkout::{self, Servidor};
 use crate::bench::scratch::Scratch;
-use crate::bench::{count_sent, reset, semear};
-use crate::bench::{ms, percentile};
+use crate::bench::{latencia, reset, semear};
 use crate::config::Config;
-use crate::contracts::{EventoIntegracao, ReposicaoSolicitada};
 use crate::db::{self, Db};
 
 /// What the process runs need besides the scratch databases.
@@ -311,7 +307,8 @@ pub async fn run(
             "claims": claims,
             "eventosPorClaim": per(args.eventos as f64, claims as f64),
             "claimMediaMs": per(claim_ms, claims as f64),
-            // A publisher's rounds are sequential: wall time × publishers ÷ claims.
+            // Wall time × publishers ÷ claims: a publisher's time per claim (claims overlap, so
+            // this is no longer one round's duration).
             "rodadaMediaMs": per(secs * 1000.0 * n as f64, claims as f64),
             "settles": settles,
             "settleMediaMs": per(settle_ms, settles as f64),
@@ -374,56 +371,17 @@ pub async fn run(
         anyhow::ensure!(Instant::now() < deadline, "the separate publisher did not LISTEN within 30 s");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let total = (args.taxa as f64 * args.duracao.as_secs_f64()) as usize;
-    let mut tick = tokio::time::interval(Duration::from_secs_f64(1.0 / f64::from(args.taxa.max(1))));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    for i in 0..total {
-        tick.tick().await;
-        let e = EventoIntegracao::ReposicaoSolicitada(ReposicaoSolicitada {
-            event_id: Uuid::new_v4(),
-            sku: format!("{}", 7_890_000_000_000u64 + i as u64),
-            qtd_faltante: 1,
-            ocorrido_em: Utc::now(),
-        });
-        let mut client = writer.client().await?;
-        let tx = writer.begin(&mut client).await?;
-        crate::outbox::registrar(&tx, &e).await?;
-        tx.commit().await?;
-        if i % 100 == 0 {
-            eprint!("\r  latency at {}/s, separate publisher: {i}/{total} written", args.taxa);
-        }
-    }
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while (count_sent(mercado).await? as usize) < total {
-        if let Some(e) = p.morto() {
-            anyhow::bail!(e);
-        }
-        anyhow::ensure!(Instant::now() < deadline, "latency run: events still pending after 60 s");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let latencia = latencia(&writer, mercado, args.taxa, args.duracao, "separate publisher", || {
+        p.morto().map_or(Ok(()), |e| Err(anyhow::anyhow!(e)))
+    })
+    .await;
     p.parar().await;
-    let rows = mercado
-        .client()
-        .await?
-        .query("SELECT (extract(epoch FROM enviado_em - criado_em) * 1000000)::bigint FROM outbox_event WHERE status = 'SENT'", &[])
-        .await
-        .context("latency")?;
-    let mut lat: Vec<Duration> =
-        rows.iter().map(|r| Duration::from_micros(r.get::<_, i64>(0).max(0) as u64)).collect();
-    lat.sort();
-    let (p50, p99, max) =
-        (percentile(&lat, 50.0), percentile(&lat, 99.0), lat.last().copied().unwrap_or_default());
-    eprintln!(
-        "\r  latency at {}/s, separate publisher, over {total} events: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
-        args.taxa,
-        ms(p50),
-        ms(p99),
-        ms(max)
-    );
+    let mut latencia = latencia?;
+    latencia["lote"] = json!(lote);
     drop(est);
     Ok(json!({
         "relay": runs,
-        "latencia": {"taxa": args.taxa, "eventos": total, "lote": lote, "p50Ms": ms(p50), "p99Ms": ms(p99), "maxMs": ms(max)},
+        "latencia": latencia,
         "carga": carga,
     }))
 }

@@ -11,16 +11,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use chrono::Utc;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
 use crate::bench::scratch::Scratch;
-use crate::bench::{count_sent, melhor, ms, percentile, reset, semear};
+use crate::bench::{escrever_um, latencia, melhor, reset, semear};
 use crate::config::{Config, Servico, Sources};
-use crate::contracts::{EventoIntegracao, ReposicaoSolicitada};
 use crate::db::{self, Db, OutboxSignal};
 use crate::outbox::relay::Publisher;
 use crate::server::{self, Contexto};
@@ -152,47 +150,10 @@ async fn scenarios(
     let p =
         Publisher::for_service(&cfg, Servico::Mercado, mercado.pool.clone(), mercado.signal.clone(), false)?;
     let task = tokio::spawn(p.run(stop.clone()));
-    let total = (args.taxa as f64 * args.duracao.as_secs_f64()) as usize;
-    let mut tick = tokio::time::interval(Duration::from_secs_f64(1.0 / f64::from(args.taxa.max(1))));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    for i in 0..total {
-        tick.tick().await;
-        let e = EventoIntegracao::ReposicaoSolicitada(ReposicaoSolicitada {
-            event_id: Uuid::new_v4(),
-            sku: format!("{}", 7_890_000_000_000u64 + i as u64),
-            qtd_faltante: 1,
-            ocorrido_em: Utc::now(),
-        });
-        let mut client = mercado.client().await?;
-        let tx = mercado.begin(&mut client).await?;
-        crate::outbox::registrar(&tx, &e).await?;
-        tx.commit().await?;
-        if i % 100 == 0 {
-            eprint!("\r  latency at {}/s: {i}/{total} written", args.taxa);
-        }
-    }
-    while (count_sent(&mercado).await? as usize) < total {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let latencia =
+        latencia(&mercado, &mercado, args.taxa, args.duracao, "in-process publisher", || Ok(())).await?;
     stop.cancel();
     let _ = task.await;
-    let rows = mercado
-        .client()
-        .await?
-        .query("SELECT (extract(epoch FROM enviado_em - criado_em) * 1000000)::bigint FROM outbox_event WHERE status = 'SENT'", &[])
-        .await?;
-    let mut lat: Vec<Duration> =
-        rows.iter().map(|r| Duration::from_micros(r.get::<_, i64>(0).max(0) as u64)).collect();
-    lat.sort();
-    let (p50, p99, max) =
-        (percentile(&lat, 50.0), percentile(&lat, 99.0), lat.last().copied().unwrap_or_default());
-    eprintln!(
-        "\r  latency at {}/s over {total} events: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
-        args.taxa,
-        ms(p50),
-        ms(p99),
-        ms(max)
-    );
     let notify = notify_cost(&base, args.taxa.max(1) as usize * 10).await?;
     let limite = match referencia_db(args, mercado_s, estoque_s, &mercado, &estoque, args.lote).await {
         Ok(v) => v,
@@ -218,7 +179,7 @@ async fn scenarios(
         "notify": notify,
         "limiteBanco": limite,
         "relay": throughput,
-        "latencia": {"taxa": args.taxa, "eventos": total, "p50Ms": ms(p50), "p99Ms": ms(p99), "maxMs": ms(max)},
+        "latencia": latencia,
     });
     if let Some(lote) = args.processos {
         let p = crate::bench::processos::ProcessosArgs {
@@ -229,7 +190,8 @@ async fn scenarios(
             duracao: args.duracao,
         };
         let mut proc = crate::bench::processos::run(&p, mercado_s, estoque_s, &mercado, &estoque).await?;
-        // The DB-only limit again, with the chunks the shipped defaults send (claim ÷ 8).
+        // The DB-only limit again at the shipped outbox.lote, as if claims never grew past it
+        // (a 50-event claim is one request of 50): what the adaptive claim size is worth.
         let lote_proc = proc["relay"][0]["lote"].as_u64().unwrap_or(50) as usize;
         proc["limiteBancoNoLote"] =
             match referencia_db(args, mercado_s, estoque_s, &mercado, &estoque, lote_proc).await {
@@ -266,16 +228,7 @@ async fn notify_cost(config: &Config, per_writer: usize) -> anyhow::Result<serde
             let db = db.clone();
             writers.push(tokio::spawn(async move {
                 for i in 0..per_writer as u64 {
-                    let e = EventoIntegracao::ReposicaoSolicitada(ReposicaoSolicitada {
-                        event_id: Uuid::new_v4(),
-                        sku: format!("{}", 7_890_000_000_000u64 + w * 1_000_000 + i),
-                        qtd_faltante: 1,
-                        ocorrido_em: Utc::now(),
-                    });
-                    let mut client = db.client().await?;
-                    let tx = db.begin(&mut client).await?;
-                    crate::outbox::registrar(&tx, &e).await?;
-                    tx.commit().await?;
+                    escrever_um(&db, w * 1_000_000 + i).await?;
                 }
                 anyhow::Ok(())
             }));
@@ -391,7 +344,8 @@ async fn referencia_db(
     lote: usize,
 ) -> anyhow::Result<serde_json::Value> {
     let lote = lote.max(1);
-    let chunk = lote.div_ceil(8).max(1);
+    // The requests a publisher sends for a claim of `lote` (8 slots, the shipped concorrencia).
+    let chunk = crate::outbox::delivery::chunk_size(lote, 8, lote);
     let segundos = args.duracao.as_secs().clamp(1, 5);
     reset(mercado, estoque).await?;
     // Enough due rows that the claims never run dry during the run (≤ 25 000 events/s here).

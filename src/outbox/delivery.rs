@@ -17,6 +17,13 @@
 //! so each event gets its own verdict. A peer that answers 404 or 403 on `/eventos/lote` (the
 //! original Java service has no such route) is served through `/eventos` for [`SINGLE_MODE_FOR`],
 //! then probed again — decided per peer, re-checked from time to time.
+//!
+//! **Requests in flight are bounded per peer, not per batch**: every request takes one of
+//! `outbox.concorrencia` slots (a semaphore), so a publisher whose claims overlap still has at most
+//! that many requests open. **A batch is split into chunks the receiver applies efficiently**:
+//! each `/eventos/lote` request is one receiver transaction (and one commit flush), so a claim is
+//! split only as far as [`CHUNK_MIN`] events a request — `clamp(ceil(n ÷ CHUNK_MIN), 1,
+//! concorrencia)` requests, each at most `outbox.lote-max` events ([`chunk_size`]).
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -25,6 +32,7 @@ use futures_util::stream::{self, StreamExt};
 use reqwest::StatusCode;
 use serde::Serialize;
 use serde_json::value::RawValue;
+use tokio::sync::{Notify, Semaphore, SemaphorePermit};
 
 use crate::config::{Secret, Transporte as Transport};
 use crate::contracts::LoteResposta;
@@ -32,6 +40,19 @@ use crate::outbox::store::Claimed;
 
 /// How long a peer without `/eventos/lote` is served event by event before probing again.
 pub const SINGLE_MODE_FOR: Duration = Duration::from_secs(60);
+
+/// Events per `/eventos/lote` request below which a batch is not split further. The receiver pays
+/// a transaction (commit flush, `NOTIFY`) per request; the DB-only limit in `BENCHMARKS.md` shows
+/// that cost stops mattering at about 63 events a request, while 7 cost 37 % of the throughput.
+pub const CHUNK_MIN: usize = 64;
+
+/// Events per request for a batch of `n`: as few requests as keep each at [`CHUNK_MIN`] or more,
+/// at most `concorrencia` of them (more would only queue for a slot), each at most `lote_max`
+/// (the receiver refuses more). Chunks are balanced: 130 events are 44 + 44 + 42, not 64 + 64 + 2.
+pub fn chunk_size(n: usize, concorrencia: usize, lote_max: usize) -> usize {
+    let requests = n.div_ceil(CHUNK_MIN).clamp(1, concorrencia.max(1));
+    n.div_ceil(requests).clamp(1, lote_max.max(1))
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -94,6 +115,10 @@ pub struct Peer {
     http: reqwest::Client,
     concorrencia: usize,
     lote_max: usize,
+    /// `outbox.concorrencia` request slots, shared by every batch of this peer in flight.
+    slots: Semaphore,
+    /// Told each time a request gives its slot back: a publisher waiting to claim again wakes.
+    pub slot_freed: Notify,
     transport: Transport,
     single_until: Mutex<Option<Instant>>,
 }
@@ -122,6 +147,8 @@ impl Peer {
             http,
             concorrencia: concorrencia.max(1),
             lote_max: lote_max.max(1),
+            slots: Semaphore::new(concorrencia.max(1)),
+            slot_freed: Notify::new(),
             transport,
             single_until: Mutex::new(None),
         })
@@ -168,22 +195,32 @@ impl Peer {
         false
     }
 
-    /// Delivers `events` with up to `concorrencia` requests in flight; one outcome per event, in order.
+    /// Request slots free right now (a publisher claims again only when one is).
+    pub fn free_slots(&self) -> usize {
+        self.slots.available_permits()
+    }
+
+    /// Waits for a request slot; it is given back (and [`Peer::slot_freed`] told) on drop.
+    async fn slot(&self) -> Slot<'_> {
+        // The semaphore is never closed: acquire only fails on a closed one.
+        Slot { permit: self.slots.acquire().await.ok(), freed: &self.slot_freed }
+    }
+
+    /// Delivers `events` in chunks of [`chunk_size`], each request waiting for one of the peer's
+    /// `concorrencia` slots; one outcome per event, in order.
     pub async fn deliver(&self, events: &[Claimed]) -> Vec<Outcome> {
         if events.is_empty() {
             return Vec::new();
         }
         if self.use_lote() {
-            // Split so the peer applies chunks in parallel; each chunk within the peer's limit.
-            let per = events.len().div_ceil(self.concorrencia).clamp(1, self.lote_max);
-            let chunks: Vec<&[Claimed]> = events.chunks(per).collect();
+            let per = chunk_size(events.len(), self.concorrencia, self.lote_max);
             // Futures collected first: a closure inside the stream trips the Send check of spawn.
-            let mut futs = Vec::with_capacity(chunks.len());
-            for c in &chunks {
+            let mut futs = Vec::with_capacity(events.len().div_ceil(per));
+            for c in events.chunks(per) {
                 futs.push(self.send_lote(c));
             }
-            let results: Vec<Option<Vec<Outcome>>> =
-                stream::iter(futs).buffered(self.concorrencia).collect().await;
+            // All at once: the slots decide how many are on the wire, in the order they asked.
+            let results: Vec<Option<Vec<Outcome>>> = futures_util::future::join_all(futs).await;
             if results.iter().all(Option::is_some) {
                 return results.into_iter().flatten().flatten().collect();
             }
@@ -198,6 +235,7 @@ impl Peer {
 
     /// `POST /eventos` for one event.
     pub async fn send_one(&self, e: &Claimed) -> Outcome {
+        let _slot = self.slot().await;
         let mut req = self
             .http
             .post(format!("{}/eventos", self.base))
@@ -261,6 +299,8 @@ impl Peer {
             Ok(b) => b,
             Err(_) => return None,
         };
+        // Held until the answer is read: a slot is a request the peer is working on.
+        let _slot = self.slot().await;
         let res = self
             .http
             .post(format!("{}/eventos/lote", self.base))
@@ -346,6 +386,53 @@ impl Peer {
     }
 }
 
+/// One request slot held ([`Peer::slot`]).
+struct Slot<'a> {
+    permit: Option<SemaphorePermit<'a>>,
+    freed: &'a Notify,
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        // The permit goes back first, so the woken publisher finds the slot free.
+        drop(self.permit.take());
+        self.freed.notify_one();
+    }
+}
+
 fn excerpt(body: &str) -> String {
     body.chars().take(200).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn requests(n: usize, concorrencia: usize, lote_max: usize) -> Vec<usize> {
+        let per = chunk_size(n, concorrencia, lote_max);
+        (0..n).collect::<Vec<_>>().chunks(per).map(<[usize]>::len).collect()
+    }
+
+    #[test]
+    fn a_claim_at_the_shipped_size_is_one_request_not_eight_of_seven() {
+        assert_eq!(requests(50, 8, 500), vec![50]);
+        assert_eq!(requests(1, 8, 500), vec![1]);
+        assert_eq!(requests(64, 8, 500), vec![64]);
+    }
+
+    #[test]
+    fn larger_claims_are_split_in_balanced_chunks_up_to_one_per_slot() {
+        assert_eq!(requests(130, 8, 500), vec![44, 44, 42]);
+        assert_eq!(requests(500, 8, 500).len(), 8);
+        assert!(requests(500, 8, 500).iter().all(|&n| (59..=63).contains(&n)));
+        assert_eq!(requests(200, 1, 500), vec![200], "one slot: one request");
+    }
+
+    #[test]
+    fn no_request_exceeds_lote_max_even_beyond_one_per_slot() {
+        let r = requests(1000, 2, 100);
+        assert_eq!(r.len(), 10);
+        assert!(r.iter().all(|&n| n <= 100));
+        assert_eq!(requests(0, 8, 500), Vec::<usize>::new());
+    }
 }

@@ -1,7 +1,21 @@
 //! The relay loop (a [`Publisher`]): wake (in-process signal, `LISTEN`, or the poll interval) → claim a batch as
 //! a lease → deliver with no transaction open → settle only rows still under the lease token.
-//! Retention runs between rounds, in small batches. A round in progress finishes on shutdown.
+//! Retention runs between claims, in small batches. Claims in flight are drained on shutdown.
 //!
+//! - **The pipe stays full** (issue 17; `BENCHMARKS.md`, "What would close the gap"):
+//!   - the claim size (`alvo`) adapts to the backlog: it starts at `outbox.lote`, doubles when a
+//!     claim comes back full, up to `outbox.lote-max`, and halves when one comes back less than
+//!     half full, never below `outbox.lote` — small claims while the outbox is nearly empty
+//!     (latency), large ones through a backlog (fewer claim and settle statements);
+//!   - a claim is delivered in chunks the receiver applies efficiently
+//!     ([`chunk_size`](crate::outbox::delivery::chunk_size)): a 50-event claim is one request, not 8 of 7;
+//!   - claims overlap within a bound: the next claim is made while the previous one's chunks are
+//!     in flight, as soon as one of the peer's `outbox.concorrencia` request slots is free and the
+//!     rows leased and unsettled would stay within [`MAX_LEASED_CLAIMS`] × `outbox.lote-max`.
+//!     Each claim keeps its own fencing token and is settled on its own, one statement per
+//!     outcome, when all its chunks are back; no event is acknowledged before the receiver's
+//!     commit, and the receiver applies each event independently under its inbox row, so the
+//!     order between overlapping claims is no weaker than between the chunks of one claim.
 //! - **Why an event becomes `FAILED`**: the peer's receiver refused it ([`Outcome::Permanent`]),
 //!   or it was still undelivered `outbox.prazo-entrega` after its creation (default 3 d, refused at
 //!   start unless shorter than `inbox.retencao`), or — only when `outbox.max-tentativas` is set —
@@ -10,8 +24,9 @@
 //! - **Backoff from the instant the outcome is known**, not from the claim: a slow round does not
 //!   leave the next attempt already in the past.
 //! - **Poison rows**: the attempt is counted at the claim, a delivery that panics or outlives
-//!   80 % of the lease is settled as a transient failure, and a publisher that dies mid-delivery
-//!   leaves the attempt counted with the lease as its backoff; a row cannot loop for free.
+//!   80 % of the lease (counted from its claim, so waiting for a slot counts) is settled as a
+//!   transient failure, and a publisher that dies mid-delivery leaves the attempt counted with
+//!   the lease as its backoff; a row cannot loop for free.
 //! - **A peer that comes back is served at once**: after a round where the peer could not be
 //!   reached, the publisher knocks on the peer's `/readyz` every [`PROBE_EVERY`] (the probe, not
 //!   the events, knocks); when it answers — or a delivery succeeds — the events waiting in backoff
@@ -23,13 +38,18 @@
 //! - **Several replicas**: claims use `FOR UPDATE SKIP LOCKED` and a lease; the retention sweep
 //!   deletes `… FOR UPDATE SKIP LOCKED` in small batches, so replicas never wait on each other or
 //!   delete a row twice.
+//! - **Shutdown**: no new claim once the token is cancelled; the claims in flight are delivered
+//!   and settled (each bounded by 80 % of its lease), and the role's `http.prazo-desligamento`
+//!   bounds the whole drain — rows it cuts off come back when their lease ends.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
+use tokio::task::JoinSet;
 use tokio_postgres::{AsyncMessage, NoTls};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
@@ -43,6 +63,10 @@ use crate::supervisor::Vivo;
 
 /// Rows deleted per retention statement: small, so the sweep never holds many locks.
 const PRUNE_BATCH: i64 = 1000;
+
+/// At most this many claims of `outbox.lote-max` rows leased and unsettled per publisher: one being
+/// delivered and the next one queued behind it, so the pipe never waits for a settle.
+pub const MAX_LEASED_CLAIMS: usize = 2;
 
 /// How often a publisher knocks on an unreachable peer's `/readyz`.
 pub const PROBE_EVERY: Duration = Duration::from_secs(1);
@@ -73,6 +97,19 @@ pub struct Publisher {
     /// The peer is back: make waiting events due, a batch per round.
     reviving: AtomicBool,
     last_probe: Mutex<Option<Instant>>,
+    /// The next claim's size (`alvo`), between `outbox.lote` and `outbox.lote-max`.
+    alvo: AtomicUsize,
+}
+
+/// A claimed batch under its own lease and fencing token.
+#[derive(Debug)]
+pub struct Claim {
+    pub token: Uuid,
+    pub claimed: Vec<Claimed>,
+    /// As many rows as asked for: more may be due right now.
+    pub full: bool,
+    /// When the lease was taken: its delivery must end by 80 % of `outbox.visibilidade` from here.
+    pub at: Instant,
 }
 
 /// What one round did.
@@ -98,6 +135,7 @@ impl Publisher {
     ) -> anyhow::Result<Publisher> {
         let par = servico.par();
         let cfg = config.outbox.clone();
+        let cfg_lote = cfg.lote;
         let peer = Peer::new(
             &config.servico(par).eventos_url,
             config.token_servico(par)?.clone(),
@@ -119,6 +157,7 @@ impl Publisher {
             peer_down: AtomicBool::new(false),
             reviving: AtomicBool::new(false),
             last_probe: Mutex::new(None),
+            alvo: AtomicUsize::new(cfg_lote),
         })
     }
 
@@ -127,7 +166,30 @@ impl Publisher {
         Arc::new(self).run_loop(shutdown, Vivo::detached("publisher")).await
     }
 
-    /// The loop, until `shutdown`; `vivo` is told after each round (the supervisor's health).
+    /// The next claim's size.
+    pub fn alvo(&self) -> usize {
+        self.alvo.load(Ordering::SeqCst)
+    }
+
+    /// The largest claim: `outbox.lote-max`, or `outbox.lote` when that was set higher.
+    fn alvo_max(&self) -> usize {
+        self.cfg.lote_max.max(self.cfg.lote)
+    }
+
+    /// A claim of `asked` rows brought `got`: a full one doubles the next claim (a backlog), one
+    /// less than half full halves it (the outbox is draining), within `outbox.lote`..`lote-max`.
+    fn adapt(&self, asked: usize, got: usize) {
+        let next = if got >= asked {
+            (asked * 2).min(self.alvo_max())
+        } else if got < asked / 2 {
+            (asked / 2).max(self.cfg.lote)
+        } else {
+            asked
+        };
+        self.alvo.store(next, Ordering::SeqCst);
+    }
+
+    /// The loop, until `shutdown`; `vivo` is told after each pass (the supervisor's health).
     pub async fn run_loop(self: Arc<Self>, shutdown: CancellationToken, vivo: Vivo) {
         // The LISTEN task lives as long as this run: a restarted loop starts its own.
         let listening = shutdown.child_token();
@@ -135,7 +197,7 @@ impl Publisher {
         if let Some(db) = self.listen.clone() {
             tokio::spawn(listen(db, self.signal.clone(), listening.clone(), self.cfg.timeout));
         }
-        tracing::info!(outbox = %self.nome, peer = %crate::config::report::mask_password(self.peer.base()), lote = self.cfg.lote, "publisher started");
+        tracing::info!(outbox = %self.nome, peer = %crate::config::report::mask_password(self.peer.base()), lote = self.cfg.lote, lote_max = self.alvo_max(), "publisher started");
         let prune_every = self
             .cfg
             .retencao
@@ -143,6 +205,13 @@ impl Publisher {
             .div_f64(2.0)
             .clamp(Duration::from_secs(1), Duration::from_secs(60));
         let mut last_prune = Instant::now();
+        // Claims being delivered or settled, each in a task of its own, and their row counts.
+        // Dropping the set (a panic of this loop) aborts them: their rows come back with the lease.
+        let mut claims: JoinSet<anyhow::Result<Round>> = JoinSet::new();
+        let mut leased: HashMap<tokio::task::Id, usize> = HashMap::new();
+        let max_leased = MAX_LEASED_CLAIMS * self.alvo_max();
+        // Something may be due: true at start, after a wake-up or poll, and while claims come back full.
+        let mut more = true;
         while !shutdown.is_cancelled() {
             if let Some(p) = &self.panico {
                 if p.exists() {
@@ -151,14 +220,9 @@ impl Publisher {
             }
             self.knock().await;
             let reviving = self.revive_batch(Utc::now()).await;
-            let full = match self.round(Utc::now()).await {
-                Ok(r) => r.claimed >= self.cfg.lote,
-                Err(e) => {
-                    crate::db::note_chain(&e);
-                    tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "publisher round failed");
-                    false
-                }
-            };
+            while let Some(done) = claims.try_join_next_with_id() {
+                self.settled(done, &mut leased);
+            }
             vivo.ok();
             if last_prune.elapsed() >= prune_every {
                 last_prune = Instant::now();
@@ -167,25 +231,83 @@ impl Publisher {
                     tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "retention sweep failed");
                 }
             }
-            if full || reviving {
-                // More may be due right now: no waiting.
+            let in_flight: usize = leased.values().sum();
+            let room = in_flight + self.alvo() <= max_leased && self.peer.free_slots() > 0;
+            if (more || reviving) && room {
+                match self.claim(Utc::now()).await {
+                    Ok(c) => {
+                        more = c.full;
+                        if !c.claimed.is_empty() {
+                            let n = c.claimed.len();
+                            let me = self.clone();
+                            let task = claims.spawn(async move { me.finish(c).await });
+                            leased.insert(task.id(), n);
+                        }
+                    }
+                    Err(e) => {
+                        more = false;
+                        crate::db::note_chain(&e);
+                        tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "publisher round failed");
+                    }
+                }
                 continue;
+            }
+            // Nothing to claim now, or no room: wait for a wake-up, the poll, a free slot or a
+            // settled claim.
+            let idle = !more && !reviving && claims.is_empty();
+            if idle {
+                self.signal.idle.send_replace(true);
+                tracing::debug!(outbox = %self.nome, "publisher idle");
             }
             let pause = if self.peer_down.load(Ordering::SeqCst) {
                 self.cfg.intervalo.min(PROBE_EVERY)
             } else {
                 self.cfg.intervalo
             };
-            self.signal.idle.send_replace(true);
-            tracing::debug!(outbox = %self.nome, "publisher idle");
             tokio::select! {
-                _ = shutdown.cancelled() => break,
-                _ = self.signal.wake.notified() => {}
-                _ = tokio::time::sleep(pause) => {}
+                _ = shutdown.cancelled() => {}
+                _ = self.signal.wake.notified() => more = true,
+                _ = tokio::time::sleep(pause) => more = true,
+                _ = self.peer.slot_freed.notified(), if more => {}
+                Some(done) = claims.join_next_with_id(), if !claims.is_empty() => {
+                    self.settled(done, &mut leased);
+                }
             }
-            self.signal.idle.send_replace(false);
+            if idle {
+                self.signal.idle.send_replace(false);
+            }
+        }
+        // Shutdown: no new claim; the ones in flight are delivered and settled.
+        if !claims.is_empty() {
+            tracing::info!(outbox = %self.nome, claims = claims.len(), "publisher draining its claims in flight");
+        }
+        while let Some(done) = claims.join_next_with_id().await {
+            self.settled(done, &mut leased);
         }
         tracing::info!(outbox = %self.nome, "publisher stopped");
+    }
+
+    /// A claim's task ended: its rows are no longer leased by this loop; failures are logged.
+    fn settled(
+        &self,
+        done: Result<(tokio::task::Id, anyhow::Result<Round>), tokio::task::JoinError>,
+        leased: &mut HashMap<tokio::task::Id, usize>,
+    ) {
+        match done {
+            Ok((id, r)) => {
+                leased.remove(&id);
+                if let Err(e) = r {
+                    crate::db::note_chain(&e);
+                    tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "publisher round failed");
+                }
+            }
+            Err(e) => {
+                leased.remove(&e.id());
+                // Delivery panics are caught inside; this is the settle itself. The rows come
+                // back when their lease ends.
+                tracing::error!(outbox = %self.nome, error = %e, "a claim's task failed; its rows come back when the lease ends");
+            }
+        }
     }
 
     /// While the peer is unreachable, knocks on its `/readyz` every [`PROBE_EVERY`]; when it
@@ -236,9 +358,10 @@ impl Publisher {
         }
     }
 
-    /// Delivers a claimed batch in a task of its own, bounded by 80 % of the lease: a delivery
-    /// that panics or hangs becomes a transient failure of each event (its attempt counted).
-    async fn deliver(&self, claimed: &[Claimed]) -> Vec<Outcome> {
+    /// Delivers a claimed batch in a task of its own, bounded by 80 % of the lease taken at `at`
+    /// (time spent waiting for a request slot counts): a delivery that panics or hangs becomes a
+    /// transient failure of each event (its attempt counted), settled while the lease still holds.
+    async fn deliver(&self, claimed: &[Claimed], at: Instant) -> Vec<Outcome> {
         let peer = self.peer.clone();
         let batch = claimed.to_vec();
         let twice = self.reenviar;
@@ -251,7 +374,7 @@ impl Publisher {
         });
         let abort = task.abort_handle();
         let limit = self.cfg.visibilidade.mul_f64(0.8);
-        let erro = match tokio::time::timeout(limit, task).await {
+        let erro = match tokio::time::timeout_at((at + limit).into(), task).await {
             Ok(Ok(outcomes)) if outcomes.len() == claimed.len() => return outcomes,
             Ok(Ok(outcomes)) => {
                 format!("a entrega devolveu {} resultados para {} eventos", outcomes.len(), claimed.len())
@@ -266,19 +389,37 @@ impl Publisher {
         claimed.iter().map(|_| Outcome::Transient(erro.clone())).collect()
     }
 
-    /// Claims, delivers and settles one batch.
-    pub async fn round(&self, agora: DateTime<Utc>) -> anyhow::Result<Round> {
+    /// Claims up to [`Publisher::alvo`] due events under a new lease and token (committed at
+    /// once), and adapts the next claim's size to what came back.
+    pub async fn claim(&self, agora: DateTime<Utc>) -> anyhow::Result<Claim> {
         let token = Uuid::new_v4();
         let lease_until = agora + chrono::Duration::from_std(self.cfg.visibilidade)?;
+        let asked = self.alvo();
+        let at = Instant::now();
         let claimed = {
             let client = self.pool.get().await?;
-            store::claim(&**client, agora, self.cfg.lote as i64, lease_until, token).await?
+            store::claim(&**client, agora, asked as i64, lease_until, token).await?
             // The connection goes back to the pool here: none is held while delivering.
         };
-        if claimed.is_empty() {
+        self.adapt(asked, claimed.len());
+        let full = claimed.len() >= asked;
+        Ok(Claim { token, claimed, full, at })
+    }
+
+    /// Claims, delivers and settles one batch (the loop's steps, one after another).
+    pub async fn round(&self, agora: DateTime<Utc>) -> anyhow::Result<Round> {
+        let c = self.claim(agora).await?;
+        if c.claimed.is_empty() {
             return Ok(Round::default());
         }
-        let outcomes = self.deliver(&claimed).await;
+        self.finish(c).await
+    }
+
+    /// Delivers a claim and settles it under its own token: one statement for the sent events,
+    /// one for the failed ones, whatever the number of chunks.
+    pub async fn finish(&self, c: Claim) -> anyhow::Result<Round> {
+        let Claim { token, claimed, at, .. } = c;
+        let outcomes = self.deliver(&claimed, at).await;
         // Outcomes are known now: backoff and deadlines count from here.
         let done = Utc::now();
         let prazo = done - chrono::Duration::from_std(self.cfg.prazo_entrega)?;

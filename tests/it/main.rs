@@ -34,6 +34,7 @@ mod openapi;
 mod ops;
 mod otlp;
 mod outbox;
+mod relay;
 mod replicas;
 mod resiliencia;
 mod seguranca_checkout;

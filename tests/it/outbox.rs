@@ -266,10 +266,15 @@ async fn deliveries_of_one_batch_overlap() {
     for lote in [Lote::Supported, Lote::Missing(404)] {
         let s = setup(lote).await;
         s.peer.set_delay(Duration::from_millis(300));
-        let eventos: Vec<_> = (0..16).map(|_| solicitada(1)).collect();
+        // Batch requests carry at least ~64 events each (outbox::delivery::CHUNK_MIN, issue 17):
+        // a claim of 16 is one request, so the batch transport needs a claim of 200 (4 requests).
+        let n = if lote == Lote::Supported { 200 } else { 16 };
+        let eventos: Vec<_> = (0..n).map(|_| solicitada(1)).collect();
         write(&s.dbh, &eventos).await;
-        let r = s.publisher(&[("GIRO_OUTBOX_CONCORRENCIA", "8")]).round(Utc::now()).await.unwrap();
-        assert_eq!(r.sent, 16);
+        let lote_env = n.to_string();
+        let p = s.publisher(&[("GIRO_OUTBOX_CONCORRENCIA", "8"), ("GIRO_OUTBOX_LOTE", &lote_env)]);
+        let r = p.round(Utc::now()).await.unwrap();
+        assert_eq!(r.sent, n);
         let max = s.peer.max_in_flight.load(std::sync::atomic::Ordering::SeqCst);
         assert!(max >= 2, "{lote:?}: at most {max} request in flight");
     }
