@@ -229,6 +229,7 @@ pub(crate) async fn latencia(
     taxa: u32,
     duracao: Duration,
     rotulo: &str,
+    lease: Duration,
     mut vivo: impl FnMut() -> anyhow::Result<()>,
 ) -> anyhow::Result<serde_json::Value> {
     let total = (f64::from(taxa) * duracao.as_secs_f64()) as usize;
@@ -250,14 +251,25 @@ pub(crate) async fn latencia(
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // Where the time went: the claim's instant is its lease end minus the lease (`outbox.visibilidade`).
     let rows = mercado
         .client()
         .await?
-        .query("SELECT (extract(epoch FROM enviado_em - criado_em) * 1000000)::bigint FROM outbox_event WHERE status = 'SENT'", &[])
+        .query(
+            "SELECT (extract(epoch FROM enviado_em - criado_em) * 1000000)::bigint, \
+                    (extract(epoch FROM proxima_tentativa_em - make_interval(secs => $1::float8) - criado_em) * 1000000)::bigint, \
+                    (extract(epoch FROM enviado_em - (proxima_tentativa_em - make_interval(secs => $1::float8))) * 1000000)::bigint \
+               FROM outbox_event WHERE status = 'SENT'",
+            &[&lease.as_secs_f64()],
+        )
         .await?;
-    let mut lat: Vec<Duration> =
-        rows.iter().map(|r| Duration::from_micros(r.get::<_, i64>(0).max(0) as u64)).collect();
-    lat.sort();
+    let coluna = |i: usize| {
+        let mut v: Vec<Duration> =
+            rows.iter().map(|r| Duration::from_micros(r.get::<_, i64>(i).max(0) as u64)).collect();
+        v.sort();
+        v
+    };
+    let (lat, ate_claim, claim_aplicado) = (coluna(0), coluna(1), coluna(2));
     let (p50, p99, max) =
         (percentile(&lat, 50.0), percentile(&lat, 99.0), lat.last().copied().unwrap_or_default());
     eprintln!(
@@ -266,8 +278,19 @@ pub(crate) async fn latencia(
         ms(p99),
         ms(max)
     );
+    let partes = serde_json::json!({
+        "commitAteClaim": {"p50Ms": ms(percentile(&ate_claim, 50.0)), "p99Ms": ms(percentile(&ate_claim, 99.0))},
+        "claimAteAplicado": {"p50Ms": ms(percentile(&claim_aplicado, 50.0)), "p99Ms": ms(percentile(&claim_aplicado, 99.0))},
+    });
+    eprintln!(
+        "    commit → claim p50 {:.1} ms, p99 {:.1} ms; claim → applied p50 {:.1} ms, p99 {:.1} ms",
+        ms(percentile(&ate_claim, 50.0)),
+        ms(percentile(&ate_claim, 99.0)),
+        ms(percentile(&claim_aplicado, 50.0)),
+        ms(percentile(&claim_aplicado, 99.0))
+    );
     Ok(
-        serde_json::json!({"taxa": taxa, "eventos": total, "p50Ms": ms(p50), "p99Ms": ms(p99), "maxMs": ms(max)}),
+        serde_json::json!({"taxa": taxa, "eventos": total, "p50Ms": ms(p50), "p99Ms": ms(p99), "maxMs": ms(max), "partes": partes}),
     )
 }
 

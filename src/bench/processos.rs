@@ -371,9 +371,15 @@ pub async fn run(
         anyhow::ensure!(Instant::now() < deadline, "the separate publisher did not LISTEN within 30 s");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let latencia = latencia(&writer, mercado, args.taxa, args.duracao, "separate publisher", || {
-        p.morto().map_or(Ok(()), |e| Err(anyhow::anyhow!(e)))
-    })
+    let latencia = latencia(
+        &writer,
+        mercado,
+        args.taxa,
+        args.duracao,
+        "separate publisher",
+        defaults.visibilidade,
+        || p.morto().map_or(Ok(()), |e| Err(anyhow::anyhow!(e))),
+    )
     .await;
     p.parar().await;
     let mut latencia = latencia?;

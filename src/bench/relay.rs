@@ -150,8 +150,16 @@ async fn scenarios(
     let p =
         Publisher::for_service(&cfg, Servico::Mercado, mercado.pool.clone(), mercado.signal.clone(), false)?;
     let task = tokio::spawn(p.run(stop.clone()));
-    let latencia =
-        latencia(&mercado, &mercado, args.taxa, args.duracao, "in-process publisher", || Ok(())).await?;
+    let latencia = latencia(
+        &mercado,
+        &mercado,
+        args.taxa,
+        args.duracao,
+        "in-process publisher",
+        cfg.outbox.visibilidade,
+        || Ok(()),
+    )
+    .await?;
     stop.cancel();
     let _ = task.await;
     let notify = notify_cost(&base, args.taxa.max(1) as usize * 10).await?;

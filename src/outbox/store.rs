@@ -1,5 +1,18 @@
 //! The outbox table's SQL (`outbox_event`, identical in both databases). Every statement that
 //! decides by time takes `agora` as a parameter, so tests drive the clock.
+//!
+//! **The relay's bookkeeping commits without waiting for the WAL flush.** The claim ([`CLAIM`])
+//! and the settles ([`MARK_SENT`], [`mark_failed`]) set `synchronous_commit = off` for their own
+//! one-statement transaction (`set_config(…, true)`, evaluated once as a one-time filter; the
+//! session keeps its setting). Their commits are still atomic and visible at once; what a crash of
+//! PostgreSQL itself (or a failover) can take is the last ~200 ms of them (`wal_writer_delay`), and
+//! losing them loses nothing: a lost claim or a lost `SENT` leaves the row `PENDING`, so it is
+//! delivered again once its lease ends and the receiver's inbox absorbs the duplicate; a lost
+//! `FAILED` is one more attempt. A claim no longer waits for a disk flush before its events can
+//! go out (one flush less between a writer's commit and the receiver's), and claims and settles
+//! no longer queue for flushes behind the business commits. The business transactions — the
+//! writers' outbox rows, the receiver's inbox row with its effect — and the operator's actions stay
+//! synchronous: those are what must survive.
 
 use chrono::{DateTime, Utc};
 use tokio_postgres::GenericClient;
@@ -23,12 +36,14 @@ pub const CLAIM: &str = "WITH due AS ( \
                               FOR UPDATE SKIP LOCKED) \
                          UPDATE outbox_event o SET proxima_tentativa_em = $3, lease_token = $4, tentativas = o.tentativas + 1 \
                            FROM due WHERE o.id = due.id \
+                            AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off' \
                          RETURNING o.id, o.tipo, o.payload::text, o.tentativas, o.criado_em, o.traceparent";
 
 /// `$1` ids, `$2` token, `$3` enviado_em.
 pub const MARK_SENT: &str = "UPDATE outbox_event SET status = 'SENT', enviado_em = $3, \
                                     ultimo_erro = NULL, lease_token = NULL \
-                              WHERE id = ANY($1) AND lease_token = $2 AND status = 'PENDING'";
+                              WHERE id = ANY($1) AND lease_token = $2 AND status = 'PENDING' \
+                                AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'";
 
 /// The channel separate publishers `LISTEN` on; writers `NOTIFY` it (delivered at commit).
 pub const CHANNEL: &str = "giro_outbox";
@@ -136,7 +151,8 @@ pub async fn mark_failed(
                 proxima_tentativa_em = COALESCE(f.proxima, o.proxima_tentativa_em), \
                 status = CASE WHEN f.proxima IS NULL THEN 'FAILED' ELSE 'PENDING' END \
            FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS f(id, erro, proxima) \
-          WHERE o.id = f.id AND o.lease_token = $4 AND o.status = 'PENDING'",
+          WHERE o.id = f.id AND o.lease_token = $4 AND o.status = 'PENDING' \
+            AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'",
         &[&ids, &erros, &proximas, &token],
     )
     .await
