@@ -5,11 +5,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::support::process::{command, Giro};
-use crate::support::{wait_until, TestDb};
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
+use crate::support::{free_port, wait_until, TestDb};
 
 #[tokio::test]
 async fn giro_dev_brings_the_market_up_with_the_demo_catalogue_and_stops_on_sigterm() {

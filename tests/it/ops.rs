@@ -365,7 +365,7 @@ async fn human_logs_have_one_line_per_request_with_route_status_and_latency() {
 #[test]
 fn migrate_esperar_waits_for_the_database_then_gives_up_with_an_error() {
     // A port nobody listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = crate::support::free_port();
     let env: BTreeMap<&str, String> = [
         ("MERCADO_DB_URL", format!("postgres://mercado:senha-do-banco-ops@127.0.0.1:{port}/mercado")),
         ("GIRO_DB_TIMEOUT", "500ms".into()),

@@ -23,9 +23,7 @@ use super::metrics::Metricas;
 use super::process::{command, Giro};
 use super::{wait_until, TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
 
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
+pub use super::free_port;
 
 /// Runs blocking process handling (spawn, wait for a log line, wait for exit) without stalling
 /// the runtime's other tasks (the shoppers). Needs the multi-threaded runtime.

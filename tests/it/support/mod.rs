@@ -21,6 +21,38 @@ use std::time::Duration;
 
 pub use db::TestDb;
 
+/// A free loopback port for a process started later, when the port must be known first (HAProxy's
+/// configuration, a peer's URL, a replica restarted where the balancer expects it).
+///
+/// Taken below the kernel's ephemeral range (`ip_local_port_range`, 32768–60999 by default): a
+/// port from `bind(0)` lies in that range, and between the pick and the process's own bind any
+/// outgoing connection — every parallel test's PostgreSQL connections — may be given it, and the
+/// process dies with "Address already in use" (seen once in ten runs). Below the range the kernel
+/// hands nothing out by itself; a process-wide counter with a per-process start keeps picks
+/// distinct, and a bind check skips ports somebody holds. Falls back to `bind(0)` when the range
+/// starts too low to leave room.
+pub fn free_port() -> u16 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    const FIRST: u32 = 20_000;
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let ephemeral_low: u32 = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()))
+        .unwrap_or(32_768);
+    let span = ephemeral_low.saturating_sub(FIRST);
+    if span >= 1_000 {
+        let start = std::process::id() * 7_919 % span;
+        for _ in 0..span {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let port = FIRST + (start + n) % span;
+            if std::net::TcpListener::bind(("127.0.0.1", port as u16)).is_ok() {
+                return port as u16;
+            }
+        }
+    }
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
 /// Service tokens and operator login that satisfy validation; tests check none of them leaks.
 pub const MERCADO_TOKEN: &str = "mercado-token-0123456789abcdef0123456789abcdef";
 pub const ESTOQUE_TOKEN: &str = "estoque-token-0123456789abcdef0123456789abcdef";

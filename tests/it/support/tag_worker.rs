@@ -32,7 +32,7 @@ pub struct TagWorker {
 impl TagWorker {
     /// Starts it with `token` required when given, and waits for `GET /saude` to answer.
     pub async fn start(token: Option<&str>) -> TagWorker {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = super::free_port();
         let log = std::env::temp_dir().join(format!("giro-tag-worker-{}.log", uuid::Uuid::new_v4()));
         let out = std::fs::File::create(&log).unwrap();
         let child = Command::new(python())
