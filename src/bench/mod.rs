@@ -278,17 +278,13 @@ pub(crate) async fn latencia(
         ms(p99),
         ms(max)
     );
+    let (c50, c99) = (ms(percentile(&ate_claim, 50.0)), ms(percentile(&ate_claim, 99.0)));
+    let (a50, a99) = (ms(percentile(&claim_aplicado, 50.0)), ms(percentile(&claim_aplicado, 99.0)));
+    eprintln!("    commit → claim p50 {c50:.1} ms, p99 {c99:.1} ms; claim → applied p50 {a50:.1} ms, p99 {a99:.1} ms");
     let partes = serde_json::json!({
-        "commitAteClaim": {"p50Ms": ms(percentile(&ate_claim, 50.0)), "p99Ms": ms(percentile(&ate_claim, 99.0))},
-        "claimAteAplicado": {"p50Ms": ms(percentile(&claim_aplicado, 50.0)), "p99Ms": ms(percentile(&claim_aplicado, 99.0))},
+        "commitAteClaim": {"p50Ms": c50, "p99Ms": c99},
+        "claimAteAplicado": {"p50Ms": a50, "p99Ms": a99},
     });
-    eprintln!(
-        "    commit → claim p50 {:.1} ms, p99 {:.1} ms; claim → applied p50 {:.1} ms, p99 {:.1} ms",
-        ms(percentile(&ate_claim, 50.0)),
-        ms(percentile(&ate_claim, 99.0)),
-        ms(percentile(&claim_aplicado, 50.0)),
-        ms(percentile(&claim_aplicado, 99.0))
-    );
     Ok(
         serde_json::json!({"taxa": taxa, "eventos": total, "p50Ms": ms(p50), "p99Ms": ms(p99), "maxMs": ms(max), "partes": partes}),
     )

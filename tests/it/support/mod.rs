@@ -41,7 +41,8 @@ pub fn free_port() -> u16 {
         .unwrap_or(32_768);
     let span = ephemeral_low.saturating_sub(FIRST);
     if span >= 1_000 {
-        let start = std::process::id() * 7_919 % span;
+        // u64: a pid times the stride overflows u32 once pids pass ~540 000 (pid_max is 4 194 304).
+        let start = (u64::from(std::process::id()) * 7_919 % u64::from(span)) as u32;
         for _ in 0..span {
             let n = NEXT.fetch_add(1, Ordering::Relaxed);
             let port = FIRST + (start + n) % span;
