@@ -26,20 +26,14 @@
 pub mod audit;
 pub mod bench;
 pub mod cli;
-pub mod config;
-pub mod contracts;
-pub mod db;
 pub mod dev;
 pub mod estoque;
-pub mod http;
-pub mod inbox;
 pub mod mercado;
-pub mod otlp;
-pub mod outbox;
 pub mod publisher_role;
 pub mod server;
-pub mod shutdown;
-pub mod supervisor;
-pub mod systemd;
-pub mod telemetry;
-pub mod trace;
+
+pub use giro_contracts as contracts;
+pub use giro_http as http;
+pub use giro_infra::{config, db, otlp, shutdown, supervisor, systemd, telemetry, trace};
+pub use giro_outbox as outbox;
+pub use giro_outbox::inbox;

@@ -94,7 +94,7 @@ pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
             true,
             ctx.supervisor.clone(),
         )))
-        .merge(http::metrics::router(ctx.db.pool.clone()))
+        .merge(crate::outbox::metrics::router(ctx.db.pool.clone()))
         .merge(crate::outbox::console::router(
             ctx.db.clone(),
             ctx.seguranca.clone(),

@@ -64,7 +64,15 @@ use crate::inbox::receiver::{Consumidor, EventoInvalido};
 use crate::server::{self, Contexto, Role};
 
 /// A transaction in mercado's database: what every mercado write takes. Opened with
-/// `Tx::begin(&db, &mut client)`; an estoque function does not accept it ([`crate::db::Tx`]).
+/// `Tx::begin(&db, &mut client)`; an estoque function does not accept it ([`crate::db::Tx`]):
+///
+/// ```compile_fail,E0308
+/// # async fn f(db: &giro::db::Db) -> Result<(), Box<dyn std::error::Error>> {
+/// let mut client = db.client().await?;
+/// let tx = giro::mercado::Tx::begin(db, &mut client).await?;
+/// giro::estoque::produto::bloquear(&tx, "7894900011517").await?;
+/// # Ok(()) }
+/// ```
 pub type Tx<'a> = crate::db::Tx<'a, crate::db::Mercado>;
 
 pub async fn serve(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {

@@ -1,0 +1,451 @@
+//! The four integration events (SPEC §4), one enum: every `match` over it is exhaustive, so an
+//! event that is not handled everywhere does not compile.
+//!
+//! Wire format: no type field in the body — the type travels in the `Evento-Tipo` header and in
+//! `outbox_event.tipo` (the simple class name of the original). Fields are camelCase, UUIDs
+//! lowercase, instants ISO-8601 UTC with `Z` and 0, 3, 6 or 9 fraction digits printed only when
+//! non-zero. Unknown fields are ignored (tolerant reader). Validation messages are those of the
+//! original's Bean Validation, in pt-BR, each naming the field. `contracts/<Tipo>.json` pins the
+//! format; the tests check each example round-trips.
+//!
+//! This module is pure data and validation: no database, no HTTP.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// `^([0-9]{8}|[0-9]{12,14})$` — GTIN-8/12/13/14, digits only, no check digit (SPEC §3.1).
+pub fn sku_valido(sku: &str) -> bool {
+    matches!(sku.len(), 8 | 12..=14) && sku.bytes().all(|b| b.is_ascii_digit())
+}
+
+pub const SKU_REGEX: &str = "^([0-9]{8}|[0-9]{12,14})$";
+
+/// Bean-Validation-style violations, the original's detail format: each `"<campo> <mensagem>"`
+/// in its pt-BR words, reported sorted and joined by `"; "`. The one builder of those messages
+/// (the events here, mercado's requests, estoque's lot intake).
+#[derive(Debug, Default)]
+pub struct Violacoes(Vec<String>);
+
+impl Violacoes {
+    pub fn add(&mut self, campo: &str, mensagem: &str) {
+        self.0.push(format!("{campo} {mensagem}"));
+    }
+
+    /// `@NotNull`: `"<campo> não deve ser nulo"`.
+    pub fn nulo(&mut self, campo: &str) {
+        self.add(campo, "não deve ser nulo");
+    }
+
+    /// `@NotBlank`.
+    pub fn em_branco(&mut self, campo: &str, valor: &str) {
+        if valor.trim().is_empty() {
+            self.add(campo, "não deve estar em branco");
+        }
+    }
+
+    /// `@Size(max)` in characters.
+    pub fn tamanho(&mut self, campo: &str, valor: &str, max: usize) {
+        if valor.chars().count() > max {
+            self.add(campo, &format!("tamanho deve ser entre 0 e {max}"));
+        }
+    }
+
+    /// `@Pattern(regexp)`, with the check already made by the caller.
+    pub fn padrao(&mut self, campo: &str, valido: bool, regex: &str) {
+        if !valido {
+            self.add(campo, &format!("deve corresponder a \"{regex}\""));
+        }
+    }
+
+    /// A SKU (`@NotNull @Pattern(SKU_REGEX)`).
+    pub fn sku(&mut self, campo: &str, sku: Option<&str>) {
+        match sku {
+            None => self.nulo(campo),
+            Some(s) => self.padrao(campo, sku_valido(s), SKU_REGEX),
+        }
+    }
+
+    /// `@Positive` on a present value.
+    pub fn positivo(&mut self, campo: &str, n: i32) {
+        if n <= 0 {
+            self.add(campo, "deve ser maior que 0");
+        }
+    }
+
+    /// `@NotNull @Positive`.
+    pub fn positivo_obrigatorio(&mut self, campo: &str, n: Option<i32>) {
+        match n {
+            None => self.nulo(campo),
+            Some(n) => self.positivo(campo, n),
+        }
+    }
+
+    /// A message that is already whole (e.g. `"validade …"` from a date check).
+    pub fn mensagem(&mut self, texto: String) {
+        self.0.push(texto);
+    }
+
+    /// The violations, sorted.
+    pub fn ordenadas(mut self) -> Vec<String> {
+        self.0.sort();
+        self.0
+    }
+
+    /// `Ok` when none; else the sorted violations joined after `prefixo` (e.g.
+    /// `"requisição inválida: "`).
+    pub fn resultado(self, prefixo: &str) -> Result<(), String> {
+        if self.0.is_empty() {
+            return Ok(());
+        }
+        Err(format!("{prefixo}{}", self.ordenadas().join("; ")))
+    }
+}
+
+/// Instants as the original's `ISO_INSTANT`: seconds always, fraction only when non-zero.
+pub mod instante {
+    use super::*;
+    use serde::{Deserializer, Serializer};
+
+    pub fn formatar(t: &DateTime<Utc>) -> String {
+        t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
+    }
+
+    pub fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&formatar(t))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
+        let text = String::deserialize(d)?;
+        DateTime::parse_from_rfc3339(&text)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(|e| serde::de::Error::custom(format!("instante inválido {text:?}: {e}")))
+    }
+
+    pub mod opcional {
+        use super::*;
+
+        pub fn serialize<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
+            match t {
+                Some(t) => s.serialize_str(&formatar(t)),
+                None => s.serialize_none(),
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReposicaoSolicitada {
+    pub event_id: Uuid,
+    pub sku: String,
+    pub qtd_faltante: i32,
+    #[serde(with = "instante")]
+    pub ocorrido_em: DateTime<Utc>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReposicaoEnviada {
+    pub event_id: Uuid,
+    pub correlation_id: Uuid,
+    pub sku: String,
+    pub qtd: i32,
+    /// The lot code (`lote.codigo_lote`).
+    pub lote: String,
+    #[serde(with = "instante")]
+    pub ocorrido_em: DateTime<Utc>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum MotivoNegacao {
+    SemSaldo,
+    SkuDesconhecido,
+}
+
+impl MotivoNegacao {
+    pub fn como_texto(self) -> &'static str {
+        match self {
+            MotivoNegacao::SemSaldo => "SEM_SALDO",
+            MotivoNegacao::SkuDesconhecido => "SKU_DESCONHECIDO",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReposicaoNegada {
+    pub event_id: Uuid,
+    pub correlation_id: Uuid,
+    pub sku: String,
+    pub motivo: MotivoNegacao,
+    #[serde(with = "instante")]
+    pub ocorrido_em: DateTime<Utc>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProdutoClassificado {
+    pub event_id: Uuid,
+    pub sku: String,
+    pub tags: Vec<String>,
+    pub categoria: String,
+    #[serde(with = "instante")]
+    pub ocorrido_em: DateTime<Utc>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventoIntegracao {
+    ReposicaoSolicitada(ReposicaoSolicitada),
+    ReposicaoEnviada(ReposicaoEnviada),
+    ReposicaoNegada(ReposicaoNegada),
+    ProdutoClassificado(ProdutoClassificado),
+}
+
+/// Why a received body is not an event; each maps to a 400 with the spec's detail.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ErroContrato {
+    #[error("tipo de evento não aceito: {0}")]
+    TipoNaoAceito(String),
+    #[error("payload ilegível para {tipo}: {mensagem}")]
+    Ilegivel { tipo: String, mensagem: String },
+    #[error("{tipo} inválido: {}", violacoes.join("; "))]
+    Invalido { tipo: String, violacoes: Vec<String> },
+}
+
+pub const TIPOS: [&str; 4] =
+    ["ReposicaoSolicitada", "ReposicaoEnviada", "ReposicaoNegada", "ProdutoClassificado"];
+
+impl EventoIntegracao {
+    /// The simple class name: `Evento-Tipo` header and `outbox_event.tipo`.
+    pub fn tipo(&self) -> &'static str {
+        match self {
+            EventoIntegracao::ReposicaoSolicitada(_) => "ReposicaoSolicitada",
+            EventoIntegracao::ReposicaoEnviada(_) => "ReposicaoEnviada",
+            EventoIntegracao::ReposicaoNegada(_) => "ReposicaoNegada",
+            EventoIntegracao::ProdutoClassificado(_) => "ProdutoClassificado",
+        }
+    }
+
+    pub fn event_id(&self) -> Uuid {
+        match self {
+            EventoIntegracao::ReposicaoSolicitada(e) => e.event_id,
+            EventoIntegracao::ReposicaoEnviada(e) => e.event_id,
+            EventoIntegracao::ReposicaoNegada(e) => e.event_id,
+            EventoIntegracao::ProdutoClassificado(e) => e.event_id,
+        }
+    }
+
+    pub fn ocorrido_em(&self) -> DateTime<Utc> {
+        match self {
+            EventoIntegracao::ReposicaoSolicitada(e) => e.ocorrido_em,
+            EventoIntegracao::ReposicaoEnviada(e) => e.ocorrido_em,
+            EventoIntegracao::ReposicaoNegada(e) => e.ocorrido_em,
+            EventoIntegracao::ProdutoClassificado(e) => e.ocorrido_em,
+        }
+    }
+
+    pub fn sku(&self) -> &str {
+        match self {
+            EventoIntegracao::ReposicaoSolicitada(e) => &e.sku,
+            EventoIntegracao::ReposicaoEnviada(e) => &e.sku,
+            EventoIntegracao::ReposicaoNegada(e) => &e.sku,
+            EventoIntegracao::ProdutoClassificado(e) => &e.sku,
+        }
+    }
+
+    /// The body as JSON (no type field).
+    pub fn to_json(&self) -> serde_json::Value {
+        let v = match self {
+            EventoIntegracao::ReposicaoSolicitada(e) => serde_json::to_value(e),
+            EventoIntegracao::ReposicaoEnviada(e) => serde_json::to_value(e),
+            EventoIntegracao::ReposicaoNegada(e) => serde_json::to_value(e),
+            EventoIntegracao::ProdutoClassificado(e) => serde_json::to_value(e),
+        };
+        // Serialising these plain structs cannot fail (no maps with non-string keys).
+        v.unwrap_or(serde_json::Value::Null)
+    }
+
+    /// Parses and validates a body of type `tipo` (any of the four; which ones a service accepts
+    /// is the receiver's business).
+    pub fn ler(tipo: &str, body: &[u8]) -> Result<EventoIntegracao, ErroContrato> {
+        fn de<T: serde::de::DeserializeOwned>(tipo: &str, body: &[u8]) -> Result<T, ErroContrato> {
+            let d = &mut serde_json::Deserializer::from_slice(body);
+            serde_path_to_error::deserialize(d).map_err(|e| {
+                let path = e.path().to_string();
+                let inner = giro_http::extract::traduzir(&e.into_inner().to_string());
+                let mensagem =
+                    if path == "." || path.is_empty() { inner } else { format!("{path}: {inner}") };
+                ErroContrato::Ilegivel { tipo: tipo.to_string(), mensagem }
+            })
+        }
+        let evento = match tipo {
+            "ReposicaoSolicitada" => EventoIntegracao::ReposicaoSolicitada(de(tipo, body)?),
+            "ReposicaoEnviada" => EventoIntegracao::ReposicaoEnviada(de(tipo, body)?),
+            "ReposicaoNegada" => EventoIntegracao::ReposicaoNegada(de(tipo, body)?),
+            "ProdutoClassificado" => EventoIntegracao::ProdutoClassificado(de(tipo, body)?),
+            other => return Err(ErroContrato::TipoNaoAceito(other.to_string())),
+        };
+        let violacoes = evento.violacoes();
+        if violacoes.is_empty() {
+            Ok(evento)
+        } else {
+            Err(ErroContrato::Invalido { tipo: tipo.to_string(), violacoes })
+        }
+    }
+
+    /// The `ocorridoEm` bound of the input policy (issue 13): from 2000 to one day ahead of the
+    /// receiver's clock `agora`. A far-future instant would otherwise win every later
+    /// "newest wins" comparison (a classification frozen forever).
+    pub fn violacao_instante(&self, agora: DateTime<Utc>) -> Option<String> {
+        let t = self.ocorrido_em();
+        let min = DateTime::<Utc>::from_timestamp(946_684_800, 0).unwrap_or(agora); // 2000-01-01T00:00:00Z
+        if t < min || t > agora + chrono::Duration::days(1) {
+            return Some(format!(
+                "{} inválido: ocorridoEm deve estar entre 2000-01-01 e um dia à frente do relógio do receptor",
+                self.tipo()
+            ));
+        }
+        None
+    }
+
+    /// Violations as `"<campo> <mensagem>"`, sorted (the original's detail format).
+    pub fn violacoes(&self) -> Vec<String> {
+        let mut v = Violacoes::default();
+        let sem_nul = |v: &mut Violacoes, campo: &str, s: &str| {
+            if s.contains('\0') {
+                v.add(campo, "não deve conter o caractere NUL");
+            }
+        };
+        match self {
+            EventoIntegracao::ReposicaoSolicitada(e) => sem_nul(&mut v, "sku", &e.sku),
+            EventoIntegracao::ReposicaoEnviada(e) => {
+                sem_nul(&mut v, "sku", &e.sku);
+                sem_nul(&mut v, "lote", &e.lote);
+            }
+            EventoIntegracao::ReposicaoNegada(e) => sem_nul(&mut v, "sku", &e.sku),
+            EventoIntegracao::ProdutoClassificado(e) => {
+                sem_nul(&mut v, "sku", &e.sku);
+                sem_nul(&mut v, "categoria", &e.categoria);
+                for (i, t) in e.tags.iter().enumerate() {
+                    sem_nul(&mut v, &format!("tags[{i}]"), t);
+                }
+            }
+        }
+        match self {
+            EventoIntegracao::ReposicaoSolicitada(e) => {
+                v.sku("sku", Some(&e.sku));
+                v.positivo("qtdFaltante", e.qtd_faltante);
+            }
+            EventoIntegracao::ReposicaoEnviada(e) => {
+                v.sku("sku", Some(&e.sku));
+                v.positivo("qtd", e.qtd);
+                v.em_branco("lote", &e.lote);
+            }
+            EventoIntegracao::ReposicaoNegada(e) => v.sku("sku", Some(&e.sku)),
+            EventoIntegracao::ProdutoClassificado(e) => {
+                v.sku("sku", Some(&e.sku));
+                if e.tags.is_empty() {
+                    v.add("tags", "não deve estar vazio");
+                }
+                if e.tags.len() > 8 {
+                    v.add("tags", "tamanho deve ser entre 0 e 8");
+                }
+                for (i, t) in e.tags.iter().enumerate() {
+                    v.em_branco(&format!("tags[{i}]"), t);
+                    v.tamanho(&format!("tags[{i}]"), t, 30);
+                }
+                v.em_branco("categoria", &e.categoria);
+                v.tamanho("categoria", &e.categoria, 30);
+            }
+        }
+        v.ordenadas()
+    }
+}
+
+/// One item of the answer to `POST /eventos/lote` (the batch route): each event's own status, as
+/// `/eventos` would have answered it alone. Sent by the receiver, read by the publisher.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct ResultadoItem {
+    #[serde(rename = "eventId")]
+    pub event_id: Option<uuid::Uuid>,
+    pub status: u16,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub detalhe: Option<String>,
+}
+
+/// The answer to `POST /eventos/lote`: one [`ResultadoItem`] per event, in the request's order.
+#[derive(Serialize, Deserialize, Debug)]
+pub struct LoteResposta {
+    pub resultados: Vec<ResultadoItem>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn instants_print_0_3_6_or_9_fraction_digits_only_when_non_zero() {
+        let base = Utc.with_ymd_and_hms(2026, 9, 25, 12, 0, 5).single().unwrap_or_default();
+        let at = |ns: u32| base + chrono::Duration::nanoseconds(i64::from(ns));
+        assert_eq!(instante::formatar(&at(0)), "2026-09-25T12:00:05Z");
+        assert_eq!(instante::formatar(&at(123_000_000)), "2026-09-25T12:00:05.123Z");
+        assert_eq!(instante::formatar(&at(120_000_000)), "2026-09-25T12:00:05.120Z");
+        assert_eq!(instante::formatar(&at(123_456_000)), "2026-09-25T12:00:05.123456Z");
+        assert_eq!(instante::formatar(&at(123_456_789)), "2026-09-25T12:00:05.123456789Z");
+        assert_eq!(instante::formatar(&at(1)), "2026-09-25T12:00:05.000000001Z");
+    }
+
+    #[test]
+    fn sku_follows_the_gtin_rule() {
+        for ok in ["12345678", "123456789012", "1234567890123", "12345678901234"] {
+            assert!(sku_valido(ok), "{ok}");
+        }
+        for bad in ["1234567", "123456789", "12345678901", "123456789012345", "1234567a", ""] {
+            assert!(!sku_valido(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn unknown_type_and_bad_bodies_have_the_spec_messages() {
+        assert_eq!(
+            EventoIntegracao::ler("Pedido", b"{}").unwrap_err().to_string(),
+            "tipo de evento não aceito: Pedido"
+        );
+        let e = EventoIntegracao::ler("ReposicaoSolicitada", b"{nope").unwrap_err().to_string();
+        assert!(e.starts_with("payload ilegível para ReposicaoSolicitada: "), "{e}");
+        let e = EventoIntegracao::ler(
+            "ReposicaoSolicitada",
+            br#"{"eventId":"0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a","sku":"123","qtdFaltante":0,"ocorridoEm":"2026-09-25T12:00:00Z"}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            e,
+            "ReposicaoSolicitada inválido: qtdFaltante deve ser maior que 0; sku deve corresponder a \"^([0-9]{8}|[0-9]{12,14})$\""
+        );
+        let e = EventoIntegracao::ler(
+            "ReposicaoEnviada",
+            br#"{"eventId":"0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a"}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("correlationId"), "the missing field is named: {e}");
+        let e = EventoIntegracao::ler(
+            "ReposicaoSolicitada",
+            br#"{"eventId":"0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a","sku":"12345678","qtdFaltante":null,"ocorridoEm":"2026-09-25T12:00:00Z"}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("qtdFaltante"), "a null int names the field: {e}");
+        let e = EventoIntegracao::ler(
+            "ReposicaoNegada",
+            br#"{"eventId":"0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a","correlationId":"0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a","sku":"12345678","motivo":"TALVEZ","ocorridoEm":"2026-09-25T12:00:00Z"}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("motivo"), "{e}");
+    }
+}

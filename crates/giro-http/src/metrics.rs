@@ -1,0 +1,100 @@
+//! `GET /metrics` (Prometheus text, SPEC §9.3) and the request metrics layer.
+//!
+//! Counters and histograms go through the `metrics` facade into one process-wide Prometheus
+//! recorder ([`install`]). The outbox gauges are read from the database at scrape time, so they
+//! are exact whichever process (service or separate publisher) moved the rows.
+//!
+//! Names: `giro_outbox_events{status}`, `giro_outbox_oldest_pending_seconds`,
+//! `giro_outbox_deliveries_total{tipo,result}`, `giro_outbox_delivery_seconds`,
+//! `giro_inbox_events_total{tipo,result}`, `giro_http_requests_total{route,status}`,
+//! `giro_http_request_seconds`.
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request};
+use axum::http::{header, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+
+const SECONDS_BUCKETS: &[f64] =
+    &[0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0];
+
+/// Installs the process-wide recorder (once; later calls return the same handle).
+pub fn install() -> Option<&'static PrometheusHandle> {
+    HANDLE
+        .get_or_init(|| {
+            let builder = PrometheusBuilder::new()
+                .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), SECONDS_BUCKETS)
+                .ok()?;
+            match builder.install_recorder() {
+                Ok(h) => {
+                    describe();
+                    Some(h)
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "metrics recorder not installed");
+                    None
+                }
+            }
+        })
+        .as_ref()
+}
+
+fn describe() {
+    metrics::describe_counter!(
+        "giro_outbox_deliveries_total",
+        "Outbox delivery attempts by event type and result (sent|transient|permanent)"
+    );
+    metrics::describe_histogram!(
+        "giro_outbox_delivery_seconds",
+        "Time from an event's commit to the receiver's 2xx"
+    );
+    metrics::describe_counter!(
+        "giro_inbox_events_total",
+        "Received events by type and result (new|duplicate)"
+    );
+    metrics::describe_counter!("giro_http_requests_total", "HTTP requests by route and status");
+    metrics::describe_histogram!("giro_http_request_seconds", "HTTP request latency");
+}
+
+/// What a separate `giro publisher` serves (`publisher.porta-metricas`): its own counters
+/// (`giro_outbox_deliveries_total`, `giro_outbox_delivery_seconds`) at `/metrics`, and
+/// `/healthz`. The outbox gauges come from the services' `/metrics`, which read them from the
+/// database, so they are not repeated here.
+pub fn publisher_router() -> Router {
+    Router::new()
+        .route(
+            "/metrics",
+            get(|| async {
+                match install() {
+                    Some(h) => {
+                        ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], h.render())
+                            .into_response()
+                    }
+                    None => (StatusCode::SERVICE_UNAVAILABLE, "metrics unavailable").into_response(),
+                }
+            }),
+        )
+        .route("/healthz", get(|| async { axum::Json(serde_json::json!({"status": "UP"})) }))
+}
+
+/// Middleware: counts and times every request by matched route.
+pub async fn track(req: Request, next: Next) -> Response {
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|m| m.as_str().to_string())
+        .unwrap_or_else(|| "unmatched".into());
+    let start = Instant::now();
+    let res = next.run(req).await;
+    let status = res.status().as_u16().to_string();
+    metrics::counter!("giro_http_requests_total", "route" => route.clone(), "status" => status).increment(1);
+    metrics::histogram!("giro_http_request_seconds", "route" => route).record(start.elapsed().as_secs_f64());
+    res
+}

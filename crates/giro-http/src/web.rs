@@ -1,0 +1,183 @@
+//! The web listener of a service (SPEC §9.5): mercado serves the built storefront on
+//! `web.porta-vitrine`, estoque the dashboard on `web.porta-painel`, as the original's nginx did.
+//!
+//! - `/api` and `/api/*` go **in-process** to the service's own router with the prefix removed, so
+//!   the front and its API share an origin (cookies and CSRF work as is) and the API's rules apply
+//!   unchanged: same authentication, deny-by-default, problem bodies.
+//! - Anything else is a static file of the built front. Hashed assets under `/assets/` get a long
+//!   `Cache-Control` (`immutable`) and a plain 404 when missing (never an `index.html` that a
+//!   browser would keep for a year); every other path that is not a file gets `index.html`
+//!   (client-side routes such as `/produtos/123`), which browsers must revalidate (`no-cache`).
+//!
+//! - `/operador/*` is a second app of the same build when it has `operador/index.html` (mercado's
+//!   operator pages): its own `index.html` for its client-side routes.
+//! - Text answers (HTML, JS, CSS, JSON, SVG) are gzip- or brotli-compressed when the client accepts it.
+//!
+//! The listener is off unless `web.dir-*` names a folder; the API listener stays API-only.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use axum::extract::Request;
+use axum::http::{header, HeaderValue, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use tokio::net::TcpListener;
+use tower::ServiceExt;
+use tower_http::compression::CompressionLayer;
+use tower_http::services::{ServeDir, ServeFile};
+
+use giro_infra::config::{Config, Servico};
+
+const LONG_CACHE: &str = "public, max-age=31536000, immutable";
+const REVALIDATE: &str = "no-cache";
+
+/// The router of a web listener: the built front in `dir`, `/api/*` forwarded to `api`.
+pub fn router(dir: &Path, api: Router) -> Router {
+    let index = dir.join("index.html");
+    let assets = ServeDir::new(dir);
+    let pages = ServeDir::new(dir).append_index_html_on_directories(true).fallback(ServeFile::new(index));
+    // A second app of the same build under /operador/ (mercado's operator pages) gets its own
+    // index.html for its client-side routes.
+    let operador_index = dir.join("operador/index.html");
+    let operador = operador_index.is_file().then(|| {
+        ServeDir::new(dir).append_index_html_on_directories(true).fallback(ServeFile::new(operador_index))
+    });
+    Router::new()
+        .fallback(move |req: Request| {
+            let (api, assets, pages, operador) =
+                (api.clone(), assets.clone(), pages.clone(), operador.clone());
+            async move {
+                let mut req = req;
+                if let Some(res) = normalizar(&mut req) {
+                    return res;
+                }
+                let path = req.uri().path();
+                if path == "/api" || path.starts_with("/api/") {
+                    return forward(api, req).await;
+                }
+                let (served, cache) = if path.starts_with("/assets/") {
+                    (assets.oneshot(req).await, LONG_CACHE)
+                } else if let Some(operador) =
+                    operador.filter(|_| path == "/operador" || path.starts_with("/operador/"))
+                {
+                    (operador.oneshot(req).await, REVALIDATE)
+                } else {
+                    (pages.oneshot(req).await, REVALIDATE)
+                };
+                let mut res = match served {
+                    Ok(res) => res.map(axum::body::Body::new),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "web: cannot read the built front");
+                        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+                    }
+                };
+                if res.status().is_success() || res.status() == StatusCode::NOT_MODIFIED {
+                    res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+                }
+                res
+            }
+        })
+        .layer(axum::middleware::map_response(cabecalhos_de_seguranca))
+        // gzip or brotli for text (HTML, JS, CSS, JSON, SVG) when the client accepts it, as nginx did.
+        .layer(CompressionLayer::new())
+}
+
+/// The built fronts load only their own files (no inline script: Vite emits none), are never
+/// framed, and send no full URL to other origins.
+pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; \
+frame-ancestors 'none'";
+
+/// Response layer of a web listener: the security headers on every answer (files and `/api`).
+async fn cabecalhos_de_seguranca(mut res: Response) -> Response {
+    let h = res.headers_mut();
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    res
+}
+
+/// The longest path segment a file system accepts (`NAME_MAX`); a longer one names no file.
+const MAX_SEGMENTO: usize = 255;
+
+/// Path hygiene before a file is looked up: repeated slashes collapsed (`//assets` would make
+/// the directory redirect protocol-relative: `Location: //assets/`, another host), and a segment
+/// no file can have answered without touching the disk (404 under `/assets/`, else the app).
+fn normalizar(req: &mut Request) -> Option<Response> {
+    let path = req.uri().path();
+    if path.contains("//") {
+        let mut limpo = String::with_capacity(path.len());
+        for c in path.chars() {
+            if !(c == '/' && limpo.ends_with('/')) {
+                limpo.push(c);
+            }
+        }
+        let pq = match req.uri().query() {
+            Some(q) => format!("{limpo}?{q}"),
+            None => limpo,
+        };
+        match pq.parse::<Uri>() {
+            Ok(uri) => *req.uri_mut() = uri,
+            Err(_) => return Some(StatusCode::BAD_REQUEST.into_response()),
+        }
+    }
+    let path = req.uri().path();
+    if path.split('/').any(|s| s.len() > MAX_SEGMENTO) {
+        if path.starts_with("/assets/") {
+            return Some(StatusCode::NOT_FOUND.into_response());
+        }
+        // A client-side route with a long segment: the app decides (its not-found page).
+        *req.uri_mut() = Uri::from_static("/");
+    }
+    None
+}
+
+/// `/api/x?q` → `/x?q` on the service's own router.
+async fn forward(api: Router, mut req: Request) -> Response {
+    let rest = req.uri().path_and_query().map(|pq| pq.as_str()).unwrap_or("/").trim_start_matches("/api");
+    let rest = if rest.is_empty() || rest.starts_with('?') { format!("/{rest}") } else { rest.to_string() };
+    match rest.parse::<Uri>() {
+        Ok(uri) => *req.uri_mut() = uri,
+        Err(_) => return StatusCode::BAD_REQUEST.into_response(),
+    }
+    match api.oneshot(req).await {
+        Ok(res) => res,
+        Err(never) => match never {},
+    }
+}
+
+/// The built front `servico` serves and its port, when one is configured.
+pub fn configured(config: &Config, servico: Servico) -> Option<(PathBuf, u16)> {
+    match servico {
+        Servico::Mercado => config.web.dir_vitrine.clone().map(|d| (d, config.web.porta_vitrine)),
+        Servico::Estoque => config.web.dir_painel.clone().map(|d| (d, config.web.porta_painel)),
+    }
+}
+
+/// Binds the web listener of `servico` when its front is configured: the listener and the
+/// router to serve on it (`api` is the service's router). A configured folder without an
+/// `index.html` is a start-up error (the front was not built).
+pub async fn bind(
+    config: &Config,
+    servico: Servico,
+    api: &Router,
+) -> anyhow::Result<Option<(TcpListener, Router)>> {
+    let Some((dir, porta)) = configured(config, servico) else { return Ok(None) };
+    anyhow::ensure!(
+        dir.join("index.html").is_file(),
+        "the web front configured for {servico} ({}) has no index.html: build it with `npm run build` in web/",
+        dir.display()
+    );
+    let addr = SocketAddr::new(config.endereco, porta);
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {addr} for the web front: {e}"))?;
+    let front = match servico {
+        Servico::Mercado => "storefront",
+        Servico::Estoque => "dashboard",
+    };
+    tracing::info!(service = %servico, addr = %listener.local_addr()?, dir = %dir.display(), "giro {servico} serves the {front} on http://{}", listener.local_addr()?);
+    Ok(Some((listener, router(&dir, api.clone()))))
+}

@@ -1,0 +1,71 @@
+//! Migrations, embedded in the binary from `migrations/mercado` and `migrations/estoque`
+//! (refinery, `V<n>__<name>.sql`; the original's file names, then Girô's additions from V10).
+//! Applying them twice changes nothing.
+
+use tokio_postgres::NoTls;
+
+use crate::config::{DbConfig, Servico};
+
+mod mercado {
+    refinery::embed_migrations!("../../migrations/mercado");
+}
+
+mod estoque {
+    refinery::embed_migrations!("../../migrations/estoque");
+}
+
+/// Applies the pending migrations of `servico`'s database; returns the names applied.
+pub async fn run(servico: Servico, db: &DbConfig) -> anyhow::Result<Vec<String>> {
+    let (mut client, connection) = db.pg.connect(NoTls).await?;
+    let conn = tokio::spawn(async move {
+        if let Err(e) = connection.await {
+            tracing::warn!(error = %e, "migration connection ended with an error");
+        }
+    });
+    let result = run_on(servico, &mut client).await;
+    drop(client);
+    let _ = conn.await;
+    result
+}
+
+/// Applies the migrations on an open connection (the test harness migrates its template this way).
+pub async fn run_on(servico: Servico, client: &mut tokio_postgres::Client) -> anyhow::Result<Vec<String>> {
+    let runner = match servico {
+        Servico::Mercado => mercado::migrations::runner(),
+        Servico::Estoque => estoque::migrations::runner(),
+    };
+    let report = runner.run_async(client).await?;
+    Ok(report.applied_migrations().iter().map(|m| m.to_string()).collect())
+}
+
+/// `giro migrate`: waits up to `esperar` for the databases to answer (when given), then applies
+/// each one's pending migrations.
+pub async fn command(
+    servicos: &[Servico],
+    esperar: Option<std::time::Duration>,
+    config: &crate::config::Config,
+    shutdown: tokio_util::sync::CancellationToken,
+) -> anyhow::Result<()> {
+    if let Some(wait) = esperar {
+        let pools = servicos
+            .iter()
+            .map(|s| crate::db::pool(&config.servico(*s).db, 1, config.db_timeout))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let answered =
+            tokio::time::timeout(wait, crate::db::wait_for("migrate", &pools, config.db_timeout, &shutdown))
+                .await;
+        match answered {
+            Ok(true) => {}
+            Ok(false) => anyhow::bail!("interrupted while waiting for the database"),
+            Err(_) => anyhow::bail!(
+                "the database did not answer within --esperar {}",
+                crate::config::duration::format(wait)
+            ),
+        }
+    }
+    for &s in servicos {
+        let applied = run(s, &config.servico(s).db).await?;
+        tracing::info!(db = %s, applied = applied.len(), "migrations applied: {}", applied.join(", "));
+    }
+    Ok(())
+}

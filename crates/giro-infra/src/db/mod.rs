@@ -1,0 +1,377 @@
+//! Database access: one pool per service database ([`Db`]), and the transaction type that
+//! business functions take ([`Tx`]).
+//!
+//! A function that must run inside a business transaction (outbox writer, inbox, restock trigger,
+//! every write of a role) takes `&Tx<'_, S>`: there is no pool or `GenericClient` variant, so calling
+//! it outside a transaction does not compile (the original's "propagation MANDATORY").
+//! `S` says which service's database the transaction runs in ([`Mercado`], [`Estoque`]): each
+//! role names its own (`mercado::Tx`, `estoque::Tx`) and opens it with `Tx::begin`, so a mercado
+//! transaction passed to an estoque function does not compile. The outbox writer and the inbox
+//! work on either database and are generic over `S`; [`Db::begin`] opens one whose database is
+//! not stated ([`AnyDb`]), which only such generic code accepts (tools, benchmarks, tests).
+//! [`Tx::commit`] also wakes the in-process publisher when the transaction wrote an outbox event,
+//! after the commit, so the publisher never looks before the row is visible.
+
+pub mod migrate;
+
+use std::marker::PhantomData;
+use std::ops::Deref;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use deadpool_postgres::{Hook, HookError, Manager, ManagerConfig, RecyclingMethod, Runtime};
+use tokio::sync::Notify;
+use tokio_postgres::NoTls;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::DbConfig;
+
+pub type Pool = deadpool_postgres::Pool;
+pub type Client = deadpool_postgres::Client;
+
+pub use crate::config::{PoolLimits, VIDA_MAXIMA_PADRAO};
+
+/// Builds a pool; it connects lazily, so a service starts while its database is down and
+/// answers `/readyz` with 503 until it is back. Every wait is bounded by `timeout`, so an
+/// unreachable database fails a request quickly instead of hanging it.
+pub fn pool(cfg: &DbConfig, max_size: usize, timeout: Duration) -> anyhow::Result<Pool> {
+    pool_with(cfg, max_size, timeout, PoolLimits::default())
+}
+
+/// [`pool`] with session limits and a maximum connection lifetime. A connection is never handed
+/// out again when it is older than `limits.vida_maxima`, was closed, or was opened before the
+/// last error that says sessions are stale ([`note_error`]): a briefly read-only database, a
+/// server shutdown or failover does not leave sessions that keep failing after the cause is gone.
+pub fn pool_with(
+    cfg: &DbConfig,
+    max_size: usize,
+    timeout: Duration,
+    limits: PoolLimits,
+) -> anyhow::Result<Pool> {
+    let mut pg = cfg.pg.clone();
+    pg.connect_timeout(timeout);
+    pg.keepalives(true);
+    pg.keepalives_idle(Duration::from_secs(30));
+    let mut options = pg.get_options().unwrap_or_default().to_string();
+    for (name, d) in [
+        ("statement_timeout", limits.statement_timeout),
+        ("lock_timeout", limits.lock_timeout),
+        ("idle_in_transaction_session_timeout", limits.idle_in_transaction_timeout),
+    ] {
+        if !d.is_zero() {
+            options.push_str(&format!(" -c {name}={}", d.as_millis()));
+        }
+    }
+    if !options.trim().is_empty() {
+        pg.options(options.trim());
+    }
+    let manager = Manager::from_config(pg, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+    let vida = limits.vida_maxima;
+    let pool = Pool::builder(manager)
+        .max_size(max_size)
+        .runtime(Runtime::Tokio1)
+        .wait_timeout(Some(timeout))
+        .create_timeout(Some(timeout))
+        .recycle_timeout(Some(timeout))
+        .pre_recycle(Hook::sync_fn(move |_client, metrics| {
+            if !vida.is_zero() && metrics.age() >= vida {
+                return Err(HookError::message("connection reached its maximum lifetime"));
+            }
+            if opened_before_taint(metrics.created) {
+                return Err(HookError::message("connection opened before a stale-session error"));
+            }
+            Ok(())
+        }))
+        .build()?;
+    Ok(pool)
+}
+
+/// The instant every process-wide measure of time here is taken from.
+fn epoch() -> Instant {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+/// Nanoseconds after [`epoch`] of the last stale-session error; 0 = none yet.
+static TAINTED_AT: AtomicU64 = AtomicU64::new(0);
+
+fn opened_before_taint(created: Instant) -> bool {
+    let t = TAINTED_AT.load(Ordering::Relaxed);
+    t != 0 && created <= epoch() + Duration::from_nanos(t)
+}
+
+/// What a database error says about the session and the database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trouble {
+    /// The session cannot be trusted any more: the connection is lost (class 08, closed), the
+    /// server is shutting down (57P01–57P03), the session is read-only (25006) or was ended
+    /// for idling in a transaction (25P03). Every pooled connection opened before it is dropped.
+    StaleSession,
+    /// The database is busy, not broken: a lock or statement timeout (55P03, 57014), a deadlock
+    /// or serialization failure (40P01, 40001). Trying again later may succeed.
+    Busy,
+}
+
+/// Classifies a database error by SQLSTATE: `Some` when it is the database's trouble (answered
+/// 503, "try again"), `None` for an error about the request itself (a bug or a constraint).
+pub fn trouble(e: &tokio_postgres::Error) -> Option<Trouble> {
+    if e.is_closed() {
+        return Some(Trouble::StaleSession);
+    }
+    match e.code() {
+        Some(code) => {
+            let c = code.code();
+            if c.starts_with("08") || matches!(c, "57P01" | "57P02" | "57P03" | "25006" | "25P03") {
+                Some(Trouble::StaleSession)
+            } else if matches!(c, "55P03" | "57014" | "40P01" | "40001" | "53300") {
+                Some(Trouble::Busy)
+            } else {
+                None
+            }
+        }
+        // No SQLSTATE: an I/O failure on the socket, or a client-side error (type conversion).
+        None => {
+            let io =
+                std::error::Error::source(e).is_some_and(|s| s.downcast_ref::<std::io::Error>().is_some());
+            io.then_some(Trouble::StaleSession)
+        }
+    }
+}
+
+/// Looks at a database error wherever one is handled: a stale-session error makes the pools drop
+/// every connection opened before it (they carry the same stale state). Returns the trouble.
+pub fn note_error(e: &tokio_postgres::Error) -> Option<Trouble> {
+    let t = trouble(e);
+    if t == Some(Trouble::StaleSession) {
+        let now = epoch().elapsed().as_nanos().max(1) as u64;
+        let prev = TAINTED_AT.swap(now, Ordering::Relaxed);
+        if prev == 0 || now.saturating_sub(prev) > 1_000_000_000 {
+            tracing::warn!(error = %e, "stale database session; pooled connections opened before now are discarded");
+        }
+    }
+    t
+}
+
+/// [`note_error`] for the first database error in an error chain.
+pub fn note_chain(e: &anyhow::Error) -> Option<Trouble> {
+    e.chain().find_map(|c| c.downcast_ref::<tokio_postgres::Error>()).and_then(note_error).or_else(|| {
+        e.chain()
+            .any(|c| c.downcast_ref::<deadpool_postgres::PoolError>().is_some())
+            .then_some(Trouble::StaleSession)
+    })
+}
+
+/// `SELECT 1` through the pool within `timeout`: what `/readyz` asks.
+pub async fn ping(pool: &Pool, timeout: Duration) -> anyhow::Result<()> {
+    let check = async {
+        let client = pool.get().await?;
+        client.simple_query("SELECT 1").await?;
+        anyhow::Ok(())
+    };
+    tokio::time::timeout(timeout, check)
+        .await
+        .map_err(|_| anyhow::anyhow!("database did not answer within {timeout:?}"))?
+}
+
+/// Whether a session can write: not a standby, not read-only.
+const WRITABLE: &str = "SELECT NOT (pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on')";
+
+/// What `/readyz` asks, within `timeout`: a pooled session answers and can write, and — when
+/// `fresh` is given — a newly opened session can write too. A database made read-only
+/// (`ALTER DATABASE … SET default_transaction_read_only`) only affects sessions opened after, so
+/// the pool alone could answer "writable" while every new connection would fail. A pooled
+/// session found read-only is stale: the pool drops it and every connection as old.
+pub async fn ready(pool: &Pool, fresh: bool, timeout: Duration) -> anyhow::Result<()> {
+    let check = async {
+        let client = pool.get().await?;
+        let writable: bool = client
+            .query_one(WRITABLE, &[])
+            .await
+            .inspect_err(|e| {
+                note_error(e);
+            })?
+            .get(0);
+        if !writable {
+            let now = epoch().elapsed().as_nanos().max(1) as u64;
+            TAINTED_AT.store(now, Ordering::Relaxed);
+            drop(deadpool_postgres::Object::take(client));
+            anyhow::bail!("the database is read-only");
+        }
+        drop(client);
+        if fresh {
+            // A connection of the pool's own settings, outside the pool; closed when dropped.
+            let c = deadpool::managed::Manager::create(pool.manager()).await?;
+            let writable: bool = c.query_one(WRITABLE, &[]).await?.get(0);
+            anyhow::ensure!(writable, "the database is read-only for new sessions");
+        }
+        anyhow::Ok(())
+    };
+    tokio::time::timeout(timeout, check)
+        .await
+        .map_err(|_| anyhow::anyhow!("database did not answer within {timeout:?}"))?
+}
+
+/// First pause between database checks while waiting; doubles up to [`WAIT_MAX`].
+const WAIT_FIRST: Duration = Duration::from_millis(250);
+const WAIT_MAX: Duration = Duration::from_secs(5);
+
+/// Waits until every pool answers `SELECT 1` (each try bounded by `timeout`), retrying with
+/// backoff: what readiness (`READY=1`) and `giro migrate --esperar` wait for. Returns false if
+/// `shutdown` fires first. `what` names the waiter in the log.
+pub async fn wait_for(what: &str, pools: &[Pool], timeout: Duration, shutdown: &CancellationToken) -> bool {
+    let mut pause = WAIT_FIRST;
+    let mut tries = 0u32;
+    loop {
+        let mut failed = None;
+        for pool in pools {
+            if let Err(e) = ping(pool, timeout).await {
+                failed = Some(e);
+                break;
+            }
+        }
+        let Some(e) = failed else { return true };
+        tries += 1;
+        // The first failure and then about one line a minute (5 s pauses), not one per try.
+        if tries == 1 || tries % 12 == 0 {
+            tracing::warn!(role = what, tries, error = %format!("{e:#}"), "waiting for the database");
+        }
+        tokio::select! {
+            _ = shutdown.cancelled() => return false,
+            _ = tokio::time::sleep(pause) => {}
+        }
+        pause = (pause * 2).min(WAIT_MAX);
+    }
+}
+
+/// The instant business code runs at, truncated to microseconds (what PostgreSQL keeps), so an
+/// instant answered or sent in an event right after a write equals the one read back later.
+pub fn agora() -> chrono::DateTime<chrono::Utc> {
+    use chrono::SubsecRound;
+    chrono::Utc::now().trunc_subsecs(6)
+}
+
+/// How a committed outbox event reaches publishers at once: in-process for the embedded one
+/// (`wake`), `NOTIFY` at commit for separate processes (`notify_pg`, `outbox.notify`).
+#[derive(Debug, Default)]
+pub struct OutboxSignal {
+    pub wake: Notify,
+    pub notify_pg: bool,
+    /// True while a publisher loop waits for a wake-up (nothing left to claim). Tests wait on it
+    /// before writing, so a delivery they see came through the wake path, not the first round.
+    pub idle: tokio::sync::watch::Sender<bool>,
+}
+
+/// A service's database: its pool and its outbox signal.
+#[derive(Clone)]
+pub struct Db {
+    pub pool: Pool,
+    pub signal: Arc<OutboxSignal>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error("database unavailable: {0}")]
+    Pool(#[from] deadpool_postgres::PoolError),
+    #[error(transparent)]
+    Pg(tokio_postgres::Error),
+}
+
+impl From<tokio_postgres::Error> for DbError {
+    fn from(e: tokio_postgres::Error) -> Self {
+        note_error(&e);
+        DbError::Pg(e)
+    }
+}
+
+impl DbError {
+    /// True when the database, not the request, is at fault: answer 503 ("try again").
+    pub fn indisponivel(&self) -> bool {
+        match self {
+            DbError::Pool(_) => true,
+            DbError::Pg(e) => trouble(e).is_some(),
+        }
+    }
+}
+
+impl Db {
+    pub fn new(pool: Pool, notify_pg: bool) -> Db {
+        Db { pool, signal: Arc::new(OutboxSignal { notify_pg, ..OutboxSignal::default() }) }
+    }
+
+    pub async fn client(&self) -> Result<Client, DbError> {
+        Ok(self.pool.get().await?)
+    }
+
+    /// Opens a transaction on `client` without saying whose database it is: only code generic
+    /// over the database (the outbox writer, the inbox) accepts it. A role opens its own kind
+    /// with `Tx::begin` (`mercado::Tx`, `estoque::Tx`).
+    pub async fn begin<'a>(&self, client: &'a mut Client) -> Result<Tx<'a, AnyDb>, DbError> {
+        Tx::begin(self, client).await
+    }
+}
+
+/// The database of mercado: the service marker of its transactions ([`Tx`]).
+#[derive(Debug)]
+pub enum Mercado {}
+
+/// The database of estoque: the service marker of its transactions ([`Tx`]).
+#[derive(Debug)]
+pub enum Estoque {}
+
+/// A transaction whose database its opener did not state ([`Db::begin`]).
+#[derive(Debug)]
+pub enum AnyDb {}
+
+/// An open business transaction in the database of service `S` (a marker: [`Mercado`],
+/// [`Estoque`], [`AnyDb`]); the SQL is the same whatever `S` is. A mercado transaction where an
+/// estoque one is expected does not compile (the doctest is on `giro::mercado::Tx`).
+pub struct Tx<'a, S> {
+    inner: deadpool_postgres::Transaction<'a>,
+    signal: Arc<OutboxSignal>,
+    wrote_event: AtomicBool,
+    // `fn() -> S`: the marker is never held, so it changes neither Send nor Sync.
+    servico: PhantomData<fn() -> S>,
+}
+
+impl<'a, S> Deref for Tx<'a, S> {
+    type Target = deadpool_postgres::Transaction<'a>;
+    fn deref(&self) -> &Self::Target {
+        &self.inner
+    }
+}
+
+impl<'a, S> Tx<'a, S> {
+    /// Opens a business transaction on `client` from `db`'s pool (READ COMMITTED, as the
+    /// original); `S` is the caller's: `mercado::Tx::begin(&db, &mut client)`.
+    pub async fn begin(db: &Db, client: &'a mut Client) -> Result<Self, DbError> {
+        let inner = client.transaction().await?;
+        Ok(Tx { inner, signal: db.signal.clone(), wrote_event: AtomicBool::new(false), servico: PhantomData })
+    }
+}
+
+impl<S> Tx<'_, S> {
+    /// Marks that this transaction wrote an outbox event; returns true the first time, so the
+    /// writer sends one `NOTIFY` per transaction, not per event.
+    pub fn mark_event_written(&self) -> bool {
+        !self.wrote_event.swap(true, Ordering::Relaxed)
+    }
+
+    pub fn notify_pg(&self) -> bool {
+        self.signal.notify_pg
+    }
+
+    pub async fn commit(self) -> Result<(), tokio_postgres::Error> {
+        let wrote = self.wrote_event.load(Ordering::Relaxed);
+        let signal = self.signal.clone();
+        self.inner.commit().await?;
+        if wrote {
+            signal.wake.notify_one();
+        }
+        Ok(())
+    }
+
+    pub async fn rollback(self) -> Result<(), tokio_postgres::Error> {
+        self.inner.rollback().await
+    }
+}

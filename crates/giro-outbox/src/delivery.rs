@@ -1,0 +1,438 @@
+//! Delivering events to the peer over plain HTTP/1.1 (SPEC §5, §9.2): `POST {peer}/eventos` with
+//! `Evento-Tipo`, or many at once through `POST {peer}/eventos/lote`, with the peer's token.
+//!
+//! **Permanent means the receiver said so.** An event is a dead letter at once only when the
+//! peer's receiver judged *that event* invalid: a JSON (problem+json) 400, 413, 415 or 422 on
+//! `/eventos`, or a per-item 400/422 in a `/eventos/lote` answer. Everything else is transient and
+//! retried with backoff until the delivery deadline (`outbox.prazo-entrega`):
+//! - 401/403, 408, 429, 500 from the receiver — [`Outcome::Transient`];
+//! - no answer (refused, timeout), 502/503/504, a route-level 404/405/410, or any answer that is
+//!   not the receiver's (an HTML error page from a proxy or load balancer while a deploy reroutes)
+//!   — [`Outcome::Unreachable`]: the peer is not there to judge. 404/405/410 and non-receiver 4xx
+//!   are logged and counted as "peer route missing" (`giro_outbox_peer_route_missing_total`).
+//!
+//! Batch answers are matched to events by `eventId`, never by position: a result whose id matches
+//! no event of the request is ignored (logged), and an event without its own result is transient.
+//! A whole batch refused as a request (400, 413, 415, 422) is delivered event by event this round,
+//! so each event gets its own verdict. A peer that answers 404 or 403 on `/eventos/lote` (the
+//! original Java service has no such route) is served through `/eventos` for [`SINGLE_MODE_FOR`],
+//! then probed again — decided per peer, re-checked from time to time.
+//!
+//! **Requests in flight are bounded per peer, not per batch**: every request takes one of
+//! `outbox.concorrencia` slots (a semaphore), so a publisher whose claims overlap still has at most
+//! that many requests open. **A batch is split into chunks the receiver applies efficiently**:
+//! each `/eventos/lote` request is one receiver transaction (and one commit flush), so a claim is
+//! split only as far as [`CHUNK_MIN`] events a request — `clamp(ceil(n ÷ CHUNK_MIN), 1,
+//! concorrencia)` requests, each at most `outbox.lote-max` events ([`chunk_size`]).
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use futures_util::stream::{self, StreamExt};
+use reqwest::StatusCode;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use tokio::sync::{Notify, Semaphore, SemaphorePermit};
+
+use crate::store::Claimed;
+use giro_contracts::LoteResposta;
+use giro_infra::config::{Secret, Transporte as Transport};
+
+/// How long a peer without `/eventos/lote` is served event by event before probing again.
+pub const SINGLE_MODE_FOR: Duration = Duration::from_secs(60);
+
+/// Events per `/eventos/lote` request below which a batch is not split further. The receiver pays
+/// a transaction (commit flush, `NOTIFY`) per request; the DB-only limit in `BENCHMARKS.md` shows
+/// that cost stops mattering at about 63 events a request, while 7 cost 37 % of the throughput.
+pub const CHUNK_MIN: usize = 64;
+
+/// Events per request for a batch of `n`: as few requests as keep each at [`CHUNK_MIN`] or more,
+/// at most `concorrencia` of them (more would only queue for a slot), each at most `lote_max`
+/// (the receiver refuses more). Chunks are balanced: 130 events are 44 + 44 + 42, not 64 + 64 + 2.
+pub fn chunk_size(n: usize, concorrencia: usize, lote_max: usize) -> usize {
+    let requests = n.div_ceil(CHUNK_MIN).clamp(1, concorrencia.max(1));
+    n.div_ceil(requests).clamp(1, lote_max.max(1))
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Sent,
+    /// The receiver judged the event invalid: dead letter at once.
+    Permanent(String),
+    /// The receiver answered but could not take it this time: retried with backoff.
+    Transient(String),
+    /// The peer's receiver was not reached: retried with backoff, and the publisher probes the
+    /// peer to serve the waiting events as soon as it is back.
+    Unreachable(String),
+}
+
+impl Outcome {
+    pub fn erro(&self) -> Option<&str> {
+        match self {
+            Outcome::Sent => None,
+            Outcome::Permanent(e) | Outcome::Transient(e) | Outcome::Unreachable(e) => Some(e),
+        }
+    }
+}
+
+/// A receiver's answer is JSON (problem+json or plain JSON); a proxy's error page is not.
+fn from_receiver(res: &reqwest::Response) -> bool {
+    res.headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| {
+            let m = m.trim().to_ascii_lowercase();
+            m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
+        })
+}
+
+/// What an answer of `/eventos` to one event means.
+fn classify(status: StatusCode, receiver: bool, msg: String, peer: &str) -> Outcome {
+    let s = status.as_u16();
+    let route_missing = matches!(s, 404 | 405 | 410) || ((400..500).contains(&s) && !receiver);
+    if route_missing {
+        metrics::counter!("giro_outbox_peer_route_missing_total", "peer" => peer.to_string()).increment(1);
+        tracing::warn!(
+            peer,
+            status = s,
+            "peer route missing (an answer that is not the receiver's); will retry"
+        );
+        return Outcome::Unreachable(msg);
+    }
+    if receiver && is_permanent(status) {
+        return Outcome::Permanent(msg);
+    }
+    if matches!(s, 502..=504) || !receiver {
+        return Outcome::Unreachable(msg);
+    }
+    Outcome::Transient(msg)
+}
+
+pub struct Peer {
+    base: String,
+    token: Secret,
+    http: reqwest::Client,
+    concorrencia: usize,
+    lote_max: usize,
+    /// `outbox.concorrencia` request slots, shared by every batch of this peer in flight.
+    slots: Semaphore,
+    /// Told each time a request gives its slot back: a publisher waiting to claim again wakes.
+    pub slot_freed: Notify,
+    transport: Transport,
+    single_until: Mutex<Option<Instant>>,
+}
+
+/// The statuses by which a receiver refuses an event for good (when the answer is its own).
+pub fn is_permanent(status: StatusCode) -> bool {
+    matches!(status.as_u16(), 400 | 413 | 415 | 422)
+}
+
+impl Peer {
+    pub fn new(
+        base: &str,
+        token: Secret,
+        timeout: Duration,
+        concorrencia: usize,
+        lote_max: usize,
+        transport: Transport,
+    ) -> anyhow::Result<Peer> {
+        let http = giro_http::client::builder(timeout)
+            .pool_max_idle_per_host(concorrencia.max(1))
+            .tcp_nodelay(true)
+            .build()?;
+        Ok(Peer {
+            base: base.trim_end_matches('/').to_string(),
+            token,
+            http,
+            concorrencia: concorrencia.max(1),
+            lote_max: lote_max.max(1),
+            slots: Semaphore::new(concorrencia.max(1)),
+            slot_freed: Notify::new(),
+            transport,
+            single_until: Mutex::new(None),
+        })
+    }
+
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    fn use_lote(&self) -> bool {
+        if self.transport == Transport::Single {
+            return false;
+        }
+        match self.single_until.lock() {
+            Ok(mut g) => match *g {
+                Some(t) if Instant::now() < t => false,
+                Some(_) => {
+                    *g = None;
+                    true
+                }
+                None => true,
+            },
+            Err(_) => true,
+        }
+    }
+
+    fn fall_back_to_single(&self, status: StatusCode) {
+        tracing::info!(peer = %self.base, status = status.as_u16(), "peer has no /eventos/lote; delivering event by event");
+        if let Ok(mut g) = self.single_until.lock() {
+            *g = Some(Instant::now() + SINGLE_MODE_FOR);
+        }
+    }
+
+    /// `GET {peer}/readyz` (or the original's `/actuator/health`): true when the peer says it is
+    /// ready. The light knock that tells a publisher the waiting events can go now.
+    pub async fn probe(&self) -> bool {
+        for path in ["/readyz", "/actuator/health"] {
+            match self.http.get(format!("{}{path}", self.base)).send().await {
+                Ok(r) if r.status().is_success() => return true,
+                Ok(r) if r.status() == StatusCode::NOT_FOUND => continue,
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// Request slots free right now (a publisher claims again only when one is).
+    pub fn free_slots(&self) -> usize {
+        self.slots.available_permits()
+    }
+
+    /// Waits for a request slot; it is given back (and [`Peer::slot_freed`] told) on drop.
+    async fn slot(&self) -> Slot<'_> {
+        // The semaphore is never closed: acquire only fails on a closed one.
+        Slot { permit: self.slots.acquire().await.ok(), freed: &self.slot_freed }
+    }
+
+    /// Delivers `events` in chunks of [`chunk_size`], each request waiting for one of the peer's
+    /// `concorrencia` slots; one outcome per event, in order.
+    pub async fn deliver(&self, events: &[Claimed]) -> Vec<Outcome> {
+        if events.is_empty() {
+            return Vec::new();
+        }
+        if self.use_lote() {
+            let per = chunk_size(events.len(), self.concorrencia, self.lote_max);
+            // Futures collected first: a closure inside the stream trips the Send check of spawn.
+            let mut futs = Vec::with_capacity(events.len().div_ceil(per));
+            for c in events.chunks(per) {
+                futs.push(self.send_lote(c));
+            }
+            // All at once: the slots decide how many are on the wire, in the order they asked.
+            let results: Vec<Option<Vec<Outcome>>> = futures_util::future::join_all(futs).await;
+            if results.iter().all(Option::is_some) {
+                return results.into_iter().flatten().flatten().collect();
+            }
+            // The peer refused the route: this round goes event by event.
+        }
+        let mut futs = Vec::with_capacity(events.len());
+        for e in events {
+            futs.push(self.send_one(e));
+        }
+        stream::iter(futs).buffered(self.concorrencia).collect().await
+    }
+
+    /// `POST /eventos` for one event.
+    pub async fn send_one(&self, e: &Claimed) -> Outcome {
+        let _slot = self.slot().await;
+        let mut req = self
+            .http
+            .post(format!("{}/eventos", self.base))
+            .bearer_auth(self.token.expose())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header("Evento-Tipo", &e.tipo)
+            .body(e.payload.clone());
+        if let Some(tp) = &e.traceparent {
+            req = req.header("traceparent", tp);
+        }
+        match req.send().await {
+            Ok(res) if res.status().is_success() => Outcome::Sent,
+            Ok(res) => {
+                let status = res.status();
+                let receiver = from_receiver(&res);
+                let body = res.text().await.unwrap_or_default();
+                let msg = format!("envio de {} {} falhou: HTTP {status}: {}", e.tipo, e.id, excerpt(&body));
+                classify(status, receiver, msg, &self.base)
+            }
+            Err(err) => Outcome::Unreachable(format!(
+                "envio de {} {} falhou: {}",
+                e.tipo,
+                e.id,
+                giro_http::client::describe(&err)
+            )),
+        }
+    }
+
+    /// `POST /eventos/lote` for a chunk; `None` when the peer has no such route.
+    async fn send_lote(&self, chunk: &[Claimed]) -> Option<Vec<Outcome>> {
+        #[derive(Serialize)]
+        struct Item<'a> {
+            tipo: &'a str,
+            evento: &'a RawValue,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            traceparent: Option<&'a str>,
+        }
+        #[derive(Serialize)]
+        struct Body<'a> {
+            eventos: Vec<Item<'a>>,
+        }
+        let mut items = Vec::with_capacity(chunk.len());
+        let mut raws = Vec::with_capacity(chunk.len());
+        for e in chunk {
+            match RawValue::from_string(e.payload.clone()) {
+                Ok(r) => raws.push(Some(r)),
+                Err(_) => raws.push(None),
+            }
+        }
+        for (e, raw) in chunk.iter().zip(&raws) {
+            if let Some(raw) = raw {
+                items.push(Item { tipo: &e.tipo, evento: raw, traceparent: e.traceparent.as_deref() });
+            }
+        }
+        if items.len() != chunk.len() {
+            // A stored payload that is not JSON cannot happen (JSONB); send one by one to isolate it.
+            return None;
+        }
+        let all = |o: Outcome| Some(vec![o; chunk.len()]);
+        let body = match serde_json::to_vec(&Body { eventos: items }) {
+            Ok(b) => b,
+            Err(_) => return None,
+        };
+        // Held until the answer is read: a slot is a request the peer is working on.
+        let _slot = self.slot().await;
+        let res = self
+            .http
+            .post(format!("{}/eventos/lote", self.base))
+            .bearer_auth(self.token.expose())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body)
+            .send()
+            .await;
+        let res = match res {
+            Ok(r) => r,
+            Err(err) => {
+                return all(Outcome::Unreachable(format!(
+                    "envio de lote de {} eventos falhou: {}",
+                    chunk.len(),
+                    giro_http::client::describe(&err)
+                )))
+            }
+        };
+        let status = res.status();
+        if matches!(status.as_u16(), 403..=405) {
+            self.fall_back_to_single(status);
+            return None;
+        }
+        if res.status().is_client_error() && from_receiver(&res) && is_permanent(status) {
+            // The request as a whole was refused: each event gets its own verdict through /eventos.
+            return None;
+        }
+        if !status.is_success() {
+            let receiver = from_receiver(&res);
+            let body = res.text().await.unwrap_or_default();
+            let msg = format!("envio de lote falhou: HTTP {status}: {}", excerpt(&body));
+            return all(classify(status, receiver, msg, &self.base));
+        }
+        let parsed: Result<LoteResposta, _> = res.json().await;
+        let r = match parsed {
+            Ok(r) => r,
+            Err(err) => return all(Outcome::Transient(format!("resposta de lote ilegível: {err}"))),
+        };
+        if r.resultados.len() != chunk.len() {
+            tracing::warn!(peer = %self.base, resultados = r.resultados.len(), eventos = chunk.len(), "batch answer has another number of results than events; matching by eventId");
+        }
+        let mut by_id = std::collections::HashMap::with_capacity(r.resultados.len());
+        for res in r.resultados {
+            match res.event_id {
+                Some(id) if chunk.iter().any(|e| e.id == id) => {
+                    by_id.entry(id).or_insert(res);
+                }
+                other => {
+                    tracing::warn!(peer = %self.base, event_id = ?other, status = res.status, "batch result for no event of the request; ignored")
+                }
+            }
+        }
+        Some(
+            chunk
+                .iter()
+                .map(|e| match by_id.remove(&e.id) {
+                    None => {
+                        tracing::warn!(peer = %self.base, event_id = %e.id, "batch answer has no result for this event; will retry");
+                        Outcome::Transient(format!(
+                            "envio de {} {} falhou: a resposta do lote não trouxe resultado para este evento",
+                            e.tipo, e.id
+                        ))
+                    }
+                    Some(r) => {
+                        let msg = format!(
+                            "envio de {} {} falhou: item {}: {}",
+                            e.tipo,
+                            e.id,
+                            r.status,
+                            r.detalhe.clone().unwrap_or_default()
+                        );
+                        match r.status {
+                            200..=299 => Outcome::Sent,
+                            400 | 422 => Outcome::Permanent(msg),
+                            // The receiver's database is in trouble: wait for its readiness probe.
+                            503 => Outcome::Unreachable(msg),
+                            _ => Outcome::Transient(msg),
+                        }
+                    }
+                })
+                .collect(),
+        )
+    }
+}
+
+/// One request slot held ([`Peer::slot`]).
+struct Slot<'a> {
+    permit: Option<SemaphorePermit<'a>>,
+    freed: &'a Notify,
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        // The permit goes back first, so the woken publisher finds the slot free.
+        drop(self.permit.take());
+        self.freed.notify_one();
+    }
+}
+
+fn excerpt(body: &str) -> String {
+    body.chars().take(200).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn requests(n: usize, concorrencia: usize, lote_max: usize) -> Vec<usize> {
+        let per = chunk_size(n, concorrencia, lote_max);
+        (0..n).collect::<Vec<_>>().chunks(per).map(<[usize]>::len).collect()
+    }
+
+    #[test]
+    fn a_claim_at_the_shipped_size_is_one_request_not_eight_of_seven() {
+        assert_eq!(requests(50, 8, 500), vec![50]);
+        assert_eq!(requests(1, 8, 500), vec![1]);
+        assert_eq!(requests(64, 8, 500), vec![64]);
+    }
+
+    #[test]
+    fn larger_claims_are_split_in_balanced_chunks_up_to_one_per_slot() {
+        assert_eq!(requests(130, 8, 500), vec![44, 44, 42]);
+        assert_eq!(requests(500, 8, 500).len(), 8);
+        assert!(requests(500, 8, 500).iter().all(|&n| (59..=63).contains(&n)));
+        assert_eq!(requests(200, 1, 500), vec![200], "one slot: one request");
+    }
+
+    #[test]
+    fn no_request_exceeds_lote_max_even_beyond_one_per_slot() {
+        let r = requests(1000, 2, 100);
+        assert_eq!(r.len(), 10);
+        assert!(r.iter().all(|&n| n <= 100));
+        assert_eq!(requests(0, 8, 500), Vec::<usize>::new());
+    }
+}

@@ -1,0 +1,55 @@
+//! The idempotent inbox (SPEC §4.6) and the receiving endpoints `POST /eventos` and
+//! `POST /eventos/lote` ([`receiver`]).
+//!
+//! Each received event inserts its id with `ON CONFLICT (event_id) DO NOTHING` in the same
+//! transaction as its effect: a duplicate changes nothing, and concurrent deliveries of one event
+//! serialise on the primary key, so exactly one applies it.
+
+pub mod receiver;
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use giro_infra::db::Tx;
+
+/// Records `event_id` as processed; true when it is new (apply the effect), false for a duplicate.
+pub async fn registrar_se_novo<S>(
+    tx: &Tx<'_, S>,
+    event_id: Uuid,
+    agora: DateTime<Utc>,
+) -> Result<bool, tokio_postgres::Error> {
+    let stmt = tx
+        .prepare_cached("INSERT INTO inbox_event (event_id, processado_em) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING")
+        .await?;
+    Ok(tx.execute(&stmt, &[&event_id, &agora]).await? == 1)
+}
+
+/// Deletes at most `limite` inbox rows processed before `antes` (SPEC §9.1 retention); returns
+/// how many. Rows another sweep holds are skipped.
+pub async fn prune(
+    c: &impl tokio_postgres::GenericClient,
+    antes: DateTime<Utc>,
+    limite: i64,
+) -> Result<u64, tokio_postgres::Error> {
+    c.execute(
+        "DELETE FROM inbox_event WHERE event_id IN ( \
+             SELECT event_id FROM inbox_event WHERE processado_em < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
+        &[&antes, &limite],
+    )
+    .await
+}
+
+/// `$1` event ids, `$2` processado_em.
+pub const REGISTRAR_NOVOS: &str =
+    "INSERT INTO inbox_event (event_id, processado_em) SELECT unnest($1::uuid[]), $2 \
+                                   ON CONFLICT (event_id) DO NOTHING RETURNING event_id";
+
+/// [`registrar_se_novo`] for many events in one statement; returns the ids that were new.
+pub async fn registrar_novos<S>(
+    tx: &Tx<'_, S>,
+    event_ids: &[Uuid],
+    agora: DateTime<Utc>,
+) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {
+    let stmt = tx.prepare_cached(REGISTRAR_NOVOS).await?;
+    Ok(tx.query(&stmt, &[&event_ids, &agora]).await?.iter().map(|r| r.get(0)).collect())
+}

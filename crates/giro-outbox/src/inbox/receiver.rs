@@ -1,0 +1,365 @@
+//! `POST /eventos` (SPEC §4.5) and `POST /eventos/lote` (SPEC §9.2), the same on both services.
+//!
+//! Validation, the inbox row and the transaction live here, once; the effect of each event type
+//! is the role's [`Consumidor`]. Only the peer service may call (the service token; an operator
+//! session gets 403); CSRF does not apply.
+//!
+//! `/eventos`: 204 for a new event and for a duplicate, 400 problem+json for a missing
+//! `Evento-Tipo`, a type this service does not accept, an unreadable body or a contract
+//! violation (the detail names the field), 5xx when the effect fails (the sender retries): 503
+//! when the database is at fault, 500 otherwise. Every 4xx here is the receiver's verdict on the
+//! event, as `application/problem+json`: that is what makes a sender dead-letter it
+//! (`outbox::delivery`), while a 404/HTML page from something else in between is retried.
+//! `/eventos/lote`: up to `outbox.lote-max` items (more → 413), one result per item in order,
+//! applied together in one transaction (falling back to one transaction each when any fails):
+//! 204 applied or duplicate, 400 invalid, 500 failed, 503 failed because of the database (both
+//! transient for the sender; a 503 also tells it to wait for this service's readiness).
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::middleware::from_fn;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use chrono::Utc;
+use futures_util::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use giro_contracts::{ErroContrato, EventoIntegracao, LoteResposta, ResultadoItem};
+use giro_http::{auth, Problem};
+use giro_infra::db::{Db, Tx};
+
+/// Body limit of `/eventos/lote` (SPEC §9.2).
+pub const LOTE_BODY_LIMIT: usize = 8 * 1024 * 1024;
+
+/// A role's effects for the events it accepts, in a transaction of its database `S`
+/// ([`giro_infra::db::Mercado`], [`giro_infra::db::Estoque`]).
+pub trait Consumidor<S>: Send + Sync + 'static {
+    /// The `Evento-Tipo`s this service accepts; any other is a 400.
+    fn aceitos(&self) -> &'static [&'static str];
+
+    /// Applies the effect of a new event inside `tx`; the inbox row is already written there.
+    /// An error rolls both back and the sender retries.
+    fn aplicar<'a>(
+        &'a self,
+        tx: &'a Tx<'_, S>,
+        evento: &'a EventoIntegracao,
+    ) -> BoxFuture<'a, anyhow::Result<()>>;
+}
+
+/// An event its effect refuses for good — its data breaks a rule, whatever the moment — which a
+/// consumer returns so the answer is 400 (permanent: the sender dead-letters it) instead of 500.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct EventoInvalido(pub String);
+
+/// The detail of a 400 when applying failed for good: a consumer's [`EventoInvalido`], or a value
+/// the database cannot hold (SQLSTATE class 22) or a CHECK it refuses (23514). `None` = transient.
+pub fn permanente(e: &anyhow::Error) -> Option<String> {
+    if let Some(inv) = e.chain().find_map(|c| c.downcast_ref::<EventoInvalido>()) {
+        return Some(inv.0.clone());
+    }
+    let pg = giro_http::pg::no_erro(e)?.as_db_error()?;
+    let code = pg.code().code();
+    (code.starts_with("22") || code == "23514").then(|| giro_http::pg::DADO_INVALIDO.to_string())
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recebido {
+    Novo,
+    Duplicado,
+}
+
+struct Receptor<S> {
+    db: Db,
+    consumidor: Arc<dyn Consumidor<S>>,
+    lote_max: usize,
+}
+
+pub fn router<S: 'static>(db: Db, consumidor: Arc<dyn Consumidor<S>>, lote_max: usize) -> Router {
+    let state = Arc::new(Receptor { db, consumidor, lote_max });
+    Router::new()
+        .route("/eventos", post(um::<S>))
+        .route("/eventos/lote", post(lote::<S>).layer(DefaultBodyLimit::max(LOTE_BODY_LIMIT)))
+        .route_layer(from_fn(auth::require_servico))
+        .with_state(state)
+}
+
+/// Parses, validates and applies one event with the inbox guarantee.
+pub async fn receber<S: 'static>(
+    db: &Db,
+    consumidor: &dyn Consumidor<S>,
+    evento: &EventoIntegracao,
+) -> anyhow::Result<Recebido> {
+    let mut client = db.client().await?;
+    let tx = Tx::<S>::begin(db, &mut client).await?;
+    if !crate::inbox::registrar_se_novo(&tx, evento.event_id(), Utc::now()).await? {
+        tx.rollback().await?;
+        metrics::counter!("giro_inbox_events_total", "tipo" => evento.tipo(), "result" => "duplicate")
+            .increment(1);
+        tracing::info!(event_id = %evento.event_id(), tipo = evento.tipo(), "duplicate event ignored");
+        return Ok(Recebido::Duplicado);
+    }
+    consumidor.aplicar(&tx, evento).await?;
+    tx.commit().await?;
+    metrics::counter!("giro_inbox_events_total", "tipo" => evento.tipo(), "result" => "new").increment(1);
+    Ok(Recebido::Novo)
+}
+
+/// Applies a batch in one transaction — one commit for many events, the inbox guarantee per event
+/// unchanged (each inbox row commits with its effect, since they all commit together). Events are
+/// applied in SKU order (stable), so concurrent batches lock rows in one order and do not
+/// deadlock. If any event fails, the whole transaction is rolled back and each event is applied
+/// in a transaction of its own, so one bad event never takes the others with it.
+pub async fn receber_lote<S: 'static>(
+    db: &Db,
+    consumidor: &dyn Consumidor<S>,
+    eventos: &[&EventoIntegracao],
+    traces: &[Option<giro_infra::trace::Traceparent>],
+) -> Vec<anyhow::Result<Recebido>> {
+    let mut ordem: Vec<usize> = (0..eventos.len()).collect();
+    ordem.sort_by(|a, b| eventos[*a].sku().cmp(eventos[*b].sku()));
+    match juntos(db, consumidor, eventos, traces, &ordem).await {
+        Ok(resultados) => {
+            for (e, r) in eventos.iter().zip(&resultados) {
+                let result = if *r == Recebido::Novo { "new" } else { "duplicate" };
+                metrics::counter!("giro_inbox_events_total", "tipo" => e.tipo(), "result" => result)
+                    .increment(1);
+            }
+            resultados.into_iter().map(Ok).collect()
+        }
+        Err(e) => {
+            tracing::info!(eventos = eventos.len(), error = %format!("{e:#}"), "batch transaction failed; applying its events one by one");
+            let mut out = Vec::with_capacity(eventos.len());
+            for (i, e) in eventos.iter().enumerate() {
+                out.push(
+                    giro_infra::trace::consume(
+                        traces.get(i).copied().flatten(),
+                        e.tipo(),
+                        receber(db, consumidor, e),
+                    )
+                    .await,
+                );
+            }
+            out
+        }
+    }
+}
+
+async fn juntos<S: 'static>(
+    db: &Db,
+    consumidor: &dyn Consumidor<S>,
+    eventos: &[&EventoIntegracao],
+    traces: &[Option<giro_infra::trace::Traceparent>],
+    ordem: &[usize],
+) -> anyhow::Result<Vec<Recebido>> {
+    let mut client = db.client().await?;
+    let tx = Tx::<S>::begin(db, &mut client).await?;
+    let agora = Utc::now();
+    // One statement records every new id; an id twice in the batch counts once.
+    let ids: Vec<uuid::Uuid> = ordem.iter().map(|&i| eventos[i].event_id()).collect();
+    let mut novos = crate::inbox::registrar_novos(&tx, &ids, agora).await?;
+    let mut resultados = vec![Recebido::Duplicado; eventos.len()];
+    for &i in ordem {
+        let e = eventos[i];
+        if novos.remove(&e.event_id()) {
+            // Events written by the effect carry the received event's trace.
+            giro_infra::trace::consume(
+                traces.get(i).copied().flatten(),
+                e.tipo(),
+                consumidor.aplicar(&tx, e),
+            )
+            .await?;
+            resultados[i] = Recebido::Novo;
+        }
+    }
+    tx.commit().await?;
+    Ok(resultados)
+}
+
+fn ler<S: 'static>(
+    consumidor: &dyn Consumidor<S>,
+    tipo: &str,
+    body: &[u8],
+) -> Result<EventoIntegracao, ErroContrato> {
+    if !consumidor.aceitos().contains(&tipo) {
+        return Err(ErroContrato::TipoNaoAceito(tipo.to_string()));
+    }
+    let evento = EventoIntegracao::ler(tipo, body)?;
+    if let Some(v) = evento.violacao_instante(Utc::now()) {
+        return Err(ErroContrato::Invalido { tipo: tipo.to_string(), violacoes: vec![v] });
+    }
+    Ok(evento)
+}
+
+fn rejeicao(r: BytesRejection) -> Problem {
+    giro_http::extract::rejeicao_corpo(r)
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    giro_http::extract::is_json(headers)
+}
+
+async fn um<S: 'static>(
+    State(r): State<Arc<Receptor<S>>>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let body = match body {
+        Ok(b) => b,
+        Err(e) => return rejeicao(e).into_response(),
+    };
+    if !is_json(&headers) {
+        return Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Content-Type deve ser application/json")
+            .into_response();
+    }
+    let Some(tipo) = headers.get("evento-tipo").and_then(|v| v.to_str().ok()).map(str::trim) else {
+        return Problem::bad_request("cabeçalho Evento-Tipo ausente").into_response();
+    };
+    let evento = match ler(r.consumidor.as_ref(), tipo, &body) {
+        Ok(e) => e,
+        Err(e) => return Problem::bad_request(e.to_string()).into_response(),
+    };
+    // Applied in a task of its own, to the end: hyper drops a handler whose connection closed
+    // (a publisher killed mid-delivery), and a dropped handler could stop between an event's
+    // commit and its count. The task keeps the request's trace context.
+    let (db, consumidor) = (r.db.clone(), r.consumidor.clone());
+    let aplicado = tokio::spawn(giro_infra::trace::scope(giro_infra::trace::current(), async move {
+        let res =
+            giro_infra::trace::consume(None, evento.tipo(), receber(&db, consumidor.as_ref(), &evento)).await;
+        (evento, res)
+    }));
+    match aplicado.await {
+        Ok((_, Ok(_))) => StatusCode::NO_CONTENT.into_response(),
+        Ok((evento, Err(e))) => {
+            if let Some(detalhe) = permanente(&e) {
+                tracing::warn!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "event refused for good");
+                return Problem::bad_request(format!("{} inválido: {detalhe}", evento.tipo()))
+                    .into_response();
+            }
+            tracing::error!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "applying an event failed");
+            // Either way the sender retries; 503 says the database, not the event, is at fault.
+            if giro_infra::db::note_chain(&e).is_some() {
+                Problem::unavailable().into_response()
+            } else {
+                Problem::internal().into_response()
+            }
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "applying an event panicked");
+            Problem::internal().into_response()
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct LoteRequest {
+    eventos: Vec<ItemLote>,
+}
+
+#[derive(Deserialize)]
+struct ItemLote {
+    tipo: String,
+    evento: Box<RawValue>,
+    #[serde(default)]
+    traceparent: Option<String>,
+}
+
+async fn lote<S: 'static>(
+    State(r): State<Arc<Receptor<S>>>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let body = match body {
+        Ok(b) => b,
+        Err(e) => return rejeicao(e).into_response(),
+    };
+    if !is_json(&headers) {
+        return Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Content-Type deve ser application/json")
+            .into_response();
+    }
+    let pedido: LoteRequest = match serde_json::from_slice(&body) {
+        Ok(p) => p,
+        Err(e) => {
+            let msg = giro_http::extract::traduzir(&e.to_string());
+            return Problem::bad_request(format!("lote ilegível: {msg}")).into_response();
+        }
+    };
+    if pedido.eventos.len() > r.lote_max {
+        return Problem::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("lote com {} eventos; o máximo é {}", pedido.eventos.len(), r.lote_max),
+        )
+        .into_response();
+    }
+    // Applied in a task of its own, to the end, like `/eventos`.
+    match tokio::spawn(giro_infra::trace::scope(
+        giro_infra::trace::current(),
+        aplicar_lote(r.clone(), pedido),
+    ))
+    .await
+    {
+        Ok(resultados) => Json(LoteResposta { resultados }).into_response(),
+        Err(e) => {
+            tracing::error!(error = %e, "applying a batch panicked");
+            Problem::internal().into_response()
+        }
+    }
+}
+
+async fn aplicar_lote<S: 'static>(r: Arc<Receptor<S>>, pedido: LoteRequest) -> Vec<ResultadoItem> {
+    let lidos: Vec<Result<EventoIntegracao, (Option<uuid::Uuid>, String)>> = pedido
+        .eventos
+        .iter()
+        .map(|item| {
+            let raw = item.evento.get().as_bytes();
+            ler(r.consumidor.as_ref(), item.tipo.trim(), raw).map_err(|e| (event_id_de(raw), e.to_string()))
+        })
+        .collect();
+    let validos: Vec<&EventoIntegracao> = lidos.iter().filter_map(|l| l.as_ref().ok()).collect();
+    let traces: Vec<Option<giro_infra::trace::Traceparent>> = pedido
+        .eventos
+        .iter()
+        .zip(&lidos)
+        .filter(|(_, l)| l.is_ok())
+        .map(|(item, _)| item.traceparent.as_deref().and_then(giro_infra::trace::Traceparent::parse))
+        .collect();
+    let mut aplicados = receber_lote(&r.db, r.consumidor.as_ref(), &validos, &traces).await.into_iter();
+    let mut resultados = Vec::with_capacity(lidos.len());
+    for lido in &lidos {
+        resultados.push(match lido {
+            Err((event_id, detalhe)) => ResultadoItem { event_id: *event_id, status: 400, detalhe: Some(detalhe.clone()) },
+            Ok(evento) => match aplicados.next() {
+                Some(Ok(_)) => ResultadoItem { event_id: Some(evento.event_id()), status: 204, detalhe: None },
+                Some(Err(e)) if permanente(&e).is_some() => {
+                    tracing::warn!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "event refused for good");
+                    let detalhe = format!("{} inválido: {}", evento.tipo(), permanente(&e).unwrap_or_default());
+                    ResultadoItem { event_id: Some(evento.event_id()), status: 400, detalhe: Some(detalhe) }
+                }
+                Some(Err(e)) => {
+                    tracing::error!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "applying an event failed");
+                    // 503: the database, not the event, is at fault (the sender waits for readiness).
+                    let status = if giro_infra::db::note_chain(&e).is_some() { 503 } else { 500 };
+                    ResultadoItem { event_id: Some(evento.event_id()), status, detalhe: Some("falha ao aplicar; tente novamente".into()) }
+                }
+                None => ResultadoItem { event_id: Some(evento.event_id()), status: 500, detalhe: Some("falha ao aplicar; tente novamente".into()) },
+            },
+        });
+    }
+    resultados
+}
+
+/// The `eventId` of an item that did not validate, when it has a readable one.
+fn event_id_de(raw: &[u8]) -> Option<uuid::Uuid> {
+    #[derive(Deserialize)]
+    struct SoId {
+        #[serde(rename = "eventId")]
+        event_id: Option<uuid::Uuid>,
+    }
+    serde_json::from_slice::<SoId>(raw).ok().and_then(|s| s.event_id)
+}

@@ -1,0 +1,42 @@
+//! `GET /metrics` of a service: the outbox gauges, read from the database at scrape time (exact
+//! whichever process moved the rows), followed by the process-wide recorder's counters and
+//! histograms ([`giro_http::metrics`]).
+
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+
+use giro_infra::db::Pool;
+
+pub fn router(pool: Pool) -> Router {
+    Router::new().route("/metrics", get(scrape)).with_state(pool)
+}
+
+async fn scrape(State(pool): State<Pool>) -> Response {
+    let Some(handle) = giro_http::metrics::install() else {
+        return (StatusCode::SERVICE_UNAVAILABLE, "metrics unavailable").into_response();
+    };
+    let mut text = String::new();
+    text.push_str("# HELP giro_outbox_events Outbox rows by status\n# TYPE giro_outbox_events gauge\n");
+    text.push_str("# HELP giro_outbox_oldest_pending_seconds Age of the oldest PENDING outbox row\n# TYPE giro_outbox_oldest_pending_seconds gauge\n");
+    match pool.get().await {
+        Ok(client) => match crate::store::status(&**client).await {
+            Ok(s) => {
+                for (status, n) in [("PENDING", s.pending), ("SENT", s.sent), ("FAILED", s.failed)] {
+                    text.push_str(&format!("giro_outbox_events{{status=\"{status}\"}} {n}\n"));
+                }
+                let age = s
+                    .oldest_pending
+                    .map(|t| (chrono::Utc::now() - t).num_milliseconds().max(0) as f64 / 1000.0)
+                    .unwrap_or(0.0);
+                text.push_str(&format!("giro_outbox_oldest_pending_seconds {age}\n"));
+            }
+            Err(e) => tracing::warn!(error = %e, "metrics: outbox status query failed"),
+        },
+        Err(e) => tracing::warn!(error = %e, "metrics: database unavailable"),
+    }
+    text.push_str(&handle.render());
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()
+}

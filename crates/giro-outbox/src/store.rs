@@ -1,0 +1,448 @@
+//! The outbox table's SQL (`outbox_event`, identical in both databases). Every statement that
+//! decides by time takes `agora` as a parameter, so tests drive the clock.
+//!
+//! **The relay's bookkeeping commits without waiting for the WAL flush.** The claim ([`CLAIM`])
+//! and the settles ([`MARK_SENT`], [`mark_failed`]) set `synchronous_commit = off` for their own
+//! one-statement transaction (`set_config(…, true)`, evaluated once as a one-time filter; the
+//! session keeps its setting). Their commits are still atomic and visible at once; what a crash of
+//! PostgreSQL itself (or a failover) can take is the last ~200 ms of them (`wal_writer_delay`), and
+//! losing them loses nothing: a lost claim or a lost `SENT` leaves the row `PENDING`, so it is
+//! delivered again once its lease ends and the receiver's inbox absorbs the duplicate; a lost
+//! `FAILED` is one more attempt. A claim no longer waits for a disk flush before its events can
+//! go out (one flush less between a writer's commit and the receiver's), and claims and settles
+//! no longer queue for flushes behind the business commits. The business transactions — the
+//! writers' outbox rows, the receiver's inbox row with its effect — and the operator's actions stay
+//! synchronous: those are what must survive.
+
+use chrono::{DateTime, Utc};
+use tokio_postgres::GenericClient;
+use uuid::Uuid;
+
+use giro_contracts::EventoIntegracao;
+use giro_infra::db::Tx;
+
+/// `$1` id, `$2` tipo, `$3` payload, `$4` criado_em (= first attempt), `$5` traceparent.
+pub const REGISTRAR: &str = "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, tentativas, proxima_tentativa_em, traceparent) \
+                             VALUES ($1, $2, $3, 'PENDING', $4, 0, $4, $5)";
+
+/// `$1` agora, `$2` limite, `$3` lease_until, `$4` token. The attempt is counted here, at the
+/// claim: a delivery that crashes or hangs the publisher (a poison row) still counts one, and its
+/// lease is its backoff.
+pub const CLAIM: &str = "WITH due AS ( \
+                             SELECT id FROM outbox_event \
+                              WHERE status = 'PENDING' AND proxima_tentativa_em <= $1 \
+                              ORDER BY proxima_tentativa_em \
+                              LIMIT $2 \
+                              FOR UPDATE SKIP LOCKED) \
+                         UPDATE outbox_event o SET proxima_tentativa_em = $3, lease_token = $4, tentativas = o.tentativas + 1 \
+                           FROM due WHERE o.id = due.id \
+                            AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off' \
+                         RETURNING o.id, o.tipo, o.payload::text, o.tentativas, o.criado_em, o.traceparent";
+
+/// `$1` ids, `$2` token, `$3` enviado_em.
+pub const MARK_SENT: &str = "UPDATE outbox_event SET status = 'SENT', enviado_em = $3, \
+                                    ultimo_erro = NULL, lease_token = NULL \
+                              WHERE id = ANY($1) AND lease_token = $2 AND status = 'PENDING' \
+                                AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'";
+
+/// The channel separate publishers `LISTEN` on; writers `NOTIFY` it (delivered at commit).
+pub const CHANNEL: &str = "giro_outbox";
+
+/// `ultimo_erro` is `VARCHAR(500)`.
+pub const MAX_ERRO: usize = 500;
+
+/// Writes `evento` as a `PENDING` row in the open business transaction (the original's
+/// `Outbox.registrar`, propagation MANDATORY): id = eventId, tipo, payload, criado_em =
+/// proxima_tentativa_em = ocorridoEm. The in-process publisher is woken after commit
+/// ([`Tx::commit`]); separate publishers by one `NOTIFY` per transaction when `outbox.notify` is on.
+pub async fn registrar<S>(tx: &Tx<'_, S>, evento: &EventoIntegracao) -> Result<(), tokio_postgres::Error> {
+    let stmt = tx.prepare_cached(REGISTRAR).await?;
+    let traceparent = giro_infra::trace::for_event().to_string();
+    tx.execute(
+        &stmt,
+        &[&evento.event_id(), &evento.tipo(), &evento.to_json(), &evento.ocorrido_em(), &traceparent],
+    )
+    .await?;
+    if tx.mark_event_written() && tx.notify_pg() {
+        tx.execute("SELECT pg_notify($1, '')", &[&CHANNEL]).await?;
+    }
+    Ok(())
+}
+
+/// A claimed event: leased to one publisher until `proxima_tentativa_em`, under `lease_token`.
+#[derive(Clone, Debug)]
+pub struct Claimed {
+    pub id: Uuid,
+    pub tipo: String,
+    /// The stored JSON, sent as it is.
+    pub payload: String,
+    /// Attempts including this one.
+    pub tentativas: i32,
+    pub criado_em: DateTime<Utc>,
+    pub traceparent: Option<String>,
+}
+
+/// Claims up to `limite` due events and leases them until `lease_until` under `token`, in one
+/// statement that commits at once: no transaction stays open while they are delivered, and rows
+/// another publisher holds are skipped without waiting.
+pub async fn claim(
+    c: &impl GenericClient,
+    agora: DateTime<Utc>,
+    limite: i64,
+    lease_until: DateTime<Utc>,
+    token: Uuid,
+) -> Result<Vec<Claimed>, tokio_postgres::Error> {
+    let rows = c.query(CLAIM, &[&agora, &limite, &lease_until, &token]).await?;
+    let mut claimed: Vec<Claimed> = rows
+        .iter()
+        .map(|r| Claimed {
+            id: r.get(0),
+            tipo: r.get(1),
+            payload: r.get(2),
+            tentativas: r.get(3),
+            criado_em: r.get(4),
+            traceparent: r.get(5),
+        })
+        .collect();
+    claimed.sort_by_key(|e| e.criado_em);
+    Ok(claimed)
+}
+
+/// Marks delivered events `SENT` in one statement; only rows still under `token` change.
+pub async fn mark_sent(
+    c: &impl GenericClient,
+    ids: &[Uuid],
+    token: Uuid,
+    agora: DateTime<Utc>,
+) -> Result<u64, tokio_postgres::Error> {
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    c.execute(MARK_SENT, &[&ids, &token, &agora]).await
+}
+
+/// A failed attempt of one event.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub id: Uuid,
+    pub erro: String,
+    /// `None` = dead letter (`FAILED`). `Some(t)` = transient: next attempt at `t`.
+    pub proxima: Option<DateTime<Utc>>,
+}
+
+/// Settles failed attempts in one statement: each is rescheduled, or becomes `FAILED` when its
+/// `proxima` is `None` (the publisher decided: a permanent refusal, or the delivery deadline or
+/// the attempt limit reached). Only rows still under `token` change.
+pub async fn mark_failed(
+    c: &impl GenericClient,
+    failures: &[Failure],
+    token: Uuid,
+) -> Result<u64, tokio_postgres::Error> {
+    if failures.is_empty() {
+        return Ok(0);
+    }
+    let ids: Vec<Uuid> = failures.iter().map(|f| f.id).collect();
+    let erros: Vec<String> = failures.iter().map(|f| truncate(&f.erro, MAX_ERRO)).collect();
+    let proximas: Vec<Option<DateTime<Utc>>> = failures.iter().map(|f| f.proxima).collect();
+    c.execute(
+        "UPDATE outbox_event o SET \
+                ultimo_erro = f.erro, \
+                lease_token = NULL, \
+                proxima_tentativa_em = COALESCE(f.proxima, o.proxima_tentativa_em), \
+                status = CASE WHEN f.proxima IS NULL THEN 'FAILED' ELSE 'PENDING' END \
+           FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS f(id, erro, proxima) \
+          WHERE o.id = f.id AND o.lease_token = $4 AND o.status = 'PENDING' \
+            AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'",
+        &[&ids, &erros, &proximas, &token],
+    )
+    .await
+}
+
+/// Makes up to `limite` events waiting in backoff due at `agora` (the peer is back: no reason to
+/// wait out the backoff); returns how many. Leased rows are left to their publisher.
+pub async fn make_due(
+    c: &impl GenericClient,
+    agora: DateTime<Utc>,
+    limite: i64,
+) -> Result<u64, tokio_postgres::Error> {
+    c.execute(
+        "UPDATE outbox_event SET proxima_tentativa_em = $1 WHERE id IN ( \
+             SELECT id FROM outbox_event \
+              WHERE status = 'PENDING' AND lease_token IS NULL AND proxima_tentativa_em > $1 \
+              ORDER BY proxima_tentativa_em LIMIT $2 FOR UPDATE SKIP LOCKED)",
+        &[&agora, &limite],
+    )
+    .await
+}
+
+pub fn truncate(s: &str, max: usize) -> String {
+    s.chars().take(max).collect()
+}
+
+/// Deletes at most `limite` `SENT` rows delivered before `antes`; returns how many.
+pub async fn prune_sent(
+    c: &impl GenericClient,
+    antes: DateTime<Utc>,
+    limite: i64,
+) -> Result<u64, tokio_postgres::Error> {
+    c.execute(
+        "DELETE FROM outbox_event WHERE id IN ( \
+             SELECT id FROM outbox_event WHERE status = 'SENT' AND enviado_em < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
+        &[&antes, &limite],
+    )
+    .await
+}
+
+/// Counts per status and the age of the oldest pending event.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Status {
+    pub pending: i64,
+    pub sent: i64,
+    pub failed: i64,
+    pub oldest_pending: Option<DateTime<Utc>>,
+}
+
+pub async fn status(c: &impl GenericClient) -> Result<Status, tokio_postgres::Error> {
+    let mut s = Status::default();
+    for r in c.query("SELECT status, count(*) FROM outbox_event GROUP BY status", &[]).await? {
+        let n: i64 = r.get(1);
+        match r.get::<_, &str>(0) {
+            "PENDING" => s.pending = n,
+            "SENT" => s.sent = n,
+            "FAILED" => s.failed = n,
+            _ => {}
+        }
+    }
+    s.oldest_pending =
+        c.query_one("SELECT min(criado_em) FROM outbox_event WHERE status = 'PENDING'", &[]).await?.get(0);
+    Ok(s)
+}
+
+// ---- The event console (`/operacao/outbox`, `outbox::console`): one event, and a filtered page ----
+
+/// One event with the console's columns ([`COLS`]), if it exists.
+pub async fn one(
+    c: &impl GenericClient,
+    id: Uuid,
+) -> Result<Option<tokio_postgres::Row>, tokio_postgres::Error> {
+    c.query_opt(&format!("SELECT {} FROM outbox_event WHERE id = $1", COLS), &[&id]).await
+}
+
+/// A page of events, newest first, optionally of one status and one type, and how many match.
+pub async fn page(
+    c: &impl GenericClient,
+    status: Option<&str>,
+    tipo: Option<&str>,
+    limite: i64,
+    offset: i64,
+) -> Result<(Vec<tokio_postgres::Row>, i64), tokio_postgres::Error> {
+    const FILTRO: &str = "($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR tipo = $2)";
+    let rows = c
+        .query(
+            &format!(
+                "SELECT {} FROM outbox_event WHERE {FILTRO} ORDER BY criado_em DESC, id LIMIT $3 OFFSET $4",
+                COLS
+            ),
+            &[&status, &tipo, &limite, &offset],
+        )
+        .await?;
+    let total: i64 = c
+        .query_one(&format!("SELECT count(*) FROM outbox_event WHERE {FILTRO}"), &[&status, &tipo])
+        .await?
+        .get(0);
+    Ok((rows, total))
+}
+
+// ---- The admin commands (`giro outbox …`, `outbox::admin`) and the console ----
+
+/// An event as the admin commands and the console show it (camelCase JSON).
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Linha {
+    pub id: Uuid,
+    pub tipo: String,
+    pub status: String,
+    pub tentativas: i32,
+    #[serde(serialize_with = "ser_instante")]
+    pub criado_em: DateTime<Utc>,
+    #[serde(serialize_with = "ser_instante")]
+    pub proxima_tentativa_em: DateTime<Utc>,
+    #[serde(serialize_with = "ser_opt_instante")]
+    pub enviado_em: Option<DateTime<Utc>>,
+    pub ultimo_erro: Option<String>,
+    pub payload: serde_json::Value,
+}
+
+fn ser_instante<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+    giro_contracts::instante::serialize(t, s)
+}
+
+fn ser_opt_instante<S: serde::Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
+    giro_contracts::instante::opcional::serialize(t, s)
+}
+
+/// The columns [`linha`] reads, in its order.
+pub const COLS: &str =
+    "id, tipo, status, tentativas, criado_em, proxima_tentativa_em, enviado_em, ultimo_erro, payload";
+
+/// A row of [`COLS`] as a [`Linha`].
+pub fn linha(r: &tokio_postgres::Row) -> Linha {
+    Linha {
+        id: r.get(0),
+        tipo: r.get(1),
+        status: r.get(2),
+        tentativas: r.get(3),
+        criado_em: r.get(4),
+        proxima_tentativa_em: r.get(5),
+        enviado_em: r.get(6),
+        ultimo_erro: r.get(7),
+        payload: r.get(8),
+    }
+}
+
+/// Up to `limite` dead letters, oldest first: id, tipo, the payload's SKU, the last error.
+pub async fn failed_with_sku(
+    c: &impl GenericClient,
+    limite: i64,
+) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+    c.query(
+        "SELECT id, tipo, payload ->> 'sku', coalesce(ultimo_erro, '') FROM outbox_event \
+          WHERE status = 'FAILED' ORDER BY criado_em LIMIT $1",
+        &[&limite],
+    )
+    .await
+}
+
+/// Up to `limite` events, oldest first, of one status (`PENDING`, `SENT`, `FAILED`) or all.
+pub async fn list(
+    c: &impl GenericClient,
+    status: Option<&str>,
+    limite: i64,
+) -> Result<Vec<Linha>, tokio_postgres::Error> {
+    let rows = c
+        .query(
+            &format!(
+                "SELECT {COLS} FROM outbox_event WHERE ($1::text IS NULL OR status = $1) ORDER BY criado_em LIMIT $2"
+            ),
+            &[&status, &limite],
+        )
+        .await?;
+    Ok(rows.iter().map(linha).collect())
+}
+
+/// When the event was created, if it exists.
+pub async fn criado_em(
+    c: &impl GenericClient,
+    id: Uuid,
+) -> Result<Option<DateTime<Utc>>, tokio_postgres::Error> {
+    Ok(c.query_opt("SELECT criado_em FROM outbox_event WHERE id = $1", &[&id]).await?.map(|r| r.get(0)))
+}
+
+/// `ids` back to `PENDING`, attempts reset, due at `agora`; returns how many changed.
+pub async fn back_to_pending(
+    c: &impl GenericClient,
+    ids: &[Uuid],
+    agora: DateTime<Utc>,
+) -> Result<u64, tokio_postgres::Error> {
+    c.execute(
+        "UPDATE outbox_event SET status = 'PENDING', tentativas = 0, proxima_tentativa_em = $2, lease_token = NULL, enviado_em = NULL \
+          WHERE id = ANY($1) AND status <> 'PENDING'",
+        &[&ids, &agora],
+    )
+    .await
+}
+
+/// The ids of every dead letter, oldest first.
+pub async fn failed_ids(c: &impl GenericClient) -> Result<Vec<Uuid>, tokio_postgres::Error> {
+    Ok(c.query("SELECT id FROM outbox_event WHERE status = 'FAILED' ORDER BY criado_em", &[])
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect())
+}
+
+/// Deletes the event if it is a dead letter; returns it as it was.
+pub async fn discard_failed(
+    c: &impl GenericClient,
+    id: Uuid,
+) -> Result<Option<Linha>, tokio_postgres::Error> {
+    let row = c
+        .query_opt(
+            &format!("DELETE FROM outbox_event WHERE id = $1 AND status = 'FAILED' RETURNING {COLS}"),
+            &[&id],
+        )
+        .await?;
+    Ok(row.as_ref().map(linha))
+}
+
+// ---- `giro audit` (`crate::audit`): what it reads of either outbox. The audit joins these with
+// the roles' tables itself (by id), so the outbox stays role-free ----
+
+/// Ids sent to PostgreSQL in one array parameter at most; longer lists go in several statements.
+const IDS_POR_CONSULTA: usize = 10_000;
+
+/// `PENDING` events created before `criado_antes` or attempted `tentativas_min` times or more,
+/// oldest first: id, tipo, the payload's SKU, the last error (`''` when none), criado_em,
+/// tentativas.
+pub async fn delayed(
+    c: &impl GenericClient,
+    criado_antes: DateTime<Utc>,
+    tentativas_min: i32,
+) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+    c.query(
+        "SELECT id, tipo, payload ->> 'sku', coalesce(ultimo_erro, ''), criado_em, tentativas FROM outbox_event \
+          WHERE status = 'PENDING' AND (criado_em < $1 OR tentativas >= $2) ORDER BY criado_em",
+        &[&criado_antes, &tentativas_min],
+    )
+    .await
+}
+
+/// The status of each of `ids` that still has a row (a missing one was pruned after `SENT`, or
+/// discarded).
+pub async fn statuses(
+    c: &impl GenericClient,
+    ids: &[Uuid],
+) -> Result<std::collections::HashMap<Uuid, String>, tokio_postgres::Error> {
+    let mut out = std::collections::HashMap::with_capacity(ids.len());
+    for chunk in ids.chunks(IDS_POR_CONSULTA) {
+        for r in c.query("SELECT id, status FROM outbox_event WHERE id = ANY($1)", &[&chunk]).await? {
+            out.insert(r.get(0), r.get(1));
+        }
+    }
+    Ok(out)
+}
+
+/// Of `correlation_ids`, those a `PENDING` event of one of `tipos` answers (its payload's
+/// `correlationId`): answers still on their way.
+pub async fn pending_answers(
+    c: &impl GenericClient,
+    tipos: &[&str],
+    correlation_ids: &[Uuid],
+) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {
+    let mut out = std::collections::HashSet::new();
+    for chunk in correlation_ids.chunks(IDS_POR_CONSULTA) {
+        for r in c
+            .query(
+                "SELECT (payload ->> 'correlationId')::uuid FROM outbox_event \
+                  WHERE status = 'PENDING' AND tipo = ANY($1) AND (payload ->> 'correlationId')::uuid = ANY($2)",
+                &[&tipos, &chunk],
+            )
+            .await?
+        {
+            out.insert(r.get(0));
+        }
+    }
+    Ok(out)
+}
+
+/// `SENT` events created at or after `desde`: id, tipo, the payload's SKU.
+pub async fn sent_since(
+    c: &impl GenericClient,
+    desde: DateTime<Utc>,
+) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+    c.query(
+        "SELECT id, tipo, payload ->> 'sku' FROM outbox_event WHERE status = 'SENT' AND criado_em >= $1",
+        &[&desde],
+    )
+    .await
+}
