@@ -25,8 +25,9 @@ use uuid::Uuid;
 
 use super::erro::ErroMercado;
 use super::pedido::{self, StatusPedido};
+use super::produto;
+use super::reserva::{self, StatusReserva};
 use super::Tx;
-use super::{produto, reserva};
 use crate::db::Db;
 use crate::supervisor::Vivo;
 
@@ -131,13 +132,13 @@ pub async fn expirar_pedido(db: &Db, id: Uuid, agora: DateTime<Utc>) -> Result<b
     }
     // Sorted by SKU: products are locked in the same order as checkout locks them.
     let reservas = reserva::do_pedido(&tx, id).await?;
-    if reservas.iter().any(|r| r.status == "ATIVA" && !r.venceu_em(agora)) {
+    if reservas.iter().any(|r| r.status == StatusReserva::Ativa && !r.venceu_em(agora)) {
         // Not every reservation is due: the order is not expired yet (nothing changes).
         tx.rollback().await?;
         return Ok(false);
     }
     for r in reservas {
-        if r.status != "ATIVA" {
+        if r.status != StatusReserva::Ativa {
             continue;
         }
         let Some(mut p) = produto::travar(&tx, &r.sku).await? else {

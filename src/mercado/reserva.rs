@@ -15,7 +15,37 @@ pub struct Reserva {
     pub sku: String,
     pub qtd: i32,
     pub expira_em: DateTime<Utc>,
-    pub status: String,
+    pub status: StatusReserva,
+}
+
+/// `reserva.status`: what the row holds. Spelled here and in this module's SQL only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatusReserva {
+    /// Units held for an unpaid order.
+    Ativa,
+    /// The order was paid: the units are sold.
+    Confirmada,
+    /// The deadline passed: the units went back to the shelf.
+    Expirada,
+}
+
+impl StatusReserva {
+    pub fn como_texto(self) -> &'static str {
+        match self {
+            StatusReserva::Ativa => "ATIVA",
+            StatusReserva::Confirmada => "CONFIRMADA",
+            StatusReserva::Expirada => "EXPIRADA",
+        }
+    }
+
+    pub fn de_texto(s: &str) -> Result<Self, ErroMercado> {
+        match s {
+            "ATIVA" => Ok(StatusReserva::Ativa),
+            "CONFIRMADA" => Ok(StatusReserva::Confirmada),
+            "EXPIRADA" => Ok(StatusReserva::Expirada),
+            other => Err(ErroMercado::EstadoInvalido(format!("status de reserva desconhecido: {other}"))),
+        }
+    }
 }
 
 impl Reserva {
@@ -45,7 +75,7 @@ pub async fn do_pedido(tx: &Tx<'_>, pedido_id: Uuid) -> Result<Vec<Reserva>, Err
                 sku: r.try_get("sku")?,
                 qtd: r.try_get("qtd")?,
                 expira_em: r.try_get("expira_em")?,
-                status: r.try_get("status")?,
+                status: StatusReserva::de_texto(r.try_get("status")?)?,
             })
         })
         .collect()
@@ -65,20 +95,4 @@ pub async fn expirar(tx: &Tx<'_>, id: Uuid) -> Result<bool, ErroMercado> {
         .prepare_cached("UPDATE reserva SET status = 'EXPIRADA' WHERE id = $1 AND status = 'ATIVA'")
         .await?;
     Ok(tx.execute(&stmt, &[&id]).await? == 1)
-}
-
-/// Orders with an active reservation past its deadline, the oldest deadline first
-/// (`pedidosComReservaVencida`). Read without locks: each order is then locked on its own.
-pub async fn pedidos_com_reserva_vencida(
-    db: &impl deadpool_postgres::GenericClient,
-    agora: DateTime<Utc>,
-    limite: i64,
-) -> Result<Vec<Uuid>, ErroMercado> {
-    let stmt = db
-        .prepare_cached(
-            "SELECT pedido_id FROM reserva WHERE status = 'ATIVA' AND expira_em <= $1 \
-             GROUP BY pedido_id ORDER BY min(expira_em) LIMIT $2",
-        )
-        .await?;
-    db.query(&stmt, &[&agora, &limite]).await?.iter().map(|r| Ok(r.try_get(0)?)).collect()
 }
