@@ -52,12 +52,27 @@ pub async fn serve(config: Config, shutdown: CancellationToken) -> anyhow::Resul
 /// The role: its routes, its `/eventos` consumer, and the re-classification job (when enabled).
 pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Estoque>> {
     let tags = Arc::new(classificacao::ClienteTags::new(&ctx.config.tags)?);
-    reclassificacao::iniciar(ctx, tags.clone());
+    iniciar_reclassificacao(ctx, tags.clone());
     let estado = Arc::new(routes::Estado { db: ctx.db.clone(), tags });
     Ok(Role {
         router: routes::router(estado, ctx.seguranca.clone()),
         consumidor: Arc::new(ConsumidorEstoque),
     })
+}
+
+/// Spawns the re-classification job under the supervisor when enabled; it stops on
+/// `ctx.shutdown`.
+fn iniciar_reclassificacao(ctx: &Contexto, cliente: Arc<classificacao::ClienteTags>) {
+    let cfg = &ctx.config.tags;
+    if !cfg.reclassificacao_habilitada {
+        tracing::info!("re-classification job disabled");
+        return;
+    }
+    let (db, intervalo, limite) = (ctx.db.clone(), cfg.intervalo_reclassificacao, cfg.lote_reclassificacao);
+    ctx.supervisionar("reclassificacao", true, move |vivo, shutdown| {
+        let (db, cliente) = (db.clone(), cliente.clone());
+        async move { reclassificacao::job(db, cliente, intervalo, limite, shutdown, vivo).await }
+    });
 }
 
 /// The event types estoque accepts on `/eventos`.

@@ -29,27 +29,14 @@ use super::classificacao::{self, ClienteTags, FalhaTags};
 use super::Tx;
 use super::{agora, produto};
 use crate::db::Db;
-use crate::server::Contexto;
 use crate::supervisor::Vivo;
 
 /// The advisory lock key of the job (any constant shared by every replica).
 const LOCK_KEY: i64 = 0x6769_726f_7461_6773; // "girotags"
 
-/// Spawns the job under the supervisor when enabled; it stops on `ctx.shutdown`.
-pub fn iniciar(ctx: &Contexto, cliente: Arc<ClienteTags>) {
-    let cfg = &ctx.config.tags;
-    if !cfg.reclassificacao_habilitada {
-        tracing::info!("re-classification job disabled");
-        return;
-    }
-    let (db, intervalo, limite) = (ctx.db.clone(), cfg.intervalo_reclassificacao, cfg.lote_reclassificacao);
-    ctx.supervisionar("reclassificacao", true, move |vivo, shutdown| {
-        let (db, cliente) = (db.clone(), cliente.clone());
-        async move { job(db, cliente, intervalo, limite, shutdown, vivo).await }
-    });
-}
-
-async fn job(
+/// The job's loop: a round every `intervalo` until `shutdown`; run under the service's
+/// supervisor by the role's wiring (`estoque::build`), which reports `vivo`.
+pub async fn job(
     db: Db,
     cliente: Arc<ClienteTags>,
     intervalo: Duration,
