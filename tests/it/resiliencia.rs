@@ -386,8 +386,20 @@ async fn a_peer_that_comes_back_gets_the_events_waiting_in_backoff_at_once() {
         (n == 120).then_some(())
     })
     .await;
-    let probes = c.par.r.probes.load(Ordering::SeqCst);
+    // While the peer is down and the events wait minutes away, the probe knocks, not the events:
+    // two more probes go out and no event is sent meanwhile.
     let requests = c.par.r.requests.load(Ordering::SeqCst);
+    let before = c.par.r.probes.load(Ordering::SeqCst);
+    wait_until(Duration::from_secs(15), "two probes while the peer is down", || async {
+        (c.par.r.probes.load(Ordering::SeqCst) >= before + 2).then_some(())
+    })
+    .await;
+    assert_eq!(
+        c.par.r.requests.load(Ordering::SeqCst),
+        requests,
+        "no event was sent while the peer was down and the events waited out their backoff"
+    );
+    let probes = c.par.r.probes.load(Ordering::SeqCst);
     c.par.set(Modo::Aceita);
     let back = Instant::now();
     wait_until(Duration::from_secs(15), "every waiting event delivered", || async {
@@ -396,8 +408,6 @@ async fn a_peer_that_comes_back_gets_the_events_waiting_in_backoff_at_once() {
     .await;
     eprintln!("backlog of 120 delivered {:?} after the peer came back", back.elapsed());
     assert!(c.par.r.probes.load(Ordering::SeqCst) > probes, "the probe noticed the peer");
-    // While the peer was down, the probe knocked, not the events.
-    let _ = requests;
     stop.cancel();
     run.await.unwrap();
     let mut got = c.par.aplicados();
