@@ -3,7 +3,7 @@
 //!
 //! [`ClienteTags::classificar`] is `POST {tags.worker-url}/classificar` `{"sku","descricao"}` over
 //! **plain HTTP/1.1** (no `Upgrade: h2c`: the original's JDK client tried one and uvicorn dropped
-//! the body — the contract test `tests/it/tag_worker.rs` runs this very code against the real
+//! the body — the contract test `tests/it/estoque/tag_worker.rs` runs this very code against the real
 //! worker), with `Authorization: Bearer <TAG_WORKER_TOKEN>` when one is configured. It never
 //! fails: a non-2xx, a timeout, a refused connection or an unreadable body is logged and gives
 //! `None` ("produto segue sem tags"), and the product is classified later by the job. It is always

@@ -1,4 +1,4 @@
-//! Integration tests: one binary (one link on a 2-core machine), a module per area.
+//! Integration tests: one binary (one link on a 2-core machine), a module per component.
 //! Every test that touches PostgreSQL gets its own database cloned from a migrated template
 //! (see `support::db`).
 
@@ -6,46 +6,14 @@
 
 mod support;
 
-mod audit;
-mod bench;
-mod cli;
-mod compressao;
-mod config;
-mod console;
-mod constraints;
-mod dev;
+// One module per component; the end-to-end fault scenarios are every test under an `e2e::`
+// module (this `e2e`, `outbox::resilience::e2e`, `ha::failover::e2e`), run by the e2e stage.
+mod db;
 mod e2e;
-mod estoque_atendimento;
-mod estoque_classificacao;
-mod estoque_entrada;
-mod estoque_fixtures;
-mod estoque_painel;
-mod eventos;
-mod failover;
-mod grafana;
-mod mercado_cadastro;
-mod mercado_checkout;
-mod mercado_consumidores;
-mod mercado_fixtures;
-mod mercado_http;
-mod mercado_pagamento;
-mod migrations;
-mod openapi;
+mod estoque;
+mod ha;
+mod http;
+mod inbox;
+mod mercado;
 mod ops;
-mod otlp;
 mod outbox;
-mod relay;
-mod replicas;
-mod resiliencia;
-mod seguranca_checkout;
-mod seguranca_conexoes;
-mod seguranca_entrada;
-mod seguranca_fuzz;
-mod seguranca_login;
-mod seguranca_logs;
-mod seguranca_web;
-mod service;
-mod sessoes;
-mod tag_worker;
-mod trace;
-mod web;

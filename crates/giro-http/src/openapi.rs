@@ -1,6 +1,6 @@
 //! `GET /openapi.json` (issue 18): each service's OpenAPI 3.1 document, written by hand in
 //! `openapi/<service>.json` and embedded at build time. Open to anyone, like health. The test
-//! `tests/it/openapi.rs` fails when a route exists that the document does not describe or the
+//! `tests/it/http/openapi.rs` fails when a route exists that the document does not describe or the
 //! reverse, and when an example does not validate against its schema or the real answer.
 
 use axum::http::header;

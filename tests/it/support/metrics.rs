@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::app::{spawn_app, TestApp};
 use super::peer::{FakePeer, Lote};
 use super::wait_until;
-use crate::outbox::{solicitada, write};
+use crate::outbox::publisher::{solicitada, write};
 
 /// One scrape of `/metrics` (Prometheus text format).
 pub struct Metricas(pub String);

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use crate::estoque_fixtures::*;
+use crate::estoque::fixtures::*;
 use crate::support::app::Operador;
 use crate::support::ESTOQUE_TOKEN;
 

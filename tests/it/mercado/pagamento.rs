@@ -8,7 +8,7 @@ use giro::mercado::expiracao;
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::mercado_fixtures::*;
+use crate::mercado::fixtures::*;
 use crate::support::wait_until;
 
 async fn pagar(app: &crate::support::app::TestApp, id: Uuid) -> (u16, Value) {

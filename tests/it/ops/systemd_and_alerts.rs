@@ -13,7 +13,7 @@ use giro::config::Servico;
 use giro::db::Db;
 use serde_json::Value;
 
-use crate::outbox::{solicitada, write};
+use crate::outbox::publisher::{solicitada, write};
 use crate::support::chaos;
 use crate::support::process::{command, scratch_dir, Giro};
 use crate::support::{wait_until, TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};

@@ -7,7 +7,7 @@ use giro::estoque::atendimento::{self, Resposta};
 use giro::estoque::lote;
 use uuid::Uuid;
 
-use crate::estoque_fixtures::*;
+use crate::estoque::fixtures::*;
 
 #[tokio::test]
 async fn a_lot_of_50_serves_a_request_of_16_leaving_34_and_one_shipment_row() {

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use crate::estoque_fixtures::*;
+use crate::estoque::fixtures::*;
 use crate::support::app::{Operador, TestApp};
 use crate::support::{ESTOQUE_TOKEN, MERCADO_TOKEN};
 

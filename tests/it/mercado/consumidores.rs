@@ -4,7 +4,7 @@
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::mercado_fixtures::*;
+use crate::mercado::fixtures::*;
 use crate::support::app::{Operador, TestApp};
 
 /// A product (10, min 5, ideal 20) with `vendidos` sold: returns the open request's event id.

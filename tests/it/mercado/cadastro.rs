@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::mercado_fixtures::*;
+use crate::mercado::fixtures::*;
 use crate::support::app::{Operador, TestApp};
 use crate::support::ESTOQUE_TOKEN;
 

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::mercado_fixtures::*;
+use crate::mercado::fixtures::*;
 
 #[tokio::test]
 async fn selling_6_of_10_with_minimum_5_requests_16_once_and_further_sales_request_nothing() {

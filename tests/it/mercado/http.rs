@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use crate::mercado_fixtures::*;
+use crate::mercado::fixtures::*;
 use crate::support::app::TestApp;
 
 async fn listar(app: &TestApp, query: &str) -> Vec<String> {

@@ -1,4 +1,4 @@
-//! The chaos run of issue 14 as scenarios of `resiliencia::e2e::cenarios`, compressed to fit the
+//! The chaos run of issue 14 as scenarios of `outbox::resilience::e2e::cenarios`, compressed to fit the
 //! e2e stage: kill -9 of the services themselves (with their embedded publishers), a partition
 //! between the services (black hole, then refusals), a proxy that forwards each delivery and drops its answer, and a peer
 //! slower than the delivery timeout. Each asserts that its fault really happened (kills, held

@@ -20,7 +20,7 @@ use giro::db::Db;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use crate::outbox::{solicitada, write};
+use crate::outbox::publisher::{solicitada, write};
 use crate::support::metrics::Metricas;
 use crate::support::{wait_until, TestDb};
 
@@ -452,7 +452,7 @@ async fn a_delivery_that_hangs_past_the_lease_counts_an_attempt() {
 
 #[tokio::test]
 async fn the_reservation_sweep_with_two_replicas_expires_each_order_exactly_once() {
-    use crate::mercado_fixtures::*;
+    use crate::mercado::fixtures::*;
     let app = mercado(&[]).await;
     produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 200, 1, 200).await;
     produto(&app, BANANA, "Banana Prata (kg)", "5.49", 200, 1, 200).await;
@@ -495,7 +495,7 @@ async fn the_reservation_sweep_with_two_replicas_expires_each_order_exactly_once
 
 #[tokio::test]
 async fn a_failing_order_does_not_stop_the_expiry_of_the_others() {
-    use crate::mercado_fixtures::*;
+    use crate::mercado::fixtures::*;
     let app = mercado(&[]).await;
     produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 50, 1, 50).await;
     let ruim = comprar_ok(&app, &[(COCA, 1)]).await;
@@ -531,7 +531,7 @@ async fn a_failing_order_does_not_stop_the_expiry_of_the_others() {
 
 #[tokio::test]
 async fn an_order_with_a_reservation_not_yet_due_is_not_expired() {
-    use crate::mercado_fixtures::*;
+    use crate::mercado::fixtures::*;
     let app = mercado(&[]).await;
     produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 10, 1, 10).await;
     produto(&app, BANANA, "Banana Prata (kg)", "5.49", 10, 1, 10).await;
@@ -578,7 +578,7 @@ async fn worker_exigente() -> String {
 
 #[tokio::test]
 async fn a_product_the_worker_cannot_classify_does_not_stop_the_skus_after_it() {
-    use crate::estoque_fixtures::*;
+    use crate::estoque::fixtures::*;
     let url = worker_exigente().await;
     let app = estoque(&[]).await;
     // By SKU order the unclassifiable one comes first.
@@ -619,7 +619,7 @@ async fn a_product_the_worker_cannot_classify_does_not_stop_the_skus_after_it() 
 
 #[tokio::test]
 async fn a_checkout_waiting_on_a_row_locked_elsewhere_answers_503_after_the_lock_timeout() {
-    use crate::mercado_fixtures::*;
+    use crate::mercado::fixtures::*;
     let app = mercado(&[("GIRO_DB_TIMEOUT_LOCK", "300ms")]).await;
     produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 10, 1, 10).await;
     let mut c = app.db.client().await;
@@ -634,7 +634,7 @@ async fn a_checkout_waiting_on_a_row_locked_elsewhere_answers_503_after_the_lock
 
 #[tokio::test]
 async fn a_read_only_database_answers_503_readyz_503_and_heals_by_itself_once_reverted() {
-    use crate::estoque_fixtures::*;
+    use crate::estoque::fixtures::*;
     // Short-lived connections, as under churn: sessions opened during the window are read-only.
     let app = estoque(&[("GIRO_DB_VIDA_MAXIMA", "200ms")]).await;
     let op = crate::support::app::Operador::login(&app).await;
@@ -875,7 +875,7 @@ async fn an_event_left_pending_past_the_threshold_makes_the_audit_exit_1_and_nam
 // operator entering lots): each scenario ends with the pipeline drained, every check of
 // `support::e2e::verificar` (nothing lost, nothing applied twice, shelves refilled) and the audit
 // clean. One test runs them one after the other (each keeps both cores busy); it is named
-// `resiliencia::e2e::cenarios` so `scripts/test` runs it in the e2e stage with `tests/it/e2e.rs`;
+// `outbox::resilience::e2e::cenarios` so `scripts/test` runs it in the e2e stage with `tests/it/e2e.rs`;
 // `GIRO_E2E=horizonte,…` runs only the scenarios whose name contains one of the words.
 
 mod e2e {

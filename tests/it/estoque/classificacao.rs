@@ -15,7 +15,7 @@ use giro::estoque::classificacao::{Classificacao, ClienteTags};
 use giro::estoque::reclassificacao;
 use serde_json::{json, Value};
 
-use crate::estoque_fixtures::*;
+use crate::estoque::fixtures::*;
 use crate::support::app::TestApp;
 use crate::support::wait_until;
 

@@ -1,0 +1,4 @@
+//! The schemas: migrations and the constraints the database enforces whatever the code does.
+
+mod constraints;
+mod migrations;

@@ -1,0 +1,10 @@
+//! estoque, the warehouse: restock fulfilment ([`atendimento`]), classification by the
+//! tag-worker, lot intake ([`entrada`]), the dashboard ([`painel`]), the real tag-worker's
+//! contract, and the contract fixtures ([`fixtures`]).
+
+mod atendimento;
+mod classificacao;
+mod entrada;
+pub mod fixtures;
+mod painel;
+mod tag_worker;

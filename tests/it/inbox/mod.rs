@@ -1,0 +1,3 @@
+//! The receiving side: `POST /eventos` and `POST /eventos/lote` ([`receiver`]).
+
+mod receiver;

@@ -1,0 +1,11 @@
+//! mercado, the storefront: product registration ([`cadastro`]), checkout and its per-client
+//! limits, payment, the consumers of estoque's answers, its HTTP surface, and the contract
+//! fixtures ([`fixtures`]).
+
+mod cadastro;
+mod checkout;
+mod checkout_limits;
+mod consumidores;
+pub mod fixtures;
+mod http;
+mod pagamento;

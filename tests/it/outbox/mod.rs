@@ -1,0 +1,10 @@
+//! The outbox side: the writer and the publisher ([`publisher`]), the relay's claims and
+//! batches ([`relay`]), delivery that never stalls and heals after faults ([`resilience`], with its
+//! end-to-end fault scenarios), the trace context carried by events ([`trace`]) and the event
+//! console ([`console`]).
+
+mod console;
+pub mod publisher;
+mod relay;
+mod resilience;
+mod trace;
