@@ -1,8 +1,8 @@
 //! The OpenAPI documents (`openapi/<service>.json`, served at `GET /openapi.json`, issue 18)
 //! against the code and the running services:
 //!
-//! - every `.route("…", get(…).post(…))` in `src/` (a role's files for that service, the shared
-//!   ones for both) is described with each of its methods, and the document describes nothing else;
+//! - every `.route("…", get(…).post(…))` in `src/` and `crates/` (a role's files for that service,
+//!   the shared ones for both) is described with each of its methods, and the document describes nothing else;
 //! - every example in the document validates against its schema;
 //! - real answers of a running service validate against the schema the document gives for their
 //!   status, which must be documented, so example and answer cannot drift apart.
@@ -31,12 +31,15 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// `(METHOD, /path)` of every `.route(…)` call in `src` that `servico` serves: files under
-/// `src/<servico>/` and every file outside both role folders. `{*rest}` becomes `{rest}`.
+/// `(METHOD, /path)` of every `.route(…)` call in the code that `servico` serves: files under
+/// `src/<servico>/`, every other file of `src/` and every file of the shared crates
+/// (`crates/*/src`). `{*rest}` becomes `{rest}`.
 fn code_routes(servico: &str) -> BTreeSet<(String, String)> {
     let other = if servico == "mercado" { "estoque" } else { "mercado" };
     let mut files = Vec::new();
-    rust_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    rust_files(&root.join("src"), &mut files);
+    rust_files(&root.join("crates"), &mut files);
     let mut out = BTreeSet::new();
     for f in files {
         if f.components().any(|c| c.as_os_str() == other) {
