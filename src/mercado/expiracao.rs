@@ -1,6 +1,12 @@
 //! Reservation expiry (SPEC §3.7, the original's `ExpiracaoDeReservas`): every
-//! `reserva.intervalo-expiracao`, up to `reserva.lote-expiracao` orders whose reservations are
-//! past their deadline give their units back to the shelf and become EXPIRADO.
+//! `reserva.intervalo-expiracao`, the orders whose reservations are past their deadline give their
+//! units back to the shelf and become EXPIRADO, in batches of `reserva.lote-expiracao`.
+//!
+//! **A round drains what is due**: a batch that came back full and expired something is followed
+//! at once by the next, so the sweep keeps up with any rate of abandoned carts (one batch per
+//! interval would hold `lote ÷ intervalo` orders a second at most, and units of every order
+//! beyond it off the shelves). It waits for the interval when a batch was short (nothing more is
+//! due) or expired nothing (what is left is held by payments or failing: no point spinning).
 //!
 //! **Several replicas** run this sweep at once safely through **`FOR UPDATE SKIP LOCKED` per
 //! order**: each order is handled in its own transaction that locks it without waiting, so an
@@ -63,10 +69,24 @@ pub async fn agendar(db: Db, intervalo: Duration, lote: i64, shutdown: Cancellat
     tracing::info!(intervalo_s = intervalo.as_secs_f64(), lote, "reservation expiry sweep started");
     let mut evitados = Evitados::default();
     loop {
-        match rodada(&db, super::agora(), lote, &mut evitados).await {
-            Ok(0) => {}
-            Ok(n) => tracing::info!(pedidos = n, "expired orders returned their units"),
-            Err(e) => tracing::error!(error = %e, "reservation expiry round failed"),
+        let mut expirados = 0;
+        loop {
+            match lote_da_rodada(&db, super::agora(), lote, &mut evitados).await {
+                Ok(b) => {
+                    expirados += b.expirados;
+                    vivo.ok();
+                    if !b.ha_mais(lote) || shutdown.is_cancelled() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "reservation expiry round failed");
+                    break;
+                }
+            }
+        }
+        if expirados > 0 {
+            tracing::info!(pedidos = expirados, "expired orders returned their units");
         }
         vivo.ok();
         tokio::select! {
@@ -90,6 +110,31 @@ pub async fn rodada(
     limite: i64,
     evitados: &mut Evitados,
 ) -> Result<usize, ErroMercado> {
+    Ok(lote_da_rodada(db, agora, limite, evitados).await?.expirados)
+}
+
+/// What one batch of the sweep did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lote {
+    /// Orders selected as due.
+    pub selecionados: usize,
+    /// Of those, the ones expired by this batch.
+    pub expirados: usize,
+}
+
+impl Lote {
+    /// Whether another batch may find more due at once: this one was full and made progress.
+    pub fn ha_mais(&self, limite: i64) -> bool {
+        self.expirados > 0 && i64::try_from(self.selecionados).is_ok_and(|n| n >= limite)
+    }
+}
+
+async fn lote_da_rodada(
+    db: &Db,
+    agora: DateTime<Utc>,
+    limite: i64,
+    evitados: &mut Evitados,
+) -> Result<Lote, ErroMercado> {
     let fora = evitados.ativos();
     let ids: Vec<Uuid> = {
         let client = db.client().await?;
@@ -101,6 +146,7 @@ pub async fn rodada(
             .await?;
         client.query(&stmt, &[&agora, &limite, &fora]).await?.iter().map(|r| r.get(0)).collect()
     };
+    let selecionados = ids.len();
     let mut expirados = 0;
     for id in ids {
         match expirar_pedido(db, id, agora).await {
@@ -115,7 +161,7 @@ pub async fn rodada(
             }
         }
     }
-    Ok(expirados)
+    Ok(Lote { selecionados, expirados })
 }
 
 /// Expires one order if it is still awaiting payment and nobody holds it; true when it did.

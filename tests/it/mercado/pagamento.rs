@@ -226,3 +226,47 @@ async fn unknown_orders_are_404_and_malformed_ids_400() {
     let problema: Value = res.json().await.unwrap();
     assert!(problema["detail"].as_str().unwrap().contains("nao-e-uuid"), "{problema}");
 }
+
+#[tokio::test]
+async fn the_sweep_drains_every_due_order_in_one_round_not_one_batch_per_interval() {
+    let app = mercado(&[]).await;
+    produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 10, 1, 20).await;
+    // 300 unpaid orders past their deadline (six batches), one unit of COCA each, as checkout
+    // leaves them (their units already off the shelf).
+    let n: i64 = 300;
+    app.db
+        .client()
+        .await
+        .batch_execute(&format!(
+            "WITH p AS (INSERT INTO pedido (id, status, total, criado_em, cliente) \
+                 SELECT gen_random_uuid(), 'AGUARDANDO_PAGAMENTO', 8.99, now() - interval '20 minutes', NULL \
+                   FROM generate_series(1, {n}) RETURNING id) \
+             INSERT INTO reserva (id, sku, qtd, pedido_id, expira_em, status) \
+                 SELECT gen_random_uuid(), '{COCA}', 1, id, now() - interval '5 minutes', 'ATIVA' FROM p"
+        ))
+        .await
+        .unwrap();
+    // One round at the shipped batch size (50); the next interval is an hour away, so every order
+    // expired past the first 50 was expired by the same round.
+    let stop = tokio_util::sync::CancellationToken::new();
+    let sweep = tokio::spawn(expiracao::agendar(
+        app.dbh.clone(),
+        Duration::from_secs(3600),
+        50,
+        stop.clone(),
+        giro::supervisor::Vivo::detached("expiracao"),
+    ));
+    let expirados = || async {
+        let c = app.db.client().await;
+        let e: i64 =
+            c.query_one("SELECT count(*) FROM pedido WHERE status = 'EXPIRADO'", &[]).await.unwrap().get(0);
+        e
+    };
+    wait_until(Duration::from_secs(300), "every due order expired by the first round", || async {
+        (expirados().await == n).then_some(())
+    })
+    .await;
+    stop.cancel();
+    sweep.await.unwrap();
+    assert_eq!(prateleira(&app, COCA).await.0, 10 + 300, "each order's unit back once");
+}
