@@ -434,7 +434,7 @@ async fn a_separate_publisher_sleeping_on_an_hour_long_poll_delivers_through_not
     let s = setup(Lote::Supported).await;
     // An hour between polls: a delivery within the test can only come from NOTIFY.
     let mut env = publisher_env(&s, &[("GIRO_OUTBOX_INTERVALO", "1h"), ("GIRO_OUTBOX_NOTIFY", "true")]);
-    env.insert("RUST_LOG", "info,giro::outbox=debug".to_string());
+    env.insert("RUST_LOG", "info,giro_outbox=debug".to_string());
     let mut giro = crate::support::process::Giro::spawn(&["publisher", "--db", "mercado"], &env);
     // LISTEN registered, then the loop idle: a commit from now on reaches it only by NOTIFY.
     giro.wait_for_line_after("LISTEN connected", "publisher idle", Duration::from_secs(30)).await;
