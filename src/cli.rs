@@ -82,7 +82,8 @@ pub struct BenchArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
-    /// Checkout over HTTP at N concurrent shoppers against a real `giro mercado serve`, pgbench
+    /// Checkout over HTTP at N concurrent shoppers against a real `giro mercado serve` (without,
+    /// then with an `Idempotency-Key` per order, as the storefront sends it), pgbench
     /// with the same transaction as the reference, and each service's start-up time and memory.
     Checkout {
         /// Concurrent shoppers (and pgbench clients).

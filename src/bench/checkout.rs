@@ -192,7 +192,10 @@ async fn medir(
 
     // Shoppers.
     let skus: Vec<String> = (1..=PRODUTOS).map(|n| format!("{}", 7_890_000_000_000u64 + n as u64)).collect();
-    let r = comprar(&base, args.clientes, args.duracao, Arc::new(skus)).await?;
+    let skus = Arc::new(skus);
+    let r = comprar(&base, args.clientes, args.duracao, skus.clone(), false).await?;
+    // The same load with a fresh `Idempotency-Key` per order, as the storefront sends it.
+    let rk = comprar(&base, args.clientes, args.duracao, skus, true).await?;
     let (_, rss_pico) = rss_kb(pid);
     eprintln!(
         "  checkout over HTTP, {} shoppers, {replicas} replica(s): {:.0} orders/s, p50 {:.1} ms, p99 {:.1} ms ({} failed); mercado peak RSS {rss_pico} kB",
@@ -202,6 +205,17 @@ async fn medir(
         ms(percentile(&r.lat, 99.0)),
         r.falhas
     );
+    eprintln!(
+        "  the same with an Idempotency-Key per order: {:.0} orders/s ({:.0} % of the rate without), p50 {:.1} ms, p99 {:.1} ms ({} failed)",
+        rk.taxa,
+        100.0 * rk.taxa / r.taxa.max(f64::MIN_POSITIVE),
+        ms(percentile(&rk.lat, 50.0)),
+        ms(percentile(&rk.lat, 99.0)),
+        rk.falhas
+    );
+    let com_chave = json!({"pedidos": rk.lat.len(), "falhas": rk.falhas, "pedidosPorSegundo": rk.taxa.round(),
+        "p50Ms": ms(percentile(&rk.lat, 50.0)), "p99Ms": ms(percentile(&rk.lat, 99.0)),
+        "razaoSemChave": (rk.taxa / r.taxa.max(f64::MIN_POSITIVE) * 1000.0).round() / 1000.0});
     servicos.insert(
         "mercado".into(),
         json!({"prontoMs": ms(mercs[0].pronto_em), "rssOciosoKb": rss_idle, "rssPicoKb": rss_pico}),
@@ -230,7 +244,8 @@ async fn medir(
     };
     Ok(json!({
         "checkout": {"clientes": args.clientes, "replicas": replicas, "segundos": segundos, "pedidos": lat.len(), "falhas": falhas, "pedidosPorSegundo": taxa.round(),
-                     "p50Ms": ms(percentile(&lat, 50.0)), "p99Ms": ms(percentile(&lat, 99.0)), "referencia": referencia},
+                     "p50Ms": ms(percentile(&lat, 50.0)), "p99Ms": ms(percentile(&lat, 99.0)), "referencia": referencia,
+                     "comChave": com_chave},
         "servicos": servicos,
     }))
 }
@@ -245,12 +260,14 @@ struct Compras {
     taxa: f64,
 }
 
-/// `clientes` shoppers ordering one unit of a random SKU of `skus` at `{base}/pedidos` for `duracao`.
+/// `clientes` shoppers ordering one unit of a random SKU of `skus` at `{base}/pedidos` for
+/// `duracao`; each order with a fresh `Idempotency-Key` when `com_chave`.
 async fn comprar(
     base: &str,
     clientes: usize,
     duracao: Duration,
     skus: Arc<Vec<String>>,
+    com_chave: bool,
 ) -> anyhow::Result<Compras> {
     anyhow::ensure!(!skus.is_empty(), "no product to buy at {base}");
     let url = Arc::new(format!("{base}/pedidos"));
@@ -267,13 +284,11 @@ async fn comprar(
                 i = i.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 let sku = &skus[((i >> 33) % skus.len() as u64) as usize];
                 let t = Instant::now();
-                let status = http
-                    .post(url.as_str())
-                    .json(&json!({"itens": [{"sku": sku, "qtd": 1}]}))
-                    .send()
-                    .await
-                    .map(|r| r.status().as_u16())
-                    .unwrap_or(0);
+                let mut pedido = http.post(url.as_str()).json(&json!({"itens": [{"sku": sku, "qtd": 1}]}));
+                if com_chave {
+                    pedido = pedido.header("idempotency-key", uuid::Uuid::new_v4().to_string());
+                }
+                let status = pedido.send().await.map(|r| r.status().as_u16()).unwrap_or(0);
                 match status {
                     201 => lat.push(t.elapsed()),
                     409 => esgotados += 1,
@@ -346,7 +361,7 @@ async fn externo(args: &CheckoutArgs, base: &str) -> anyhow::Result<serde_json::
         .filter_map(|p| p["sku"].as_str().map(str::to_string))
         .collect();
     eprintln!("  {} products on sale at {base}", skus.len());
-    let r = comprar(base, args.clientes, args.duracao, Arc::new(skus)).await?;
+    let r = comprar(base, args.clientes, args.duracao, Arc::new(skus), false).await?;
     eprintln!(
         "  checkout over HTTP at {base}, {} shoppers: {:.0} orders/s, p50 {:.1} ms, p99 {:.1} ms ({} sold out, {} failed)",
         args.clientes,

@@ -82,16 +82,24 @@ fn assinatura(itens: &BTreeMap<String, i32>) -> String {
     itens.iter().map(|(s, q)| format!("{s}:{q}")).collect::<Vec<_>>().join(",")
 }
 
+/// Claims `$1` chave for `$2` itens and `$3` pedido_id at `$4` agora, or takes over a key that
+/// expired (`criado_em <= $5`); returns a row when this checkout holds the key. A key another
+/// transaction holds uncommitted makes this wait for it: then it returns nothing if the other
+/// committed (a replay), a row if it rolled back. The foreign key to `pedido` is checked at commit
+/// (deferred, V15), so the key is taken before the order row exists.
+const TOMAR_CHAVE: &str = "INSERT INTO checkout_idempotencia AS k (chave, itens, pedido_id, criado_em) VALUES ($1, $2, $3, $4) \
+                           ON CONFLICT (chave) DO UPDATE SET itens = EXCLUDED.itens, pedido_id = EXCLUDED.pedido_id, criado_em = EXCLUDED.criado_em \
+                           WHERE k.criado_em <= $5 RETURNING 1";
+
 /// The order an unexpired `chave` already closed: `Ok(None)` when there is none; a 422 when it
 /// was used for other items.
 async fn repetido(
-    db: &Db,
+    c: &impl deadpool_postgres::GenericClient,
     chave: &str,
     itens: &str,
     agora: DateTime<Utc>,
 ) -> Result<Option<PedidoFechado>, ErroMercado> {
-    let client = db.client().await?;
-    let stmt = client
+    let stmt = c
         .prepare_cached(
             "SELECT k.itens, p.id, p.total, p.criado_em, \
                     (SELECT min(r.expira_em) FROM reserva r WHERE r.pedido_id = p.id) AS expira \
@@ -99,7 +107,7 @@ async fn repetido(
              WHERE k.chave = $1 AND k.criado_em > $2",
         )
         .await?;
-    let Some(row) = client.query_opt(&stmt, &[&chave, &(agora - VALIDADE_CHAVE)]).await? else {
+    let Some(row) = c.query_opt(&stmt, &[&chave, &(agora - VALIDADE_CHAVE)]).await? else {
         return Ok(None);
     };
     if row.try_get::<_, String>("itens")? != itens {
@@ -111,6 +119,58 @@ async fn repetido(
         total: row.try_get("total")?,
         reserva_expira_em: row.try_get::<_, Option<DateTime<Utc>>>("expira")?.unwrap_or(criado),
     }))
+}
+
+/// Deletes at most `limite` keys older than a day at `agora`; returns how many. Keys another
+/// sweep holds are skipped, so any number of replicas may run it.
+pub async fn purgar_chaves(db: &Db, agora: DateTime<Utc>, limite: i64) -> Result<u64, ErroMercado> {
+    let client = db.client().await?;
+    Ok(client
+        .execute(
+            "DELETE FROM checkout_idempotencia WHERE chave IN \
+             (SELECT chave FROM checkout_idempotencia WHERE criado_em <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
+            &[&(agora - VALIDADE_CHAVE), &limite],
+        )
+        .await?)
+}
+
+/// Keys purged per statement by [`limpar_chaves`].
+pub const LOTE_PURGA: i64 = 1000;
+
+/// How often [`limpar_chaves`] looks for expired keys.
+pub const INTERVALO_PURGA: Duration = Duration::from_secs(60);
+
+/// The expired keys' purge, a supervised loop of its own (a checkout never deletes): every
+/// [`INTERVALO_PURGA`], batches of [`LOTE_PURGA`] until one comes back short.
+pub async fn limpar_chaves(
+    db: Db,
+    shutdown: tokio_util::sync::CancellationToken,
+    vivo: crate::supervisor::Vivo,
+) {
+    loop {
+        loop {
+            match purgar_chaves(&db, super::agora(), LOTE_PURGA).await {
+                Ok(n) => {
+                    vivo.ok();
+                    if n > 0 {
+                        tracing::debug!(chaves = n, "expired Idempotency-Keys purged");
+                    }
+                    if n < LOTE_PURGA as u64 || shutdown.is_cancelled() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "purging expired Idempotency-Keys failed; trying again later");
+                    break;
+                }
+            }
+        }
+        vivo.ok();
+        tokio::select! {
+            _ = shutdown.cancelled() => break,
+            _ = tokio::time::sleep(INTERVALO_PURGA) => {}
+        }
+    }
 }
 
 /// [`fechar`] with the bounds of `op`. The flag is true when the answer replays an order an
@@ -126,11 +186,6 @@ pub async fn fechar_com(
         return Err(ErroMercado::invalido("checkout sem itens"));
     }
     let assinado = assinatura(itens);
-    if let Some(chave) = &op.chave {
-        if let Some(f) = repetido(db, chave, &assinado, agora).await? {
-            return Ok((f, true));
-        }
-    }
     let ttl = chrono::Duration::from_std(ttl)
         .map_err(|e| ErroMercado::EstadoInvalido(format!("reserva.ttl: {e}")))?;
     let expira_em = agora + ttl;
@@ -144,9 +199,30 @@ pub async fn fechar_com(
     let mut total = Decimal::ZERO;
     let mut linhas = Vec::with_capacity(itens.len());
     let mut tocados = Vec::with_capacity(itens.len());
-    for (sku, &qtd) in itens {
-        let mut p =
-            produto::travar(&tx, sku).await?.ok_or_else(|| ErroMercado::ProdutoNaoEncontrado(sku.clone()))?;
+    for (i, (sku, &qtd)) in itens.iter().enumerate() {
+        let travado = match (&op.chave, i) {
+            // The key is claimed in this transaction, pipelined with the first lock (one round
+            // trip): a replay is found by the claim's conflict, with no lookup beforehand.
+            (Some(chave), 0) => {
+                let claim = async {
+                    let stmt = tx.prepare_cached(TOMAR_CHAVE).await?;
+                    tx.query_opt(&stmt, &[chave, &assinado, &pedido_id, &agora, &(agora - VALIDADE_CHAVE)])
+                        .await
+                };
+                let (tomada, travado) = tokio::join!(claim, produto::travar(&tx, sku));
+                if tomada?.is_none() {
+                    drop(travado);
+                    tx.rollback().await?;
+                    return match repetido(&client, chave, &assinado, agora).await? {
+                        Some(f) => Ok((f, true)),
+                        None => Err(ErroMercado::Conflito),
+                    };
+                }
+                travado?
+            }
+            _ => produto::travar(&tx, sku).await?,
+        };
+        let mut p = travado.ok_or_else(|| ErroMercado::ProdutoNaoEncontrado(sku.clone()))?;
         p.aplicar(|p| p.debitar(qtd))?;
         total = p
             .preco
@@ -158,32 +234,6 @@ pub async fn fechar_com(
         tocados.push(p);
     }
     gravar(&tx, &tocados, pedido_id, total, agora, &linhas, expira_em, op.cliente).await?;
-    if let Some(chave) = &op.chave {
-        // Expired keys go (this one and a few others), then this one is taken; a concurrent
-        // request with the same key waits here for the other to commit, finds it taken, and
-        // answers the other's order.
-        tx.execute(
-            "DELETE FROM checkout_idempotencia WHERE chave IN \
-             (SELECT chave FROM checkout_idempotencia WHERE criado_em <= $1 LIMIT 100) OR (chave = $2 AND criado_em <= $1)",
-            &[&(agora - VALIDADE_CHAVE), chave],
-        )
-        .await?;
-        let n = tx
-            .execute(
-                "INSERT INTO checkout_idempotencia (chave, itens, pedido_id, criado_em) VALUES ($1, $2, $3, $4) \
-                 ON CONFLICT (chave) DO NOTHING",
-                &[chave, &assinado, &pedido_id, &agora],
-            )
-            .await?;
-        if n == 0 {
-            tx.rollback().await?;
-            drop(client);
-            return match repetido(db, chave, &assinado, agora).await? {
-                Some(f) => Ok((f, true)),
-                None => Err(ErroMercado::Conflito),
-            };
-        }
-    }
     for p in &tocados {
         reposicao::avaliar(&tx, p, agora).await?;
     }

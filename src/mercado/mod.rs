@@ -79,7 +79,8 @@ pub async fn serve(config: Config, shutdown: CancellationToken) -> anyhow::Resul
     server::run(Servico::Mercado, config, build, shutdown).await
 }
 
-/// The role: its routes, its consumer, and the expiry sweep (unless disabled).
+/// The role: its routes, its consumer, the expiry sweep (unless disabled) and the purge of
+/// expired `Idempotency-Key`s.
 pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Mercado>> {
     let catalogo = catalogo_estoque::CatalogoEstoque::new(
         &ctx.config.estoque_url,
@@ -94,6 +95,10 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Mercado>> {
             expiracao::agendar(db.clone(), intervalo, lote, shutdown, vivo)
         });
     }
+    let db = ctx.db.clone();
+    ctx.supervisionar("purga-idempotencia", true, move |vivo, shutdown| {
+        checkout::limpar_chaves(db.clone(), shutdown, vivo)
+    });
     Ok(Role {
         router: routes::router(estado, ctx.seguranca.clone()),
         consumidor: Arc::new(ConsumidorMercado),

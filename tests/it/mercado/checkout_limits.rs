@@ -92,11 +92,11 @@ async fn an_idempotency_key_replay_is_the_same_order_with_one_reservation_and_ot
     let m = mercado(&[]).await;
     let chave = uuid::Uuid::new_v4().to_string();
     let r1 = comprar(&m, "203.0.113.5", 3, Some(&chave)).await;
-    assert_eq!(r1.status(), 201);
+    assert_eq!(r1.status(), 201, "{}", m.giro.log());
     let b1: serde_json::Value = r1.json().await.unwrap();
     // The answer was lost; the click is retried with the same key (even from another address).
     let r2 = comprar(&m, "203.0.113.6", 3, Some(&chave)).await;
-    assert_eq!(r2.status(), 201);
+    assert_eq!(r2.status(), 201, "{:?}", r2.text().await);
     assert_eq!(r2.headers()["idempotent-replayed"], "true");
     let b2: serde_json::Value = r2.json().await.unwrap();
     assert_eq!(b1, b2);
@@ -131,5 +131,48 @@ async fn an_idempotency_key_replay_is_the_same_order_with_one_reservation_and_ot
         .unwrap();
     let r3: serde_json::Value = comprar(&m, "203.0.113.5", 3, Some(&chave)).await.json().await.unwrap();
     assert_ne!(r3["pedidoId"], b1["pedidoId"]);
+    m.sem_segredos();
+}
+
+#[tokio::test]
+async fn a_checkout_refused_with_its_key_leaves_the_key_free() {
+    let m = mercado(&[]).await;
+    let chave = uuid::Uuid::new_v4().to_string();
+    let c = m.db.client().await;
+    c.execute("UPDATE produto_vitrine SET estoque_prateleira = 5", &[]).await.unwrap();
+    // More than the shelf holds: 409, and the key's claim rolls back with the order.
+    let (status, p) = problem(comprar(&m, "203.0.113.5", 10, Some(&chave)).await).await;
+    assert_eq!(status, 409, "{p}");
+    let chaves: i64 = c.query_one("SELECT count(*) FROM checkout_idempotencia", &[]).await.unwrap().get(0);
+    assert_eq!(chaves, 0);
+    // The retry with fewer units and the same key is a new order, not a replay.
+    let r = comprar(&m, "203.0.113.5", 2, Some(&chave)).await;
+    assert_eq!(r.status(), 201);
+    assert!(r.headers().get("idempotent-replayed").is_none());
+    assert_eq!(prateleira(&m).await, 3);
+    m.sem_segredos();
+}
+
+#[tokio::test]
+async fn expired_keys_are_purged_by_the_background_task_not_by_checkouts() {
+    let m = mercado(&[]).await;
+    let (velha, nova) = (uuid::Uuid::new_v4().to_string(), uuid::Uuid::new_v4().to_string());
+    assert_eq!(comprar(&m, "203.0.113.5", 1, Some(&velha)).await.status(), 201);
+    let c = m.db.client().await;
+    c.execute("UPDATE checkout_idempotencia SET criado_em = criado_em - interval '25 hours'", &[])
+        .await
+        .unwrap();
+    // A checkout with another key deletes nothing on its way.
+    assert_eq!(comprar(&m, "203.0.113.5", 1, Some(&nova)).await.status(), 201);
+    let chaves = || async {
+        let rows = c.query("SELECT chave FROM checkout_idempotencia ORDER BY criado_em", &[]).await.unwrap();
+        rows.iter().map(|r| r.get::<_, String>(0)).collect::<Vec<_>>()
+    };
+    assert_eq!(chaves().await, vec![velha.clone(), nova.clone()]);
+    // The purge takes the expired key only.
+    let db = giro::db::Db::new(m.db.pool(), false);
+    let n = giro::mercado::checkout::purgar_chaves(&db, chrono::Utc::now(), 1000).await.unwrap();
+    assert_eq!(n, 1);
+    assert_eq!(chaves().await, vec![nova]);
     m.sem_segredos();
 }

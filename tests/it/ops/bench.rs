@@ -42,6 +42,9 @@ fn giro_bench_checkout_runs_and_reports_json() {
     let r = bench(&["bench", "checkout", "--clientes", "2", "--segundos", "1"]);
     assert!(r["checkout"]["pedidos"].as_u64().unwrap() > 0);
     assert_eq!(r["checkout"]["falhas"], 0);
+    // The same load with an Idempotency-Key per order, in the same report.
+    assert!(r["checkout"]["comChave"]["pedidos"].as_u64().unwrap() > 0);
+    assert_eq!(r["checkout"]["comChave"]["falhas"], 0);
     assert!(r["servicos"]["mercado"]["rssOciosoKb"].as_u64().unwrap() > 0);
     assert!(r["servicos"]["estoque"]["prontoMs"].as_f64().is_some());
 }
