@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use giro::config::Servico;
 
-use crate::support::e2e::{blocking, free_port};
+use crate::support::e2e::{blocking, concordam, free_port};
 use crate::support::process::{command, Giro};
 use crate::support::{wait_until, TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
 
@@ -218,45 +218,9 @@ impl Par {
     }
 }
 
-/// Once the pipeline settled (both outboxes drained): every order that got a 201 (`pedidos`)
-/// exists, each side's inbox holds exactly the other's sent events, and `giro audit`, through the
-/// same multi-host URLs, finds nothing.
+/// Once the pipeline settled, through the same multi-host URLs: see [`concordam`].
 async fn assert_agree(par: &Par, pedidos: &[String]) {
-    use std::collections::HashSet;
-
-    let (m, e) = (par.client("mercado").await, par.client("estoque").await);
-    wait_until(Duration::from_secs(90), "both outboxes drained", || async {
-        let a: i64 =
-            m.query_one("SELECT count(*) FROM outbox_event WHERE status <> 'SENT'", &[]).await.ok()?.get(0);
-        let b: i64 =
-            e.query_one("SELECT count(*) FROM outbox_event WHERE status <> 'SENT'", &[]).await.ok()?.get(0);
-        (a == 0 && b == 0).then_some(())
-    })
-    .await;
-    let ids: Vec<uuid::Uuid> = pedidos.iter().map(|s| s.parse().expect("pedidoId")).collect();
-    let achados: i64 =
-        m.query_one("SELECT count(*) FROM pedido WHERE id = ANY($1)", &[&ids]).await.expect("orders").get(0);
-    assert_eq!(achados as usize, ids.len(), "every 201 order is on the primary");
-    for (origem, destino, lado) in [(&m, &e, "mercado → estoque"), (&e, &m, "estoque → mercado")] {
-        let set = |rows: Vec<tokio_postgres::Row>| -> HashSet<uuid::Uuid> {
-            rows.iter().map(|r| r.get(0)).collect()
-        };
-        let enviados = set(origem.query("SELECT id FROM outbox_event", &[]).await.expect("outbox"));
-        let recebidos = set(destino.query("SELECT event_id FROM inbox_event", &[]).await.expect("inbox"));
-        assert_eq!(enviados, recebidos, "{lado}: events sent = events received");
-    }
-    let env: BTreeMap<&str, String> =
-        [("MERCADO_DB_URL", par.url("mercado")), ("ESTOQUE_DB_URL", par.url("estoque"))]
-            .into_iter()
-            .collect();
-    let out = blocking(|| command(&["audit", "--json"], &env).output().expect("giro audit"));
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "giro audit: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    concordam(&par.url("mercado"), &par.url("estoque"), pedidos).await;
 }
 
 fn script() -> String {

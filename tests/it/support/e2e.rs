@@ -389,6 +389,9 @@ pub struct Stats {
     pub pagamento_recusado: AtomicU64,
     /// Any other answer: a failure of the test.
     pub inesperadas: Mutex<Vec<String>>,
+    /// Every checkout's outcome and when it came: the status, or 0 for no answer (a refused
+    /// connection, a timeout). The window of refusals around a fault is read from it.
+    pub linha: Mutex<Vec<(Instant, u16)>>,
 }
 
 impl Stats {
@@ -501,6 +504,7 @@ async fn comprar(http: &reqwest::Client, url: &str, rng: &mut fastrand::Rng, sta
     let res = match http.post(format!("{url}/pedidos")).json(&body).send().await {
         Ok(r) => r,
         Err(e) => {
+            stats.linha.lock().unwrap().push((Instant::now(), 0));
             if e.is_connect() {
                 stats.recusadas.fetch_add(1, Ordering::SeqCst);
             } else {
@@ -513,6 +517,7 @@ async fn comprar(http: &reqwest::Client, url: &str, rng: &mut fastrand::Rng, sta
     };
     let status = res.status().as_u16();
     let answer: Value = res.json().await.unwrap_or(Value::Null);
+    stats.linha.lock().unwrap().push((Instant::now(), status));
     match status {
         201 => {
             {
@@ -912,4 +917,56 @@ pub fn audit_limpo(s: &Sistema) {
     let (code, report) = s.audit();
     assert_eq!(code, 0, "[{}] giro audit: {report:#}", s.nome);
     assert_eq!(report["concorda"], true);
+}
+
+/// The checks of a run on databases outside the test cluster (a failover rehearsal), through the
+/// services' own URLs, once both outboxes drained: every order that got a 201 (`pedidos`) exists,
+/// each side's inbox holds exactly the other's events (each applied once: the inbox's key is the
+/// event id), no restock request was shipped twice, and `giro audit` exits 0.
+pub async fn concordam(mercado_url: &str, estoque_url: &str, pedidos: &[String]) {
+    let conectar = |url: &str| {
+        let cfg: tokio_postgres::Config = url.parse().expect("database URL");
+        async move { super::db::connect(&cfg).await }
+    };
+    let (m, e) = (conectar(mercado_url).await, conectar(estoque_url).await);
+    wait_until(Duration::from_secs(90), "both outboxes drained", || async {
+        let a: i64 =
+            m.query_one("SELECT count(*) FROM outbox_event WHERE status <> 'SENT'", &[]).await.ok()?.get(0);
+        let b: i64 =
+            e.query_one("SELECT count(*) FROM outbox_event WHERE status <> 'SENT'", &[]).await.ok()?.get(0);
+        (a == 0 && b == 0).then_some(())
+    })
+    .await;
+    let ids: Vec<Uuid> = pedidos.iter().map(|s| s.parse().expect("pedidoId")).collect();
+    let achados: i64 =
+        m.query_one("SELECT count(*) FROM pedido WHERE id = ANY($1)", &[&ids]).await.expect("orders").get(0);
+    assert_eq!(achados as usize, ids.len(), "every 201 order is on the primary");
+    for (origem, destino, lado) in [(&m, &e, "mercado → estoque"), (&e, &m, "estoque → mercado")] {
+        let set =
+            |rows: Vec<tokio_postgres::Row>| -> HashSet<Uuid> { rows.iter().map(|r| r.get(0)).collect() };
+        let enviados = set(origem.query("SELECT id FROM outbox_event", &[]).await.expect("outbox"));
+        let recebidos = set(destino.query("SELECT event_id FROM inbox_event", &[]).await.expect("inbox"));
+        assert_eq!(enviados, recebidos, "{lado}: events sent = events received");
+    }
+    let duplicadas: i64 = e
+        .query_one(
+            "SELECT count(*) FROM (SELECT correlation_id FROM reposicao_expedida GROUP BY 1 HAVING count(*) > 1) x",
+            &[],
+        )
+        .await
+        .expect("shipments")
+        .get(0);
+    assert_eq!(duplicadas, 0, "no restock request shipped twice");
+    let env: BTreeMap<&str, String> =
+        [("MERCADO_DB_URL", mercado_url.to_string()), ("ESTOQUE_DB_URL", estoque_url.to_string())]
+            .into_iter()
+            .collect();
+    let out = blocking(|| command(&["audit", "--json"], &env).output().expect("giro audit"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "giro audit: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

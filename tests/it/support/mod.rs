@@ -10,6 +10,7 @@ pub mod e2e;
 pub mod lb;
 pub mod market;
 pub mod metrics;
+pub mod patroni;
 pub mod peer;
 pub mod process;
 pub mod real;
