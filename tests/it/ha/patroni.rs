@@ -1,11 +1,11 @@
 //! Failover with no person involved (issue 28): Girô on the HA PostgreSQL of `scripts/pg-ha` —
 //! etcd, three Patroni members in strict synchronous mode, HAProxy routing by Patroni's REST API —
-//! with both services' URLs on HAProxy's primary port, under checkout and restock load through
-//! the services' own balancer ([`Frota`]). Patroni promotes, HAProxy follows, Girô carries on
+//! with both services' URLs on HAProxy's primary port, under checkout and restock load on the
+//! services (one replica each, behind their own balancer, [`Frota`]). Patroni promotes, HAProxy follows, Girô carries on
 //! without a restart; each scenario prints the window of refused checkouts it measured and
 //! asserts that nothing acknowledged was lost, nothing applied twice, and `giro audit` is clean.
 //!
-//! In the e2e stage (about a minute each; they run side by side, each on a cluster of its own).
+//! In the e2e stage (about a minute each, one after the other, each on a cluster of its own).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -48,6 +48,11 @@ struct Cena {
     repositor: Repositor,
 }
 
+/// The HA scenarios run one after the other, each holding this from its start to the end of its
+/// cluster: two clusters and two fleets under load on two cores would measure each other, not
+/// the failover.
+static UM_DE_CADA_VEZ: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 impl Cena {
     /// `None` when the HA packages cannot be installed here (the test is skipped, said on stderr).
     async fn montar(nome: &'static str) -> Option<Cena> {
@@ -57,6 +62,7 @@ impl Cena {
         let t = Instant::now();
         let ha = PgHa::start().await;
         eprintln!("[{nome}] scripts/pg-ha start: {:.1} s", t.elapsed().as_secs_f64());
+        topologia(&ha).await;
         for s in [Servico::Mercado, Servico::Estoque] {
             let cfg = DbConfig { pg: ha.url(s).parse().expect("url") };
             giro::db::migrate::run(s, &cfg).await.expect("migrate");
@@ -78,8 +84,12 @@ impl Cena {
         .await;
         let publisher = f.spawn_publisher().await;
         f.carregar_demo().await;
-        let clientes = Clientes::start(f.mercado_url(), 4, u64::MAX, Duration::from_millis(20), 0.5);
-        let repositor = Repositor::start(f.estoque_url());
+        // Shoppers and the operator talk to the replicas directly, not through the balancer: the
+        // answers judged, and the window measured, are the services' own, not the balancer's
+        // health-check hysteresis on top of them.
+        let direto = |s: Servico| format!("http://127.0.0.1:{}", f.portas[&(s, 0)].api);
+        let clientes = Clientes::start(direto(Servico::Mercado), 4, u64::MAX, Duration::from_millis(40), 0.5);
+        let repositor = Repositor::start(direto(Servico::Estoque));
         wait_until(Duration::from_secs(60), "load flowing", || async {
             (clientes.stats.criados() >= 30).then_some(())
         })
@@ -150,6 +160,50 @@ impl Cena {
         drop(self.f);
         self.ha
     }
+}
+
+/// What `start --json` promised: three members (a leader, its synchronous standby, a replica),
+/// each with its processes and ports; the primary URL on a read-write server with a synchronous
+/// standby named and what pg_rewind needs, the replica URL on a standby, PgBouncer answering.
+async fn topologia(ha: &PgHa) {
+    let e = &ha.inicio;
+    let mut papeis: Vec<&str> = e.members.iter().map(|m| m.role.as_str()).collect();
+    papeis.sort();
+    assert_eq!(papeis, ["leader", "replica", "sync_standby"], "{e:?}");
+    assert!(e.members.iter().all(|m| m.postgres_pid.is_some() && m.patroni_pid.is_some()), "{e:?}");
+    let mut portas: Vec<u16> = e.members.iter().flat_map(|m| [m.pg_port, m.rest_port]).collect();
+    portas.sort();
+    portas.dedup();
+    assert_eq!(portas.len(), 6, "{e:?}");
+    let sql = |url: &str, q: &'static str| {
+        let cfg: tokio_postgres::Config = url.parse().expect("url");
+        async move {
+            let c = crate::support::db::connect(&cfg).await;
+            let fila = c.simple_query(q).await.expect(q).into_iter().find_map(|m| match m {
+                tokio_postgres::SimpleQueryMessage::Row(r) => Some(r.get(0).unwrap_or_default().to_string()),
+                _ => None,
+            });
+            fila.unwrap_or_else(|| panic!("{q}: no row"))
+        }
+    };
+    let primario = sql(
+        &e.primary_url,
+        "SELECT concat_ws(' ', pg_is_in_recovery(), current_setting('synchronous_standby_names'), \
+         current_setting('wal_log_hints'))",
+    )
+    .await;
+    let sync = &e.members.iter().find(|m| m.role == "sync_standby").expect("sync standby").name;
+    assert_eq!(
+        primario,
+        format!("f {sync} on"),
+        "the primary URL: in recovery, standby names, wal_log_hints"
+    );
+    assert_eq!(
+        sql(&e.replica_url, "SELECT pg_is_in_recovery()").await,
+        "t",
+        "the replica URL reaches a standby"
+    );
+    assert_eq!(sql(&e.pgbouncer_url, "SELECT 1").await, "1", "PgBouncer answers");
 }
 
 async fn readyz(port: u16) -> Option<u16> {
@@ -286,6 +340,7 @@ async fn pedidos(c: &tokio_postgres::Client) -> Vec<uuid::Uuid> {
 }
 
 async fn lider_perdido() {
+    let _vez = UM_DE_CADA_VEZ.lock().await;
     let Some(cena) = Cena::montar("patroni: leader lost").await else { return };
     let nome = cena.nome;
     let antes = cena.ha.estado();
@@ -335,6 +390,7 @@ async fn lider_perdido() {
 }
 
 async fn switchover() {
+    let _vez = UM_DE_CADA_VEZ.lock().await;
     let Some(cena) = Cena::montar("patroni: switchover").await else { return };
     let nome = cena.nome;
     let antes: Estado = cena.ha.estado();
