@@ -133,11 +133,18 @@ impl PgHa {
             .unwrap_or_else(|e| panic!("status --json: {e}: {}", String::from_utf8_lossy(&out.stdout)))
     }
 
-    /// Polls `status --json` until `ok` holds (or panics after `timeout` naming `what`).
+    /// Polls `status --json` until `ok` holds (or panics after `timeout` naming `what`), at most
+    /// every 200 ms: each poll is a script and a Python process, on a machine under load.
     pub async fn esperar(&self, timeout: Duration, what: &str, ok: impl Fn(&Estado) -> bool) -> Estado {
-        wait_until(timeout, what, || async {
-            let e = self.estado();
-            ok(&e).then_some(e)
+        let (mut primeira, ok) = (true, &ok);
+        wait_until(timeout, what, || {
+            let pausa = if primeira { Duration::ZERO } else { Duration::from_millis(200) };
+            primeira = false;
+            async move {
+                tokio::time::sleep(pausa).await;
+                let e = self.estado();
+                ok(&e).then_some(e)
+            }
         })
         .await
     }
