@@ -1,11 +1,12 @@
 //! Failover with no person involved (issue 28): Girô on the HA PostgreSQL of `scripts/pg-ha` —
 //! etcd, three Patroni members in strict synchronous mode, HAProxy routing by Patroni's REST API —
 //! with both services' URLs on HAProxy's primary port, under checkout and restock load on the
-//! services (one replica each, behind their own balancer, [`Frota`]). Patroni promotes, HAProxy follows, Girô carries on
-//! without a restart; each scenario prints the window of refused checkouts it measured and
-//! asserts that nothing acknowledged was lost, nothing applied twice, and `giro audit` is clean.
+//! services (one replica each, behind their own balancer, [`Frota`]). Patroni promotes, HAProxy
+//! follows, Girô carries on without a restart; each scenario prints the window of refused
+//! checkouts it measured and asserts that nothing acknowledged was lost, nothing applied twice,
+//! and `giro audit` is clean. docs/operations/patroni.md records the windows.
 //!
-//! In the e2e stage (about a minute each, one after the other, each on a cluster of its own).
+//! In the e2e stage (75–90 s each, one after the other, each on a cluster of its own).
 
 use std::collections::BTreeMap;
 use std::fmt;

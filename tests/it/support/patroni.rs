@@ -53,7 +53,12 @@ impl Estado {
             && self
                 .members
                 .iter()
-                .all(|m| m.state == "running" && m.postgres_pid.is_some() && m.patroni_pid.is_some())
+                // "running" in Patroni 3.0; later versions say "streaming" for a replica.
+                .all(|m| {
+                    ["running", "streaming"].contains(&m.state.as_str())
+                        && m.postgres_pid.is_some()
+                        && m.patroni_pid.is_some()
+                })
     }
 }
 
