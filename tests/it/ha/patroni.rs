@@ -6,7 +6,7 @@
 //! checkouts it measured and asserts that nothing acknowledged was lost, nothing applied twice,
 //! and `giro audit` is clean. docs/operations/patroni.md records the windows.
 //!
-//! In the e2e stage (55–90 s each, one after the other, each on a cluster of its own).
+//! In the e2e stage (45–90 s each, one after the other, each on a cluster of its own).
 
 use std::collections::BTreeMap;
 use std::fmt;
