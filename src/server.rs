@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::config::{Config, ConfigError, Servico};
+use crate::contracts::EventoIntegracao;
 use crate::db::{self, Db};
 use crate::http::{self, auth::Seguranca};
 use crate::inbox::receiver::{self, Consumidor};
@@ -53,7 +54,7 @@ pub struct Role<S> {
     /// The role's own routes, each with its authorization layer.
     pub router: Router,
     /// The effects of the events the role accepts on `/eventos`.
-    pub consumidor: Arc<dyn Consumidor<S>>,
+    pub consumidor: Arc<dyn Consumidor<S, Evento = EventoIntegracao>>,
 }
 
 /// Checks, before anything starts, the secrets every service needs: its own token (to
@@ -95,7 +96,7 @@ pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
             ctx.supervisor.clone(),
         )))
         .merge(crate::outbox::metrics::router(ctx.db.pool.clone()))
-        .merge(crate::outbox::console::router(
+        .merge(crate::outbox::console::router::<EventoIntegracao>(
             ctx.db.clone(),
             ctx.seguranca.clone(),
             ctx.config.inbox_retencao,

@@ -34,8 +34,8 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use tokio::sync::{Notify, Semaphore, SemaphorePermit};
 
+use crate::lote::LoteResposta;
 use crate::store::Claimed;
-use giro_contracts::LoteResposta;
 use giro_infra::config::{Secret, Transporte as Transport};
 
 /// How long a peer without `/eventos/lote` is served event by event before probing again.

@@ -25,9 +25,15 @@ pub mod admin;
 pub mod backoff;
 pub mod console;
 pub mod delivery;
+pub mod evento;
 pub mod inbox;
+pub mod instante;
+pub mod lote;
 pub mod metrics;
 pub mod relay;
+pub mod status;
 pub mod store;
 
+pub use evento::Evento;
+pub use status::Status;
 pub use store::registrar;
