@@ -1,7 +1,7 @@
 //! Start-up of a service role (`giro mercado serve`, `giro estoque serve`): validate what the role
 //! needs, build its pool, bind its listener, compose the router (health, `/sessao`, `/eventos`,
 //! the role's routes, the shared layers), run the background loops (the embedded publisher, the
-//! role's jobs), and serve until shutdown.
+//! inbox's retention, the role's jobs), and serve until shutdown.
 //!
 //! The role modules only say what their routes, consumer and jobs are; the sequence lives here once.
 
@@ -18,6 +18,7 @@ use crate::contracts::EventoIntegracao;
 use crate::db::{self, Db};
 use crate::http::{self, auth::Seguranca};
 use crate::inbox::receiver::{self, Consumidor};
+use crate::inbox::retencao::RetencaoInbox;
 use crate::outbox::relay::Publisher;
 use crate::supervisor::{Supervisor, Vivo};
 
@@ -155,6 +156,13 @@ pub async fn run<S: 'static>(
         )?);
         ctx.supervisionar("publisher", true, move |vivo, shutdown| p.clone().run_loop(shutdown, vivo));
     }
+    // The inbox's retention is the receiving service's own maintenance, whether or not its
+    // publisher is embedded. Every replica sweeps (SKIP LOCKED); not required for readiness: a
+    // late sweep only keeps rows longer.
+    let retencao = Arc::new(RetencaoInbox::new(ctx.db.pool.clone(), ctx.config.inbox_retencao));
+    ctx.supervisionar("retencao-inbox", false, move |vivo, shutdown| {
+        retencao.clone().run_loop(shutdown, vivo)
+    });
     // Every replica purges; SKIP LOCKED keeps them off each other's rows. Not required for
     // readiness: expired sessions are refused whether or not their rows are gone yet.
     let (seg, sessao) = (ctx.seguranca.clone(), ctx.config.sessao.clone());

@@ -28,9 +28,11 @@ pub mod delivery;
 pub mod evento;
 pub mod inbox;
 pub mod instante;
+pub mod listen;
 pub mod lote;
 pub mod metrics;
 pub mod relay;
+pub mod settle;
 pub mod status;
 pub mod store;
 
