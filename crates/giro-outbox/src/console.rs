@@ -1,6 +1,7 @@
 //! The event console (issue 18): the operator's view of a service's outbox over HTTP, under
-//! `/operacao/outbox`, on both services. It is `giro outbox status|list|retry|discard` for a
-//! browser, with the same rules (one implementation: the [`admin`] and [`store`] functions):
+//! `/operacao/outbox`, on every service that mounts it. It is `giro outbox
+//! status|list|retry|discard` for a browser, with the same rules (one implementation: the
+//! [`admin`] and [`store`] functions):
 //!
 //! | route | what |
 //! |---|---|

@@ -1,6 +1,6 @@
 //! The relay loop (a [`Publisher`]): wake (in-process signal, `LISTEN`, or the poll interval) → claim a batch as
 //! a lease → deliver with no transaction open → settle only rows still under the lease token
-//! ([`settle`](crate::settle) is the rule). The outbox's retention (`SENT` rows) runs between
+//! ([`settle`](mod@crate::settle) is the rule). The outbox's retention (`SENT` rows) runs between
 //! claims, in small batches; the inbox's is the receiving service's own task
 //! ([`RetencaoInbox`](crate::inbox::retencao::RetencaoInbox)). Claims in flight are drained on
 //! shutdown.

@@ -379,8 +379,9 @@ pub async fn discard_failed(
     Ok(row.as_ref().map(linha))
 }
 
-// ---- `giro audit` (`crate::audit`): what it reads of either outbox. The audit joins these with
-// the roles' tables itself (by id), so the outbox stays role-free ----
+// ---- An audit (Girô's `giro audit`): what it reads of an outbox, by status and by the payload
+// paths its event type names. The audit joins these with its own tables itself (by id), so the
+// outbox stays domain-free ----
 
 /// Ids sent to PostgreSQL in one array parameter at most; longer lists go in several statements.
 const IDS_POR_CONSULTA: usize = 10_000;

@@ -1,7 +1,8 @@
-//! `POST /eventos` (SPEC §4.5) and `POST /eventos/lote` (SPEC §9.2), the same on both services.
+//! `POST /eventos` (SPEC §4.5) and `POST /eventos/lote` (SPEC §9.2), the same on every service
+//! that mounts them.
 //!
 //! Validation, the inbox row and the transaction live here, once; the effect of each event type
-//! is the role's [`Consumidor`]. Only the peer service may call (the service token; an operator
+//! is the service's [`Consumidor`]. Only the peer service may call (the service token; an operator
 //! session gets 403); CSRF does not apply.
 //!
 //! `/eventos`: 204 for a new event and for a duplicate, 400 problem+json for a missing
