@@ -203,6 +203,12 @@ pub struct Contagem {
     pub oldest_pending: Option<DateTime<Utc>>,
 }
 
+/// How many events are in `status` (planned with the value, so `PENDING` and `SENT` use their
+/// partial indexes).
+pub async fn count(c: &impl GenericClient, status: Status) -> Result<i64, tokio_postgres::Error> {
+    Ok(c.query_one("SELECT count(*) FROM outbox_event WHERE status = $1", &[&status]).await?.get(0))
+}
+
 pub async fn status(c: &impl GenericClient) -> Result<Contagem, tokio_postgres::Error> {
     let mut s = Contagem::default();
     for r in c.query("SELECT status, count(*) FROM outbox_event GROUP BY status", &[]).await? {
