@@ -35,7 +35,11 @@ use tokio_postgres::{Client, NoTls};
 use uuid::Uuid;
 
 use crate::config::{Config, DbConfig};
-use crate::outbox::store;
+use crate::contracts::EventoIntegracao;
+use crate::outbox::{store, Evento as _, Status};
+
+/// Where the SKU is in a stored payload (the events' aggregate key).
+const SKU: &[&str] = EventoIntegracao::CAMINHO_CHAVE;
 
 /// Attempts after which a `PENDING` event is reported as delayed whatever its age.
 pub const TENTATIVAS_ATRASO: i32 = 5;
@@ -92,7 +96,7 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
     for (c, lado, err) in
         [(&m, "mercado", &mercado_err as &dyn Fn(_) -> Ilegivel), (&e, "estoque", &estoque_err)]
     {
-        for r in store::failed_with_sku(c, i64::MAX).await.map_err(err)? {
+        for r in store::failed_with_key(c, SKU, i64::MAX).await.map_err(err)? {
             let (id, tipo, sku, erro): (Uuid, String, Option<String>, String) =
                 (r.get(0), r.get(1), r.get(2), r.get(3));
             let bloqueia = match (tipo.as_str(), &sku) {
@@ -108,7 +112,7 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
             });
         }
         let limite = agora - chrono::Duration::from_std(config.audit_atraso).unwrap_or(chrono::Duration::MAX);
-        for r in store::delayed(c, limite, TENTATIVAS_ATRASO).await.map_err(err)? {
+        for r in store::delayed(c, SKU, limite, TENTATIVAS_ATRASO).await.map_err(err)? {
             let (id, tipo, sku, erro, criado, tentativas): (
                 Uuid,
                 String,
@@ -144,14 +148,16 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
         presentes(&e, "SELECT solicitacao_original FROM demanda_reprimida WHERE NOT atendida AND solicitacao_original = ANY($1)", &ids)
             .await
             .map_err(estoque_err)?;
-    let respostas_em_voo = store::pending_answers(&e, &["ReposicaoEnviada", "ReposicaoNegada"], &ids)
-        .await
-        .map_err(estoque_err)?;
+    // An answer carries its request's id as `correlationId`.
+    let respostas_em_voo =
+        store::pending_referencing(&e, &["ReposicaoEnviada", "ReposicaoNegada"], &["correlationId"], &ids)
+            .await
+            .map_err(estoque_err)?;
     for r in &pedidos {
         let (id, sku, status, criado): (Uuid, String, String, DateTime<Utc>) =
             (r.get(0), r.get(1), r.get(2), r.get(3));
-        let outbox = no_outbox.get(&id).map(String::as_str);
-        let enviada = outbox.is_none_or(|s| s == "SENT");
+        let outbox = no_outbox.get(&id).copied();
+        let enviada = outbox.is_none_or(|s| s == Status::Sent);
         if enviada && criado >= janela && !recebidas.contains(&id) {
             d.push(Divergencia {
                 sku: sku.clone(),
@@ -162,7 +168,7 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
             });
         }
         let aberta = status == "PENDENTE" || status == "AGUARDANDO_LOTE";
-        let em_voo = outbox == Some("PENDING") || respostas_em_voo.contains(&id);
+        let em_voo = outbox == Some(Status::Pending) || respostas_em_voo.contains(&id);
         if aberta && !em_voo && !demanda_aberta.contains(&id) {
             d.push(Divergencia {
                 sku,
@@ -177,7 +183,7 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
     // estoque's answers: SENT outbox rows, and delivered shipments whose row was pruned since
     // (read after the SENT rows, so a row pruned in between is in one list or both: by id, once).
     let mut respostas: BTreeMap<Uuid, (String, Option<String>)> = BTreeMap::new();
-    for r in store::sent_since(&e, janela).await.map_err(estoque_err)? {
+    for r in store::sent_since(&e, SKU, janela).await.map_err(estoque_err)? {
         respostas.insert(r.get(0), (r.get(1), r.get(2)));
     }
     let entregues = e
@@ -247,7 +253,7 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
     for r in &expedicoes {
         let (id, sku, qtd): (Uuid, String, i64) = (r.get(0), r.get(1), r.get(2));
         *expedido.entry(sku.clone()).or_default() += qtd;
-        if status_envio.get(&id).is_some_and(|s| s == "PENDING") {
+        if status_envio.get(&id).is_some_and(|s| *s == Status::Pending) {
             *em_voo.entry(sku).or_default() += qtd;
         }
     }

@@ -1,7 +1,7 @@
 //! Start-up of a service role (`giro mercado serve`, `giro estoque serve`): validate what the role
 //! needs, build its pool, bind its listener, compose the router (health, `/sessao`, `/eventos`,
 //! the role's routes, the shared layers), run the background loops (the embedded publisher, the
-//! role's jobs), and serve until shutdown.
+//! inbox's retention, the role's jobs), and serve until shutdown.
 //!
 //! The role modules only say what their routes, consumer and jobs are; the sequence lives here once.
 
@@ -14,9 +14,11 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::config::{Config, ConfigError, Servico};
+use crate::contracts::EventoIntegracao;
 use crate::db::{self, Db};
 use crate::http::{self, auth::Seguranca};
 use crate::inbox::receiver::{self, Consumidor};
+use crate::inbox::retencao::RetencaoInbox;
 use crate::outbox::relay::Publisher;
 use crate::supervisor::{Supervisor, Vivo};
 
@@ -53,7 +55,7 @@ pub struct Role<S> {
     /// The role's own routes, each with its authorization layer.
     pub router: Router,
     /// The effects of the events the role accepts on `/eventos`.
-    pub consumidor: Arc<dyn Consumidor<S>>,
+    pub consumidor: Arc<dyn Consumidor<S, Evento = EventoIntegracao>>,
 }
 
 /// Checks, before anything starts, the secrets every service needs: its own token (to
@@ -95,7 +97,7 @@ pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
             ctx.supervisor.clone(),
         )))
         .merge(crate::outbox::metrics::router(ctx.db.pool.clone()))
-        .merge(crate::outbox::console::router(
+        .merge(crate::outbox::console::router::<EventoIntegracao>(
             ctx.db.clone(),
             ctx.seguranca.clone(),
             ctx.config.inbox_retencao,
@@ -154,6 +156,13 @@ pub async fn run<S: 'static>(
         )?);
         ctx.supervisionar("publisher", true, move |vivo, shutdown| p.clone().run_loop(shutdown, vivo));
     }
+    // The inbox's retention is the receiving service's own maintenance, whether or not its
+    // publisher is embedded. Every replica sweeps (SKIP LOCKED); not required for readiness: a
+    // late sweep only keeps rows longer.
+    let retencao = Arc::new(RetencaoInbox::new(ctx.db.pool.clone(), ctx.config.inbox_retencao));
+    ctx.supervisionar("retencao-inbox", false, move |vivo, shutdown| {
+        retencao.clone().run_loop(shutdown, vivo)
+    });
     // Every replica purges; SKIP LOCKED keeps them off each other's rows. Not required for
     // readiness: expired sessions are refused whether or not their rows are gone yet.
     let (seg, sessao) = (ctx.seguranca.clone(), ctx.config.sessao.clone());

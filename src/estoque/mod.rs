@@ -136,6 +136,8 @@ impl From<DbError> for ErroEstoque {
 struct ConsumidorEstoque;
 
 impl Consumidor<Estoque> for ConsumidorEstoque {
+    type Evento = EventoIntegracao;
+
     fn aceitos(&self) -> &'static [&'static str] {
         ACEITOS
     }

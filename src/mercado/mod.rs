@@ -113,6 +113,8 @@ pub const ACEITOS: &[&str] = &["ReposicaoEnviada", "ReposicaoNegada", "ProdutoCl
 struct ConsumidorMercado;
 
 impl Consumidor<Mercado> for ConsumidorMercado {
+    type Evento = EventoIntegracao;
+
     fn aceitos(&self) -> &'static [&'static str] {
         ACEITOS
     }

@@ -8,9 +8,10 @@
 //! original's Bean Validation, in pt-BR, each naming the field. `contracts/<Tipo>.json` pins the
 //! format; the tests check each example round-trips.
 //!
-//! This module is pure data and validation: no database, no HTTP.
+//! This module is pure data and validation: no database, no HTTP. It implements the outbox's
+//! [`giro_outbox::Evento`] (the SKU as the aggregate key), so the writer, relay and receiver carry it.
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -102,37 +103,10 @@ impl Violacoes {
     }
 }
 
-/// Instants as the original's `ISO_INSTANT`: seconds always, fraction only when non-zero.
-pub mod instante {
-    use super::*;
-    use serde::{Deserializer, Serializer};
-
-    pub fn formatar(t: &DateTime<Utc>) -> String {
-        t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
-    }
-
-    pub fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&formatar(t))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
-        let text = String::deserialize(d)?;
-        DateTime::parse_from_rfc3339(&text)
-            .map(|t| t.with_timezone(&Utc))
-            .map_err(|e| serde::de::Error::custom(format!("instante inválido {text:?}: {e}")))
-    }
-
-    pub mod opcional {
-        use super::*;
-
-        pub fn serialize<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
-            match t {
-                Some(t) => s.serialize_str(&formatar(t)),
-                None => s.serialize_none(),
-            }
-        }
-    }
-}
+/// Instants on the wire (`ISO_INSTANT`): the outbox's helper, re-exported where the events use it.
+pub use giro_outbox::instante;
+/// The batch route's answer: the outbox's wire format, re-exported under its old path.
+pub use giro_outbox::lote::{LoteResposta, ResultadoItem};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -364,39 +338,51 @@ impl EventoIntegracao {
     }
 }
 
-/// One item of the answer to `POST /eventos/lote` (the batch route): each event's own status, as
-/// `/eventos` would have answered it alone. Sent by the receiver, read by the publisher.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-pub struct ResultadoItem {
-    #[serde(rename = "eventId")]
-    pub event_id: Option<uuid::Uuid>,
-    pub status: u16,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub detalhe: Option<String>,
-}
+/// The outbox's view of the four events: the SKU is the aggregate key, and a dead-lettered
+/// `ReposicaoSolicitada` keeps that SKU's restock request open.
+impl giro_outbox::Evento for EventoIntegracao {
+    type Erro = ErroContrato;
+    const TIPOS: &'static [&'static str] = &TIPOS;
+    const CAMINHO_CHAVE: &'static [&'static str] = &["sku"];
+    const NOME_CHAVE: &'static str = "SKU";
 
-/// The answer to `POST /eventos/lote`: one [`ResultadoItem`] per event, in the request's order.
-#[derive(Serialize, Deserialize, Debug)]
-pub struct LoteResposta {
-    pub resultados: Vec<ResultadoItem>,
+    fn tipo(&self) -> &'static str {
+        EventoIntegracao::tipo(self)
+    }
+
+    fn event_id(&self) -> Uuid {
+        EventoIntegracao::event_id(self)
+    }
+
+    fn ocorrido_em(&self) -> DateTime<Utc> {
+        EventoIntegracao::ocorrido_em(self)
+    }
+
+    fn payload(&self) -> serde_json::Value {
+        self.to_json()
+    }
+
+    fn chave(&self) -> &str {
+        self.sku()
+    }
+
+    /// The contract ([`EventoIntegracao::ler`]), then the input policy on `ocorridoEm`.
+    fn ler(tipo: &str, corpo: &[u8], agora: DateTime<Utc>) -> Result<Self, ErroContrato> {
+        let evento = EventoIntegracao::ler(tipo, corpo)?;
+        if let Some(v) = evento.violacao_instante(agora) {
+            return Err(ErroContrato::Invalido { tipo: tipo.to_string(), violacoes: vec![v] });
+        }
+        Ok(evento)
+    }
+
+    fn bloqueio(tipo: &str, chave: &str) -> Option<String> {
+        (tipo == "ReposicaoSolicitada").then(|| format!("restocks of SKU {chave} wait"))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chrono::TimeZone;
-
-    #[test]
-    fn instants_print_0_3_6_or_9_fraction_digits_only_when_non_zero() {
-        let base = Utc.with_ymd_and_hms(2026, 9, 25, 12, 0, 5).single().unwrap_or_default();
-        let at = |ns: u32| base + chrono::Duration::nanoseconds(i64::from(ns));
-        assert_eq!(instante::formatar(&at(0)), "2026-09-25T12:00:05Z");
-        assert_eq!(instante::formatar(&at(123_000_000)), "2026-09-25T12:00:05.123Z");
-        assert_eq!(instante::formatar(&at(120_000_000)), "2026-09-25T12:00:05.120Z");
-        assert_eq!(instante::formatar(&at(123_456_000)), "2026-09-25T12:00:05.123456Z");
-        assert_eq!(instante::formatar(&at(123_456_789)), "2026-09-25T12:00:05.123456789Z");
-        assert_eq!(instante::formatar(&at(1)), "2026-09-25T12:00:05.000000001Z");
-    }
 
     #[test]
     fn sku_follows_the_gtin_rule() {

@@ -11,8 +11,10 @@ use chrono::{DateTime, Utc};
 use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
+use crate::evento::Evento;
+use crate::instante;
+use crate::status::Status;
 use crate::store;
-use giro_contracts::instante;
 use giro_infra::config::Servico;
 
 /// `giro outbox …`: its arguments live here, beside the commands (`cli.rs` only refers to them).
@@ -77,21 +79,26 @@ pub enum StatusFiltro {
     Failed,
 }
 
-impl StatusFiltro {
-    fn sql(self) -> &'static str {
-        match self {
-            StatusFiltro::Pending => "PENDING",
-            StatusFiltro::Sent => "SENT",
-            StatusFiltro::Failed => "FAILED",
+impl From<StatusFiltro> for Status {
+    fn from(f: StatusFiltro) -> Status {
+        match f {
+            StatusFiltro::Pending => Status::Pending,
+            StatusFiltro::Sent => Status::Sent,
+            StatusFiltro::Failed => Status::Failed,
         }
     }
 }
 
 pub use super::store::{linha, Linha};
 
-pub async fn status_text(c: &impl GenericClient, agora: DateTime<Utc>) -> anyhow::Result<String> {
+/// `giro outbox status`: the counts, the oldest pending event, and each dead letter with what it
+/// blocks ([`Evento::bloqueio`]) or, when nothing, its aggregate key.
+pub async fn status_text<E: Evento>(c: &impl GenericClient, agora: DateTime<Utc>) -> anyhow::Result<String> {
     let s = crate::store::status(c).await?;
-    let mut out = format!("PENDING {}\nSENT    {}\nFAILED  {}\n", s.pending, s.sent, s.failed);
+    let mut out = String::new();
+    for (status, n) in [(Status::Pending, s.pending), (Status::Sent, s.sent), (Status::Failed, s.failed)] {
+        let _ = writeln!(out, "{status:<7} {n}");
+    }
     match s.oldest_pending {
         Some(t) => {
             let _ = writeln!(
@@ -104,17 +111,17 @@ pub async fn status_text(c: &impl GenericClient, agora: DateTime<Utc>) -> anyhow
         None => out.push_str("oldest pending: none\n"),
     }
     // Each dead letter with what it blocks, so the operator knows what `retry` brings back.
-    for r in store::failed_with_sku(c, 50).await? {
-        let (id, tipo, sku, erro): (Uuid, String, Option<String>, String) =
+    for r in store::failed_with_key(c, E::CAMINHO_CHAVE, 50).await? {
+        let (id, tipo, chave, erro): (Uuid, String, Option<String>, String) =
             (r.get(0), r.get(1), r.get(2), r.get(3));
-        let bloqueia = match (tipo.as_str(), &sku) {
-            ("ReposicaoSolicitada", Some(sku)) => {
-                format!("; blocks: restocks of SKU {sku} wait until `giro outbox retry {id}`")
-            }
-            (_, Some(sku)) => format!("; SKU {sku}"),
-            _ => String::new(),
+        let bloqueia = match chave {
+            Some(chave) => match E::bloqueio(&tipo, &chave) {
+                Some(b) => format!("; blocks: {b} until `giro outbox retry {id}`"),
+                None => format!("; {} {chave}", E::NOME_CHAVE),
+            },
+            None => String::new(),
         };
-        let _ = writeln!(out, "FAILED {id} {tipo}{bloqueia}; last error: {erro}");
+        let _ = writeln!(out, "{} {id} {tipo}{bloqueia}; last error: {erro}", Status::Failed);
     }
     Ok(out)
 }
@@ -124,7 +131,7 @@ pub async fn list(
     status: Option<StatusFiltro>,
     limite: i64,
 ) -> anyhow::Result<Vec<Linha>> {
-    Ok(store::list(c, status.map(StatusFiltro::sql), limite).await?)
+    Ok(store::list(c, status.map(Status::from), limite).await?)
 }
 
 pub fn list_text(linhas: &[Linha]) -> String {
@@ -191,8 +198,9 @@ pub async fn discard(c: &impl GenericClient, id: Uuid) -> anyhow::Result<Linha> 
     }
 }
 
-/// Runs an admin command against the outbox of the database it names.
-pub async fn run(args: OutboxArgs, config: &giro_infra::config::Config) -> anyhow::Result<()> {
+/// Runs an admin command against the outbox of the database it names; `E` is the event type
+/// stored there.
+pub async fn run<E: Evento>(args: OutboxArgs, config: &giro_infra::config::Config) -> anyhow::Result<()> {
     use OutboxCommand as C;
     let cmd = args.command;
     let db = match &cmd {
@@ -203,7 +211,7 @@ pub async fn run(args: OutboxArgs, config: &giro_infra::config::Config) -> anyho
     let c = &**client;
     let agora = Utc::now();
     match cmd {
-        C::Status { .. } => print!("{}", status_text(c, agora).await?),
+        C::Status { .. } => print!("{}", status_text::<E>(c, agora).await?),
         C::List { status, limite, json, .. } => {
             let linhas = list(c, status, limite).await?;
             if json {

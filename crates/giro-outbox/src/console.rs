@@ -1,6 +1,7 @@
 //! The event console (issue 18): the operator's view of a service's outbox over HTTP, under
-//! `/operacao/outbox`, on both services. It is `giro outbox status|list|retry|discard` for a
-//! browser, with the same rules (one implementation: the [`admin`] and [`store`] functions):
+//! `/operacao/outbox`, on every service that mounts it. It is `giro outbox
+//! status|list|retry|discard` for a browser, with the same rules (one implementation: the
+//! [`admin`] and [`store`] functions):
 //!
 //! | route | what |
 //! |---|---|
@@ -29,7 +30,9 @@ use uuid::Uuid;
 
 use super::admin::{self, Linha, RetryError};
 use super::store;
-use giro_contracts::{instante, TIPOS};
+use crate::evento::Evento;
+use crate::instante;
+use crate::status::Status;
 use giro_http::auth::{self, Seguranca};
 use giro_http::extract::{AppJson, AppQuery};
 use giro_http::Problem;
@@ -46,11 +49,12 @@ struct Estado {
 
 type St = State<Arc<Estado>>;
 
-pub fn router(db: Db, seguranca: Arc<Seguranca>, inbox_retencao: Duration) -> Router {
+/// The console of an outbox whose events are `E` (the type filter accepts [`Evento::TIPOS`]).
+pub fn router<E: Evento>(db: Db, seguranca: Arc<Seguranca>, inbox_retencao: Duration) -> Router {
     let estado = Arc::new(Estado { db, inbox_retencao });
     Router::new()
         .route("/operacao/outbox", get(resumo))
-        .route("/operacao/outbox/eventos", get(eventos))
+        .route("/operacao/outbox/eventos", get(eventos::<E>))
         .route("/operacao/outbox/eventos/{id}", delete(descartar))
         .route("/operacao/outbox/eventos/{id}/reenvio", post(reenviar))
         .route("/operacao/outbox/reenvio", post(reenviar_falhos))
@@ -139,26 +143,28 @@ pub struct Pagina {
     pub total: i64,
 }
 
-async fn eventos(State(e): St, AppQuery(f): AppQuery<Filtros>) -> Result<AppJson<Pagina>, Problem> {
+async fn eventos<E: Evento>(
+    State(e): St,
+    AppQuery(f): AppQuery<Filtros>,
+) -> Result<AppJson<Pagina>, Problem> {
     let status = match presente(&f.status) {
         None => None,
-        Some(s) => match s.to_ascii_uppercase().as_str() {
-            v @ ("PENDING" | "SENT" | "FAILED") => Some(v.to_string()),
-            _ => return Err(invalido("status", "deve ser PENDING, SENT ou FAILED", s)),
+        Some(s) => match Status::parse(s) {
+            Some(v) => Some(v),
+            None => return Err(invalido("status", "deve ser PENDING, SENT ou FAILED", s)),
         },
     };
     let tipo = match presente(&f.tipo) {
         None => None,
-        Some(t) if TIPOS.contains(&t) => Some(t.to_string()),
-        Some(t) => return Err(invalido("tipo", &format!("deve ser um de {}", TIPOS.join(", ")), t)),
+        Some(t) if E::TIPOS.contains(&t) => Some(t.to_string()),
+        Some(t) => return Err(invalido("tipo", &format!("deve ser um de {}", E::TIPOS.join(", ")), t)),
     };
     let pagina = inteiro("pagina", &f.pagina, 1, 1_000_000, 1)?;
     let tamanho = inteiro("tamanho", &f.tamanho, 1, TAMANHO_MAX, TAMANHO_PADRAO)?;
     let client = e.db.client().await.map_err(db_problem)?;
-    let (rows, total) =
-        store::page(&**client, status.as_deref(), tipo.as_deref(), tamanho, (pagina - 1) * tamanho)
-            .await
-            .map_err(db_problem)?;
+    let (rows, total) = store::page(&**client, status, tipo.as_deref(), tamanho, (pagina - 1) * tamanho)
+        .await
+        .map_err(db_problem)?;
     Ok(AppJson(Pagina { eventos: rows.iter().map(admin::linha).collect(), pagina, tamanho, total }))
 }
 
@@ -226,8 +232,8 @@ async fn reenviar(
     let client = e.db.client().await.map_err(db_problem)?;
     let row = store::one(&**client, id).await.map_err(db_problem)?.ok_or_else(|| nao_encontrado(id))?;
     let atual = admin::linha(&row);
-    if atual.status != "FAILED" {
-        return Err(nao_falhou(id, &atual.status, "reenviados"));
+    if atual.status != Status::Failed {
+        return Err(nao_falhou(id, atual.status.as_str(), "reenviados"));
     }
     let n =
         admin::retry(&**client, &[id], Utc::now(), e.inbox_retencao, forcar).await.map_err(retry_problem)?;
@@ -256,8 +262,8 @@ async fn descartar(State(e): St, p: Result<Path<String>, PathRejection>) -> Resu
     let client = e.db.client().await.map_err(db_problem)?;
     let row = store::one(&**client, id).await.map_err(db_problem)?.ok_or_else(|| nao_encontrado(id))?;
     let atual = admin::linha(&row);
-    if atual.status != "FAILED" {
-        return Err(nao_falhou(id, &atual.status, "descartados"));
+    if atual.status != Status::Failed {
+        return Err(nao_falhou(id, atual.status.as_str(), "descartados"));
     }
     match admin::discard(&**client, id).await {
         Ok(l) => {

@@ -34,8 +34,8 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use tokio::sync::{Notify, Semaphore, SemaphorePermit};
 
+use crate::lote::{LoteResposta, ResultadoItem};
 use crate::store::Claimed;
-use giro_contracts::LoteResposta;
 use giro_infra::config::{Secret, Transporte as Transport};
 
 /// How long a peer without `/eventos/lote` is served event by event before probing again.
@@ -264,41 +264,12 @@ impl Peer {
         }
     }
 
-    /// `POST /eventos/lote` for a chunk; `None` when the peer has no such route.
+    /// `POST /eventos/lote` for a chunk; `None` when it is to be sent event by event instead
+    /// (the peer has no such route, or refused the request as a whole).
     async fn send_lote(&self, chunk: &[Claimed]) -> Option<Vec<Outcome>> {
-        #[derive(Serialize)]
-        struct Item<'a> {
-            tipo: &'a str,
-            evento: &'a RawValue,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            traceparent: Option<&'a str>,
-        }
-        #[derive(Serialize)]
-        struct Body<'a> {
-            eventos: Vec<Item<'a>>,
-        }
-        let mut items = Vec::with_capacity(chunk.len());
-        let mut raws = Vec::with_capacity(chunk.len());
-        for e in chunk {
-            match RawValue::from_string(e.payload.clone()) {
-                Ok(r) => raws.push(Some(r)),
-                Err(_) => raws.push(None),
-            }
-        }
-        for (e, raw) in chunk.iter().zip(&raws) {
-            if let Some(raw) = raw {
-                items.push(Item { tipo: &e.tipo, evento: raw, traceparent: e.traceparent.as_deref() });
-            }
-        }
-        if items.len() != chunk.len() {
-            // A stored payload that is not JSON cannot happen (JSONB); send one by one to isolate it.
-            return None;
-        }
+        // A stored payload that is not JSON cannot happen (JSONB); send one by one to isolate it.
+        let body = lote_body(chunk)?;
         let all = |o: Outcome| Some(vec![o; chunk.len()]);
-        let body = match serde_json::to_vec(&Body { eventos: items }) {
-            Ok(b) => b,
-            Err(_) => return None,
-        };
         // Held until the answer is read: a slot is a request the peer is working on.
         let _slot = self.slot().await;
         let res = self
@@ -319,26 +290,39 @@ impl Peer {
                 )))
             }
         };
+        match self.read_lote(res).await {
+            Lido::Itens(r) => Some(self.per_event(chunk, r)),
+            Lido::EventoAEvento => None,
+            Lido::Todos(o) => all(o),
+        }
+    }
+
+    /// What a `/eventos/lote` answer says as a whole, before its items.
+    async fn read_lote(&self, res: reqwest::Response) -> Lido {
         let status = res.status();
         if matches!(status.as_u16(), 403..=405) {
             self.fall_back_to_single(status);
-            return None;
+            return Lido::EventoAEvento;
         }
-        if res.status().is_client_error() && from_receiver(&res) && is_permanent(status) {
+        if status.is_client_error() && from_receiver(&res) && is_permanent(status) {
             // The request as a whole was refused: each event gets its own verdict through /eventos.
-            return None;
+            return Lido::EventoAEvento;
         }
         if !status.is_success() {
             let receiver = from_receiver(&res);
             let body = res.text().await.unwrap_or_default();
             let msg = format!("envio de lote falhou: HTTP {status}: {}", excerpt(&body));
-            return all(classify(status, receiver, msg, &self.base));
+            return Lido::Todos(classify(status, receiver, msg, &self.base));
         }
-        let parsed: Result<LoteResposta, _> = res.json().await;
-        let r = match parsed {
-            Ok(r) => r,
-            Err(err) => return all(Outcome::Transient(format!("resposta de lote ilegível: {err}"))),
-        };
+        match res.json::<LoteResposta>().await {
+            Ok(r) => Lido::Itens(r),
+            Err(err) => Lido::Todos(Outcome::Transient(format!("resposta de lote ilegível: {err}"))),
+        }
+    }
+
+    /// Each event's outcome from the answer's items, matched by `eventId`, never by position: an
+    /// item for no event of the request is ignored, an event without an item is transient.
+    fn per_event(&self, chunk: &[Claimed], r: LoteResposta) -> Vec<Outcome> {
         if r.resultados.len() != chunk.len() {
             tracing::warn!(peer = %self.base, resultados = r.resultados.len(), eventos = chunk.len(), "batch answer has another number of results than events; matching by eventId");
         }
@@ -353,36 +337,71 @@ impl Peer {
                 }
             }
         }
-        Some(
-            chunk
-                .iter()
-                .map(|e| match by_id.remove(&e.id) {
-                    None => {
-                        tracing::warn!(peer = %self.base, event_id = %e.id, "batch answer has no result for this event; will retry");
-                        Outcome::Transient(format!(
-                            "envio de {} {} falhou: a resposta do lote não trouxe resultado para este evento",
-                            e.tipo, e.id
-                        ))
-                    }
-                    Some(r) => {
-                        let msg = format!(
-                            "envio de {} {} falhou: item {}: {}",
-                            e.tipo,
-                            e.id,
-                            r.status,
-                            r.detalhe.clone().unwrap_or_default()
-                        );
-                        match r.status {
-                            200..=299 => Outcome::Sent,
-                            400 | 422 => Outcome::Permanent(msg),
-                            // The receiver's database is in trouble: wait for its readiness probe.
-                            503 => Outcome::Unreachable(msg),
-                            _ => Outcome::Transient(msg),
-                        }
-                    }
-                })
-                .collect(),
-        )
+        chunk
+            .iter()
+            .map(|e| match by_id.remove(&e.id) {
+                None => {
+                    tracing::warn!(peer = %self.base, event_id = %e.id, "batch answer has no result for this event; will retry");
+                    Outcome::Transient(format!(
+                        "envio de {} {} falhou: a resposta do lote não trouxe resultado para este evento",
+                        e.tipo, e.id
+                    ))
+                }
+                Some(r) => item_outcome(e, &r),
+            })
+            .collect()
+    }
+}
+
+/// What a `/eventos/lote` answer says as a whole ([`Peer::send_lote`]).
+enum Lido {
+    /// One result per event, to be matched.
+    Itens(LoteResposta),
+    /// No such route, or the request refused as a whole: this round goes through `/eventos`.
+    EventoAEvento,
+    /// The same outcome for every event of the request.
+    Todos(Outcome),
+}
+
+/// The body of `POST /eventos/lote`: each stored payload as it is, with its type and trace;
+/// `None` if one is not JSON.
+fn lote_body(chunk: &[Claimed]) -> Option<Vec<u8>> {
+    #[derive(Serialize)]
+    struct Item<'a> {
+        tipo: &'a str,
+        evento: &'a RawValue,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        traceparent: Option<&'a str>,
+    }
+    #[derive(Serialize)]
+    struct Body<'a> {
+        eventos: Vec<Item<'a>>,
+    }
+    let raws: Vec<Box<RawValue>> =
+        chunk.iter().map(|e| RawValue::from_string(e.payload.clone()).ok()).collect::<Option<_>>()?;
+    let eventos = chunk
+        .iter()
+        .zip(&raws)
+        .map(|(e, raw)| Item { tipo: &e.tipo, evento: raw, traceparent: e.traceparent.as_deref() })
+        .collect();
+    serde_json::to_vec(&Body { eventos }).ok()
+}
+
+/// One event's outcome from its own item of a batch answer.
+fn item_outcome(e: &Claimed, r: &ResultadoItem) -> Outcome {
+    let msg = format!(
+        "envio de {} {} falhou: item {}: {}",
+        e.tipo,
+        e.id,
+        r.status,
+        r.detalhe.clone().unwrap_or_default()
+    );
+    match r.status {
+        200..=299 => Outcome::Sent,
+        400 | 422 => Outcome::Permanent(msg),
+        // The receiver's database is in trouble: wait for its readiness probe.
+        503 => Outcome::Unreachable(msg),
+        _ => Outcome::Transient(msg),
     }
 }
 

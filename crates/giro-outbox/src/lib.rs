@@ -1,7 +1,17 @@
-//! The transactional outbox (SPEC §5, §9.1–9.2).
+#![doc = include_str!("../README.md")]
+//!
+//! ## Inside
+//!
+//! **What it owns**: the `outbox_event` and `inbox_event` tables and every statement on them, the
+//! relay, the HTTP delivery and receiving routes, retention, and the operator's view (admin
+//! commands, console, gauges). **What it may use**: `giro-infra` and `giro-http`, nothing else of
+//! the workspace — no service, no domain crate (`cargo tree -p giro-outbox` shows it). What it
+//! must know of a service's events comes through [`Evento`]; what a service does with a received
+//! one through [`Consumidor`](inbox::receiver::Consumidor).
 //!
 //! An event row is written by [`registrar`] inside the business transaction that produced it, so
-//! it commits (or not) with the change. A publisher later delivers it over HTTP:
+//! it commits (or not) with the change. A publisher later delivers it over HTTP (SPEC §5,
+//! §9.1–9.2):
 //!
 //! ```text
 //!  PENDING ──claim (lease: proxima_tentativa_em += visibilidade, new lease_token, tentativas+1;──┐
@@ -14,20 +24,35 @@
 //! ```
 //!
 //! A publisher that dies mid-batch loses nothing: its rows come back when the lease ends. A late
-//! one cannot overwrite a newer attempt: its token no longer matches. The outbox knows no role.
+//! one cannot overwrite a newer attempt: its token no longer matches.
 //!
-//! The files: [`store`] (every `outbox_event` statement: the writer [`registrar`], claim and
-//! settle, and the reads of the admin commands, the console and `giro audit`); [`relay`] (the
-//! loop); [`delivery`] (the HTTP side); [`backoff`]; [`admin`] (`giro outbox …`) and [`console`]
-//! (`/operacao/outbox`).
+//! The files: [`evento`] (the trait a service's events implement); [`status`] (the row's states,
+//! mapped to the column once); [`store`] (every `outbox_event` statement: the writer
+//! [`registrar`], claim and settle, and the reads of the admin commands, the console and an
+//! audit); [`relay`] (the loop), [`settle`] (its rule, pure), [`listen`] (its `NOTIFY` wake-ups);
+//! [`delivery`] (the HTTP side) and [`lote`] (the batch answer's wire format); [`backoff`];
+//! [`inbox`] (the receiver and the inbox's retention); [`admin`] (`giro outbox …`), [`console`]
+//! (`/operacao/outbox`) and [`metrics`] (the gauges); [`instante`] (instants on the wire).
 
 pub mod admin;
 pub mod backoff;
 pub mod console;
 pub mod delivery;
+pub mod evento;
 pub mod inbox;
+pub mod instante;
+pub mod listen;
+pub mod lote;
 pub mod metrics;
 pub mod relay;
+pub mod settle;
+pub mod status;
 pub mod store;
 
+pub use evento::Evento;
+pub use status::Status;
 pub use store::registrar;
+
+/// The DDL of `outbox_event` and `inbox_event` (`schema.sql`), for a service that adopts the
+/// crate: run it in the service's own migrations.
+pub const SCHEMA: &str = include_str!("../schema.sql");

@@ -8,6 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
+use crate::status::Status;
 use giro_infra::db::Pool;
 
 pub fn router(pool: Pool) -> Router {
@@ -24,7 +25,9 @@ async fn scrape(State(pool): State<Pool>) -> Response {
     match pool.get().await {
         Ok(client) => match crate::store::status(&**client).await {
             Ok(s) => {
-                for (status, n) in [("PENDING", s.pending), ("SENT", s.sent), ("FAILED", s.failed)] {
+                for (status, n) in
+                    [(Status::Pending, s.pending), (Status::Sent, s.sent), (Status::Failed, s.failed)]
+                {
                     text.push_str(&format!("giro_outbox_events{{status=\"{status}\"}} {n}\n"));
                 }
                 let age = s

@@ -1,6 +1,9 @@
 //! The relay loop (a [`Publisher`]): wake (in-process signal, `LISTEN`, or the poll interval) → claim a batch as
-//! a lease → deliver with no transaction open → settle only rows still under the lease token.
-//! Retention runs between claims, in small batches. Claims in flight are drained on shutdown.
+//! a lease → deliver with no transaction open → settle only rows still under the lease token
+//! ([`settle`](mod@crate::settle) is the rule). The outbox's retention (`SENT` rows) runs between
+//! claims, in small batches; the inbox's is the receiving service's own task
+//! ([`RetencaoInbox`](crate::inbox::retencao::RetencaoInbox)). Claims in flight are drained on
+//! shutdown.
 //!
 //! - **The pipe stays full** (issue 17; `BENCHMARKS.md`, "What would close the gap"):
 //!   - the claim size (`alvo`) adapts to the backlog: it starts at `outbox.lote`, doubles when a
@@ -16,7 +19,7 @@
 //!     outcome, when all its chunks are back; no event is acknowledged before the receiver's
 //!     commit, and the receiver applies each event independently under its inbox row, so the
 //!     order between overlapping claims is no weaker than between the chunks of one claim.
-//! - **Why an event becomes `FAILED`**: the peer's receiver refused it ([`Outcome::Permanent`]),
+//! - **Why an event becomes `FAILED`** ([`settle::settle`]): the peer's receiver refused it ([`Outcome::Permanent`]),
 //!   or it was still undelivered `outbox.prazo-entrega` after its creation (default 3 d, refused at
 //!   start unless shorter than `inbox.retencao`), or — only when `outbox.max-tentativas` is set —
 //!   it ran out of attempts. Transient failures are otherwise retried at most every
@@ -32,7 +35,7 @@
 //!   the events, knocks); when it answers — or a delivery succeeds — the events waiting in backoff
 //!   are made due now, [`store::make_due`] a batch per round, so the backlog drains at the relay's
 //!   speed. Each publisher, embedded or separate, does this for its own outbox.
-//! - **`LISTEN`** (separate publishers): its connection has a connect timeout and TCP keepalive,
+//! - **`LISTEN`** (separate publishers, [`listen`](crate::listen)): its connection has a connect timeout and TCP keepalive,
 //!   and is re-established with backoff (logged, `giro_outbox_listen_reconnects_total`); the poll
 //!   interval covers the gap.
 //! - **Several replicas**: claims use `FOR UPDATE SKIP LOCKED` and a lease; the retention sweep
@@ -43,20 +46,20 @@
 //!   bounds the whole drain — rows it cuts off come back when their lease ends.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use tokio::task::JoinSet;
-use tokio_postgres::{AsyncMessage, NoTls};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::backoff;
 use crate::delivery::{Outcome, Peer};
+use crate::settle::{self, Settle};
 use crate::store::{self, Claimed, Failure};
+use giro_infra::config::report::mask_password;
 use giro_infra::config::{Config, DbConfig, OutboxConfig, Servico};
 use giro_infra::db::{OutboxSignal, Pool};
 use giro_infra::supervisor::Vivo;
@@ -71,27 +74,45 @@ pub const MAX_LEASED_CLAIMS: usize = 2;
 /// How often a publisher knocks on an unreachable peer's `/readyz`.
 pub const PROBE_EVERY: Duration = Duration::from_secs(1);
 
-/// Test-only switches, read from the environment and absent from `config/giro.toml`.
+/// Test-only switches (cargo feature `test-hooks`, on in the test build only), read from the
+/// environment and absent from `config/giro.toml`.
 /// `GIRO_TEST_REENVIAR=1`: deliver every event twice (the inbox must make the second a no-op).
+#[cfg(feature = "test-hooks")]
 pub const ENV_REENVIAR: &str = "GIRO_TEST_REENVIAR";
 /// `GIRO_TEST_PANICO_PUBLICADOR=PATH`: while PATH exists, the publisher loop panics each round.
+#[cfg(feature = "test-hooks")]
 pub const ENV_PANICO: &str = "GIRO_TEST_PANICO_PUBLICADOR";
 
+/// The test switches as read at construction ([`ENV_REENVIAR`], [`ENV_PANICO`]).
+#[cfg(feature = "test-hooks")]
+#[derive(Debug, Default)]
+pub struct TestHooks {
+    pub reenviar: bool,
+    pub panico: Option<std::path::PathBuf>,
+}
+
+#[cfg(feature = "test-hooks")]
+impl TestHooks {
+    fn from_env() -> TestHooks {
+        TestHooks {
+            reenviar: std::env::var(ENV_REENVIAR).is_ok_and(|v| v == "1" || v == "true"),
+            panico: std::env::var_os(ENV_PANICO).filter(|v| !v.is_empty()).map(Into::into),
+        }
+    }
+}
+
 pub struct Publisher {
-    /// Which outbox (`mercado` or `estoque`), for logs.
+    /// Which outbox, for logs (the service that owns it).
     pub nome: String,
     pub pool: Pool,
     pub peer: Arc<Peer>,
     pub cfg: OutboxConfig,
-    pub inbox_retencao: Duration,
     /// Woken by writers in this process, or by the `LISTEN` task.
     pub signal: Arc<OutboxSignal>,
     /// When set, a `LISTEN` connection to this database wakes the publisher on `NOTIFY`.
     pub listen: Option<DbConfig>,
-    /// Test hook ([`ENV_REENVIAR`]).
-    pub reenviar: bool,
-    /// Test hook ([`ENV_PANICO`]).
-    pub panico: Option<PathBuf>,
+    #[cfg(feature = "test-hooks")]
+    pub hooks: TestHooks,
     /// The last round could not reach the peer: probe it.
     peer_down: AtomicBool,
     /// The peer is back: make waiting events due, a batch per round.
@@ -112,6 +133,21 @@ pub struct Claim {
     pub at: Instant,
 }
 
+/// The claims a loop has in flight, each delivered and settled in a task of its own, and their
+/// row counts. Dropping it (a panic of the loop) aborts them: their rows come back with the lease.
+#[derive(Default)]
+struct InFlight {
+    claims: JoinSet<anyhow::Result<Round>>,
+    leased: HashMap<tokio::task::Id, usize>,
+}
+
+impl InFlight {
+    /// Rows leased by this loop and not settled yet.
+    fn rows(&self) -> usize {
+        self.leased.values().sum()
+    }
+}
+
 /// What one round did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Round {
@@ -124,6 +160,34 @@ pub struct Round {
 }
 
 impl Publisher {
+    /// A publisher of the outbox in `pool`, named `nome` in logs, delivering to `peer` with the
+    /// relay settings `cfg`. `listen`: a database to `LISTEN` on for wake-ups (separate
+    /// publishers), when `cfg.notify` is on.
+    pub fn new(
+        nome: impl Into<String>,
+        pool: Pool,
+        peer: Peer,
+        cfg: OutboxConfig,
+        signal: Arc<OutboxSignal>,
+        listen: Option<DbConfig>,
+    ) -> Publisher {
+        let lote = cfg.lote;
+        Publisher {
+            nome: nome.into(),
+            pool,
+            peer: Arc::new(peer),
+            listen: listen.filter(|_| cfg.notify),
+            cfg,
+            signal,
+            #[cfg(feature = "test-hooks")]
+            hooks: TestHooks::from_env(),
+            peer_down: AtomicBool::new(false),
+            reviving: AtomicBool::new(false),
+            last_probe: Mutex::new(None),
+            alvo: AtomicUsize::new(lote),
+        }
+    }
+
     /// The publisher of `servico`'s outbox: it delivers to the peer's events URL with the peer's
     /// token. `listen` = wake on `NOTIFY` (separate publishers).
     pub fn for_service(
@@ -135,7 +199,6 @@ impl Publisher {
     ) -> anyhow::Result<Publisher> {
         let par = servico.par();
         let cfg = config.outbox.clone();
-        let cfg_lote = cfg.lote;
         let peer = Peer::new(
             &config.servico(par).eventos_url,
             config.token_servico(par)?.clone(),
@@ -144,21 +207,8 @@ impl Publisher {
             cfg.lote_max,
             cfg.transporte,
         )?;
-        Ok(Publisher {
-            nome: servico.nome().to_string(),
-            pool,
-            peer: Arc::new(peer),
-            reenviar: std::env::var(ENV_REENVIAR).is_ok_and(|v| v == "1" || v == "true"),
-            panico: std::env::var_os(ENV_PANICO).filter(|v| !v.is_empty()).map(PathBuf::from),
-            listen: (listen && cfg.notify).then(|| config.servico(servico).db.clone()),
-            cfg,
-            inbox_retencao: config.inbox_retencao,
-            signal,
-            peer_down: AtomicBool::new(false),
-            reviving: AtomicBool::new(false),
-            last_probe: Mutex::new(None),
-            alvo: AtomicUsize::new(cfg_lote),
-        })
+        let listen = listen.then(|| config.servico(servico).db.clone());
+        Ok(Publisher::new(servico.nome(), pool, peer, cfg, signal, listen))
     }
 
     /// The loop, unsupervised, until `shutdown`.
@@ -192,97 +242,133 @@ impl Publisher {
     /// The loop, until `shutdown`; `vivo` is told after each pass (the supervisor's health).
     pub async fn run_loop(self: Arc<Self>, shutdown: CancellationToken, vivo: Vivo) {
         // The LISTEN task lives as long as this run: a restarted loop starts its own.
-        let listening = shutdown.child_token();
-        let _stop_listening = listening.clone().drop_guard();
-        if let Some(db) = self.listen.clone() {
-            tokio::spawn(listen(db, self.signal.clone(), listening.clone(), self.cfg.timeout));
-        }
-        tracing::info!(outbox = %self.nome, peer = %giro_infra::config::report::mask_password(self.peer.base()), lote = self.cfg.lote, lote_max = self.alvo_max(), "publisher started");
-        let prune_every = self
-            .cfg
-            .retencao
-            .min(self.inbox_retencao)
-            .div_f64(2.0)
-            .clamp(Duration::from_secs(1), Duration::from_secs(60));
+        let _stop_listening = self.start_listening(&shutdown);
+        tracing::info!(outbox = %self.nome, peer = %mask_password(self.peer.base()), lote = self.cfg.lote, lote_max = self.alvo_max(), "publisher started");
         let mut last_prune = Instant::now();
-        // Claims being delivered or settled, each in a task of its own, and their row counts.
-        // Dropping the set (a panic of this loop) aborts them: their rows come back with the lease.
-        let mut claims: JoinSet<anyhow::Result<Round>> = JoinSet::new();
-        let mut leased: HashMap<tokio::task::Id, usize> = HashMap::new();
-        let max_leased = MAX_LEASED_CLAIMS * self.alvo_max();
+        let mut in_flight = InFlight::default();
         // Something may be due: true at start, after a wake-up or poll, and while claims come back full.
         let mut more = true;
         while !shutdown.is_cancelled() {
-            if let Some(p) = &self.panico {
-                if p.exists() {
-                    panic!("test fault switch {ENV_PANICO}: publisher loop panics");
-                }
-            }
+            #[cfg(feature = "test-hooks")]
+            self.test_fault();
             self.knock().await;
             let reviving = self.revive_batch(Utc::now()).await;
-            while let Some(done) = claims.try_join_next_with_id() {
-                self.settled(done, &mut leased);
+            while let Some(done) = in_flight.claims.try_join_next_with_id() {
+                self.settled(done, &mut in_flight.leased);
             }
             vivo.ok();
-            if last_prune.elapsed() >= prune_every {
-                last_prune = Instant::now();
-                if let Err(e) = self.prune(Utc::now()).await {
-                    giro_infra::db::note_chain(&e);
-                    tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "retention sweep failed");
-                }
-            }
-            let in_flight: usize = leased.values().sum();
-            let room = in_flight + self.alvo() <= max_leased && self.peer.free_slots() > 0;
-            if (more || reviving) && room {
-                match self.claim(Utc::now()).await {
-                    Ok(c) => {
-                        more = c.full;
-                        if !c.claimed.is_empty() {
-                            let n = c.claimed.len();
-                            let me = self.clone();
-                            let task = claims.spawn(async move { me.finish(c).await });
-                            leased.insert(task.id(), n);
-                        }
-                    }
-                    Err(e) => {
-                        more = false;
-                        giro_infra::db::note_chain(&e);
-                        tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "publisher round failed");
-                    }
-                }
+            self.prune_if_due(&mut last_prune).await;
+            if (more || reviving) && self.has_room(&in_flight) {
+                more = self.claim_next(&mut in_flight).await;
                 continue;
             }
-            // Nothing to claim now, or no room: wait for a wake-up, the poll, a free slot or a
-            // settled claim.
-            let idle = !more && !reviving && claims.is_empty();
-            if idle {
-                self.signal.idle.send_replace(true);
-                tracing::debug!(outbox = %self.nome, "publisher idle");
-            }
-            let pause = if self.peer_down.load(Ordering::SeqCst) {
-                self.cfg.intervalo.min(PROBE_EVERY)
-            } else {
-                self.cfg.intervalo
-            };
-            tokio::select! {
-                _ = shutdown.cancelled() => {}
-                _ = self.signal.wake.notified() => more = true,
-                _ = tokio::time::sleep(pause) => more = true,
-                _ = self.peer.slot_freed.notified(), if more => {}
-                Some(done) = claims.join_next_with_id(), if !claims.is_empty() => {
-                    self.settled(done, &mut leased);
+            more = self.wait(&shutdown, &mut in_flight, more, reviving).await;
+        }
+        self.drain(in_flight).await;
+    }
+
+    /// Starts the `LISTEN` task when this publisher has one; it stops when the guard is dropped.
+    fn start_listening(&self, shutdown: &CancellationToken) -> tokio_util::sync::DropGuard {
+        let listening = shutdown.child_token();
+        if let Some(db) = self.listen.clone() {
+            tokio::spawn(crate::listen::listen(db, self.signal.clone(), listening.clone(), self.cfg.timeout));
+        }
+        listening.drop_guard()
+    }
+
+    /// The test switch [`ENV_PANICO`]: a loop that panics each round while its file exists.
+    #[cfg(feature = "test-hooks")]
+    fn test_fault(&self) {
+        if self.hooks.panico.as_ref().is_some_and(|p| p.exists()) {
+            panic!("test fault switch {ENV_PANICO}: publisher loop panics");
+        }
+    }
+
+    /// The retention sweep, every half `outbox.retencao` (between 1 s and 1 min); a failure is
+    /// logged and retried next time.
+    async fn prune_if_due(&self, last_prune: &mut Instant) {
+        let every = self.cfg.retencao.div_f64(2.0).clamp(Duration::from_secs(1), Duration::from_secs(60));
+        if last_prune.elapsed() < every {
+            return;
+        }
+        *last_prune = Instant::now();
+        if let Err(e) = self.prune(Utc::now()).await {
+            giro_infra::db::note_chain(&e);
+            tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "retention sweep failed");
+        }
+    }
+
+    /// Whether another claim may be taken now: the rows leased stay within
+    /// [`MAX_LEASED_CLAIMS`] × `outbox.lote-max`, and a request slot is free.
+    fn has_room(&self, in_flight: &InFlight) -> bool {
+        in_flight.rows() + self.alvo() <= MAX_LEASED_CLAIMS * self.alvo_max() && self.peer.free_slots() > 0
+    }
+
+    /// Claims a batch and hands it to a task of its own to deliver and settle; returns whether
+    /// more may be due right now (the claim came back full).
+    async fn claim_next(self: &Arc<Self>, in_flight: &mut InFlight) -> bool {
+        match self.claim(Utc::now()).await {
+            Ok(c) => {
+                let full = c.full;
+                if !c.claimed.is_empty() {
+                    let n = c.claimed.len();
+                    let me = self.clone();
+                    let task = in_flight.claims.spawn(async move { me.finish(c).await });
+                    in_flight.leased.insert(task.id(), n);
                 }
+                full
             }
-            if idle {
-                self.signal.idle.send_replace(false);
+            Err(e) => {
+                giro_infra::db::note_chain(&e);
+                tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "publisher round failed");
+                false
             }
         }
-        // Shutdown: no new claim; the ones in flight are delivered and settled.
-        if !claims.is_empty() {
-            tracing::info!(outbox = %self.nome, claims = claims.len(), "publisher draining its claims in flight");
+    }
+
+    /// Nothing to claim now, or no room: waits for a wake-up, the poll, a free slot or a settled
+    /// claim. Returns whether something may be due (`more`, unless woken or polled).
+    async fn wait(
+        &self,
+        shutdown: &CancellationToken,
+        in_flight: &mut InFlight,
+        more: bool,
+        reviving: bool,
+    ) -> bool {
+        let idle = !more && !reviving && in_flight.claims.is_empty();
+        if idle {
+            self.signal.idle.send_replace(true);
+            tracing::debug!(outbox = %self.nome, "publisher idle");
         }
-        while let Some(done) = claims.join_next_with_id().await {
-            self.settled(done, &mut leased);
+        // An unreachable peer is probed every PROBE_EVERY, so the loop comes round that often.
+        let pause = if self.peer_down.load(Ordering::SeqCst) {
+            self.cfg.intervalo.min(PROBE_EVERY)
+        } else {
+            self.cfg.intervalo
+        };
+        let mut more = more;
+        tokio::select! {
+            _ = shutdown.cancelled() => {}
+            _ = self.signal.wake.notified() => more = true,
+            _ = tokio::time::sleep(pause) => more = true,
+            _ = self.peer.slot_freed.notified(), if more => {}
+            Some(done) = in_flight.claims.join_next_with_id(), if !in_flight.claims.is_empty() => {
+                self.settled(done, &mut in_flight.leased);
+            }
+        }
+        if idle {
+            self.signal.idle.send_replace(false);
+        }
+        more
+    }
+
+    /// Shutdown: no new claim; the ones in flight are delivered and settled.
+    async fn drain(&self, mut in_flight: InFlight) {
+        if !in_flight.claims.is_empty() {
+            tracing::info!(outbox = %self.nome, claims = in_flight.claims.len(), "publisher draining its claims in flight");
+        }
+        while let Some(done) = in_flight.claims.join_next_with_id().await {
+            self.settled(done, &mut in_flight.leased);
         }
         tracing::info!(outbox = %self.nome, "publisher stopped");
     }
@@ -324,7 +410,7 @@ impl Publisher {
             *last = Some(Instant::now());
         }
         if self.peer.probe().await {
-            tracing::info!(outbox = %self.nome, peer = %giro_infra::config::report::mask_password(self.peer.base()), "peer answered its readiness probe; events waiting in backoff are due now");
+            tracing::info!(outbox = %self.nome, peer = %mask_password(self.peer.base()), "peer answered its readiness probe; events waiting in backoff are due now");
             self.peer_down.store(false, Ordering::SeqCst);
             self.reviving.store(true, Ordering::SeqCst);
         }
@@ -364,11 +450,13 @@ impl Publisher {
     async fn deliver(&self, claimed: &[Claimed], at: Instant) -> Vec<Outcome> {
         let peer = self.peer.clone();
         let batch = claimed.to_vec();
-        let twice = self.reenviar;
+        #[cfg(feature = "test-hooks")]
+        let twice = self.hooks.reenviar;
         let task = tokio::spawn(async move {
-            let mut outcomes = peer.deliver(&batch).await;
+            let outcomes = peer.deliver(&batch).await;
+            #[cfg(feature = "test-hooks")]
             if twice {
-                outcomes = peer.deliver(&batch).await;
+                return peer.deliver(&batch).await;
             }
             outcomes
         });
@@ -422,53 +510,16 @@ impl Publisher {
         let outcomes = self.deliver(&claimed, at).await;
         // Outcomes are known now: backoff and deadlines count from here.
         let done = Utc::now();
-        let prazo = done - chrono::Duration::from_std(self.cfg.prazo_entrega)?;
+        let criado_ate = done - chrono::Duration::from_std(self.cfg.prazo_entrega)?;
         let mut sent = Vec::new();
         let mut failures = Vec::new();
         let mut r = Round { claimed: claimed.len(), ..Round::default() };
         for (e, o) in claimed.iter().zip(outcomes) {
-            let tipo = e.tipo.clone();
-            match o {
-                Outcome::Sent => {
-                    r.sent += 1;
-                    sent.push(e.id);
-                    metrics::counter!("giro_outbox_deliveries_total", "tipo" => tipo, "result" => "sent")
-                        .increment(1);
-                    let secs = (done - e.criado_em).num_microseconds().unwrap_or(0).max(0) as f64 / 1e6;
-                    metrics::histogram!("giro_outbox_delivery_seconds").record(secs);
-                }
-                o @ (Outcome::Transient(_) | Outcome::Unreachable(_)) => {
-                    if matches!(o, Outcome::Unreachable(_)) {
-                        r.unreachable += 1;
-                    }
-                    let erro = o.erro().unwrap_or_default().to_string();
-                    r.transient += 1;
-                    let n = e.tentativas;
-                    let espera = backoff::with_jitter(n, self.cfg.backoff_maximo, backoff::random_factor());
-                    let proxima = done + chrono::Duration::from_std(espera)?;
-                    let sem_tentativas = self.cfg.max_tentativas.is_some_and(|max| n >= max);
-                    let vencido = e.criado_em <= prazo;
-                    let proxima = if sem_tentativas || vencido {
-                        let why = if vencido {
-                            "delivery deadline (outbox.prazo-entrega) passed"
-                        } else {
-                            "attempts exhausted (outbox.max-tentativas)"
-                        };
-                        tracing::error!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, tentativa = n, erro = %erro, "delivery failed; {why}: event FAILED");
-                        None
-                    } else {
-                        tracing::warn!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, tentativa = n, erro = %erro, "delivery failed; will retry");
-                        Some(proxima)
-                    };
-                    metrics::counter!("giro_outbox_deliveries_total", "tipo" => tipo, "result" => "transient").increment(1);
-                    failures.push(Failure { id: e.id, erro, proxima });
-                }
-                Outcome::Permanent(erro) => {
-                    r.permanent += 1;
-                    tracing::error!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, erro = %erro, "the peer's receiver refused the event; event FAILED");
-                    metrics::counter!("giro_outbox_deliveries_total", "tipo" => tipo, "result" => "permanent").increment(1);
-                    failures.push(Failure { id: e.id, erro, proxima: None });
-                }
+            self.count(e, &o, done, &mut r);
+            match settle::settle(&o, e.tentativas, e.criado_em, criado_ate, self.cfg.max_tentativas) {
+                Settle::Sent => sent.push(e.id),
+                Settle::Retry => failures.push(self.retry(e, o, done)?),
+                Settle::Failed(why) => failures.push(self.dead_letter(e, o, why)),
             }
         }
         let client = self.pool.get().await?;
@@ -479,125 +530,83 @@ impl Publisher {
         Ok(r)
     }
 
+    /// Counts an outcome in the round and in the delivery metrics.
+    fn count(&self, e: &Claimed, o: &Outcome, done: DateTime<Utc>, r: &mut Round) {
+        let result = match o {
+            Outcome::Sent => {
+                r.sent += 1;
+                let secs = (done - e.criado_em).num_microseconds().unwrap_or(0).max(0) as f64 / 1e6;
+                metrics::histogram!("giro_outbox_delivery_seconds").record(secs);
+                "sent"
+            }
+            Outcome::Transient(_) | Outcome::Unreachable(_) => {
+                if matches!(o, Outcome::Unreachable(_)) {
+                    r.unreachable += 1;
+                }
+                r.transient += 1;
+                "transient"
+            }
+            Outcome::Permanent(_) => {
+                r.permanent += 1;
+                "permanent"
+            }
+        };
+        metrics::counter!("giro_outbox_deliveries_total", "tipo" => e.tipo.clone(), "result" => result)
+            .increment(1);
+    }
+
+    /// A transient failure, due again after the backoff counted from `done`.
+    fn retry(&self, e: &Claimed, o: Outcome, done: DateTime<Utc>) -> anyhow::Result<Failure> {
+        let erro = o.erro().unwrap_or_default().to_string();
+        let espera = backoff::with_jitter(e.tentativas, self.cfg.backoff_maximo, backoff::random_factor());
+        let proxima = done + chrono::Duration::from_std(espera)?;
+        tracing::warn!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, tentativa = e.tentativas, erro = %erro, "delivery failed; will retry");
+        Ok(Failure { id: e.id, erro, proxima: Some(proxima) })
+    }
+
+    /// A dead letter, logged with why.
+    fn dead_letter(&self, e: &Claimed, o: Outcome, why: settle::WhyFailed) -> Failure {
+        let erro = o.erro().unwrap_or_default().to_string();
+        match why {
+            settle::WhyFailed::Refused => {
+                tracing::error!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, erro = %erro, "the peer's receiver refused the event; event FAILED")
+            }
+            _ => {
+                tracing::error!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, tentativa = e.tentativas, erro = %erro, "delivery failed; {}: event FAILED", why.describe())
+            }
+        }
+        Failure { id: e.id, erro, proxima: None }
+    }
+
     /// Tracks whether the peer is reachable: a success after failures makes the waiting events
     /// due; a round that reached nobody starts the probes.
     fn after_round(&self, r: &Round) {
         if r.sent > 0 {
             if self.peer_down.swap(false, Ordering::SeqCst) {
-                tracing::info!(outbox = %self.nome, peer = %giro_infra::config::report::mask_password(self.peer.base()), "the peer is back; events waiting in backoff are due now");
+                tracing::info!(outbox = %self.nome, peer = %mask_password(self.peer.base()), "the peer is back; events waiting in backoff are due now");
                 self.reviving.store(true, Ordering::SeqCst);
             }
         } else if r.unreachable > 0 && !self.peer_down.swap(true, Ordering::SeqCst) {
-            tracing::warn!(outbox = %self.nome, peer = %giro_infra::config::report::mask_password(self.peer.base()), "the peer cannot be reached; probing its /readyz every {PROBE_EVERY:?}");
+            tracing::warn!(outbox = %self.nome, peer = %mask_password(self.peer.base()), "the peer cannot be reached; probing its /readyz every {PROBE_EVERY:?}");
         }
     }
 
-    /// Deletes `SENT` rows past `outbox.retencao` and inbox rows past `inbox.retencao`.
-    pub async fn prune(&self, agora: DateTime<Utc>) -> anyhow::Result<(u64, u64)> {
+    /// Deletes `SENT` rows past `outbox.retencao`, in small batches (at most 100 per sweep, the
+    /// rest next time); returns how many.
+    pub async fn prune(&self, agora: DateTime<Utc>) -> anyhow::Result<u64> {
         let client = self.pool.get().await?;
-        let outbox_antes = agora - chrono::Duration::from_std(self.cfg.retencao)?;
-        let inbox_antes = agora - chrono::Duration::from_std(self.inbox_retencao)?;
-        let (mut sent, mut inbox) = (0, 0);
-        // Bounded: at most 100 batches per sweep, the rest next time.
+        let antes = agora - chrono::Duration::from_std(self.cfg.retencao)?;
+        let mut sent = 0;
         for _ in 0..100 {
-            let n = store::prune_sent(&**client, outbox_antes, PRUNE_BATCH).await?;
+            let n = store::prune_sent(&**client, antes, PRUNE_BATCH).await?;
             sent += n;
             if n < PRUNE_BATCH as u64 {
                 break;
             }
         }
-        for _ in 0..100 {
-            let n = crate::inbox::prune(&**client, inbox_antes, PRUNE_BATCH).await?;
-            inbox += n;
-            if n < PRUNE_BATCH as u64 {
-                break;
-            }
+        if sent > 0 {
+            tracing::info!(outbox = %self.nome, sent, "retention: old rows deleted");
         }
-        if sent + inbox > 0 {
-            tracing::info!(outbox = %self.nome, sent, inbox, "retention: old rows deleted");
-        }
-        Ok((sent, inbox))
-    }
-}
-
-/// Keeps a `LISTEN` connection open and turns each notification into a wake-up. The connection
-/// has a connect timeout and TCP keepalive (a silent partition is noticed), and is re-established
-/// with backoff (250 ms doubling to 5 s) after any failure, logged and counted; the poll interval
-/// covers the gap, and a wake-up right after each (re)connection catches commits made meanwhile.
-async fn listen(db: DbConfig, signal: Arc<OutboxSignal>, shutdown: CancellationToken, timeout: Duration) {
-    const FIRST: Duration = Duration::from_millis(250);
-    const MAX: Duration = Duration::from_secs(5);
-    let mut pg = db.pg.clone();
-    pg.connect_timeout(timeout.max(Duration::from_secs(1)));
-    pg.keepalives(true);
-    pg.keepalives_idle(Duration::from_secs(10));
-    pg.keepalives_interval(Duration::from_secs(5));
-    pg.keepalives_retries(3);
-    let mut pause = FIRST;
-    let mut connected_before = false;
-    while !shutdown.is_cancelled() {
-        let attempt = tokio::time::timeout(timeout.max(Duration::from_secs(1)) * 2, pg.connect(NoTls)).await;
-        match attempt {
-            Ok(Ok((client, mut connection))) => {
-                let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-                let driver = tokio::spawn(async move {
-                    let mut messages = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
-                    use futures_util::StreamExt;
-                    while let Some(m) = messages.next().await {
-                        match m {
-                            Ok(AsyncMessage::Notification(_)) => {
-                                let _ = tx.send(());
-                            }
-                            Ok(_) => {}
-                            Err(_) => break,
-                        }
-                    }
-                });
-                let listened = tokio::time::timeout(
-                    timeout.max(Duration::from_secs(1)),
-                    client.batch_execute(&format!("LISTEN {}", store::CHANNEL)),
-                )
-                .await;
-                match listened {
-                    Ok(Ok(())) => {
-                        if connected_before {
-                            metrics::counter!("giro_outbox_listen_reconnects_total").increment(1);
-                            tracing::info!("LISTEN re-established");
-                        } else {
-                            tracing::info!("LISTEN connected");
-                        }
-                        connected_before = true;
-                        pause = FIRST;
-                        // Something may have committed before LISTEN took effect.
-                        signal.wake.notify_one();
-                        loop {
-                            tokio::select! {
-                                _ = shutdown.cancelled() => break,
-                                m = rx.recv() => match m {
-                                    Some(()) => signal.wake.notify_one(),
-                                    None => break,
-                                },
-                            }
-                        }
-                        if !shutdown.is_cancelled() {
-                            tracing::warn!(
-                                "LISTEN connection lost; re-establishing (polling covers the gap)"
-                            );
-                        }
-                    }
-                    Ok(Err(e)) => tracing::warn!(error = %e, "LISTEN failed; retrying"),
-                    Err(_) => tracing::warn!("LISTEN did not answer in time; retrying"),
-                }
-                drop(client);
-                driver.abort();
-            }
-            Ok(Err(e)) => tracing::warn!(error = %e, "LISTEN connection failed; retrying"),
-            Err(_) => tracing::warn!("LISTEN connection timed out; retrying"),
-        }
-        tokio::select! {
-            _ = shutdown.cancelled() => {}
-            _ = tokio::time::sleep(pause) => {}
-        }
-        pause = (pause * 2).min(MAX);
+        Ok(sent)
     }
 }

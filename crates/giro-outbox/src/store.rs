@@ -18,7 +18,8 @@ use chrono::{DateTime, Utc};
 use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
-use giro_contracts::EventoIntegracao;
+use crate::evento::Evento;
+use crate::status::Status;
 use giro_infra::db::Tx;
 
 /// `$1` id, `$2` tipo, `$3` payload, `$4` criado_em (= first attempt), `$5` traceparent.
@@ -55,12 +56,12 @@ pub const MAX_ERRO: usize = 500;
 /// `Outbox.registrar`, propagation MANDATORY): id = eventId, tipo, payload, criado_em =
 /// proxima_tentativa_em = ocorridoEm. The in-process publisher is woken after commit
 /// ([`Tx::commit`]); separate publishers by one `NOTIFY` per transaction when `outbox.notify` is on.
-pub async fn registrar<S>(tx: &Tx<'_, S>, evento: &EventoIntegracao) -> Result<(), tokio_postgres::Error> {
+pub async fn registrar<S, E: Evento>(tx: &Tx<'_, S>, evento: &E) -> Result<(), tokio_postgres::Error> {
     let stmt = tx.prepare_cached(REGISTRAR).await?;
     let traceparent = giro_infra::trace::for_event().to_string();
     tx.execute(
         &stmt,
-        &[&evento.event_id(), &evento.tipo(), &evento.to_json(), &evento.ocorrido_em(), &traceparent],
+        &[&evento.event_id(), &evento.tipo(), &evento.payload(), &evento.ocorrido_em(), &traceparent],
     )
     .await?;
     if tx.mark_event_written() && tx.notify_pg() {
@@ -195,22 +196,29 @@ pub async fn prune_sent(
 
 /// Counts per status and the age of the oldest pending event.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Status {
+pub struct Contagem {
     pub pending: i64,
     pub sent: i64,
     pub failed: i64,
     pub oldest_pending: Option<DateTime<Utc>>,
 }
 
-pub async fn status(c: &impl GenericClient) -> Result<Status, tokio_postgres::Error> {
-    let mut s = Status::default();
+/// How many events are in `status` (planned with the value, so `PENDING` and `SENT` use their
+/// partial indexes).
+pub async fn count(c: &impl GenericClient, status: Status) -> Result<i64, tokio_postgres::Error> {
+    Ok(c.query_one("SELECT count(*) FROM outbox_event WHERE status = $1", &[&status]).await?.get(0))
+}
+
+pub async fn status(c: &impl GenericClient) -> Result<Contagem, tokio_postgres::Error> {
+    let mut s = Contagem::default();
     for r in c.query("SELECT status, count(*) FROM outbox_event GROUP BY status", &[]).await? {
         let n: i64 = r.get(1);
-        match r.get::<_, &str>(0) {
-            "PENDING" => s.pending = n,
-            "SENT" => s.sent = n,
-            "FAILED" => s.failed = n,
-            _ => {}
+        match r.try_get::<_, Status>(0) {
+            Ok(Status::Pending) => s.pending = n,
+            Ok(Status::Sent) => s.sent = n,
+            Ok(Status::Failed) => s.failed = n,
+            // The CHECK constraint allows no other value.
+            Err(_) => {}
         }
     }
     s.oldest_pending =
@@ -231,7 +239,7 @@ pub async fn one(
 /// A page of events, newest first, optionally of one status and one type, and how many match.
 pub async fn page(
     c: &impl GenericClient,
-    status: Option<&str>,
+    status: Option<Status>,
     tipo: Option<&str>,
     limite: i64,
     offset: i64,
@@ -261,7 +269,7 @@ pub async fn page(
 pub struct Linha {
     pub id: Uuid,
     pub tipo: String,
-    pub status: String,
+    pub status: Status,
     pub tentativas: i32,
     #[serde(serialize_with = "ser_instante")]
     pub criado_em: DateTime<Utc>,
@@ -274,11 +282,11 @@ pub struct Linha {
 }
 
 fn ser_instante<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-    giro_contracts::instante::serialize(t, s)
+    crate::instante::serialize(t, s)
 }
 
 fn ser_opt_instante<S: serde::Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
-    giro_contracts::instante::opcional::serialize(t, s)
+    crate::instante::opcional::serialize(t, s)
 }
 
 /// The columns [`linha`] reads, in its order.
@@ -300,15 +308,17 @@ pub fn linha(r: &tokio_postgres::Row) -> Linha {
     }
 }
 
-/// Up to `limite` dead letters, oldest first: id, tipo, the payload's SKU, the last error.
-pub async fn failed_with_sku(
+/// Up to `limite` dead letters, oldest first: id, tipo, the aggregate key (the payload at
+/// `caminho`, [`Evento::CAMINHO_CHAVE`]), the last error.
+pub async fn failed_with_key(
     c: &impl GenericClient,
+    caminho: &[&str],
     limite: i64,
 ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
     c.query(
-        "SELECT id, tipo, payload ->> 'sku', coalesce(ultimo_erro, '') FROM outbox_event \
-          WHERE status = 'FAILED' ORDER BY criado_em LIMIT $1",
-        &[&limite],
+        "SELECT id, tipo, payload #>> $1, coalesce(ultimo_erro, '') FROM outbox_event \
+          WHERE status = 'FAILED' ORDER BY criado_em LIMIT $2",
+        &[&caminho, &limite],
     )
     .await
 }
@@ -316,7 +326,7 @@ pub async fn failed_with_sku(
 /// Up to `limite` events, oldest first, of one status (`PENDING`, `SENT`, `FAILED`) or all.
 pub async fn list(
     c: &impl GenericClient,
-    status: Option<&str>,
+    status: Option<Status>,
     limite: i64,
 ) -> Result<Vec<Linha>, tokio_postgres::Error> {
     let rows = c
@@ -375,24 +385,26 @@ pub async fn discard_failed(
     Ok(row.as_ref().map(linha))
 }
 
-// ---- `giro audit` (`crate::audit`): what it reads of either outbox. The audit joins these with
-// the roles' tables itself (by id), so the outbox stays role-free ----
+// ---- An audit (Girô's `giro audit`): what it reads of an outbox, by status and by the payload
+// paths its event type names. The audit joins these with its own tables itself (by id), so the
+// outbox stays domain-free ----
 
 /// Ids sent to PostgreSQL in one array parameter at most; longer lists go in several statements.
 const IDS_POR_CONSULTA: usize = 10_000;
 
 /// `PENDING` events created before `criado_antes` or attempted `tentativas_min` times or more,
-/// oldest first: id, tipo, the payload's SKU, the last error (`''` when none), criado_em,
-/// tentativas.
+/// oldest first: id, tipo, the aggregate key (the payload at `caminho`), the last error (`''`
+/// when none), criado_em, tentativas.
 pub async fn delayed(
     c: &impl GenericClient,
+    caminho: &[&str],
     criado_antes: DateTime<Utc>,
     tentativas_min: i32,
 ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
     c.query(
-        "SELECT id, tipo, payload ->> 'sku', coalesce(ultimo_erro, ''), criado_em, tentativas FROM outbox_event \
+        "SELECT id, tipo, payload #>> $3, coalesce(ultimo_erro, ''), criado_em, tentativas FROM outbox_event \
           WHERE status = 'PENDING' AND (criado_em < $1 OR tentativas >= $2) ORDER BY criado_em",
-        &[&criado_antes, &tentativas_min],
+        &[&criado_antes, &tentativas_min, &caminho],
     )
     .await
 }
@@ -402,7 +414,7 @@ pub async fn delayed(
 pub async fn statuses(
     c: &impl GenericClient,
     ids: &[Uuid],
-) -> Result<std::collections::HashMap<Uuid, String>, tokio_postgres::Error> {
+) -> Result<std::collections::HashMap<Uuid, Status>, tokio_postgres::Error> {
     let mut out = std::collections::HashMap::with_capacity(ids.len());
     for chunk in ids.chunks(IDS_POR_CONSULTA) {
         for r in c.query("SELECT id, status FROM outbox_event WHERE id = ANY($1)", &[&chunk]).await? {
@@ -412,20 +424,22 @@ pub async fn statuses(
     Ok(out)
 }
 
-/// Of `correlation_ids`, those a `PENDING` event of one of `tipos` answers (its payload's
-/// `correlationId`): answers still on their way.
-pub async fn pending_answers(
+/// Of `valores`, those found (as a UUID) at `caminho` in the payload of a `PENDING` event of one
+/// of `tipos`: for example the requests whose answers are still on their way, when an answer
+/// carries the request's id.
+pub async fn pending_referencing(
     c: &impl GenericClient,
     tipos: &[&str],
-    correlation_ids: &[Uuid],
+    caminho: &[&str],
+    valores: &[Uuid],
 ) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {
     let mut out = std::collections::HashSet::new();
-    for chunk in correlation_ids.chunks(IDS_POR_CONSULTA) {
+    for chunk in valores.chunks(IDS_POR_CONSULTA) {
         for r in c
             .query(
-                "SELECT (payload ->> 'correlationId')::uuid FROM outbox_event \
-                  WHERE status = 'PENDING' AND tipo = ANY($1) AND (payload ->> 'correlationId')::uuid = ANY($2)",
-                &[&tipos, &chunk],
+                "SELECT (payload #>> $2)::uuid FROM outbox_event \
+                  WHERE status = 'PENDING' AND tipo = ANY($1) AND (payload #>> $2)::uuid = ANY($3)",
+                &[&tipos, &caminho, &chunk],
             )
             .await?
         {
@@ -435,14 +449,16 @@ pub async fn pending_answers(
     Ok(out)
 }
 
-/// `SENT` events created at or after `desde`: id, tipo, the payload's SKU.
+/// `SENT` events created at or after `desde`: id, tipo, the aggregate key (the payload at
+/// `caminho`).
 pub async fn sent_since(
     c: &impl GenericClient,
+    caminho: &[&str],
     desde: DateTime<Utc>,
 ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
     c.query(
-        "SELECT id, tipo, payload ->> 'sku' FROM outbox_event WHERE status = 'SENT' AND criado_em >= $1",
-        &[&desde],
+        "SELECT id, tipo, payload #>> $2 FROM outbox_event WHERE status = 'SENT' AND criado_em >= $1",
+        &[&desde, &caminho],
     )
     .await
 }

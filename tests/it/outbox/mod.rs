@@ -1,8 +1,10 @@
 //! The outbox side: the writer and the publisher ([`publisher`]), the relay's claims and
 //! batches ([`relay`]), delivery that never stalls and heals after faults ([`resilience`], with its
 //! end-to-end fault scenarios), the trace context carried by events ([`trace`]) and the event
-//! console ([`console`]).
+//! console ([`console`]); the crate used as a library by a third service with no Girô domain code
+//! ([`biblioteca`]).
 
+mod biblioteca;
 mod console;
 pub mod publisher;
 mod relay;

@@ -16,6 +16,8 @@ use super::{TestDb, ESTOQUE_TOKEN, OPERADOR, SENHA};
 pub struct Efeitos;
 
 impl Consumidor<Estoque> for Efeitos {
+    type Evento = EventoIntegracao;
+
     fn aceitos(&self) -> &'static [&'static str] {
         &TIPOS
     }

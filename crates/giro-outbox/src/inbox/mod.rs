@@ -1,11 +1,12 @@
-//! The idempotent inbox (SPEC §4.6) and the receiving endpoints `POST /eventos` and
-//! `POST /eventos/lote` ([`receiver`]).
+//! The idempotent inbox (SPEC §4.6), the receiving endpoints `POST /eventos` and
+//! `POST /eventos/lote` ([`receiver`]), and the inbox's retention sweep ([`retencao`]).
 //!
 //! Each received event inserts its id with `ON CONFLICT (event_id) DO NOTHING` in the same
 //! transaction as its effect: a duplicate changes nothing, and concurrent deliveries of one event
 //! serialise on the primary key, so exactly one applies it.
 
 pub mod receiver;
+pub mod retencao;
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;

@@ -1,7 +1,8 @@
-//! `POST /eventos` (SPEC §4.5) and `POST /eventos/lote` (SPEC §9.2), the same on both services.
+//! `POST /eventos` (SPEC §4.5) and `POST /eventos/lote` (SPEC §9.2), the same on every service
+//! that mounts them.
 //!
 //! Validation, the inbox row and the transaction live here, once; the effect of each event type
-//! is the role's [`Consumidor`]. Only the peer service may call (the service token; an operator
+//! is the service's [`Consumidor`]. Only the peer service may call (the service token; an operator
 //! session gets 403); CSRF does not apply.
 //!
 //! `/eventos`: 204 for a new event and for a duplicate, 400 problem+json for a missing
@@ -30,16 +31,20 @@ use futures_util::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use giro_contracts::{ErroContrato, EventoIntegracao, LoteResposta, ResultadoItem};
+use crate::evento::Evento;
+use crate::lote::{LoteResposta, ResultadoItem};
 use giro_http::{auth, Problem};
 use giro_infra::db::{Db, Tx};
 
 /// Body limit of `/eventos/lote` (SPEC §9.2).
 pub const LOTE_BODY_LIMIT: usize = 8 * 1024 * 1024;
 
-/// A role's effects for the events it accepts, in a transaction of its database `S`
-/// ([`giro_infra::db::Mercado`], [`giro_infra::db::Estoque`]).
+/// A service's effects for the events it accepts, in a transaction of its database `S` (a marker
+/// type naming the database, so a `Tx` of another one does not type-check).
 pub trait Consumidor<S>: Send + Sync + 'static {
+    /// The event type this service receives.
+    type Evento: Evento;
+
     /// The `Evento-Tipo`s this service accepts; any other is a 400.
     fn aceitos(&self) -> &'static [&'static str];
 
@@ -48,9 +53,12 @@ pub trait Consumidor<S>: Send + Sync + 'static {
     fn aplicar<'a>(
         &'a self,
         tx: &'a Tx<'_, S>,
-        evento: &'a EventoIntegracao,
+        evento: &'a Self::Evento,
     ) -> BoxFuture<'a, anyhow::Result<()>>;
 }
+
+/// A consumer behind an `Arc`, as the routes hold it.
+pub type ConsumidorDe<S, E> = Arc<dyn Consumidor<S, Evento = E>>;
 
 /// An event its effect refuses for good — its data breaks a rule, whatever the moment — which a
 /// consumer returns so the answer is 400 (permanent: the sender dead-letters it) instead of 500.
@@ -75,26 +83,26 @@ pub enum Recebido {
     Duplicado,
 }
 
-struct Receptor<S> {
+struct Receptor<S, E> {
     db: Db,
-    consumidor: Arc<dyn Consumidor<S>>,
+    consumidor: ConsumidorDe<S, E>,
     lote_max: usize,
 }
 
-pub fn router<S: 'static>(db: Db, consumidor: Arc<dyn Consumidor<S>>, lote_max: usize) -> Router {
+pub fn router<S: 'static, E: Evento>(db: Db, consumidor: ConsumidorDe<S, E>, lote_max: usize) -> Router {
     let state = Arc::new(Receptor { db, consumidor, lote_max });
     Router::new()
-        .route("/eventos", post(um::<S>))
-        .route("/eventos/lote", post(lote::<S>).layer(DefaultBodyLimit::max(LOTE_BODY_LIMIT)))
+        .route("/eventos", post(um::<S, E>))
+        .route("/eventos/lote", post(lote::<S, E>).layer(DefaultBodyLimit::max(LOTE_BODY_LIMIT)))
         .route_layer(from_fn(auth::require_servico))
         .with_state(state)
 }
 
 /// Parses, validates and applies one event with the inbox guarantee.
-pub async fn receber<S: 'static>(
+pub async fn receber<S: 'static, E: Evento>(
     db: &Db,
-    consumidor: &dyn Consumidor<S>,
-    evento: &EventoIntegracao,
+    consumidor: &dyn Consumidor<S, Evento = E>,
+    evento: &E,
 ) -> anyhow::Result<Recebido> {
     let mut client = db.client().await?;
     let tx = Tx::<S>::begin(db, &mut client).await?;
@@ -113,17 +121,17 @@ pub async fn receber<S: 'static>(
 
 /// Applies a batch in one transaction — one commit for many events, the inbox guarantee per event
 /// unchanged (each inbox row commits with its effect, since they all commit together). Events are
-/// applied in SKU order (stable), so concurrent batches lock rows in one order and do not
-/// deadlock. If any event fails, the whole transaction is rolled back and each event is applied
+/// applied in the order of their aggregate key ([`Evento::chave`], stable), so concurrent batches
+/// lock rows in one order and do not deadlock. If any event fails, the whole transaction is rolled back and each event is applied
 /// in a transaction of its own, so one bad event never takes the others with it.
-pub async fn receber_lote<S: 'static>(
+pub async fn receber_lote<S: 'static, E: Evento>(
     db: &Db,
-    consumidor: &dyn Consumidor<S>,
-    eventos: &[&EventoIntegracao],
+    consumidor: &dyn Consumidor<S, Evento = E>,
+    eventos: &[&E],
     traces: &[Option<giro_infra::trace::Traceparent>],
 ) -> Vec<anyhow::Result<Recebido>> {
     let mut ordem: Vec<usize> = (0..eventos.len()).collect();
-    ordem.sort_by(|a, b| eventos[*a].sku().cmp(eventos[*b].sku()));
+    ordem.sort_by(|a, b| eventos[*a].chave().cmp(eventos[*b].chave()));
     match juntos(db, consumidor, eventos, traces, &ordem).await {
         Ok(resultados) => {
             for (e, r) in eventos.iter().zip(&resultados) {
@@ -151,10 +159,10 @@ pub async fn receber_lote<S: 'static>(
     }
 }
 
-async fn juntos<S: 'static>(
+async fn juntos<S: 'static, E: Evento>(
     db: &Db,
-    consumidor: &dyn Consumidor<S>,
-    eventos: &[&EventoIntegracao],
+    consumidor: &dyn Consumidor<S, Evento = E>,
+    eventos: &[&E],
     traces: &[Option<giro_infra::trace::Traceparent>],
     ordem: &[usize],
 ) -> anyhow::Result<Vec<Recebido>> {
@@ -182,19 +190,16 @@ async fn juntos<S: 'static>(
     Ok(resultados)
 }
 
-fn ler<S: 'static>(
-    consumidor: &dyn Consumidor<S>,
+/// A received body as an event the consumer accepts; the error is the 400's detail.
+fn ler<S: 'static, E: Evento>(
+    consumidor: &dyn Consumidor<S, Evento = E>,
     tipo: &str,
     body: &[u8],
-) -> Result<EventoIntegracao, ErroContrato> {
+) -> Result<E, String> {
     if !consumidor.aceitos().contains(&tipo) {
-        return Err(ErroContrato::TipoNaoAceito(tipo.to_string()));
+        return Err(format!("tipo de evento não aceito: {tipo}"));
     }
-    let evento = EventoIntegracao::ler(tipo, body)?;
-    if let Some(v) = evento.violacao_instante(Utc::now()) {
-        return Err(ErroContrato::Invalido { tipo: tipo.to_string(), violacoes: vec![v] });
-    }
-    Ok(evento)
+    E::ler(tipo, body, Utc::now()).map_err(|e| e.to_string())
 }
 
 fn rejeicao(r: BytesRejection) -> Problem {
@@ -205,8 +210,8 @@ fn is_json(headers: &HeaderMap) -> bool {
     giro_http::extract::is_json(headers)
 }
 
-async fn um<S: 'static>(
-    State(r): State<Arc<Receptor<S>>>,
+async fn um<S: 'static, E: Evento>(
+    State(r): State<Arc<Receptor<S, E>>>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -223,7 +228,7 @@ async fn um<S: 'static>(
     };
     let evento = match ler(r.consumidor.as_ref(), tipo, &body) {
         Ok(e) => e,
-        Err(e) => return Problem::bad_request(e.to_string()).into_response(),
+        Err(e) => return Problem::bad_request(e).into_response(),
     };
     // Applied in a task of its own, to the end: hyper drops a handler whose connection closed
     // (a publisher killed mid-delivery), and a dropped handler could stop between an event's
@@ -270,8 +275,8 @@ struct ItemLote {
     traceparent: Option<String>,
 }
 
-async fn lote<S: 'static>(
-    State(r): State<Arc<Receptor<S>>>,
+async fn lote<S: 'static, E: Evento>(
+    State(r): State<Arc<Receptor<S, E>>>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -312,16 +317,19 @@ async fn lote<S: 'static>(
     }
 }
 
-async fn aplicar_lote<S: 'static>(r: Arc<Receptor<S>>, pedido: LoteRequest) -> Vec<ResultadoItem> {
-    let lidos: Vec<Result<EventoIntegracao, (Option<uuid::Uuid>, String)>> = pedido
+async fn aplicar_lote<S: 'static, E: Evento>(
+    r: Arc<Receptor<S, E>>,
+    pedido: LoteRequest,
+) -> Vec<ResultadoItem> {
+    let lidos: Vec<Result<E, (Option<uuid::Uuid>, String)>> = pedido
         .eventos
         .iter()
         .map(|item| {
             let raw = item.evento.get().as_bytes();
-            ler(r.consumidor.as_ref(), item.tipo.trim(), raw).map_err(|e| (event_id_de(raw), e.to_string()))
+            ler(r.consumidor.as_ref(), item.tipo.trim(), raw).map_err(|e| (event_id_de(raw), e))
         })
         .collect();
-    let validos: Vec<&EventoIntegracao> = lidos.iter().filter_map(|l| l.as_ref().ok()).collect();
+    let validos: Vec<&E> = lidos.iter().filter_map(|l| l.as_ref().ok()).collect();
     let traces: Vec<Option<giro_infra::trace::Traceparent>> = pedido
         .eventos
         .iter()

@@ -1,0 +1,28 @@
+-- The two tables giro-outbox reads and writes, as Girô's migrations leave them (mercado V5/V6, V7,
+-- V10; estoque V4/V5, V7, V10), in one script for a service that adopts the crate: run it in
+-- the service's own migrations. `outbox_event` is the writer's and the relay's; `inbox_event` the
+-- receiver's.
+CREATE TABLE IF NOT EXISTS outbox_event (
+    id                   UUID PRIMARY KEY,
+    tipo                 VARCHAR(100) NOT NULL,
+    payload              JSONB        NOT NULL,
+    status               VARCHAR(10)  NOT NULL DEFAULT 'PENDING',
+    criado_em            TIMESTAMPTZ  NOT NULL,
+    tentativas           INTEGER      NOT NULL DEFAULT 0,
+    proxima_tentativa_em TIMESTAMPTZ  NOT NULL,
+    ultimo_erro          VARCHAR(500),
+    enviado_em           TIMESTAMPTZ,
+    -- Stamped by each claim; a publisher settles only rows whose token is still the one it claimed.
+    lease_token          UUID,
+    traceparent          VARCHAR(55),
+    CONSTRAINT ck_outbox_event_status CHECK (status IN ('PENDING', 'SENT', 'FAILED'))
+);
+CREATE INDEX IF NOT EXISTS ix_outbox_event_pendente ON outbox_event (proxima_tentativa_em) WHERE status = 'PENDING';
+CREATE INDEX IF NOT EXISTS ix_outbox_event_enviado ON outbox_event (enviado_em) WHERE status = 'SENT';
+
+-- One row per event already applied, committed with its effect.
+CREATE TABLE IF NOT EXISTS inbox_event (
+    event_id      UUID PRIMARY KEY,
+    processado_em TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ix_inbox_event_processado ON inbox_event (processado_em);

@@ -1,0 +1,93 @@
+//! An event's state in `outbox_event.status`, and its one mapping to the database: the column's
+//! text is read and written here only (and in the SQL text of [`store`](crate::store), which
+//! filters by it), so no other code compares status strings.
+//!
+//! `PENDING` → `SENT` on delivery, or → `FAILED` (a dead letter) on a refusal or the delivery
+//! deadline; `giro outbox retry` brings a `FAILED` (or `SENT`) row back to `PENDING`.
+
+use std::fmt;
+
+use tokio_postgres::types::{private::BytesMut, to_sql_checked, FromSql, IsNull, ToSql, Type};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Status {
+    /// Waiting for its (next) attempt, or leased to a publisher now.
+    Pending,
+    /// Delivered: the receiver answered 2xx.
+    Sent,
+    /// A dead letter: kept until an operator retries or discards it.
+    Failed,
+}
+
+impl Status {
+    pub const ALL: [Status; 3] = [Status::Pending, Status::Sent, Status::Failed];
+
+    /// The column's text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "PENDING",
+            Status::Sent => "SENT",
+            Status::Failed => "FAILED",
+        }
+    }
+
+    /// The status spelled `s`, in any case (`failed`, `FAILED`).
+    pub fn parse(s: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|v| v.as_str().eq_ignore_ascii_case(s))
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // `pad`, not `write_str`: the admin's text columns align with `{:<7}`.
+        f.pad(self.as_str())
+    }
+}
+
+/// A value the table's CHECK constraint (`ck_outbox_event_status`) does not allow.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown outbox status {0:?}")]
+pub struct Desconhecido(String);
+
+impl<'a> FromSql<'a> for Status {
+    fn from_sql(ty: &Type, raw: &'a [u8]) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        let s = <&str as FromSql>::from_sql(ty, raw)?;
+        Ok(Status::parse(s).ok_or_else(|| Desconhecido(s.to_string()))?)
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        <&str as FromSql>::accepts(ty)
+    }
+}
+
+impl ToSql for Status {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        self.as_str().to_sql(ty, out)
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        <&str as ToSql>::accepts(ty)
+    }
+
+    to_sql_checked!();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_status_reads_back_from_its_text_in_any_case() {
+        for s in Status::ALL {
+            assert_eq!(Status::parse(s.as_str()), Some(s));
+            assert_eq!(Status::parse(&s.as_str().to_ascii_lowercase()), Some(s));
+        }
+        assert_eq!(Status::parse("LOST"), None);
+        assert_eq!(format!("{:<7}|", Status::Sent), "SENT   |");
+    }
+}
