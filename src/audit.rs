@@ -35,7 +35,9 @@ use tokio_postgres::{Client, NoTls};
 use uuid::Uuid;
 
 use crate::config::{Config, DbConfig};
-use crate::contracts::EventoIntegracao;
+use crate::contracts::{EventoIntegracao, TipoEvento};
+use crate::mercado::reposicao::StatusSolicitacao;
+use crate::mercado::reserva::StatusReserva;
 use crate::outbox::{store, Evento as _, Status};
 
 /// Where the SKU is in a stored payload (the events' aggregate key).
@@ -84,75 +86,107 @@ async fn presentes(c: &Client, sql: &str, ids: &[Uuid]) -> Result<HashSet<Uuid>,
     Ok(out)
 }
 
+/// A database error of one side as the audit reports it.
+fn falha(db: &'static str) -> impl Fn(tokio_postgres::Error) -> Ilegivel {
+    move |source| Ilegivel { db, source: source.into() }
+}
+
+/// Every check, read-only, on both databases at `agora`; the divergences sorted.
 pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio, Ilegivel> {
     let m = connect(&config.mercado.db, "mercado").await?;
     let e = connect(&config.estoque.db, "estoque").await?;
     let janela = agora - chrono::Duration::from_std(config.inbox_retencao).unwrap_or(chrono::Duration::MAX);
-    let mercado_err = |source: tokio_postgres::Error| Ilegivel { db: "mercado", source: source.into() };
-    let estoque_err = |source: tokio_postgres::Error| Ilegivel { db: "estoque", source: source.into() };
+    let atraso = agora - chrono::Duration::from_std(config.audit_atraso).unwrap_or(chrono::Duration::MAX);
     let mut d = Vec::new();
+    eventos_parados(&m, "mercado", agora, atraso, &mut d).await?;
+    eventos_parados(&e, "estoque", agora, atraso, &mut d).await?;
+    solicitacoes(&m, &e, janela, &mut d).await?;
+    respostas(&m, &e, janela, &mut d).await?;
+    conservacao_lotes(&e, &mut d).await?;
+    conservacao_prateleira(&m, &e, &mut d).await?;
+    d.sort();
+    d.dedup();
+    Ok(Relatorio { concorda: d.is_empty(), divergencias: d })
+}
 
-    // Dead letters, either side.
-    for (c, lado, err) in
-        [(&m, "mercado", &mercado_err as &dyn Fn(_) -> Ilegivel), (&e, "estoque", &estoque_err)]
-    {
-        for r in store::failed_with_key(c, SKU, i64::MAX).await.map_err(err)? {
-            let (id, tipo, sku, erro): (Uuid, String, Option<String>, String) =
-                (r.get(0), r.get(1), r.get(2), r.get(3));
-            let bloqueia = match (tipo.as_str(), &sku) {
-                ("ReposicaoSolicitada", Some(sku)) => {
-                    format!(" (a solicitação fica aberta: as reposições do SKU {sku} esperam até `giro outbox retry {id}`)")
-                }
-                _ => String::new(),
-            };
-            d.push(Divergencia {
-                sku: sku.unwrap_or_default(),
-                tipo: "evento_falhou",
-                detalhe: format!("{tipo} {id} do {lado} está FAILED: {erro}{bloqueia}"),
-            });
-        }
-        let limite = agora - chrono::Duration::from_std(config.audit_atraso).unwrap_or(chrono::Duration::MAX);
-        for r in store::delayed(c, SKU, limite, TENTATIVAS_ATRASO).await.map_err(err)? {
-            let (id, tipo, sku, erro, criado, tentativas): (
-                Uuid,
-                String,
-                Option<String>,
-                String,
-                DateTime<Utc>,
-                i32,
-            ) = (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5));
-            let erro = if erro.is_empty() { "nenhum".to_string() } else { erro };
-            d.push(Divergencia {
-                sku: sku.unwrap_or_default(),
-                tipo: "evento_atrasado",
-                detalhe: format!(
-                    "{tipo} {id} do {lado} está PENDING há {}s após {tentativas} tentativa(s); último erro: {erro}",
-                    (agora - criado).num_seconds().max(0)
-                ),
-            });
-        }
+/// Dead letters of one side's outbox (and what each blocks), and events still `PENDING` created
+/// before `atraso` or attempted [`TENTATIVAS_ATRASO`] times.
+async fn eventos_parados(
+    c: &Client,
+    lado: &'static str,
+    agora: DateTime<Utc>,
+    atraso: DateTime<Utc>,
+    d: &mut Vec<Divergencia>,
+) -> Result<(), Ilegivel> {
+    for r in store::failed_with_key(c, SKU, i64::MAX).await.map_err(falha(lado))? {
+        let (id, tipo, sku, erro): (Uuid, String, Option<String>, String) =
+            (r.get(0), r.get(1), r.get(2), r.get(3));
+        let bloqueia = match (TipoEvento::de_nome(&tipo), &sku) {
+            (Some(TipoEvento::ReposicaoSolicitada), Some(sku)) => {
+                format!(" (a solicitação fica aberta: as reposições do SKU {sku} esperam até `giro outbox retry {id}`)")
+            }
+            _ => String::new(),
+        };
+        d.push(Divergencia {
+            sku: sku.unwrap_or_default(),
+            tipo: "evento_falhou",
+            detalhe: format!("{tipo} {id} do {lado} está FAILED: {erro}{bloqueia}"),
+        });
     }
+    for r in store::delayed(c, SKU, atraso, TENTATIVAS_ATRASO).await.map_err(falha(lado))? {
+        let (id, tipo, sku, erro, criado, tentativas): (
+            Uuid,
+            String,
+            Option<String>,
+            String,
+            DateTime<Utc>,
+            i32,
+        ) = (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5));
+        let erro = if erro.is_empty() { "nenhum".to_string() } else { erro };
+        d.push(Divergencia {
+            sku: sku.unwrap_or_default(),
+            tipo: "evento_atrasado",
+            detalhe: format!(
+                "{tipo} {id} do {lado} está PENDING há {}s após {tentativas} tentativa(s); último erro: {erro}",
+                (agora - criado).num_seconds().max(0)
+            ),
+        });
+    }
+    Ok(())
+}
 
-    // mercado's requests: (event_id, sku, status, criado_em), and their events' status in
-    // mercado's outbox (no row: pruned after SENT).
+/// mercado's restock requests against estoque: each one sent within `janela` was received, and
+/// each open one has an event in flight (its own, or an answer) or open demand.
+async fn solicitacoes(
+    m: &Client,
+    e: &Client,
+    janela: DateTime<Utc>,
+    d: &mut Vec<Divergencia>,
+) -> Result<(), Ilegivel> {
+    // (event_id, sku, status, criado_em), and their events' status in mercado's outbox (no row:
+    // pruned after SENT).
     let pedidos = m
         .query("SELECT event_id, sku, status, criado_em FROM solicitacao_reposicao", &[])
         .await
-        .map_err(mercado_err)?;
+        .map_err(falha("mercado"))?;
     let ids: Vec<Uuid> = pedidos.iter().map(|r| r.get(0)).collect();
-    let no_outbox = store::statuses(&m, &ids).await.map_err(mercado_err)?;
-    let recebidas = presentes(&e, "SELECT event_id FROM inbox_event WHERE event_id = ANY($1)", &ids)
+    let no_outbox = store::statuses(m, &ids).await.map_err(falha("mercado"))?;
+    let recebidas = presentes(e, "SELECT event_id FROM inbox_event WHERE event_id = ANY($1)", &ids)
         .await
-        .map_err(estoque_err)?;
+        .map_err(falha("estoque"))?;
     let demanda_aberta =
-        presentes(&e, "SELECT solicitacao_original FROM demanda_reprimida WHERE NOT atendida AND solicitacao_original = ANY($1)", &ids)
+        presentes(e, "SELECT solicitacao_original FROM demanda_reprimida WHERE NOT atendida AND solicitacao_original = ANY($1)", &ids)
             .await
-            .map_err(estoque_err)?;
+            .map_err(falha("estoque"))?;
     // An answer carries its request's id as `correlationId`.
-    let respostas_em_voo =
-        store::pending_referencing(&e, &["ReposicaoEnviada", "ReposicaoNegada"], &["correlationId"], &ids)
-            .await
-            .map_err(estoque_err)?;
+    let respostas_em_voo = store::pending_referencing(
+        e,
+        &[TipoEvento::ReposicaoEnviada.nome(), TipoEvento::ReposicaoNegada.nome()],
+        &["correlationId"],
+        &ids,
+    )
+    .await
+    .map_err(falha("estoque"))?;
     for r in &pedidos {
         let (id, sku, status, criado): (Uuid, String, String, DateTime<Utc>) =
             (r.get(0), r.get(1), r.get(2), r.get(3));
@@ -167,7 +201,7 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
                 ),
             });
         }
-        let aberta = status == "PENDENTE" || status == "AGUARDANDO_LOTE";
+        let aberta = StatusSolicitacao::de_texto(&status).is_ok_and(StatusSolicitacao::em_aberto);
         let em_voo = outbox == Some(Status::Pending) || respostas_em_voo.contains(&id);
         if aberta && !em_voo && !demanda_aberta.contains(&id) {
             d.push(Divergencia {
@@ -179,11 +213,20 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
             });
         }
     }
+    Ok(())
+}
 
-    // estoque's answers: SENT outbox rows, and delivered shipments whose row was pruned since
-    // (read after the SENT rows, so a row pruned in between is in one list or both: by id, once).
+/// estoque's answers within `janela` against mercado: each one sent was applied. The answers are
+/// the SENT outbox rows and the delivered shipments whose row was pruned since (read after the
+/// SENT rows, so a row pruned in between is in one list or both: by id, once).
+async fn respostas(
+    m: &Client,
+    e: &Client,
+    janela: DateTime<Utc>,
+    d: &mut Vec<Divergencia>,
+) -> Result<(), Ilegivel> {
     let mut respostas: BTreeMap<Uuid, (String, Option<String>)> = BTreeMap::new();
-    for r in store::sent_since(&e, SKU, janela).await.map_err(estoque_err)? {
+    for r in store::sent_since(e, SKU, janela).await.map_err(falha("estoque"))? {
         respostas.insert(r.get(0), (r.get(1), r.get(2)));
     }
     let entregues = e
@@ -192,19 +235,21 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
             &[&janela],
         )
         .await
-        .map_err(estoque_err)?;
+        .map_err(falha("estoque"))?;
     let ids: Vec<Uuid> = entregues.iter().map(|r| r.get(0)).collect();
-    let ainda_no_outbox = store::statuses(&e, &ids).await.map_err(estoque_err)?;
+    let ainda_no_outbox = store::statuses(e, &ids).await.map_err(falha("estoque"))?;
     for r in &entregues {
         let id: Uuid = r.get(0);
         if !ainda_no_outbox.contains_key(&id) {
-            respostas.entry(id).or_insert_with(|| ("ReposicaoEnviada".into(), Some(r.get(1))));
+            respostas
+                .entry(id)
+                .or_insert_with(|| (TipoEvento::ReposicaoEnviada.nome().into(), Some(r.get(1))));
         }
     }
     let ids: Vec<Uuid> = respostas.keys().copied().collect();
-    let aplicadas = presentes(&m, "SELECT event_id FROM inbox_event WHERE event_id = ANY($1)", &ids)
+    let aplicadas = presentes(m, "SELECT event_id FROM inbox_event WHERE event_id = ANY($1)", &ids)
         .await
-        .map_err(mercado_err)?;
+        .map_err(falha("mercado"))?;
     for (id, (tipo, sku)) in respostas {
         if !aplicadas.contains(&id) {
             d.push(Divergencia {
@@ -214,21 +259,26 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
             });
         }
     }
+    Ok(())
+}
 
-    // Units in the warehouse: received = in lots + shipped; saldo = Σ lots.
-    for r in e
+/// Units in the warehouse, per product: received = in lots + shipped; saldo = Σ lots. One pass
+/// over each table (aggregated by SKU, then joined), not a sub-query per product.
+async fn conservacao_lotes(e: &Client, d: &mut Vec<Divergencia>) -> Result<(), Ilegivel> {
+    let linhas = e
         .query(
-            "SELECT p.sku, p.saldo_disponivel, \
-                    coalesce((SELECT sum(quantidade) FROM lote l WHERE l.sku = p.sku), 0)::bigint, \
-                    coalesce((SELECT sum(quantidade_disponivel) FROM lote l WHERE l.sku = p.sku), 0)::bigint, \
-                    coalesce((SELECT sum(qtd) FROM reposicao_expedida x WHERE x.sku = p.sku), 0)::bigint \
-               FROM produto_estoque p",
+            "SELECT p.sku, p.saldo_disponivel, coalesce(l.recebido, 0), coalesce(l.em_lotes, 0), coalesce(x.expedido, 0) \
+               FROM produto_estoque p \
+               LEFT JOIN (SELECT sku, sum(quantidade)::bigint AS recebido, sum(quantidade_disponivel)::bigint AS em_lotes \
+                            FROM lote GROUP BY sku) l ON l.sku = p.sku \
+               LEFT JOIN (SELECT sku, sum(qtd)::bigint AS expedido FROM reposicao_expedida GROUP BY sku) x ON x.sku = p.sku",
             &[],
         )
         .await
-        .map_err(estoque_err)?
-    {
-        let (sku, saldo, recebido, em_lotes, expedido): (String, i32, i64, i64, i64) = (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4));
+        .map_err(falha("estoque"))?;
+    for r in linhas {
+        let (sku, saldo, recebido, em_lotes, expedido): (String, i32, i64, i64, i64) =
+            (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4));
         if recebido != em_lotes + expedido {
             d.push(Divergencia {
                 sku: sku.clone(),
@@ -237,19 +287,26 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
             });
         }
         if i64::from(saldo) != em_lotes {
-            d.push(Divergencia { sku, tipo: "conservacao_lotes", detalhe: format!("saldo_disponivel {saldo} ≠ soma dos lotes {em_lotes}") });
+            d.push(Divergencia {
+                sku,
+                tipo: "conservacao_lotes",
+                detalhe: format!("saldo_disponivel {saldo} ≠ soma dos lotes {em_lotes}"),
+            });
         }
     }
+    Ok(())
+}
 
-    // Units shipped to the market = on shelves and in reservations + in flight.
+/// Units shipped to the market, per SKU = on its shelf and in its reservations + in flight.
+async fn conservacao_prateleira(m: &Client, e: &Client, d: &mut Vec<Divergencia>) -> Result<(), Ilegivel> {
     let mut expedido: BTreeMap<String, i64> = BTreeMap::new();
     let mut em_voo: HashMap<String, i64> = HashMap::new();
     let expedicoes = e
         .query("SELECT event_id, sku, qtd::bigint FROM reposicao_expedida", &[])
         .await
-        .map_err(estoque_err)?;
+        .map_err(falha("estoque"))?;
     let ids: Vec<Uuid> = expedicoes.iter().map(|r| r.get(0)).collect();
-    let status_envio = store::statuses(&e, &ids).await.map_err(estoque_err)?;
+    let status_envio = store::statuses(e, &ids).await.map_err(falha("estoque"))?;
     for r in &expedicoes {
         let (id, sku, qtd): (Uuid, String, i64) = (r.get(0), r.get(1), r.get(2));
         *expedido.entry(sku.clone()).or_default() += qtd;
@@ -260,12 +317,14 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
     let mut na_vitrine: HashMap<String, i64> = HashMap::new();
     for r in m
         .query(
-            "SELECT p.sku, p.estoque_prateleira::bigint + coalesce((SELECT sum(qtd) FROM reserva x WHERE x.sku = p.sku AND x.status IN ('ATIVA', 'CONFIRMADA')), 0)::bigint \
-               FROM produto_vitrine p",
-            &[],
+            "SELECT p.sku, p.estoque_prateleira::bigint + coalesce(x.retidas, 0) \
+               FROM produto_vitrine p \
+               LEFT JOIN (SELECT sku, sum(qtd)::bigint AS retidas FROM reserva \
+                           WHERE status = ANY($1) GROUP BY sku) x ON x.sku = p.sku",
+            &[&[StatusReserva::Ativa.como_texto(), StatusReserva::Confirmada.como_texto()].as_slice()],
         )
         .await
-        .map_err(mercado_err)?
+        .map_err(falha("mercado"))?
     {
         na_vitrine.insert(r.get(0), r.get(1));
     }
@@ -286,10 +345,7 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
             });
         }
     }
-
-    d.sort();
-    d.dedup();
-    Ok(Relatorio { concorda: d.is_empty(), divergencias: d })
+    Ok(())
 }
 
 pub fn texto(r: &Relatorio) -> String {

@@ -40,7 +40,7 @@ use futures_util::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{Config, Servico};
-use crate::contracts::EventoIntegracao;
+use crate::contracts::{EventoIntegracao, TipoEvento};
 use crate::db::{DbError, Estoque};
 use crate::inbox::receiver::{Consumidor, EventoInvalido};
 use crate::server::{self, Contexto, Role};
@@ -76,7 +76,7 @@ fn iniciar_reclassificacao(ctx: &Contexto, cliente: Arc<classificacao::ClienteTa
 }
 
 /// The event types estoque accepts on `/eventos`.
-pub const ACEITOS: &[&str] = &["ReposicaoSolicitada"];
+pub const ACEITOS: &[&str] = &[TipoEvento::ReposicaoSolicitada.nome()];
 
 pub use crate::db::agora;
 

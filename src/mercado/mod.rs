@@ -58,7 +58,7 @@ use futures_util::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{Config, Servico};
-use crate::contracts::EventoIntegracao;
+use crate::contracts::{EventoIntegracao, TipoEvento};
 use crate::db::Mercado;
 use crate::inbox::receiver::{Consumidor, EventoInvalido};
 use crate::server::{self, Contexto, Role};
@@ -108,7 +108,11 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Mercado>> {
 pub use crate::db::agora;
 
 /// The event types mercado accepts on `/eventos`.
-pub const ACEITOS: &[&str] = &["ReposicaoEnviada", "ReposicaoNegada", "ProdutoClassificado"];
+pub const ACEITOS: &[&str] = &[
+    TipoEvento::ReposicaoEnviada.nome(),
+    TipoEvento::ReposicaoNegada.nome(),
+    TipoEvento::ProdutoClassificado.nome(),
+];
 
 struct ConsumidorMercado;
 

@@ -37,7 +37,7 @@ impl StatusSolicitacao {
         }
     }
 
-    fn de_texto(s: &str) -> Result<Self, ErroMercado> {
+    pub fn de_texto(s: &str) -> Result<Self, ErroMercado> {
         Ok(match s {
             "PENDENTE" => StatusSolicitacao::Pendente,
             "AGUARDANDO_LOTE" => StatusSolicitacao::AguardandoLote,

@@ -188,18 +188,60 @@ pub enum ErroContrato {
     Invalido { tipo: String, violacoes: Vec<String> },
 }
 
-pub const TIPOS: [&str; 4] =
-    ["ReposicaoSolicitada", "ReposicaoEnviada", "ReposicaoNegada", "ProdutoClassificado"];
+/// The four event types by name: the simple class name of the original, in the `Evento-Tipo`
+/// header and `outbox_event.tipo`. Spelled here only; everything else names the variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TipoEvento {
+    ReposicaoSolicitada,
+    ReposicaoEnviada,
+    ReposicaoNegada,
+    ProdutoClassificado,
+}
+
+impl TipoEvento {
+    pub const TODOS: [TipoEvento; 4] = [
+        TipoEvento::ReposicaoSolicitada,
+        TipoEvento::ReposicaoEnviada,
+        TipoEvento::ReposicaoNegada,
+        TipoEvento::ProdutoClassificado,
+    ];
+
+    pub const fn nome(self) -> &'static str {
+        match self {
+            TipoEvento::ReposicaoSolicitada => "ReposicaoSolicitada",
+            TipoEvento::ReposicaoEnviada => "ReposicaoEnviada",
+            TipoEvento::ReposicaoNegada => "ReposicaoNegada",
+            TipoEvento::ProdutoClassificado => "ProdutoClassificado",
+        }
+    }
+
+    /// The type of a name read from the wire or the database, if it is one of the four.
+    pub fn de_nome(nome: &str) -> Option<TipoEvento> {
+        TipoEvento::TODOS.into_iter().find(|t| t.nome() == nome)
+    }
+}
+
+pub const TIPOS: [&str; 4] = [
+    TipoEvento::ReposicaoSolicitada.nome(),
+    TipoEvento::ReposicaoEnviada.nome(),
+    TipoEvento::ReposicaoNegada.nome(),
+    TipoEvento::ProdutoClassificado.nome(),
+];
 
 impl EventoIntegracao {
+    /// The event's type ([`TipoEvento`]).
+    pub fn tipo_evento(&self) -> TipoEvento {
+        match self {
+            EventoIntegracao::ReposicaoSolicitada(_) => TipoEvento::ReposicaoSolicitada,
+            EventoIntegracao::ReposicaoEnviada(_) => TipoEvento::ReposicaoEnviada,
+            EventoIntegracao::ReposicaoNegada(_) => TipoEvento::ReposicaoNegada,
+            EventoIntegracao::ProdutoClassificado(_) => TipoEvento::ProdutoClassificado,
+        }
+    }
+
     /// The simple class name: `Evento-Tipo` header and `outbox_event.tipo`.
     pub fn tipo(&self) -> &'static str {
-        match self {
-            EventoIntegracao::ReposicaoSolicitada(_) => "ReposicaoSolicitada",
-            EventoIntegracao::ReposicaoEnviada(_) => "ReposicaoEnviada",
-            EventoIntegracao::ReposicaoNegada(_) => "ReposicaoNegada",
-            EventoIntegracao::ProdutoClassificado(_) => "ProdutoClassificado",
-        }
+        self.tipo_evento().nome()
     }
 
     pub fn event_id(&self) -> Uuid {
@@ -254,12 +296,12 @@ impl EventoIntegracao {
                 ErroContrato::Ilegivel { tipo: tipo.to_string(), mensagem }
             })
         }
-        let evento = match tipo {
-            "ReposicaoSolicitada" => EventoIntegracao::ReposicaoSolicitada(de(tipo, body)?),
-            "ReposicaoEnviada" => EventoIntegracao::ReposicaoEnviada(de(tipo, body)?),
-            "ReposicaoNegada" => EventoIntegracao::ReposicaoNegada(de(tipo, body)?),
-            "ProdutoClassificado" => EventoIntegracao::ProdutoClassificado(de(tipo, body)?),
-            other => return Err(ErroContrato::TipoNaoAceito(other.to_string())),
+        let evento = match TipoEvento::de_nome(tipo) {
+            Some(TipoEvento::ReposicaoSolicitada) => EventoIntegracao::ReposicaoSolicitada(de(tipo, body)?),
+            Some(TipoEvento::ReposicaoEnviada) => EventoIntegracao::ReposicaoEnviada(de(tipo, body)?),
+            Some(TipoEvento::ReposicaoNegada) => EventoIntegracao::ReposicaoNegada(de(tipo, body)?),
+            Some(TipoEvento::ProdutoClassificado) => EventoIntegracao::ProdutoClassificado(de(tipo, body)?),
+            None => return Err(ErroContrato::TipoNaoAceito(tipo.to_string())),
         };
         let violacoes = evento.violacoes();
         if violacoes.is_empty() {
@@ -376,7 +418,8 @@ impl giro_outbox::Evento for EventoIntegracao {
     }
 
     fn bloqueio(tipo: &str, chave: &str) -> Option<String> {
-        (tipo == "ReposicaoSolicitada").then(|| format!("restocks of SKU {chave} wait"))
+        (TipoEvento::de_nome(tipo) == Some(TipoEvento::ReposicaoSolicitada))
+            .then(|| format!("restocks of SKU {chave} wait"))
     }
 }
 
