@@ -290,7 +290,7 @@ impl EventoIntegracao {
             let d = &mut serde_json::Deserializer::from_slice(body);
             serde_path_to_error::deserialize(d).map_err(|e| {
                 let path = e.path().to_string();
-                let inner = giro_http::extract::traduzir(&e.into_inner().to_string());
+                let inner = giro_infra::serde_pt::traduzir(&e.into_inner().to_string());
                 let mensagem =
                     if path == "." || path.is_empty() { inner } else { format!("{path}: {inner}") };
                 ErroContrato::Ilegivel { tipo: tipo.to_string(), mensagem }

@@ -1,0 +1,87 @@
+//! Passwords masked in text that is shown or logged: `giro config` prints every URL through
+//! [`mask_password`], and so does every log line that names a URL (the relay's peer, a failed
+//! HTTP request's description), so a password in a database or peer URL never reaches a log.
+
+/// `text` with every password it carries replaced by `***`: the userinfo of a URL
+/// (`scheme://user:pw@host`), a `password=` query parameter, a `password=` pair of a key=value
+/// connection string (quoted or not). Anything else is kept as it is.
+pub fn mask_password(text: &str) -> String {
+    let mut s = text.to_string();
+    if let Some(i) = s.find("://") {
+        let start = i + 3;
+        let end = s[start..].find(['/', '?', '#']).map_or(s.len(), |j| start + j);
+        if let Some(at) = s[start..end].rfind('@') {
+            let at = start + at;
+            if let Some(colon) = s[start..at].find(':') {
+                s.replace_range(start + colon + 1..at, "***");
+            }
+        }
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s.as_str();
+    while let Some(i) = find_password_key(rest) {
+        let value_start = i + "password=".len();
+        out.push_str(&rest[..value_start]);
+        let value = &rest[value_start..];
+        let len = if let Some(quoted) = value.strip_prefix('\'') {
+            quoted.find('\'').map_or(value.len(), |j| j + 2)
+        } else {
+            value.find(|c: char| c == '&' || c == '#' || c.is_whitespace()).unwrap_or(value.len())
+        };
+        out.push_str("***");
+        rest = &value[len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Where `password=` starts as a parameter name (at the start, or after `?`, `&` or a space).
+fn find_password_key(s: &str) -> Option<usize> {
+    let lower = s.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(j) = lower[from..].find("password=") {
+        let i = from + j;
+        if i == 0 || matches!(lower.as_bytes()[i - 1], b'?' | b'&' | b' ' | b'\t') {
+            return Some(i);
+        }
+        from = i + 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mask_password;
+
+    #[test]
+    fn the_password_of_a_url_or_connection_string_is_masked_and_the_rest_kept() {
+        for (given, shown) in [
+            (
+                "postgres://mercado:s3cr3t@127.0.0.1:15432/mercado",
+                "postgres://mercado:***@127.0.0.1:15432/mercado",
+            ),
+            ("postgres://mercado@db/mercado", "postgres://mercado@db/mercado"),
+            ("postgres://u:p%40ss@db/x?sslmode=disable", "postgres://u:***@db/x?sslmode=disable"),
+            (
+                "jdbc:postgresql://db:5432/vitrine?user=app&password=s3cr3t&ssl=true",
+                "jdbc:postgresql://db:5432/vitrine?user=app&password=***&ssl=true",
+            ),
+            ("host=db user=app password=s3cr3t dbname=x", "host=db user=app password=*** dbname=x"),
+            ("host=db password='a b c' dbname=x", "host=db password=*** dbname=x"),
+            ("http://localhost:18081", "http://localhost:18081"),
+            ("http://user:pw@peer:18081/eventos", "http://user:***@peer:18081/eventos"),
+            ("nopassword=1", "nopassword=1"),
+            (
+                "postgres://app:s3cr3t@h1:5432,h2:5432/db?target_session_attrs=read-write",
+                "postgres://app:***@h1:5432,h2:5432/db?target_session_attrs=read-write",
+            ),
+            (
+                "jdbc:postgresql://h1:5432,h2:5432/db?targetServerType=primary&password=s3cr3t",
+                "jdbc:postgresql://h1:5432,h2:5432/db?targetServerType=primary&password=***",
+            ),
+            ("host=h1,h2 port=5432,5433 password=s3cr3t", "host=h1,h2 port=5432,5433 password=***"),
+        ] {
+            assert_eq!(mask_password(given), shown, "{given}");
+        }
+    }
+}
