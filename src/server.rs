@@ -89,7 +89,7 @@ pub fn seguranca(config: &Config, servico: Servico, pool: &db::Pool) -> Result<A
 pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
     let routes = role
         .router
-        .merge(http::auth::sessao_router(ctx.seguranca.clone()))
+        .merge(http::auth::login::router(ctx.seguranca.clone()))
         .merge(receiver::router(ctx.db.clone(), role.consumidor, ctx.config.outbox.lote_max))
         .merge(http::health::router(http::health::Prontidao::new(
             ctx.db.pool.clone(),
@@ -103,16 +103,16 @@ pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
             ctx.config.inbox_retencao,
         ));
     // Counters in the service's database: every replica counts the same attempts.
-    let limitador = http::throttle::Limitador::new(
+    let limitador = http::limite::Limitador::new(
         &ctx.config,
-        Arc::new(http::contadores_pg::ContadoresPg::new(ctx.db.pool.clone())),
+        Arc::new(http::limite::contadores_pg::ContadoresPg::new(ctx.db.pool.clone())),
     );
     let mut router = http::finish(routes, ctx.seguranca.clone());
     if ctx.config.cookies_seguros {
         router = router.layer(axum::middleware::from_fn(http::cookies_seguros));
     }
     router.layer(axum::middleware::from_fn(move |req, next| {
-        http::throttle::identificar(limitador.clone(), req, next)
+        http::limite::identificar(limitador.clone(), req, next)
     }))
 }
 
@@ -167,7 +167,13 @@ pub async fn run<S: 'static>(
     // readiness: expired sessions are refused whether or not their rows are gone yet.
     let (seg, sessao) = (ctx.seguranca.clone(), ctx.config.sessao.clone());
     ctx.supervisionar("limpeza-sessoes", false, move |vivo, shutdown| {
-        http::auth::limpar_sessoes(seg.clone(), sessao.intervalo_limpeza, sessao.lote_limpeza, shutdown, vivo)
+        http::auth::sessao::limpar_sessoes(
+            seg.clone(),
+            sessao.intervalo_limpeza,
+            sessao.lote_limpeza,
+            shutdown,
+            vivo,
+        )
     });
     // systemd readiness: READY=1 once the database answers (the listener is bound), STOPPING=1 at shutdown.
     ctx.tasks.spawn(crate::systemd::lifecycle(

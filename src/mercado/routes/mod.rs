@@ -22,7 +22,7 @@ use super::catalogo_estoque::CatalogoEstoque;
 use crate::contracts::Violacoes;
 use crate::db::Db;
 use crate::http::auth::{self, Seguranca};
-use crate::http::throttle;
+use crate::http::limite;
 
 /// What the handlers share.
 pub struct Estado {
@@ -48,9 +48,9 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
             "/operacao/estoque/produtos/{sku}",
             get(operacao::no_estoque).route_layer(from_fn(auth::require_operador)),
         )
-        .route("/pedidos", post(pedidos::fechar).route_layer(from_fn(throttle::checkout)))
+        .route("/pedidos", post(pedidos::fechar).route_layer(from_fn(limite::checkout)))
         .route("/pedidos/{id}", get(pedidos::detalhe))
-        .route("/pedidos/{id}/pagamento", post(pedidos::pagar).route_layer(from_fn(throttle::checkout)))
+        .route("/pedidos/{id}/pagamento", post(pedidos::pagar).route_layer(from_fn(limite::checkout)))
         .with_state(estado)
 }
 

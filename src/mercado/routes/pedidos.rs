@@ -15,7 +15,7 @@ use uuid::Uuid;
 use super::{validado, Estado};
 use crate::contracts::Violacoes;
 use crate::http::extract::{AppJson, AppPath};
-use crate::http::throttle::{EnderecoCliente, Limitador};
+use crate::http::limite::{EnderecoCliente, Limitador};
 use crate::mercado::erro::ErroMercado;
 use crate::mercado::{checkout, dinheiro, pagamento, pedido};
 

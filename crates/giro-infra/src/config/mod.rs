@@ -108,7 +108,7 @@ pub struct Operador {
     pub senha: Secret,
 }
 
-/// Operator sessions (stored in each service's database, [`crate::http::auth`]).
+/// Operator sessions (stored in each service's database: `giro_http::auth::sessao`).
 #[derive(Clone, Debug)]
 pub struct SessaoConfig {
     pub ttl: Duration,

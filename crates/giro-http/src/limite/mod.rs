@@ -1,5 +1,5 @@
-//! Throttling (issue 13): failed operator logins and anonymous checkouts counted per client, and a
-//! 429 problem with `Retry-After` past a limit.
+//! Throttling as layers (issue 13): failed operator logins and anonymous checkouts counted per
+//! client, and a 429 problem with `Retry-After` past a limit.
 //!
 //! - **Who the client is** ([`EnderecoCliente`], set on every request by [`identificar`]): the
 //!   peer address, or — when the peer is one of `http.proxies-confiaveis` — the right-most
@@ -16,12 +16,13 @@
 //!   per minute (`checkout.max-por-minuto`).
 //!
 //! The counters live behind [`Contadores`]: the services keep them in their database
-//! ([`crate::contadores_pg`], shared by every replica); [`Memoria`] is the per-process one.
+//! ([`contadores_pg`], shared by every replica; what a test needs can stand in).
 
-use std::collections::HashMap;
+pub mod contadores_pg;
+
 use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::{ConnectInfo, Request};
 use axum::http::{header, HeaderValue, StatusCode};
@@ -51,62 +52,6 @@ pub trait Contadores: Send + Sync + 'static {
     fn zerar<'a>(&'a self, chave: &'a str) -> BoxFuture<'a, anyhow::Result<()>>;
 }
 
-/// Counts in this process's memory, bounded: past [`Memoria::MAX`] keys, expired ones are dropped,
-/// and if none is, new keys are not counted (a flood of distinct names cannot exhaust memory).
-#[derive(Default)]
-pub struct Memoria {
-    mapa: Mutex<HashMap<String, (u32, Instant)>>,
-}
-
-impl Memoria {
-    pub const MAX: usize = 100_000;
-}
-
-impl Contadores for Memoria {
-    fn incrementar<'a>(
-        &'a self,
-        chave: &'a str,
-        janela: Duration,
-    ) -> BoxFuture<'a, anyhow::Result<Contagem>> {
-        Box::pin(async move {
-            let agora = Instant::now();
-            let mut m = self.mapa.lock().map_err(|_| anyhow::anyhow!("throttle lock poisoned"))?;
-            if m.len() >= Self::MAX && !m.contains_key(chave) {
-                m.retain(|_, (_, fim)| *fim > agora);
-                if m.len() >= Self::MAX {
-                    return Ok(Contagem { n: 0, restante: Duration::ZERO });
-                }
-            }
-            let e = m.entry(chave.to_string()).or_insert((0, agora + janela));
-            if e.1 <= agora {
-                *e = (0, agora + janela);
-            }
-            e.0 = e.0.saturating_add(1);
-            Ok(Contagem { n: e.0, restante: e.1 - agora })
-        })
-    }
-
-    fn consultar<'a>(&'a self, chave: &'a str) -> BoxFuture<'a, anyhow::Result<Contagem>> {
-        Box::pin(async move {
-            let agora = Instant::now();
-            let m = self.mapa.lock().map_err(|_| anyhow::anyhow!("throttle lock poisoned"))?;
-            Ok(match m.get(chave) {
-                Some((n, fim)) if *fim > agora => Contagem { n: *n, restante: *fim - agora },
-                _ => Contagem { n: 0, restante: Duration::ZERO },
-            })
-        })
-    }
-
-    fn zerar<'a>(&'a self, chave: &'a str) -> BoxFuture<'a, anyhow::Result<()>> {
-        Box::pin(async move {
-            if let Ok(mut m) = self.mapa.lock() {
-                m.remove(chave);
-            }
-            Ok(())
-        })
-    }
-}
-
 /// The client of a request, as [`identificar`] worked it out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EnderecoCliente(pub IpAddr);
@@ -132,11 +77,6 @@ impl Limitador {
             login: config.login.clone(),
             checkout: config.checkout.clone(),
         })
-    }
-
-    /// In-memory counters (one process).
-    pub fn em_memoria(config: &Config) -> Arc<Limitador> {
-        Limitador::new(config, Arc::new(Memoria::default()))
     }
 
     fn confiavel(&self, ip: IpAddr) -> bool {
@@ -290,9 +230,24 @@ mod tests {
         assert!(Bloco::parse("x").is_none());
     }
 
+    /// Counters that count nothing: these tests look at addresses only.
+    struct Nenhum;
+
+    impl Contadores for Nenhum {
+        fn incrementar<'a>(&'a self, _: &'a str, _: Duration) -> BoxFuture<'a, anyhow::Result<Contagem>> {
+            Box::pin(async { Ok(Contagem { n: 0, restante: Duration::ZERO }) })
+        }
+        fn consultar<'a>(&'a self, _: &'a str) -> BoxFuture<'a, anyhow::Result<Contagem>> {
+            Box::pin(async { Ok(Contagem { n: 0, restante: Duration::ZERO }) })
+        }
+        fn zerar<'a>(&'a self, _: &'a str) -> BoxFuture<'a, anyhow::Result<()>> {
+            Box::pin(async { Ok(()) })
+        }
+    }
+
     fn limitador(proxies: &[&str]) -> Limitador {
         Limitador {
-            contadores: Arc::new(Memoria::default()),
+            contadores: Arc::new(Nenhum),
             proxies: proxies.iter().filter_map(|p| Bloco::parse(p)).collect(),
             login: LoginConfig {
                 max_falhas_endereco: 1,

@@ -1,4 +1,4 @@
-//! The throttling counters ([`Contadores`](super::throttle::Contadores)) in the service's own
+//! The throttling counters ([`Contadores`]) in the service's own
 //! database (table `contador_limite`, migration V13), so N replicas behind a load balancer share
 //! one count per client: an attacker gets the same number of login attempts whichever replica
 //! answers, and a restart does not reset them.
@@ -9,14 +9,16 @@
 //! `synchronous_commit = off`: a counter must not make every checkout wait for the disk and the
 //! standby, and losing the last few increments in a database crash only forgives a few attempts.
 //! Rows whose window is over are deleted in batches by the session purge
-//! ([`crate::auth::limpar_sessoes`], `SKIP LOCKED`).
+//! ([`crate::auth::sessao::limpar_sessoes`] calls [`purgar_contadores`]; `SKIP LOCKED`).
 
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 
-use crate::throttle::{Contadores, Contagem};
-use giro_infra::db::Pool;
+use tokio_util::sync::CancellationToken;
+
+use super::{Contadores, Contagem};
+use giro_infra::db::{DbError, Pool};
 
 pub struct ContadoresPg {
     pool: Pool,
@@ -82,5 +84,26 @@ impl Contadores for ContadoresPg {
             c.execute("DELETE FROM contador_limite WHERE chave = $1", &[&chave]).await?;
             Ok(())
         })
+    }
+}
+
+/// Deletes counters whose window is over, at most `lote` per statement, until none is left or
+/// `shutdown` fires; returns how many. Safe with every replica running it at once (`SKIP LOCKED`).
+pub async fn purgar_contadores(pool: &Pool, lote: i64, shutdown: &CancellationToken) -> Result<u64, DbError> {
+    let mut total = 0;
+    loop {
+        let c = pool.get().await?;
+        let n = c
+            .execute(
+                "DELETE FROM contador_limite WHERE chave IN ( \
+                     SELECT chave FROM contador_limite WHERE fim <= now() \
+                      LIMIT $1 FOR UPDATE SKIP LOCKED)",
+                &[&lote],
+            )
+            .await?;
+        total += n;
+        if n < lote as u64 || shutdown.is_cancelled() {
+            return Ok(total);
+        }
     }
 }

@@ -1,0 +1,115 @@
+//! `GET/POST/DELETE /sessao`: who is logged in (and the CSRF cookie for the SPA), logging in
+//! with the operator's credentials (a form, throttled per address and per user name by
+//! [`crate::limite`]), logging out on every replica.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::rejection::FormRejection;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Form, Json, Router};
+use serde_json::json;
+use subtle::ConstantTimeEq;
+
+use super::{cookie, csrf, indeterminada, principal, Principal, Seguranca};
+use crate::{limite, Problem};
+use giro_infra::config::secret::random_token;
+
+/// `GET/POST/DELETE /sessao`.
+pub fn router(seg: Arc<Seguranca>) -> Router {
+    Router::new()
+        .route(
+            "/sessao",
+            get(sessao_atual)
+                .post(entrar)
+                .delete(sair)
+                .route_layer(axum::middleware::from_fn_with_state(seg.clone(), csrf::csrf)),
+        )
+        .with_state(seg)
+}
+
+impl Seguranca {
+    fn credenciais_validas(&self, usuario: &str, senha: &str) -> bool {
+        let u: bool = usuario.as_bytes().ct_eq(self.operador.usuario.as_bytes()).into();
+        let p = self.operador.senha.matches(senha.as_bytes());
+        u & p
+    }
+}
+
+async fn sessao_atual(State(seg): State<Arc<Seguranca>>, req: Request) -> Response {
+    let mut res = match principal(&req) {
+        Principal::Operador(usuario) => Json(json!({ "usuario": usuario })).into_response(),
+        _ if indeterminada(&req) => Problem::unavailable().into_response(),
+        _ => Problem::new(StatusCode::UNAUTHORIZED, "nenhum operador logado").into_response(),
+    };
+    // Always hand out the CSRF cookie (written when absent; the SPA reads it before writing).
+    if cookie(req.headers(), seg.cookie_csrf).is_none() {
+        res.headers_mut().append(header::SET_COOKIE, seg.csrf_cookie(&random_token()));
+    }
+    res
+}
+
+async fn entrar(
+    State(seg): State<Arc<Seguranca>>,
+    headers: HeaderMap,
+    limitador: Option<axum::Extension<Arc<limite::Limitador>>>,
+    cliente: Option<axum::Extension<limite::EnderecoCliente>>,
+    form: Result<Form<HashMap<String, String>>, FormRejection>,
+) -> Response {
+    // A body that is not a form carries no credentials: the login fails like a wrong password.
+    let form = form.map(|f| f.0).unwrap_or_default();
+    let usuario = form.get("usuario").map(String::as_str).unwrap_or("");
+    let senha = form.get("senha").map(String::as_str).unwrap_or("");
+    let ip = cliente.map(|c| c.0 .0).unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
+    let limitador = limitador.map(|l| l.0);
+    if let Some(l) = &limitador {
+        if let Err(espera) = l.login_antes(ip, usuario).await {
+            tracing::warn!(client = %ip, "operator login throttled");
+            return limite::muitas("tentativas de login demais", espera);
+        }
+    }
+    if !seg.credenciais_validas(usuario, senha) {
+        if let Some(l) = &limitador {
+            l.login_falhou(ip, usuario).await;
+        }
+        tracing::warn!(client = %ip, "operator login refused");
+        return Problem::new(StatusCode::UNAUTHORIZED, "usuário ou senha inválidos").into_response();
+    }
+    if let Some(l) = &limitador {
+        l.login_entrou(ip, usuario).await;
+    }
+    let id = match seg.criar_sessao(usuario).await {
+        Ok(id) => id,
+        Err(e) => {
+            tracing::warn!(error = %e, "storing the operator session failed");
+            return Problem::unavailable().into_response();
+        }
+    };
+    // The session this browser had before is replaced, not left to expire.
+    if let Some(antiga) = cookie(&headers, seg.cookie_sessao) {
+        if let Err(e) = seg.encerrar_sessao(antiga).await {
+            tracing::warn!(error = %e, "ending the previous session failed");
+        }
+    }
+    let mut res = StatusCode::NO_CONTENT.into_response();
+    res.headers_mut().append(header::SET_COOKIE, seg.session_cookie(&id, seg.ttl.as_secs()));
+    res.headers_mut().append(header::SET_COOKIE, seg.csrf_cookie(&random_token()));
+    res
+}
+
+async fn sair(State(seg): State<Arc<Seguranca>>, headers: HeaderMap) -> Response {
+    if let Some(id) = cookie(&headers, seg.cookie_sessao) {
+        if let Err(e) = seg.encerrar_sessao(id).await {
+            // The session would stay valid elsewhere: say so instead of pretending.
+            tracing::warn!(error = %e, "ending the operator session failed");
+            return Problem::unavailable().into_response();
+        }
+    }
+    let mut res = StatusCode::NO_CONTENT.into_response();
+    res.headers_mut().append(header::SET_COOKIE, seg.session_cookie("", 0));
+    res.headers_mut().append(header::SET_COOKIE, seg.csrf_cookie(&random_token()));
+    res
+}

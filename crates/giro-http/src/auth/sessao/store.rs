@@ -1,0 +1,61 @@
+//! The SQL of table `sessao_operador`, one function per statement. Keys are the hashes
+//! [`Seguranca`](crate::auth::Seguranca) derives; times are the database's (`now()`), so
+//! replicas with skewed clocks agree on expiry.
+
+use std::time::Duration;
+
+use tokio_postgres::GenericClient;
+
+/// The user of the live session `chave`, and whether its `vista_em` is older than `passo_s`
+/// seconds (time to refresh it).
+pub async fn buscar(
+    c: &impl GenericClient,
+    chave: &[u8],
+    passo_s: f64,
+) -> Result<Option<(String, bool)>, tokio_postgres::Error> {
+    let row = c
+        .query_opt(
+            "SELECT usuario, vista_em < now() - make_interval(secs => $2) \
+               FROM sessao_operador WHERE id_hash = $1 AND expira_em > now()",
+            &[&chave, &passo_s],
+        )
+        .await?;
+    Ok(row.map(|r| (r.get(0), r.get(1))))
+}
+
+pub async fn marcar_vista(c: &impl GenericClient, chave: &[u8]) -> Result<(), tokio_postgres::Error> {
+    c.execute("UPDATE sessao_operador SET vista_em = now() WHERE id_hash = $1", &[&chave]).await?;
+    Ok(())
+}
+
+/// A new session of `usuario`, valid for `ttl` from now.
+pub async fn inserir(
+    c: &impl GenericClient,
+    chave: &[u8],
+    usuario: &str,
+    ttl: Duration,
+) -> Result<(), tokio_postgres::Error> {
+    c.execute(
+        "INSERT INTO sessao_operador (id_hash, usuario, expira_em) \
+         VALUES ($1, $2, now() + make_interval(secs => $3))",
+        &[&chave, &usuario, &ttl.as_secs_f64()],
+    )
+    .await?;
+    Ok(())
+}
+
+pub async fn apagar(c: &impl GenericClient, chave: &[u8]) -> Result<(), tokio_postgres::Error> {
+    c.execute("DELETE FROM sessao_operador WHERE id_hash = $1", &[&chave]).await?;
+    Ok(())
+}
+
+/// Deletes at most `lote` expired sessions, skipping rows another purge holds; returns how many.
+pub async fn apagar_expiradas(c: &impl GenericClient, lote: i64) -> Result<u64, tokio_postgres::Error> {
+    c.execute(
+        "DELETE FROM sessao_operador WHERE id_hash IN ( \
+             SELECT id_hash FROM sessao_operador WHERE expira_em <= now() \
+              LIMIT $1 FOR UPDATE SKIP LOCKED)",
+        &[&lote],
+    )
+    .await
+}

@@ -1,0 +1,194 @@
+//! Serving a router with bounds (issue 13): every listener (both APIs, both web fronts, the
+//! publisher's metrics port) goes through [`serve_com`], so each gets the same limits on
+//! connections, request heads, bodies and whole requests, a caught panic, and a graceful drain
+//! on shutdown. The per-connection timers are [`conexao`]'s.
+
+pub mod conexao;
+
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{ConnectInfo, Request};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::Router;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::{problem, LimitesHttp, Problem};
+
+/// Serves `router` on `listener` with the default [`LimitesHttp`] (tests and tools); services use
+/// [`serve_com`] with the configured ones.
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    shutdown: CancellationToken,
+    grace: Duration,
+) -> io::Result<()> {
+    serve_com(listener, router, shutdown, grace, LimitesHttp::default()).await
+}
+
+/// Serves `router` on `listener` until `shutdown` is cancelled, then lets in-flight requests
+/// finish for at most `grace`. Every listener (both APIs, both web fronts, the publisher's
+/// metrics port) goes through here, so each gets the same bounds:
+/// - at most `max_conexoes` connections; one more is answered 503 and closed at once;
+/// - a request's head within `timeout_cabecalho` of its first byte, and a connection without a
+///   request closed after `timeout_ocioso` ([`conexao::Guarda`]);
+/// - a body within `timeout_corpo` (408), a whole request within `timeout_requisicao` (503);
+/// - a panicking handler answers 500 problem+json instead of dropping the connection.
+pub async fn serve_com(
+    listener: TcpListener,
+    router: Router,
+    shutdown: CancellationToken,
+    grace: Duration,
+    limites: LimitesHttp,
+) -> io::Result<()> {
+    let app = limitado(router, &limites);
+    let vagas = Arc::new(Semaphore::new(limites.max_conexoes));
+    let conexoes = TaskTracker::new();
+    loop {
+        let (stream, remoto) = tokio::select! {
+            _ = shutdown.cancelled() => break,
+            r = listener.accept() => match r {
+                Ok(c) => c,
+                Err(e) => {
+                    // Out of file descriptors and the like: pause instead of spinning.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let Ok(vaga) = vagas.clone().try_acquire_owned() else {
+            recusar(stream, remoto);
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let (app, shutdown, limites) = (app.clone(), shutdown.clone(), limites.clone());
+        conexoes.spawn(async move {
+            let estado = Arc::new(conexao::EstadoConexao::default());
+            let io = hyper_util::rt::TokioIo::new(conexao::Guarda::new(stream, estado.clone(), &limites));
+            let svc = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+                let marca = estado.inicio();
+                let mut req = req.map(axum::body::Body::new);
+                req.extensions_mut().insert(ConnectInfo(remoto));
+                let app = app.clone();
+                async move {
+                    let res = tower::ServiceExt::oneshot(app, req).await;
+                    drop(marca);
+                    res
+                }
+            });
+            let conn = hyper::server::conn::http1::Builder::new().keep_alive(true).serve_connection(io, svc);
+            tokio::pin!(conn);
+            tokio::select! {
+                r = conn.as_mut() => {
+                    if let Err(e) = r {
+                        tracing::debug!(remote = %remoto, error = %e, "connection ended");
+                    }
+                }
+                _ = shutdown.cancelled() => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = conn.await;
+                }
+            }
+            drop(vaga);
+        });
+    }
+    conexoes.close();
+    if tokio::time::timeout(grace, conexoes.wait()).await.is_err() {
+        tracing::warn!(grace_s = grace.as_secs_f64(), "grace period over; closing the remaining connections");
+    }
+    Ok(())
+}
+
+/// Over the connection cap: a short 503 and the connection closed, without reading the request.
+fn recusar(mut stream: tokio::net::TcpStream, remoto: std::net::SocketAddr) {
+    static AVISO: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    // One warning per hundred refusals: a flood must not flood the log too.
+    if AVISO.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 100 == 0 {
+        tracing::warn!(remote = %remoto, "connection refused: too many open connections");
+    }
+    tokio::spawn(async move {
+        use tokio::io::AsyncWriteExt;
+        let corpo = Problem::new(
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            "conexões demais abertas; tente novamente",
+        )
+        .body(None)
+        .to_string();
+        let resposta = format!(
+            "HTTP/1.1 503 Service Unavailable\r\ncontent-type: {}\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{corpo}",
+            problem::CONTENT_TYPE,
+            corpo.len()
+        );
+        let _ = tokio::time::timeout(Duration::from_secs(1), async {
+            let _ = stream.write_all(resposta.as_bytes()).await;
+            let _ = stream.shutdown().await;
+        })
+        .await;
+    });
+}
+
+/// The per-request bounds every listener applies: panics caught, body and request timeouts.
+fn limitado(router: Router, limites: &LimitesHttp) -> Router {
+    let (corpo, requisicao) = (limites.timeout_corpo, limites.timeout_requisicao);
+    router
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(panico))
+        .layer(middleware::from_fn(move |req: Request, next: Next| prazos(req, next, corpo, requisicao)))
+}
+
+fn panico(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    // The panic message itself is printed by the panic hook; never sent.
+    tracing::error!("a request handler panicked");
+    Problem::internal().into_response_at(None)
+}
+
+async fn prazos(mut req: Request, next: Next, corpo: Duration, requisicao: Duration) -> Response {
+    use axum::body::HttpBody;
+    let inicio = tokio::time::Instant::now();
+    let corpo_atrasado = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    if !req.body().is_end_stream() {
+        let prazo = inicio + corpo;
+        let flag = corpo_atrasado.clone();
+        let body = std::mem::take(req.body_mut()).into_data_stream();
+        let stream = futures_util::stream::unfold(Some(body), move |estado| {
+            let flag = flag.clone();
+            async move {
+                let mut body = estado?;
+                match tokio::time::timeout_at(prazo, futures_util::StreamExt::next(&mut body)).await {
+                    Ok(Some(item)) => Some((item, Some(body))),
+                    Ok(None) => None,
+                    Err(_) => {
+                        flag.store(true, std::sync::atomic::Ordering::Release);
+                        let e = io::Error::new(io::ErrorKind::TimedOut, "request body timed out");
+                        Some((Err(axum::Error::new(e)), None))
+                    }
+                }
+            }
+        });
+        *req.body_mut() = axum::body::Body::from_stream(stream);
+    }
+    let resposta = tokio::time::timeout_at(inicio + requisicao, next.run(req)).await;
+    let mut res = match resposta {
+        Ok(r) if !corpo_atrasado.load(std::sync::atomic::Ordering::Acquire) => return r,
+        Ok(_) => {
+            Problem::new(axum::http::StatusCode::REQUEST_TIMEOUT, "o corpo da requisição não chegou a tempo")
+                .into_response_at(None)
+        }
+        Err(_) => {
+            tracing::warn!(timeout_s = requisicao.as_secs_f64(), "request timed out");
+            Problem::new(
+                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                "a requisição excedeu o tempo limite; tente novamente",
+            )
+            .into_response_at(None)
+        }
+    };
+    // The connection is in an unknown state (an unread body): close it after this answer.
+    res.headers_mut().insert(axum::http::header::CONNECTION, axum::http::HeaderValue::from_static("close"));
+    res
+}
