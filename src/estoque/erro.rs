@@ -1,7 +1,15 @@
 //! estoque's constraints by name (issue 13), beside [`ErroEstoque`](super::ErroEstoque): what each
-//! refusal means for the caller. A constraint not listed is a 500 with its cause logged.
+//! refusal means for the caller. A constraint not listed is a 500 with its cause logged. With
+//! them, [`POLITICA`]: estoque's statement of the one database-error policy ([`crate::http::pg`]).
 
-use crate::http::pg::Restricao;
+use crate::http::pg::{Politica, Restricao};
+
+/// The detail of estoque's 409 for a race on a constraint.
+pub const CONFLITO: &str =
+    "lote já registrado para este SKU, ou o SKU foi cadastrado em paralelo; tente novamente";
+
+/// estoque's database-error policy: its constraints, its 409.
+pub const POLITICA: Politica = Politica { origem: "estoque", restricoes: RESTRICOES, conflito: CONFLITO };
 
 pub const RESTRICOES: &[(&str, Restricao)] = &[
     // A repeated lot code, or the same new SKU created in parallel.

@@ -91,12 +91,13 @@ pub enum ErroEstoque {
     #[error("{0}")]
     Invalido(String),
     /// A unique constraint (repeated lot code, the same new SKU created in parallel) → 409.
-    #[error("lote já registrado para este SKU, ou o SKU foi cadastrado em paralelo; tente novamente")]
+    #[error("{}", erro::CONFLITO)]
     Conflito,
     /// No connection from the pool → 503.
     #[error(transparent)]
     Indisponivel(deadpool_postgres::PoolError),
-    /// Anything else (a broken invariant, a database failure) → 500, logged.
+    /// Anything else (a broken invariant, a database failure) → by the database-error policy
+    /// ([`erro::POLITICA`]): 503 when the database is at fault, else 500, logged.
     #[error(transparent)]
     Interno(anyhow::Error),
 }
@@ -104,7 +105,7 @@ pub enum ErroEstoque {
 impl From<tokio_postgres::Error> for ErroEstoque {
     fn from(e: tokio_postgres::Error) -> Self {
         use crate::http::pg::{self, Classe, Restricao};
-        match pg::classificar(&e, erro::RESTRICOES) {
+        match erro::POLITICA.classificar(&e) {
             Classe::Restricao(Restricao::Conflito) => {
                 pg::registrar_recusa(&e, "estoque");
                 ErroEstoque::Conflito
@@ -117,7 +118,8 @@ impl From<tokio_postgres::Error> for ErroEstoque {
                 pg::registrar_recusa(&e, "estoque");
                 ErroEstoque::Invalido(pg::DADO_INVALIDO.to_string())
             }
-            Classe::Outro => ErroEstoque::Interno(e.into()),
+            // Answered by the policy itself, where its log line is written.
+            Classe::Indisponivel | Classe::Outro => ErroEstoque::Interno(e.into()),
         }
     }
 }

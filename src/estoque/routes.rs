@@ -8,8 +8,9 @@
 //! | `GET /painel/resumo`, `/painel/demandas`, `/painel/reposicoes?limite=` | operator |
 //!
 //! Errors are problem+json ([`Problem`]): a rule violation 400 (detail = the message), a unique
-//! conflict 409, no database connection 503, anything else 500 (logged, never sent). The one
-//! exception is the original's empty-bodied 404 of an unknown SKU.
+//! conflict 409, and the database's failures by the one policy ([`super::erro::POLITICA`]: 503
+//! when the database is at fault, anything else 500, logged, never sent). The one exception is
+//! the original's empty-bodied 404 of an unknown SKU.
 
 use std::sync::Arc;
 
@@ -23,9 +24,10 @@ use serde::{Deserialize, Serialize};
 
 use super::classificacao::ClienteTags;
 use super::entrada_lote::{self, EntradaLoteRequest};
+use super::erro::POLITICA;
 use super::{agora, painel, produto, ErroEstoque};
 use crate::contracts::sku_valido;
-use crate::db::Db;
+use crate::db::{Db, DbError};
 use crate::http::auth::{self, Seguranca};
 use crate::http::extract::{AppJson, AppPath, AppQuery};
 use crate::http::Problem;
@@ -60,22 +62,8 @@ impl IntoResponse for ErroEstoque {
         match self {
             ErroEstoque::Invalido(m) => Problem::bad_request(m).into_response(),
             e @ ErroEstoque::Conflito => Problem::new(StatusCode::CONFLICT, e.to_string()).into_response(),
-            ErroEstoque::Indisponivel(e) => {
-                tracing::warn!(error = %e, "no database connection");
-                Problem::unavailable().into_response()
-            }
-            // The database's trouble (lost connection, read-only, lock or statement timeout): 503.
-            ErroEstoque::Interno(e) if crate::db::note_chain(&e).is_some() => {
-                tracing::warn!(error = %format!("{e:#}"), "database unavailable");
-                Problem::unavailable().into_response()
-            }
-            ErroEstoque::Interno(e) => {
-                match crate::http::pg::no_erro(&e) {
-                    Some(pg) => crate::http::pg::registrar(pg, "estoque"),
-                    None => tracing::error!(error = %format!("{e:#}"), "request failed"),
-                }
-                Problem::internal().into_response()
-            }
+            ErroEstoque::Indisponivel(e) => POLITICA.responder(&DbError::Pool(e)).into_response(),
+            ErroEstoque::Interno(e) => POLITICA.responder_cadeia(&e).into_response(),
         }
     }
 }

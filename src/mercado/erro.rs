@@ -1,19 +1,19 @@
 //! The storefront's errors and the one place that decides their HTTP status (the original's
 //! `TratamentoDeErros`, SPEC §6.3): each variant carries the pt-BR message people see.
 //!
-//! Database failures are logged here and answered without internals: the database's trouble (an
-//! unreachable pool, a lost connection, a read-only database, a lock or statement timeout:
-//! [`crate::db::trouble`]) is 503;
-//! a constraint violation is looked up by name in [`RESTRICOES`] (a race is 409 `"conflito de
-//! cadastro; tente novamente"`, a broken rule 400); a value a column cannot hold is 400; anything
-//! else 500, logged with its SQLSTATE and message.
+//! Database failures follow the one policy of every route ([`crate::http::pg`], stated for
+//! mercado in [`POLITICA`]), logged and answered without internals: the database's trouble (an
+//! unreachable pool, a lost connection, a read-only database, a lock or statement timeout) is
+//! 503; a constraint violation is looked up by name in [`RESTRICOES`] (a race is 409 `"conflito
+//! de cadastro; tente novamente"`, a broken rule 400); a value a column cannot hold is 400;
+//! anything else 500, logged with its SQLSTATE, message and constraint.
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use uuid::Uuid;
 
 use crate::db::DbError;
-use crate::http::pg::{self, Restricao};
+use crate::http::pg::{self, Classe, Politica, Restricao};
 use crate::http::Problem;
 
 #[derive(Debug, thiserror::Error)]
@@ -37,7 +37,7 @@ pub enum ErroMercado {
     #[error("SKU desconhecido no estoque: {0}")]
     SkuDesconhecidoNoEstoque(String),
     /// An integrity constraint refused the write (the original's `DataIntegrityViolation`).
-    #[error("conflito de cadastro; tente novamente")]
+    #[error("{}", CONFLITO)]
     Conflito,
     /// The client address holds too many units in unpaid reservations (issue 13) → 429.
     #[error("reservas demais deste endereço: pague ou espere um pedido expirar")]
@@ -48,6 +48,12 @@ pub enum ErroMercado {
     #[error(transparent)]
     Db(#[from] DbError),
 }
+
+/// The detail of mercado's 409 for a race on a constraint.
+const CONFLITO: &str = "conflito de cadastro; tente novamente";
+
+/// mercado's database-error policy: its constraints, its 409.
+pub const POLITICA: Politica = Politica { origem: "mercado", restricoes: RESTRICOES, conflito: CONFLITO };
 
 /// mercado's constraints by name (issue 13): what each refusal means for the caller. A
 /// constraint not listed is a 500 with its cause logged: a bug to fix, not an input to blame.
@@ -73,20 +79,21 @@ pub const RESTRICOES: &[(&str, Restricao)] = &[
 impl From<tokio_postgres::Error> for ErroMercado {
     fn from(e: tokio_postgres::Error) -> Self {
         crate::db::note_error(&e);
-        match pg::classificar(&e, RESTRICOES) {
-            pg::Classe::Restricao(Restricao::Conflito) => {
+        match POLITICA.classificar(&e) {
+            Classe::Restricao(Restricao::Conflito) => {
                 pg::registrar_recusa(&e, "mercado");
                 ErroMercado::Conflito
             }
-            pg::Classe::Restricao(Restricao::Invalido(m)) => {
+            Classe::Restricao(Restricao::Invalido(m)) => {
                 pg::registrar_recusa(&e, "mercado");
                 ErroMercado::Invalido(m.to_string())
             }
-            pg::Classe::Dado => {
+            Classe::Dado => {
                 pg::registrar_recusa(&e, "mercado");
                 ErroMercado::Invalido(pg::DADO_INVALIDO.to_string())
             }
-            pg::Classe::Outro => ErroMercado::Db(DbError::Pg(e)),
+            // Answered by the policy itself, where its log line is written.
+            Classe::Indisponivel | Classe::Outro => ErroMercado::Db(DbError::Pg(e)),
         }
     }
 }
@@ -118,19 +125,7 @@ impl ErroMercado {
                 tracing::error!(error = %msg, "invalid state transition");
                 Problem::internal()
             }
-            ErroMercado::Db(DbError::Pool(e)) => {
-                tracing::error!(error = %e, "database unavailable");
-                Problem::unavailable()
-            }
-            // The database's trouble (lost connection, read-only, lock or statement timeout): 503.
-            ErroMercado::Db(e @ DbError::Pg(_)) if e.indisponivel() => {
-                tracing::warn!(error = %e, "database unavailable");
-                Problem::unavailable()
-            }
-            ErroMercado::Db(DbError::Pg(e)) => {
-                pg::registrar(e, "mercado");
-                Problem::internal()
-            }
+            ErroMercado::Db(e) => POLITICA.responder(e),
         }
     }
 }

@@ -1,12 +1,24 @@
-//! How a database error becomes an answer, the part both services share (issue 13).
+//! The one policy that turns a database error into an answer, for every route (issue 24): the
+//! two services' handlers, the login, the event console, the `/eventos` receiver.
 //!
-//! Each service keeps, beside its error type, a table from constraint name to what the refusal
-//! means for the caller ([`Restricao`]); [`classificar`] looks the error up there. A data
-//! exception (SQLSTATE class 22: a value out of a column's range, a byte the encoding refuses)
-//! is input the checks before SQL missed, answered 400; anything else is a 500 whose cause is
-//! logged with its SQLSTATE, message and constraint ([`registrar`]), never sent.
+//! | the error | answer |
+//! |---|---|
+//! | no connection from the pool, a lost or stale session (class 08, a server shutting down, a read-only session), a lock or statement timeout, a deadlock or serialization failure, too many connections ([`giro_infra::db::trouble`]) | 503 "tente novamente" ([`Problem::unavailable`]) |
+//! | a constraint named in the service's table ([`Restricao`]) | 409 (a race) or 400 (a rule) |
+//! | SQLSTATE class 22 (a value a column cannot hold: input the checks before SQL missed) | 400 |
+//! | anything else, an unknown constraint included | 500, its SQLSTATE, message and constraint logged, never sent |
+//!
+//! A service states its table once in a [`Politica`]; code that knows no role (the console,
+//! the receiver) uses [`Politica::sem_restricoes`]. [`Politica::responder`] and
+//! [`Politica::responder_cadeia`] classify, log and answer; [`Politica::classificar`] and
+//! [`Politica::classificar_cadeia`] only classify, for callers that log in their own words;
+//! [`para_comando`] gives a command's final error (`giro outbox …`) the same verdict in words.
 
-use tokio_postgres::error::DbError;
+use axum::http::StatusCode;
+use tokio_postgres::error::DbError as PgDbError;
+
+use crate::Problem;
+use giro_infra::db::{self, DbError};
 
 /// What a constraint violation means for the caller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,8 +30,10 @@ pub enum Restricao {
 }
 
 /// A database error, sorted.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Classe {
+    /// The database, not the request, is at fault (see the module doc): 503, try again.
+    Indisponivel,
     /// A constraint of the service's table (its name known).
     Restricao(Restricao),
     /// SQLSTATE class 22: a value the column cannot hold.
@@ -30,10 +44,13 @@ pub enum Classe {
 
 /// Sorts `e` with the service's constraint `tabela`.
 pub fn classificar(e: &tokio_postgres::Error, tabela: &[(&str, Restricao)]) -> Classe {
-    let Some(db) = e.as_db_error() else { return Classe::Outro };
-    let code = db.code().code();
+    if db::trouble(e).is_some() {
+        return Classe::Indisponivel;
+    }
+    let Some(pg) = e.as_db_error() else { return Classe::Outro };
+    let code = pg.code().code();
     if code.starts_with("23") {
-        if let Some(nome) = db.constraint() {
+        if let Some(nome) = pg.constraint() {
             if let Some((_, r)) = tabela.iter().find(|(n, _)| *n == nome) {
                 return Classe::Restricao(*r);
             }
@@ -48,6 +65,140 @@ pub fn classificar(e: &tokio_postgres::Error, tabela: &[(&str, Restricao)]) -> C
 
 /// The detail of a 400 for a data exception: no internals, the rule in words.
 pub const DADO_INVALIDO: &str = "valor fora do intervalo aceito ou com caractere não permitido";
+
+/// The database-error policy of one service (or of role-free code): its constraint table, the
+/// detail of its 409, and the name its log lines carry.
+#[derive(Clone, Copy, Debug)]
+pub struct Politica {
+    /// Who answers, in the log lines (`mercado`, `estoque`, `event console`).
+    pub origem: &'static str,
+    /// The service's constraints by name; any other is a 500.
+    pub restricoes: &'static [(&'static str, Restricao)],
+    /// The detail of a 409 for a [`Restricao::Conflito`].
+    pub conflito: &'static str,
+}
+
+/// A database error found in an error chain.
+enum Falha<'a> {
+    Pg(&'a tokio_postgres::Error),
+    /// No connection from the pool (its wait, or opening one, failed).
+    Pool,
+}
+
+/// The first database error in `e`'s chain, if any: a pool error, a driver error, or either
+/// inside [`DbError`] (whose `Pg` variant is transparent, so the driver error itself is not in
+/// the chain, only its causes).
+fn na_cadeia(e: &anyhow::Error) -> Option<Falha<'_>> {
+    e.chain().find_map(|c| {
+        if let Some(d) = c.downcast_ref::<DbError>() {
+            return Some(match d {
+                DbError::Pool(_) => Falha::Pool,
+                DbError::Pg(pg) => Falha::Pg(pg),
+            });
+        }
+        if let Some(pg) = c.downcast_ref::<tokio_postgres::Error>() {
+            return Some(Falha::Pg(pg));
+        }
+        c.downcast_ref::<deadpool_postgres::PoolError>().map(|_| Falha::Pool)
+    })
+}
+
+impl Politica {
+    /// The policy of code that knows no service's constraints.
+    pub const fn sem_restricoes(origem: &'static str) -> Politica {
+        Politica { origem, restricoes: &[], conflito: "conflito; tente novamente" }
+    }
+
+    pub fn classificar(&self, e: &tokio_postgres::Error) -> Classe {
+        classificar(e, self.restricoes)
+    }
+
+    /// The class of the first database error in `e`'s chain, `None` when it holds none (the
+    /// failure is not the database's). A stale session found there is noted, so the pools drop
+    /// the connections opened before it ([`giro_infra::db::note_error`]).
+    pub fn classificar_cadeia(&self, e: &anyhow::Error) -> Option<Classe> {
+        match na_cadeia(e)? {
+            Falha::Pool => Some(Classe::Indisponivel),
+            Falha::Pg(pg) => {
+                db::note_error(pg);
+                Some(self.classificar(pg))
+            }
+        }
+    }
+
+    /// The answer for class `c` (nothing logged).
+    pub fn problema(&self, c: Classe) -> Problem {
+        match c {
+            Classe::Indisponivel => Problem::unavailable(),
+            Classe::Restricao(Restricao::Conflito) => Problem::new(StatusCode::CONFLICT, self.conflito),
+            Classe::Restricao(Restricao::Invalido(m)) => Problem::bad_request(m),
+            Classe::Dado => Problem::bad_request(DADO_INVALIDO),
+            Classe::Outro => Problem::internal(),
+        }
+    }
+
+    /// Classifies, logs (a 500 at `error` with SQLSTATE, message and constraint; the rest at
+    /// `warn`) and answers a driver error.
+    pub fn responder_pg(&self, e: &tokio_postgres::Error) -> Problem {
+        let c = self.classificar(e);
+        self.registrar(Some(e), &e.to_string(), c);
+        self.problema(c)
+    }
+
+    /// [`Politica::responder_pg`] for a [`DbError`]: a pool that gives no connection is 503.
+    pub fn responder(&self, e: &DbError) -> Problem {
+        match e {
+            DbError::Pool(p) => {
+                self.registrar(None, &p.to_string(), Classe::Indisponivel);
+                Problem::unavailable()
+            }
+            DbError::Pg(pg) => self.responder_pg(pg),
+        }
+    }
+
+    /// Classifies, logs and answers any error: by the first database error in its chain, or —
+    /// when it holds none — a 500 with the whole chain logged.
+    pub fn responder_cadeia(&self, e: &anyhow::Error) -> Problem {
+        let texto = format!("{e:#}");
+        match na_cadeia(e) {
+            Some(Falha::Pool) => {
+                self.registrar(None, &texto, Classe::Indisponivel);
+                Problem::unavailable()
+            }
+            Some(Falha::Pg(pg)) => {
+                db::note_error(pg);
+                let c = self.classificar(pg);
+                self.registrar(Some(pg), &texto, c);
+                self.problema(c)
+            }
+            None => {
+                tracing::error!(origem = self.origem, error = %texto, "request failed");
+                Problem::internal()
+            }
+        }
+    }
+
+    fn registrar(&self, pg: Option<&tokio_postgres::Error>, texto: &str, c: Classe) {
+        let o_que = self.origem;
+        match (c, pg) {
+            (Classe::Indisponivel, _) => {
+                tracing::warn!(origem = o_que, error = %texto, "database unavailable")
+            }
+            (Classe::Outro, Some(pg)) => registrar(pg, o_que),
+            (_, Some(pg)) => registrar_recusa(pg, o_que),
+            (_, None) => tracing::error!(origem = o_que, error = %texto, "database error"),
+        }
+    }
+}
+
+/// A command's final error (`giro outbox …`, the console's logic on a terminal): when the policy
+/// would answer 503, it says first that the database is unavailable, as the console does.
+pub fn para_comando(e: anyhow::Error) -> anyhow::Error {
+    match Politica::sem_restricoes("command").classificar_cadeia(&e) {
+        Some(Classe::Indisponivel) => e.context("the database is unavailable; try again"),
+        _ => e,
+    }
+}
 
 /// Logs a database error with its SQLSTATE, message and constraint (what an operator needs to
 /// act), at `error` level; `o_que` says what was being done.
@@ -66,7 +217,7 @@ pub fn registrar_recusa(e: &tokio_postgres::Error, o_que: &str) {
     }
 }
 
-fn log_db(db: &DbError, o_que: &str, aviso: bool) {
+fn log_db(db: &PgDbError, o_que: &str, aviso: bool) {
     let (sqlstate, message) = (db.code().code(), db.message());
     let constraint = db.constraint().unwrap_or("-");
     if aviso {
@@ -84,5 +235,54 @@ fn log_db(db: &DbError, o_que: &str, aviso: bool) {
 
 /// The first `tokio_postgres::Error` in an `anyhow` chain, if any.
 pub fn no_erro(e: &anyhow::Error) -> Option<&tokio_postgres::Error> {
-    e.chain().find_map(|c| c.downcast_ref::<tokio_postgres::Error>())
+    match na_cadeia(e)? {
+        Falha::Pg(pg) => Some(pg),
+        Falha::Pool => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TABELA: &[(&str, Restricao)] = &[("uk_x", Restricao::Conflito)];
+    const POLITICA: Politica =
+        Politica { origem: "teste", restricoes: TABELA, conflito: "conflito de teste" };
+
+    fn pool_esgotado() -> DbError {
+        DbError::Pool(deadpool_postgres::PoolError::Timeout(deadpool_postgres::TimeoutType::Wait))
+    }
+
+    #[test]
+    fn each_class_has_its_answer() {
+        let status = |c| POLITICA.problema(c).status.as_u16();
+        assert_eq!(status(Classe::Indisponivel), 503);
+        assert_eq!(status(Classe::Restricao(Restricao::Conflito)), 409);
+        assert_eq!(status(Classe::Restricao(Restricao::Invalido("x"))), 400);
+        assert_eq!(status(Classe::Dado), 400);
+        assert_eq!(status(Classe::Outro), 500);
+        assert_eq!(
+            POLITICA.problema(Classe::Restricao(Restricao::Conflito)).detail.as_deref(),
+            Some("conflito de teste")
+        );
+        assert_eq!(POLITICA.problema(Classe::Indisponivel).detail, Problem::unavailable().detail);
+    }
+
+    #[test]
+    fn a_pool_that_gives_no_connection_is_503_however_deep_in_the_chain() {
+        assert_eq!(POLITICA.responder(&pool_esgotado()).status.as_u16(), 503);
+        let e = anyhow::Error::from(pool_esgotado()).context("lendo o outbox").context("console");
+        assert_eq!(POLITICA.classificar_cadeia(&e), Some(Classe::Indisponivel));
+        assert_eq!(POLITICA.responder_cadeia(&e).status.as_u16(), 503);
+        let p = anyhow::Error::from(deadpool_postgres::PoolError::Closed);
+        assert_eq!(POLITICA.classificar_cadeia(&p), Some(Classe::Indisponivel));
+    }
+
+    #[test]
+    fn an_error_that_is_not_the_database_s_is_none_of_its_classes_and_a_500() {
+        let e = anyhow::anyhow!("event is not a FAILED event of this outbox");
+        assert_eq!(POLITICA.classificar_cadeia(&e), None);
+        assert_eq!(POLITICA.responder_cadeia(&e).status.as_u16(), 500);
+        assert!(no_erro(&e).is_none());
+    }
 }

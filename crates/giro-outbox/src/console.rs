@@ -35,6 +35,7 @@ use crate::instante;
 use crate::status::Status;
 use giro_http::auth::{self, Seguranca};
 use giro_http::extract::{AppJson, AppQuery};
+use giro_http::pg::Politica;
 use giro_http::Problem;
 use giro_infra::db::{Db, DbError};
 
@@ -64,17 +65,12 @@ pub fn router<E: Evento>(db: Db, seguranca: Arc<Seguranca>, inbox_retencao: Dura
         .with_state(estado)
 }
 
+/// The console's database errors go through the one policy of every route: 503 while the
+/// database is unavailable, never a 500 for a restart.
+const POLITICA: Politica = Politica::sem_restricoes("event console");
+
 fn db_problem(e: impl Into<DbError>) -> Problem {
-    match e.into() {
-        DbError::Pool(e) => {
-            tracing::warn!(error = %e, "no database connection");
-            Problem::unavailable()
-        }
-        DbError::Pg(e) => {
-            tracing::error!(error = %e, "event console query failed");
-            Problem::internal()
-        }
-    }
+    POLITICA.responder(&e.into())
 }
 
 /// `GET /operacao/outbox`.
@@ -270,7 +266,10 @@ async fn descartar(State(e): St, p: Result<Path<String>, PathRejection>) -> Resu
             tracing::info!(event_id = %id, tipo = %l.tipo, "event console: dead letter discarded");
             Ok(AppJson(l))
         }
-        // Replayed or discarded by someone else between the two statements.
+        // A database error is answered as such (a pool timeout is no conflict) ...
+        Err(e) if POLITICA.classificar_cadeia(&e).is_some() => Err(POLITICA.responder_cadeia(&e)),
+        // ... and only a row no longer FAILED, replayed or discarded by someone else between
+        // the two statements, is the 409.
         Err(_) => Err(nao_falhou(id, "fora de FAILED", "descartados")),
     }
 }

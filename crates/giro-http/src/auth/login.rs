@@ -15,8 +15,13 @@ use serde_json::json;
 use subtle::ConstantTimeEq;
 
 use super::{cookie, csrf, indeterminada, principal, Principal, Seguranca};
+use crate::pg::Politica;
 use crate::{limite, Problem};
 use giro_infra::config::secret::random_token;
+
+/// How a failure to write a session becomes an answer: the one database policy, no constraint
+/// of its own.
+const POLITICA: Politica = Politica::sem_restricoes("operator session");
 
 /// `GET/POST/DELETE /sessao`.
 pub fn router(seg: Arc<Seguranca>) -> Router {
@@ -83,10 +88,7 @@ async fn entrar(
     }
     let id = match seg.criar_sessao(usuario).await {
         Ok(id) => id,
-        Err(e) => {
-            tracing::warn!(error = %e, "storing the operator session failed");
-            return Problem::unavailable().into_response();
-        }
+        Err(e) => return POLITICA.responder(&e).into_response(),
     };
     // The session this browser had before is replaced, not left to expire.
     if let Some(antiga) = cookie(&headers, seg.cookie_sessao) {
@@ -104,8 +106,7 @@ async fn sair(State(seg): State<Arc<Seguranca>>, headers: HeaderMap) -> Response
     if let Some(id) = cookie(&headers, seg.cookie_sessao) {
         if let Err(e) = seg.encerrar_sessao(id).await {
             // The session would stay valid elsewhere: say so instead of pretending.
-            tracing::warn!(error = %e, "ending the operator session failed");
-            return Problem::unavailable().into_response();
+            return POLITICA.responder(&e).into_response();
         }
     }
     let mut res = StatusCode::NO_CONTENT.into_response();

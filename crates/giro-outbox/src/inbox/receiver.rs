@@ -249,11 +249,7 @@ async fn um<S: 'static, E: Evento>(
             }
             tracing::error!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "applying an event failed");
             // Either way the sender retries; 503 says the database, not the event, is at fault.
-            if giro_infra::db::note_chain(&e).is_some() {
-                Problem::unavailable().into_response()
-            } else {
-                Problem::internal().into_response()
-            }
+            indisponivel_ou_interno(&e).into_response()
         }
         Err(e) => {
             tracing::error!(error = %e, "applying an event panicked");
@@ -352,7 +348,7 @@ async fn aplicar_lote<S: 'static, E: Evento>(
                 Some(Err(e)) => {
                     tracing::error!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "applying an event failed");
                     // 503: the database, not the event, is at fault (the sender waits for readiness).
-                    let status = if giro_infra::db::note_chain(&e).is_some() { 503 } else { 500 };
+                    let status = indisponivel_ou_interno(&e).status.as_u16();
                     ResultadoItem { event_id: Some(evento.event_id()), status, detalhe: Some("falha ao aplicar; tente novamente".into()) }
                 }
                 None => ResultadoItem { event_id: Some(evento.event_id()), status: 500, detalhe: Some("falha ao aplicar; tente novamente".into()) },
@@ -360,6 +356,13 @@ async fn aplicar_lote<S: 'static, E: Evento>(
         });
     }
     resultados
+}
+
+/// A failure to apply an event, by the one database-error policy ([`giro_http::pg`]): 503 when the
+/// database is at fault, else 500 (its 400s are [`permanente`]'s, decided before; the caller logs).
+fn indisponivel_ou_interno(e: &anyhow::Error) -> Problem {
+    const POLITICA: giro_http::pg::Politica = giro_http::pg::Politica::sem_restricoes("inbox");
+    POLITICA.classificar_cadeia(e).map_or_else(Problem::internal, |c| POLITICA.problema(c))
 }
 
 /// The `eventId` of an item that did not validate, when it has a readable one.
