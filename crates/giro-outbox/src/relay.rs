@@ -59,9 +59,9 @@ use crate::backoff;
 use crate::delivery::{Outcome, Peer};
 use crate::settle::{self, Settle};
 use crate::store::{self, Claimed, Failure};
-use giro_infra::config::report::mask_password;
 use giro_infra::config::{Config, DbConfig, OutboxConfig, Servico};
 use giro_infra::db::{OutboxSignal, Pool};
+use giro_infra::mascara::mask_password;
 use giro_infra::supervisor::Vivo;
 
 /// Rows deleted per retention statement: small, so the sweep never holds many locks.

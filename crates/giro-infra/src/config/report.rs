@@ -3,8 +3,7 @@
 //! ([`crate::mascara`]).
 
 use crate::config::{keys::KEYS, ConfigError, Layers, Sources};
-// Re-exported: the relay still names it here; it goes once the relay names `crate::mascara`.
-pub use crate::mascara::mask_password;
+use crate::mascara::mask_password;
 
 pub fn config(src: &Sources) -> Result<String, ConfigError> {
     let layers = Layers::resolve(src)?;
