@@ -109,8 +109,20 @@ pub enum Trouble {
     /// for idling in a transaction (25P03). Every pooled connection opened before it is dropped.
     StaleSession,
     /// The database is busy, not broken: a lock or statement timeout (55P03, 57014), a deadlock
-    /// or serialization failure (40P01, 40001). Trying again later may succeed.
+    /// or serialization failure (40P01, 40001), or out of a resource — disk full, memory,
+    /// connection slots (class 53). Trying again later may succeed.
     Busy,
+}
+
+/// [`Trouble`] by SQLSTATE alone; `None` for an error about the request itself.
+pub fn trouble_of_sqlstate(c: &str) -> Option<Trouble> {
+    if c.starts_with("08") || matches!(c, "57P01" | "57P02" | "57P03" | "25006" | "25P03") {
+        Some(Trouble::StaleSession)
+    } else if c.starts_with("53") || matches!(c, "55P03" | "57014" | "40P01" | "40001") {
+        Some(Trouble::Busy)
+    } else {
+        None
+    }
 }
 
 /// Classifies a database error by SQLSTATE: `Some` when it is the database's trouble (answered
@@ -120,16 +132,7 @@ pub fn trouble(e: &tokio_postgres::Error) -> Option<Trouble> {
         return Some(Trouble::StaleSession);
     }
     match e.code() {
-        Some(code) => {
-            let c = code.code();
-            if c.starts_with("08") || matches!(c, "57P01" | "57P02" | "57P03" | "25006" | "25P03") {
-                Some(Trouble::StaleSession)
-            } else if matches!(c, "55P03" | "57014" | "40P01" | "40001" | "53300") {
-                Some(Trouble::Busy)
-            } else {
-                None
-            }
-        }
+        Some(code) => trouble_of_sqlstate(code.code()),
         // No SQLSTATE: an I/O failure on the socket, or a client-side error (type conversion).
         None => {
             let io =
@@ -373,5 +376,24 @@ impl<S> Tx<'_, S> {
 
     pub async fn rollback(self) -> Result<(), tokio_postgres::Error> {
         self.inner.rollback().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_database_s_trouble_is_told_from_the_request_s_by_sqlstate() {
+        for c in ["08006", "08001", "57P01", "57P03", "25006", "25P03"] {
+            assert_eq!(trouble_of_sqlstate(c), Some(Trouble::StaleSession), "{c}");
+        }
+        // Disk full, out of memory, too many connections: resources, not the request.
+        for c in ["53000", "53100", "53200", "53300", "53400", "55P03", "57014", "40P01", "40001"] {
+            assert_eq!(trouble_of_sqlstate(c), Some(Trouble::Busy), "{c}");
+        }
+        for c in ["23505", "23514", "22001", "42P01", "XX000"] {
+            assert_eq!(trouble_of_sqlstate(c), None, "{c}");
+        }
     }
 }
