@@ -202,12 +202,16 @@ fn ler<S: 'static, E: Evento>(
     E::ler(tipo, body, Utc::now()).map_err(|e| e.to_string())
 }
 
-fn rejeicao(r: BytesRejection) -> Problem {
-    giro_http::extract::rejeicao_corpo(r)
-}
-
-fn is_json(headers: &HeaderMap) -> bool {
-    giro_http::extract::is_json(headers)
+/// The request's body when it was read whole and is declared JSON; else the answer to give.
+fn corpo_json(headers: &HeaderMap, body: Result<Bytes, BytesRejection>) -> Result<Bytes, Problem> {
+    let body = body.map_err(giro_http::extract::rejeicao_corpo)?;
+    if !giro_http::extract::is_json(headers) {
+        return Err(Problem::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Content-Type deve ser application/json",
+        ));
+    }
+    Ok(body)
 }
 
 async fn um<S: 'static, E: Evento>(
@@ -215,14 +219,10 @@ async fn um<S: 'static, E: Evento>(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let body = match body {
+    let body = match corpo_json(&headers, body) {
         Ok(b) => b,
-        Err(e) => return rejeicao(e).into_response(),
+        Err(p) => return p.into_response(),
     };
-    if !is_json(&headers) {
-        return Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Content-Type deve ser application/json")
-            .into_response();
-    }
     let Some(tipo) = headers.get("evento-tipo").and_then(|v| v.to_str().ok()).map(str::trim) else {
         return Problem::bad_request("cabeçalho Evento-Tipo ausente").into_response();
     };
@@ -276,14 +276,10 @@ async fn lote<S: 'static, E: Evento>(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let body = match body {
+    let body = match corpo_json(&headers, body) {
         Ok(b) => b,
-        Err(e) => return rejeicao(e).into_response(),
+        Err(p) => return p.into_response(),
     };
-    if !is_json(&headers) {
-        return Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Content-Type deve ser application/json")
-            .into_response();
-    }
     let pedido: LoteRequest = match serde_json::from_slice(&body) {
         Ok(p) => p,
         Err(e) => {
