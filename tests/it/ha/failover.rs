@@ -311,17 +311,8 @@ async fn a_failover_under_load_loses_no_acknowledged_order_and_applies_every_eve
 
     // Nothing lost or applied twice on the new primary.
     let pedidos = stats.pedidos.lock().unwrap().clone();
+    // concordam: every 201 order kept, each event applied once, no request shipped twice.
     assert_agree(&par, &pedidos).await;
-    let e = par.client("estoque").await;
-    let duplicadas: i64 = e
-        .query_one(
-            "SELECT count(*) FROM (SELECT correlation_id FROM reposicao_expedida GROUP BY 1 HAVING count(*) > 1) x",
-            &[],
-        )
-        .await
-        .expect("shipments")
-        .get(0);
-    assert_eq!(duplicadas, 0, "no request shipped twice");
     publisher.signal("TERM");
     assert!(publisher.wait_exit(Duration::from_secs(20)).await.is_some_and(|s| s.success()));
 }
