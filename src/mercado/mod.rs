@@ -96,7 +96,7 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Mercado>> {
         });
     }
     let db = ctx.db.clone();
-    ctx.supervisionar("purga-idempotencia", true, move |vivo, shutdown| {
+    ctx.supervisionar("purga-idempotencia", false, move |vivo, shutdown| {
         checkout::limpar_chaves(db.clone(), shutdown, vivo)
     });
     Ok(Role {
