@@ -254,7 +254,11 @@ mod tests {
                 max_falhas_usuario: 1,
                 janela: Duration::from_secs(60),
             },
-            checkout: CheckoutConfig { max_por_minuto: 1, max_unidades_reservadas: 1 },
+            checkout: CheckoutConfig {
+                max_por_minuto: 1,
+                max_unidades_reservadas: 1,
+                max_unidades_por_produto: 1,
+            },
         }
     }
 

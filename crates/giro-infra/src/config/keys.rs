@@ -54,6 +54,10 @@ pub const KEYS: &[Key] = &[
     k("http.timeout-ocioso", "GIRO_HTTP_TIMEOUT_OCIOSO"),
     k("http.timeout-requisicao", "GIRO_HTTP_TIMEOUT_REQUISICAO"),
     k("http.max-conexoes", "GIRO_HTTP_MAX_CONEXOES"),
+    k("http.timeout-escrita", "GIRO_HTTP_TIMEOUT_ESCRITA"),
+    k("http.max-conexoes-por-endereco", "GIRO_HTTP_MAX_CONEXOES_POR_ENDERECO"),
+    k("http.prefixo-ipv6", "GIRO_HTTP_PREFIXO_IPV6"),
+    k("http.max-contadores", "GIRO_HTTP_MAX_CONTADORES"),
     k("http.proxies-confiaveis", "GIRO_HTTP_PROXIES_CONFIAVEIS"),
     k("http.cookies-seguros", "GIRO_HTTP_COOKIES_SEGUROS"),
     k("login.max-falhas-endereco", "GIRO_LOGIN_MAX_FALHAS_ENDERECO"),
@@ -61,6 +65,7 @@ pub const KEYS: &[Key] = &[
     k("login.janela", "GIRO_LOGIN_JANELA"),
     k("checkout.max-por-minuto", "GIRO_CHECKOUT_MAX_POR_MINUTO"),
     k("checkout.max-unidades-reservadas", "GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS"),
+    k("checkout.max-unidades-por-produto", "GIRO_CHECKOUT_MAX_UNIDADES_POR_PRODUTO"),
     k("log.formato", "GIRO_LOG_FORMAT"),
     k("outbox.intervalo", "GIRO_OUTBOX_INTERVALO"),
     k("outbox.lote", "GIRO_OUTBOX_LOTE"),
@@ -116,7 +121,9 @@ mod tests {
             let body = t.strip_prefix('#').map_or(t, str::trim_start);
             let Some((name, rest)) = body.split_once('=') else { continue };
             let name = name.trim();
-            if name.is_empty() || !name.chars().all(|c| c.is_ascii_lowercase() || c == '-') {
+            if name.is_empty()
+                || !name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            {
                 continue;
             }
             // The comment is after the value's `#` (values never contain one in this file).

@@ -182,7 +182,16 @@ pub struct LimitesHttp {
     pub timeout_ocioso: Duration,
     /// From the end of the head to the answer.
     pub timeout_requisicao: Duration,
+    /// How long an answer may make no progress being written before the connection is closed.
+    pub timeout_escrita: Duration,
     pub max_conexoes: usize,
+    /// Connections one client neighbourhood (see `prefixo_ipv6`) holds at once on a listener.
+    pub max_conexoes_por_endereco: usize,
+    /// IPv6 clients are counted by this prefix (a /64 is one subscriber), for every per-address
+    /// bound: login, checkout rate, reserved units, connections.
+    pub prefixo_ipv6: u8,
+    /// Rows the throttling counters table may hold; past it a new key is refused (fails closed).
+    pub max_contadores: usize,
 }
 
 impl Default for LimitesHttp {
@@ -192,7 +201,11 @@ impl Default for LimitesHttp {
             timeout_corpo: Duration::from_secs(30),
             timeout_ocioso: Duration::from_secs(60),
             timeout_requisicao: Duration::from_secs(60),
+            timeout_escrita: Duration::from_secs(30),
             max_conexoes: 1024,
+            max_conexoes_por_endereco: 64,
+            prefixo_ipv6: 64,
+            max_contadores: 100_000,
         }
     }
 }
@@ -212,6 +225,8 @@ pub struct CheckoutConfig {
     pub max_por_minuto: u32,
     /// Units one address may hold in unpaid reservations at once; 0 = no bound.
     pub max_unidades_reservadas: u32,
+    /// Units of one SKU one address may hold in unpaid reservations at once; 0 = no bound.
+    pub max_unidades_por_produto: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -295,7 +310,11 @@ impl Config {
                 timeout_corpo: r.duration("http.timeout-corpo")?,
                 timeout_ocioso: r.duration("http.timeout-ocioso")?,
                 timeout_requisicao: r.duration("http.timeout-requisicao")?,
+                timeout_escrita: r.duration("http.timeout-escrita")?,
                 max_conexoes: r.positive("http.max-conexoes")?,
+                max_conexoes_por_endereco: r.positive("http.max-conexoes-por-endereco")?,
+                prefixo_ipv6: r.prefixo_ipv6("http.prefixo-ipv6")?,
+                max_contadores: r.positive("http.max-contadores")?,
             },
             proxies_confiaveis: r.proxies("http.proxies-confiaveis")?,
             cookies_seguros: r.parse("http.cookies-seguros")?,
@@ -307,6 +326,7 @@ impl Config {
             checkout: CheckoutConfig {
                 max_por_minuto: r.parse("checkout.max-por-minuto")?,
                 max_unidades_reservadas: r.parse("checkout.max-unidades-reservadas")?,
+                max_unidades_por_produto: r.parse("checkout.max-unidades-por-produto")?,
             },
             log_format: r.choice("log.formato")?,
             outbox: OutboxConfig {
@@ -459,6 +479,14 @@ impl Reader<'_> {
 
     fn duration(&self, key: &str) -> Result<Duration, ConfigError> {
         self.ler(key, duration::parse)
+    }
+
+    /// An IPv6 prefix length: 1–128 (128 = every address its own client).
+    fn prefixo_ipv6(&self, key: &str) -> Result<u8, ConfigError> {
+        self.ler(key, |v| match v.parse::<u8>() {
+            Ok(n) if (1..=128).contains(&n) => Ok(n),
+            _ => Err("expected a prefix length from 1 to 128"),
+        })
     }
 
     fn choice<T: clap::ValueEnum>(&self, key: &str) -> Result<T, ConfigError> {

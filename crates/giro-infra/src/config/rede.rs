@@ -9,6 +9,24 @@ pub fn proxy_valido(s: &str) -> bool {
     Bloco::parse(s).is_some()
 }
 
+/// The client a per-address bound counts `ip` as: an IPv4 address is itself; an IPv6 address is
+/// its `/prefixo_v6` network (one subscriber is usually handed a whole /64, so counting each of
+/// its 2^64 addresses apart would make every per-address bound worthless). An IPv4-mapped IPv6
+/// address counts as the IPv4 address it carries.
+pub fn vizinhanca(ip: IpAddr, prefixo_v6: u8) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let p = u32::from(prefixo_v6.clamp(1, 128));
+                let m = if p == 128 { u128::MAX } else { !(u128::MAX >> p) };
+                IpAddr::V6(std::net::Ipv6Addr::from(u128::from(v6) & m))
+            }
+        },
+    }
+}
+
 /// An address or a CIDR block of trusted proxies.
 #[derive(Clone, Copy, Debug)]
 pub struct Bloco {
@@ -45,5 +63,26 @@ impl Bloco {
             }
             _ => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::vizinhanca;
+    use std::net::IpAddr;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn an_ipv6_slash_64_is_one_client_and_ipv4_is_itself() {
+        assert_eq!(vizinhanca(ip("2001:db8:1:2:aaaa::1"), 64), ip("2001:db8:1:2::"));
+        assert_eq!(vizinhanca(ip("2001:db8:1:2:ffff:1:2:3"), 64), ip("2001:db8:1:2::"));
+        assert_ne!(vizinhanca(ip("2001:db8:1:3::1"), 64), vizinhanca(ip("2001:db8:1:2::1"), 64));
+        assert_eq!(vizinhanca(ip("2001:db8::1"), 128), ip("2001:db8::1"));
+        assert_eq!(vizinhanca(ip("2001:db8:ab::1"), 48), ip("2001:db8:ab::"));
+        assert_eq!(vizinhanca(ip("203.0.113.7"), 64), ip("203.0.113.7"));
+        assert_eq!(vizinhanca(ip("::ffff:203.0.113.7"), 64), ip("203.0.113.7"));
     }
 }
