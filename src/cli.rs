@@ -45,8 +45,16 @@ pub enum Command {
     Publisher(PublisherArgs),
     /// Look into an outbox and act on its dead letters (FAILED events).
     Outbox(crate::outbox::admin::OutboxArgs),
-    /// Print the effective configuration (secrets masked) and where each value came from.
-    Config,
+    /// Print the effective configuration as TOML (secrets masked) and where each value came from.
+    Config {
+        /// Check every setting and every secret a service needs; list each problem and exit 2
+        /// when there is one (0 when all is well).
+        #[arg(long)]
+        check: bool,
+        /// One JSON object (`ok`, `problems`, `keys`) instead of TOML.
+        #[arg(long)]
+        json: bool,
+    },
     /// Measure Girô on scratch databases (see BENCHMARKS.md).
     Bench(BenchArgs),
     /// A complete local market: private PostgreSQL, migrations, both services with their

@@ -9,8 +9,8 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let sources = Sources::from_process(cli.config.clone(), cli.flags());
-    if let Command::Config = cli.command {
-        return giro::config::report::main(&sources);
+    if let Command::Config { check, json } = cli.command {
+        return giro::config::report::main(&sources, giro::config::report::Modo { check, json });
     }
     let config = match Config::load(&sources) {
         Ok(c) => c,
@@ -37,6 +37,6 @@ async fn dispatch(cli: Cli, config: Config) -> anyhow::Result<()> {
             .map_err(giro::http::pg::para_comando),
         Command::Bench(a) => giro::bench::run(a).await,
         Command::Dev => giro::dev::run(cli.config, shutdown()).await,
-        Command::Config | Command::Audit { .. } => Ok(()),
+        Command::Config { .. } | Command::Audit { .. } => Ok(()),
     }
 }

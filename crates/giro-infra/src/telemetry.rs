@@ -1,5 +1,5 @@
 //! Logging through `tracing`: human-readable lines by default, one JSON object per line with
-//! `--log-format json` / `GIRO_LOG_FORMAT=json`. Logs go to stderr so stdout stays for command
+//! `--log-format json` / `GIRO_LOG_FORMATO=json`. Logs go to stderr so stdout stays for command
 //! output (`giro config`, `giro outbox list`). `RUST_LOG` refines the filter. In JSON every line
 //! on stderr is a JSON object (panics and a role's final error included), so a log shipper needs
 //! no multi-line rules; only a configuration error, found before the format is known, is plain text.

@@ -58,6 +58,29 @@ fn each_layer_overrides_the_one_below_file_then_dotenv_then_env_then_flag() {
 }
 
 #[test]
+fn variables_follow_the_naming_rule_and_old_names_still_work() {
+    let dir = scratch_dir();
+    let load = |env: &[(&str, &str)]| Config::load(&sources(&dir, env, vec![])).unwrap();
+    // The derived names (GIRO_ + the key) and the names used before the rule.
+    let c = load(&[
+        ("GIRO_SESSAO_INTERVALO_LIMPEZA", "7s"),
+        ("GIRO_RESERVA_LOTE", "9"),
+        ("GIRO_MERCADO_PORTA", "3333"),
+    ]);
+    assert_eq!(c.sessao.intervalo_limpeza, Duration::from_secs(7));
+    assert_eq!(c.reserva.lote_expiracao, 9);
+    assert_eq!(c.mercado.porta, 3333, "the original's keys also answer to their derived name");
+    let c = load(&[("GIRO_SESSAO_INTERVALO", "8s"), ("GIRO_TAGS_LOTE", "4")]);
+    assert_eq!(c.sessao.intervalo_limpeza, Duration::from_secs(8));
+    assert_eq!(c.tags.lote_reclassificacao, 4);
+    // Several names of one key: the documented one wins, then the derived, then the old.
+    let c = load(&[("GIRO_RESERVA_INTERVALO", "1s"), ("GIRO_RESERVA_INTERVALO_EXPIRACAO", "2s")]);
+    assert_eq!(c.reserva.intervalo_expiracao, Duration::from_secs(2));
+    let c = load(&[("MERCADO_PORTA", "1111"), ("GIRO_MERCADO_PORTA", "2222")]);
+    assert_eq!(c.mercado.porta, 1111);
+}
+
+#[test]
 fn an_explicit_config_file_replaces_the_default_location_and_must_exist() {
     let dir = scratch_dir();
     let file = dir.join("outro.toml");
@@ -216,7 +239,7 @@ fn giro_config_masks_secrets_and_shows_where_values_came_from() {
     let out = command(&["config"], &serve_env("", &[("GIRO_OUTBOX_LOTE", "77")])).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("outbox.lote = \"77\"  # env GIRO_OUTBOX_LOTE"), "{text}");
+    assert!(text.contains("outbox.lote = 77  # env GIRO_OUTBOX_LOTE"), "{text}");
     assert!(text.contains("mercado.token-servico = \"***\"  # env MERCADO_TOKEN_SERVICO"), "{text}");
     assert!(text.contains("reserva.ttl = \"15m\"  # default"), "{text}");
     for secret in [MERCADO_TOKEN, ESTOQUE_TOKEN, SENHA] {
@@ -247,8 +270,8 @@ fn giro_config_reflects_a_config_file_an_env_override_and_a_flag_and_masks_datab
     let text = String::from_utf8_lossy(&out.stdout);
     for line in [
         format!("outbox.intervalo = \"3s\"  # file {path} (GIRO_OUTBOX_INTERVALO)"),
-        "outbox.lote = \"77\"  # env GIRO_OUTBOX_LOTE (GIRO_OUTBOX_LOTE)".to_string(),
-        "log.formato = \"json\"  # flag --log-format (GIRO_LOG_FORMAT)".to_string(),
+        "outbox.lote = 77  # env GIRO_OUTBOX_LOTE (GIRO_OUTBOX_LOTE)".to_string(),
+        "log.formato = \"json\"  # flag --log-format (GIRO_LOG_FORMATO)".to_string(),
         format!("estoque.db-url = \"postgres://estoque:***@db.interno:5432/estoque\"  # file {path} (ESTOQUE_DB_URL)"),
         "mercado.db-url = \"jdbc:postgresql://db.interno:5432/mercado?user=app&password=***\"  # env MERCADO_DB_URL (MERCADO_DB_URL)".to_string(),
         "tags.worker-token = \"***\"  # env TAG_WORKER_TOKEN (TAG_WORKER_TOKEN)".to_string(),
@@ -272,5 +295,73 @@ fn giro_config_reflects_a_config_file_an_env_override_and_a_flag_and_masks_datab
     let out = command(&["config"], &env).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains(&format!("outbox.intervalo = \"3s\"  # file {path}")), "{text}");
-    assert!(text.contains("log.formato = \"human\"  # file"), "{text}");
+    // The file repeats log.formato's built-in default: the value is the default's, said so.
+    assert!(text.contains("log.formato = \"human\"  # default"), "{text}");
+}
+
+#[test]
+fn giro_config_prints_toml_with_real_types_that_reads_back_and_tells_defaults_from_the_file() {
+    // The working directory holds the reference itself, as a checkout does.
+    let dir = scratch_dir();
+    std::fs::create_dir_all(dir.join("config")).unwrap();
+    std::fs::write(
+        dir.join("config/giro.toml"),
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/config/giro.toml"))
+            .unwrap()
+            .replace("lote = 50 ", "lote = 60 "),
+    )
+    .unwrap();
+    let out = command(&["config"], &serve_env("", &[])).current_dir(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let file = dir.join("config/giro.toml").display().to_string();
+    assert!(
+        text.lines().any(|l| l == format!("outbox.lote = 60  # file {file} (GIRO_OUTBOX_LOTE)")),
+        "{text}"
+    );
+    assert!(text.lines().any(|l| l == "outbox.notify = true  # default (GIRO_OUTBOX_NOTIFY)"), "{text}");
+    assert!(text.lines().any(|l| l == "mercado.porta = 0  # env MERCADO_PORTA (MERCADO_PORTA)"), "{text}");
+    assert!(text.lines().any(|l| l == "reserva.ttl = \"15m\"  # default (GIRO_RESERVA_TTL)"), "{text}");
+    // Pasted back, it is TOML with the same types.
+    let table: toml::Table = text.parse().expect("giro config prints TOML");
+    assert_eq!(table["outbox"]["lote"].as_integer(), Some(60));
+    assert_eq!(table["outbox"]["notify"].as_bool(), Some(true));
+    assert_eq!(table["reserva"]["ttl"].as_str(), Some("15m"));
+}
+
+#[test]
+fn giro_config_check_exits_2_naming_every_problem_and_0_when_all_is_well() {
+    let out = command(&["config", "--check"], &serve_env("", &[])).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let mut env =
+        serve_env("MERCADO_TOKEN_SERVICO", &[("GIRO_OUTBOX_LOTE", "abc"), ("GIRO_DB_POOL_MAX", "0")]);
+    env.remove("OPERADOR_USUARIO");
+    let out = command(&["config", "--check"], &env).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for problem in [
+        "invalid outbox.lote (GIRO_OUTBOX_LOTE) = \"abc\" from env GIRO_OUTBOX_LOTE",
+        "invalid db.pool-max (GIRO_DB_POOL_MAX) = \"0\" from env GIRO_DB_POOL_MAX: must be positive",
+        "MERCADO_TOKEN_SERVICO is not set",
+        "OPERADOR_USUARIO is not set",
+        "giro: 4 configuration problem(s)",
+    ] {
+        assert!(stderr.contains(problem), "missing {problem:?} in:\n{stderr}");
+    }
+    for secret in [ESTOQUE_TOKEN, SENHA] {
+        assert!(!stderr.contains(secret) && !String::from_utf8_lossy(&out.stdout).contains(secret));
+    }
+
+    // The same as JSON, for scripts.
+    let out = command(&["config", "--check", "--json"], &env).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(v["ok"], false);
+    assert_eq!(v["problems"].as_array().unwrap().len(), 4, "{v}");
+    let lote = v["keys"].as_array().unwrap().iter().find(|k| k["key"] == "sessao.ttl").unwrap().clone();
+    assert_eq!(lote["source"], "default", "{lote}");
+    let senha = v["keys"].as_array().unwrap().iter().find(|k| k["key"] == "operador.senha").unwrap().clone();
+    assert_eq!(senha["value"], "***", "{senha}");
+    assert_eq!(senha["source"], "env", "{senha}");
 }

@@ -1,8 +1,13 @@
 //! Every configuration key: its TOML name, its environment variable and whether it is a secret.
 //!
-//! The environment names are the original's (`MERCADO_DB_URL`, `ESTOQUE_TOKEN_SERVICO`, …) and
-//! SPEC §1's `GIRO_*` tunables, so one `.env` serves both implementations. `config/giro.toml`
-//! documents each key with its default; a test checks the two lists agree.
+//! One rule names the environment variables: `GIRO_` + the key in capitals, `.` and `-` as `_`
+//! (`sessao.intervalo-limpeza` → `GIRO_SESSAO_INTERVALO_LIMPEZA`). The exceptions are the original
+//! Java Girô's own variables (`MERCADO_DB_URL`, `ESTOQUE_TOKEN_SERVICO`, `OPERADOR_SENHA`,
+//! `TAG_WORKER_URL`, …), which stay the documented names so one `.env` serves both
+//! implementations. Every key also answers to its derived name, and names used before the rule
+//! (`GIRO_SESSAO_INTERVALO`, `GIRO_LOG_FORMAT`, …) are still read, as [`Key::legacy`].
+//! When several are set, the documented name wins, then the derived one, then the old one.
+//! `config/giro.toml` documents each key with its default; a test checks the two lists agree.
 
 pub struct Key {
     /// Dotted TOML name, e.g. `outbox.intervalo`.
@@ -11,14 +16,39 @@ pub struct Key {
     pub env: &'static str,
     /// Never printed: masked by `giro config`, redacted in `Debug`.
     pub secret: bool,
+    /// The name this key's variable had before the naming rule; still read.
+    pub legacy: Option<&'static str>,
 }
 
 const fn k(name: &'static str, env: &'static str) -> Key {
-    Key { name, env, secret: false }
+    Key { name, env, secret: false, legacy: None }
 }
 
 const fn s(name: &'static str, env: &'static str) -> Key {
-    Key { name, env, secret: true }
+    Key { name, env, secret: true, legacy: None }
+}
+
+/// A key renamed by the rule: `env` the derived name, `legacy` the old one.
+const fn r(name: &'static str, env: &'static str, legacy: &'static str) -> Key {
+    Key { name, env, secret: false, legacy: Some(legacy) }
+}
+
+/// The variable the naming rule gives `name`: `GIRO_` + capitals, `.`/`-` as `_`.
+pub fn derived(name: &str) -> String {
+    format!("GIRO_{}", name.to_ascii_uppercase().replace(['.', '-'], "_"))
+}
+
+impl Key {
+    /// Every variable that sets this key, in order of precedence.
+    pub fn variables(&self) -> Vec<String> {
+        let mut v = vec![self.env.to_string()];
+        let d = derived(self.name);
+        if d != self.env {
+            v.push(d);
+        }
+        v.extend(self.legacy.map(str::to_string));
+        v
+    }
 }
 
 pub const KEYS: &[Key] = &[
@@ -39,8 +69,8 @@ pub const KEYS: &[Key] = &[
     k("operador.usuario", "OPERADOR_USUARIO"),
     s("operador.senha", "OPERADOR_SENHA"),
     k("sessao.ttl", "GIRO_SESSAO_TTL"),
-    k("sessao.intervalo-limpeza", "GIRO_SESSAO_INTERVALO"),
-    k("sessao.lote-limpeza", "GIRO_SESSAO_LOTE"),
+    r("sessao.intervalo-limpeza", "GIRO_SESSAO_INTERVALO_LIMPEZA", "GIRO_SESSAO_INTERVALO"),
+    r("sessao.lote-limpeza", "GIRO_SESSAO_LOTE_LIMPEZA", "GIRO_SESSAO_LOTE"),
     k("db.pool-max", "GIRO_DB_POOL_MAX"),
     k("db.timeout", "GIRO_DB_TIMEOUT"),
     k("db.vida-maxima", "GIRO_DB_VIDA_MAXIMA"),
@@ -66,7 +96,7 @@ pub const KEYS: &[Key] = &[
     k("checkout.max-por-minuto", "GIRO_CHECKOUT_MAX_POR_MINUTO"),
     k("checkout.max-unidades-reservadas", "GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS"),
     k("checkout.max-unidades-por-produto", "GIRO_CHECKOUT_MAX_UNIDADES_POR_PRODUTO"),
-    k("log.formato", "GIRO_LOG_FORMAT"),
+    r("log.formato", "GIRO_LOG_FORMATO", "GIRO_LOG_FORMAT"),
     k("outbox.intervalo", "GIRO_OUTBOX_INTERVALO"),
     k("outbox.lote", "GIRO_OUTBOX_LOTE"),
     k("outbox.timeout", "GIRO_OUTBOX_TIMEOUT"),
@@ -83,15 +113,15 @@ pub const KEYS: &[Key] = &[
     k("inbox.retencao", "GIRO_INBOX_RETENCAO"),
     k("audit.atraso", "GIRO_AUDIT_ATRASO"),
     k("reserva.ttl", "GIRO_RESERVA_TTL"),
-    k("reserva.intervalo-expiracao", "GIRO_RESERVA_INTERVALO"),
-    k("reserva.lote-expiracao", "GIRO_RESERVA_LOTE"),
+    r("reserva.intervalo-expiracao", "GIRO_RESERVA_INTERVALO_EXPIRACAO", "GIRO_RESERVA_INTERVALO"),
+    r("reserva.lote-expiracao", "GIRO_RESERVA_LOTE_EXPIRACAO", "GIRO_RESERVA_LOTE"),
     k("reserva.expiracao-habilitada", "GIRO_RESERVA_EXPIRACAO_HABILITADA"),
     k("tags.worker-url", "TAG_WORKER_URL"),
     s("tags.worker-token", "TAG_WORKER_TOKEN"),
     k("tags.timeout", "GIRO_TAGS_TIMEOUT"),
     k("tags.reclassificacao-habilitada", "GIRO_TAGS_RECLASSIFICACAO_HABILITADA"),
-    k("tags.intervalo-reclassificacao", "GIRO_TAGS_INTERVALO"),
-    k("tags.lote-reclassificacao", "GIRO_TAGS_LOTE"),
+    r("tags.intervalo-reclassificacao", "GIRO_TAGS_INTERVALO_RECLASSIFICACAO", "GIRO_TAGS_INTERVALO"),
+    r("tags.lote-reclassificacao", "GIRO_TAGS_LOTE_RECLASSIFICACAO", "GIRO_TAGS_LOTE"),
     k("web.porta-vitrine", "GIRO_WEB_PORTA_VITRINE"),
     k("web.porta-painel", "GIRO_WEB_PORTA_PAINEL"),
     k("web.dir-vitrine", "GIRO_WEB_DIR_VITRINE"),
@@ -174,8 +204,21 @@ mod tests {
         for (i, a) in KEYS.iter().enumerate() {
             for b in &KEYS[i + 1..] {
                 assert_ne!(a.name, b.name);
-                assert_ne!(a.env, b.env, "{} and {}", a.name, b.name);
+                for v in a.variables() {
+                    assert!(!b.variables().contains(&v), "{} and {} share {v}", a.name, b.name);
+                }
             }
         }
+    }
+
+    #[test]
+    fn every_variable_follows_the_rule_but_the_originals() {
+        let originals = ["MERCADO_", "ESTOQUE_", "OPERADOR_", "TAG_WORKER_"];
+        for key in KEYS {
+            if !originals.iter().any(|p| key.env.starts_with(p)) {
+                assert_eq!(key.env, derived(key.name), "{}", key.name);
+            }
+        }
+        assert_eq!(derived("sessao.intervalo-limpeza"), "GIRO_SESSAO_INTERVALO_LIMPEZA");
     }
 }

@@ -85,23 +85,33 @@ impl Layers {
         if dotenv.is_file() {
             let iter = dotenvy::from_path_iter(&dotenv)
                 .map_err(|e| ConfigError(format!("cannot read {}: {e}", dotenv.display())))?;
+            let mut vars = BTreeMap::new();
             for item in iter {
                 let (var, value) =
                     item.map_err(|e| ConfigError(format!("cannot parse {}: {e}", dotenv.display())))?;
                 // Variables already set in the environment win over `.env`, as in the original.
                 if !src.env.contains_key(&var) {
-                    layers.apply_env_var(&var, value, Origin::DotEnv(var.clone()));
+                    vars.insert(var, value);
                 }
             }
+            layers.apply_env(&vars, Origin::DotEnv);
         }
-
-        for (var, value) in &src.env {
-            layers.apply_env_var(var, value.clone(), Origin::Env(var.clone()));
-        }
+        layers.apply_env(&src.env, Origin::Env);
         for (key, value, flag) in &src.flags {
             layers.values.insert(key, (value.clone(), Origin::Flag((*flag).to_string())));
         }
         Ok(layers)
+    }
+
+    /// Sets `key` back to its built-in default (or unset, for a key without one).
+    pub fn reset_to_default(&mut self, key: &'static str) {
+        let mut defaults = Layers::default();
+        if defaults.apply_toml(DEFAULTS_TOML, &Origin::Default).is_ok() {
+            match defaults.values.remove(key) {
+                Some(v) => self.values.insert(key, v),
+                None => self.values.remove(key),
+            };
+        }
     }
 
     pub fn get(&self, key: &str) -> Option<&(String, Origin)> {
@@ -112,9 +122,13 @@ impl Layers {
         self.values.iter().map(|(k, v)| (*k, v))
     }
 
-    fn apply_env_var(&mut self, var: &str, value: String, origin: Origin) {
-        if let Some(key) = KEYS.iter().find(|k| k.env == var) {
-            self.values.insert(key.name, (value, origin));
+    /// Each key from the first of its variables (documented, derived, old name) set in `vars`.
+    fn apply_env(&mut self, vars: &BTreeMap<String, String>, origin: fn(String) -> Origin) {
+        for key in KEYS {
+            if let Some((var, value)) = key.variables().into_iter().find_map(|v| vars.get(&v).map(|x| (v, x)))
+            {
+                self.values.insert(key.name, (value.clone(), origin(var)));
+            }
         }
     }
 
@@ -134,6 +148,11 @@ impl Layers {
         for (name, value) in flat {
             let key = keys::by_name(&name)
                 .ok_or_else(|| ConfigError(format!("unknown configuration key `{name}` in {origin}")))?;
+            // A file that repeats a built-in default (the reference itself, in the checkout) does
+            // not make the value the file's: its origin stays "default".
+            if matches!(self.values.get(key.name), Some((v, Origin::Default)) if *v == value) {
+                continue;
+            }
             self.values.insert(key.name, (value, origin.clone()));
         }
         Ok(())

@@ -273,7 +273,60 @@ impl Config {
     }
 
     pub fn from_layers(l: &Layers) -> Result<Config, ConfigError> {
-        let r = Reader(l);
+        Config::from_layers_noting(l, &std::cell::Cell::new(None))
+    }
+
+    /// Every problem of the configuration, not only the first: each refused key is set back to its
+    /// built-in default and the rest read again, then the secrets every role needs are checked
+    /// (`giro config --check` on a host that runs both services).
+    pub fn problems(l: &Layers) -> Vec<ConfigError> {
+        let mut l = l.clone();
+        let mut problems = Vec::new();
+        let mut refused_keys = Vec::new();
+        for _ in 0..=keys::KEYS.len() {
+            let refused = std::cell::Cell::new(None);
+            match Config::from_layers_noting(&l, &refused) {
+                Ok(config) => {
+                    let unset = |key: &str| !refused_keys.contains(&key);
+                    if unset("mercado.token-servico") {
+                        problems.extend(config.token_servico(Servico::Mercado).err());
+                    }
+                    if unset("estoque.token-servico") {
+                        problems.extend(config.token_servico(Servico::Estoque).err());
+                    }
+                    if config.operador_usuario.is_none() {
+                        problems.push(ConfigError(
+                            "OPERADOR_USUARIO is not set: the operator login is required".into(),
+                        ));
+                    }
+                    if config.operador_senha.is_none() && unset("operador.senha") {
+                        problems.push(ConfigError(format!(
+                            "OPERADOR_SENHA is not set: the operator password (at least 8 characters) is required; {GENERATE}"
+                        )));
+                    }
+                    break;
+                }
+                Err(e) => {
+                    problems.push(e);
+                    match refused.get() {
+                        Some(key) => {
+                            refused_keys.push(key);
+                            l.reset_to_default(key);
+                        }
+                        // A rule across keys: nothing to set back, so nothing more to learn.
+                        None => break,
+                    }
+                }
+            }
+        }
+        problems
+    }
+
+    fn from_layers_noting(
+        l: &Layers,
+        refused: &std::cell::Cell<Option<&'static str>>,
+    ) -> Result<Config, ConfigError> {
+        let r = Reader(l, refused);
         let servico = |s: Servico| -> Result<ServicoConfig, ConfigError> {
             let n = s.nome();
             Ok(ServicoConfig {
@@ -372,7 +425,7 @@ impl Config {
         // a second time: the retry horizon must end before it.
         if config.outbox.prazo_entrega >= config.inbox_retencao {
             let (v, o) = r.raw("outbox.prazo-entrega")?;
-            return Err(Reader::invalid(
+            return Err(r.invalid(
                 "outbox.prazo-entrega",
                 v,
                 o,
@@ -419,19 +472,26 @@ impl Config {
     }
 }
 
-/// Typed access to the layers, with errors that say which key, which value and where it came from.
-struct Reader<'a>(&'a Layers);
+/// Typed access to the layers, with errors that say which key, which value and where it came from;
+/// the second field notes the key a refusal was about, so [`Config::problems`] can go on past it.
+struct Reader<'a>(&'a Layers, &'a std::cell::Cell<Option<&'static str>>);
 
 impl Reader<'_> {
     fn raw(&self, key: &str) -> Result<&(String, Origin), ConfigError> {
         self.0.get(key).ok_or_else(|| ConfigError(format!("configuration key `{key}` has no value")))
     }
 
+    /// Notes that `key` was refused (see [`Config::problems`]).
+    fn note(&self, key: &str) {
+        self.1.set(keys::by_name(key).map(|k| k.name));
+    }
+
     fn env_of(key: &str) -> &'static str {
         keys::by_name(key).map(|k| k.env).unwrap_or("?")
     }
 
-    fn invalid(key: &str, value: &str, origin: &Origin, why: impl fmt::Display) -> ConfigError {
+    fn invalid(&self, key: &str, value: &str, origin: &Origin, why: impl fmt::Display) -> ConfigError {
+        self.note(key);
         let shown = if keys::by_name(key).is_some_and(|k| k.secret) { "***" } else { value };
         ConfigError(format!("invalid {key} ({}) = {shown:?} from {origin}: {why}", Self::env_of(key)))
     }
@@ -444,7 +504,7 @@ impl Reader<'_> {
         ler: impl FnOnce(&str) -> Result<T, E>,
     ) -> Result<T, ConfigError> {
         let (v, o) = self.raw(key)?;
-        ler(v.trim()).map_err(|e| Self::invalid(key, v, o, e))
+        ler(v.trim()).map_err(|e| self.invalid(key, v, o, e))
     }
 
     /// An optional key: absent or empty → `None`, else `read` (one of the readers below).
@@ -530,6 +590,7 @@ impl Reader<'_> {
         let s = Secret::new(v.clone());
         if s.len() < min {
             let hint = if generate { format!("; {GENERATE}") } else { String::new() };
+            self.note(key);
             return Err(ConfigError(format!(
                 "{} ({key}) from {o} is too short: {} characters, at least {min} required{hint}",
                 Self::env_of(key),
@@ -545,8 +606,8 @@ impl Reader<'_> {
     fn db(&self, service: &str) -> Result<DbConfig, ConfigError> {
         let key = format!("{service}.db-url");
         let (v, o) = self.raw(&key)?;
-        let url = dburl::to_libpq(v).map_err(|e| Self::invalid(&key, "<url>", o, e))?;
-        let mut pg: tokio_postgres::Config = url.parse().map_err(|e| Self::invalid(&key, "<url>", o, e))?;
+        let url = dburl::to_libpq(v).map_err(|e| self.invalid(&key, "<url>", o, e))?;
+        let mut pg: tokio_postgres::Config = url.parse().map_err(|e| self.invalid(&key, "<url>", o, e))?;
         if pg.get_user().is_none() {
             if let Some(user) = self.opt_string(&format!("{service}.db-usuario")) {
                 pg.user(user);
