@@ -34,7 +34,7 @@ use serde::Serialize;
 use tokio_postgres::{Client, NoTls};
 use uuid::Uuid;
 
-use crate::config::{Config, DbConfig};
+use crate::config::{Config, DbConfig, Servico};
 use crate::contracts::{EventoIntegracao, TipoEvento};
 use crate::mercado::reposicao::StatusSolicitacao;
 use crate::mercado::reserva::StatusReserva;
@@ -67,8 +67,12 @@ pub struct Ilegivel {
     pub source: anyhow::Error,
 }
 
-async fn connect(db: &DbConfig, nome: &'static str) -> Result<Client, Ilegivel> {
-    let (c, conn) = db.pg.connect(NoTls).await.map_err(|e| Ilegivel { db: nome, source: e.into() })?;
+async fn connect(db: &DbConfig, servico: Servico) -> Result<Client, Ilegivel> {
+    let (c, conn) = db.pg.connect(NoTls).await.map_err(|e| Ilegivel {
+        db: servico.nome(),
+        // Names the database, its host and variable, and the cause, once.
+        source: crate::db::nomear_conexao(e.into(), servico, db),
+    })?;
     tokio::spawn(async move {
         let _ = conn.await;
     });
@@ -93,8 +97,8 @@ fn falha(db: &'static str) -> impl Fn(tokio_postgres::Error) -> Ilegivel {
 
 /// Every check, read-only, on both databases at `agora`; the divergences sorted.
 pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio, Ilegivel> {
-    let m = connect(&config.mercado.db, "mercado").await?;
-    let e = connect(&config.estoque.db, "estoque").await?;
+    let m = connect(&config.mercado.db, Servico::Mercado).await?;
+    let e = connect(&config.estoque.db, Servico::Estoque).await?;
     let janela = agora - chrono::Duration::from_std(config.inbox_retencao).unwrap_or(chrono::Duration::MAX);
     let atraso = agora - chrono::Duration::from_std(config.audit_atraso).unwrap_or(chrono::Duration::MAX);
     let mut d = Vec::new();

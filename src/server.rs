@@ -178,12 +178,12 @@ pub async fn run<S: 'static>(
     // systemd readiness: READY=1 once the database answers (the listener is bound), STOPPING=1 at shutdown.
     ctx.tasks.spawn(crate::systemd::lifecycle(
         servico.nome(),
-        vec![ctx.db.pool.clone()],
+        vec![(ctx.db.pool.clone(), crate::db::descrever(servico, &ctx.config.servico(servico).db))],
         ctx.config.db_timeout,
         shutdown.clone(),
     ));
 
-    tracing::info!(service = %servico, addr = %bound, db = ?ctx.config.servico(servico).db, "giro {servico} listening on http://{bound}");
+    tracing::info!(service = %servico, addr = %bound, "giro {servico} listening on http://{bound}");
     let served = http::serve_com(
         listener,
         router,

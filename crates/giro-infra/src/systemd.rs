@@ -58,7 +58,13 @@ fn announce(state: &str) {
 
 /// The readiness life cycle of a role whose listener (if any) is bound: `READY=1` once `pools`
 /// answer, `STOPPING=1` once `shutdown` fires. Spawn it on the role's task tracker.
-pub async fn lifecycle(what: &'static str, pools: Vec<Pool>, timeout: Duration, shutdown: CancellationToken) {
+/// Each pool comes with what it reaches ([`db::descrever`]).
+pub async fn lifecycle(
+    what: &'static str,
+    pools: Vec<(Pool, String)>,
+    timeout: Duration,
+    shutdown: CancellationToken,
+) {
     announce(&format!("STATUS={what}: waiting for the database"));
     if db::wait_for(what, &pools, timeout, &shutdown).await {
         tracing::info!(role = what, "ready: the database answered");

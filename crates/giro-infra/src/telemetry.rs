@@ -54,12 +54,13 @@ pub fn exit_code(result: anyhow::Result<()>, format: LogFormat) -> ExitCode {
             ExitCode::from(2)
         }
         Some(c) => config_error(c),
-        None => {
+        // Said once: a log line in JSON (one object per line), a plain line for a person.
+        None if format == LogFormat::Json => {
             tracing::error!("{e:#}");
-            if format == LogFormat::Human {
-                // JSON logs stay one object per line; the error above is already there.
-                eprintln!("giro: {e:#}");
-            }
+            ExitCode::FAILURE
+        }
+        None => {
+            eprintln!("giro: {e:#}");
             ExitCode::FAILURE
         }
     }

@@ -306,6 +306,9 @@ async fn json_logs_parse_line_by_line_carry_route_status_and_latency_and_hold_no
                 v["status"].as_u64().unwrap_or(0),
             )
         })
+        // The readiness poll may see 503 before the database answers; each of those is a request
+        // line too, but how many there are depends on the machine's speed.
+        .filter(|(m, r, s)| !(m == "GET" && r == "/readyz" && *s == 503))
         .collect();
     let expected: Vec<(String, String, u64)> =
         expected.iter().map(|(m, r, s)| (m.to_string(), r.to_string(), u64::from(*s))).collect();
@@ -380,7 +383,12 @@ fn migrate_esperar_waits_for_the_database_then_gives_up_with_an_error() {
     // It waited its --esperar (the outcome, an error naming it, is asserted below).
     assert!(took >= Duration::from_secs(2), "{took:?}");
     assert!(stderr.contains("the database did not answer within --esperar 2s"), "{stderr}");
-    assert!(stderr.contains("waiting for the database"), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "waiting for the mercado database mercado on 127.0.0.1:{port} as role mercado (MERCADO_DB_URL)"
+        )),
+        "{stderr}"
+    );
     assert!(!stderr.contains("senha-do-banco-ops"), "{stderr}");
 }
 

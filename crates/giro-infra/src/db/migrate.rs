@@ -49,7 +49,10 @@ pub async fn command(
     if let Some(wait) = esperar {
         let pools = servicos
             .iter()
-            .map(|s| crate::db::pool(&config.servico(*s).db, 1, config.db_timeout))
+            .map(|s| {
+                let db = &config.servico(*s).db;
+                Ok((crate::db::pool(db, 1, config.db_timeout)?, crate::db::descrever(*s, db)))
+            })
             .collect::<anyhow::Result<Vec<_>>>()?;
         let answered =
             tokio::time::timeout(wait, crate::db::wait_for("migrate", &pools, config.db_timeout, &shutdown))
@@ -64,7 +67,8 @@ pub async fn command(
         }
     }
     for &s in servicos {
-        let applied = run(s, &config.servico(s).db).await?;
+        let db = &config.servico(s).db;
+        let applied = run(s, db).await.map_err(|e| crate::db::nomear_conexao(e, s, db))?;
         tracing::info!(db = %s, applied = applied.len(), "migrations applied: {}", applied.join(", "));
     }
     Ok(())

@@ -165,6 +165,82 @@ pub fn note_chain(e: &anyhow::Error) -> Option<Trouble> {
     })
 }
 
+/// Where `servico`'s database is, as an operator needs it in an error: the role, the host(s)
+/// and the database, and the variable that sets them; never the password.
+pub fn descrever(servico: crate::config::Servico, cfg: &DbConfig) -> String {
+    use tokio_postgres::config::Host;
+    let portas = cfg.pg.get_ports();
+    let hosts: Vec<String> = cfg
+        .pg
+        .get_hosts()
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let porta = portas.get(i).or(portas.first()).copied().unwrap_or(5432);
+            match h {
+                Host::Tcp(s) => format!("{s}:{porta}"),
+                Host::Unix(p) => format!("{}:{porta}", p.display()),
+            }
+        })
+        .collect();
+    let var = crate::config::keys::by_name(&format!("{}.db-url", servico.nome())).map_or("?", |k| k.env);
+    format!(
+        "the {servico} database {} on {} as role {} ({var})",
+        cfg.pg.get_dbname().unwrap_or("?"),
+        hosts.join(","),
+        cfg.pg.get_user().unwrap_or("?"),
+    )
+}
+
+/// What went wrong at the bottom of a database error chain, without the layers that repeat
+/// "error connecting to server": the server's message, or the innermost cause.
+pub fn causa(e: &anyhow::Error) -> String {
+    let db = e.chain().find_map(|c| {
+        c.downcast_ref::<tokio_postgres::Error>().and_then(|p| p.as_db_error()).or_else(|| {
+            match c.downcast_ref() {
+                Some(deadpool_postgres::PoolError::Backend(b)) => b.as_db_error(),
+                _ => None,
+            }
+        })
+    });
+    match db {
+        Some(d) => d.message().to_string(),
+        None => {
+            let last = e.chain().last().map(|c| c.to_string()).unwrap_or_default();
+            if last.is_empty() {
+                "no answer".to_string()
+            } else {
+                last
+            }
+        }
+    }
+}
+
+/// A failure to reach a database, said once and naming it: "cannot connect to the mercado
+/// database mercado on 127.0.0.1:5432 as role mercado (MERCADO_DB_URL): Connection refused".
+/// Errors that are not about connecting (a refused statement, a bug) pass unchanged.
+pub fn nomear_conexao(e: anyhow::Error, servico: crate::config::Servico, cfg: &DbConfig) -> anyhow::Error {
+    // Refused at the door: wrong password or role (class 28), no such database (3D000).
+    let porta = |c: &str| c.starts_with("28") || c == "3D000";
+    let conexao = e.chain().any(|c| {
+        let pg = c.downcast_ref::<tokio_postgres::Error>().or_else(|| match c.downcast_ref() {
+            Some(deadpool_postgres::PoolError::Backend(b)) => Some(b),
+            _ => None,
+        });
+        match pg {
+            Some(p) => p.code().map_or(p.as_db_error().is_none() && !p.is_closed(), |c| porta(c.code())),
+            None => {
+                c.downcast_ref::<deadpool_postgres::PoolError>().is_some()
+                    || c.downcast_ref::<std::io::Error>().is_some()
+            }
+        }
+    });
+    if !conexao {
+        return e;
+    }
+    anyhow::anyhow!("cannot connect to {}: {}", descrever(servico, cfg), causa(&e))
+}
+
 /// `SELECT 1` through the pool within `timeout`: what `/readyz` asks.
 pub async fn ping(pool: &Pool, timeout: Duration) -> anyhow::Result<()> {
     let check = async {
@@ -222,22 +298,28 @@ const WAIT_MAX: Duration = Duration::from_secs(5);
 /// Waits until every pool answers `SELECT 1` (each try bounded by `timeout`), retrying with
 /// backoff: what readiness (`READY=1`) and `giro migrate --esperar` wait for. Returns false if
 /// `shutdown` fires first. `what` names the waiter in the log.
-pub async fn wait_for(what: &str, pools: &[Pool], timeout: Duration, shutdown: &CancellationToken) -> bool {
+/// `pools` are each a pool and what it reaches ([`descrever`]), for the log line.
+pub async fn wait_for(
+    what: &str,
+    pools: &[(Pool, String)],
+    timeout: Duration,
+    shutdown: &CancellationToken,
+) -> bool {
     let mut pause = WAIT_FIRST;
     let mut tries = 0u32;
     loop {
         let mut failed = None;
-        for pool in pools {
+        for (pool, alvo) in pools {
             if let Err(e) = ping(pool, timeout).await {
-                failed = Some(e);
+                failed = Some((e, alvo));
                 break;
             }
         }
-        let Some(e) = failed else { return true };
+        let Some((e, alvo)) = failed else { return true };
         tries += 1;
         // The first failure and then about one line a minute (5 s pauses), not one per try.
         if tries == 1 || tries % 12 == 0 {
-            tracing::warn!(role = what, tries, error = %format!("{e:#}"), "waiting for the database");
+            tracing::warn!(role = what, tries, error = %causa(&e), "waiting for {alvo}");
         }
         tokio::select! {
             _ = shutdown.cancelled() => return false,
