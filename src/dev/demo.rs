@@ -1,7 +1,8 @@
 //! The demo catalogue of SPEC §1, loaded through the public APIs: lots first (estoque, `POST
 //! /lotes`), then products (mercado, `POST /produtos`), so each registration inherits its
-//! classification and its first restock request finds a lot. Loading twice changes nothing (409s
-//! are skipped). Pão and sabão get lots that expired yesterday: the warehouse does not ship them,
+//! classification and its first restock request finds a lot. Loading twice changes nothing and
+//! logs nothing: what is already there (the SKU in estoque, the product in mercado) is not sent
+//! again (a 409 from a race with another loader is still taken as "already there"). Pão and sabão get lots that expired yesterday: the warehouse does not ship them,
 //! the storefront shows them sold out and their pent-up demand stays open.
 
 use chrono::{Duration, NaiveDate, Utc};
@@ -131,6 +132,9 @@ pub async fn carregar(estoque: &Operador, mercado: &Operador) -> anyhow::Result<
     let hoje = hoje_sao_paulo();
     let mut carga = Carga::default();
     for i in CATALOGO {
+        if estoque.get(&format!("/produtos/{}", i.sku)).await?.0 == 200 {
+            continue;
+        }
         let validade = if i.vencido { hoje - Duration::days(1) } else { hoje + Duration::days(120) };
         let body = json!({"sku": i.sku, "descricao": i.descricao, "ncm": i.ncm, "codigoLote": i.lote,
                           "quantidade": QUANTIDADE_LOTE, "validade": validade.to_string()});
@@ -141,6 +145,9 @@ pub async fn carregar(estoque: &Operador, mercado: &Operador) -> anyhow::Result<
         }
     }
     for i in CATALOGO {
+        if mercado.get(&format!("/produtos/{}", i.sku)).await?.0 == 200 {
+            continue;
+        }
         let preco: serde_json::Value = serde_json::from_str(i.preco)?;
         let body = json!({"sku": i.sku, "nome": i.nome, "preco": preco, "estoqueMinimo": i.minimo, "estoqueIdeal": i.ideal});
         match mercado.post("/produtos", &body).await? {

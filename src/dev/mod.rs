@@ -2,7 +2,8 @@
 //! cluster (`scripts/pg`, 127.0.0.1:15432), both databases migrated, estoque and mercado (each
 //! with its embedded publisher) as child processes, the tag-worker when its virtualenv is there,
 //! the web fronts when built, the demo catalogue loaded through the public APIs, and the URLs and
-//! operator login printed. Ctrl-C (or SIGTERM) stops everything.
+//! operator login printed. Ctrl-C (or SIGTERM) stops everything, the cluster too when `giro dev`
+//! started it.
 //!
 //! Development secrets are generated once into `.env` in the working directory (ignored by git),
 //! which the services read as any deployment's `.env`. The checkout (for `scripts/pg`,
@@ -39,7 +40,7 @@ fn ensure_dotenv(path: &Path) -> anyhow::Result<bool> {
     }
     let senha = &random_token()[..16];
     let text = format!(
-        "# Development secrets written by `giro dev`; never use them in production.\n\
+        "{MARCA_DOTENV}; never use them in production.\n\
          MERCADO_TOKEN_SERVICO={}\nESTOQUE_TOKEN_SERVICO={}\nOPERADOR_USUARIO=operador\nOPERADOR_SENHA={senha}\n",
         random_token(),
         random_token()
@@ -129,7 +130,8 @@ async fn build_web(root: &Path) {
                 .args(args)
                 .current_dir(&web)
                 .stdin(Stdio::null())
-                .stdout(Stdio::null())
+                // npm's and Vite's summaries, on stderr with the rest of `giro dev`'s talk.
+                .stdout(std::io::stderr())
                 .status()
                 .await
         }
@@ -144,16 +146,20 @@ async fn build_web(root: &Path) {
             }
         }
     }
-    eprintln!("giro dev: building the web fronts (npm run build)…");
+    eprintln!("giro dev: building the web fronts (npm run build, under a minute)…");
     match npm(&["run", "build"]).await {
         Ok(s) if s.success() => {}
         _ => eprintln!("giro dev: the web build failed; the web fronts are not served"),
     }
 }
 
+/// `giro dev`: starts the private cluster unless it runs already, and stops it again at the end
+/// when it started it, whatever way the market ends.
 pub async fn run(config_file: Option<PathBuf>, shutdown: CancellationToken) -> anyhow::Result<()> {
     let root = checkout();
     let pg = root.join("scripts/pg");
+    let running = Command::new(&pg).arg("status").stdin(Stdio::null()).stdout(Stdio::null()).status().await;
+    let started_here = !matches!(running, Ok(s) if s.success());
     let out = Command::new(&pg)
         .arg("start")
         .stdin(Stdio::null())
@@ -166,13 +172,56 @@ pub async fn run(config_file: Option<PathBuf>, shutdown: CancellationToken) -> a
         String::from_utf8_lossy(&out.stderr)
     );
     eprintln!("giro dev: PostgreSQL running ({})", String::from_utf8_lossy(&out.stdout).trim());
+    let result = market(&root, config_file, shutdown).await;
+    if started_here {
+        eprintln!("giro dev: stopping the PostgreSQL cluster it started (scripts/pg stop)");
+        let _ = Command::new(&pg).arg("stop").stdin(Stdio::null()).stdout(Stdio::null()).status().await;
+    } else {
+        eprintln!("giro dev: the PostgreSQL cluster was running before and keeps running (scripts/pg stop stops it)");
+    }
+    result
+}
 
+/// The database URLs of the private cluster on `GIRO_PG_PORT`, for what neither the environment
+/// nor `.env` sets (the built-in defaults name port 15432).
+fn urls_do_cluster(cwd: &Path) -> Vec<(&'static str, &'static str, String)> {
+    let Ok(port) = std::env::var("GIRO_PG_PORT") else { return Vec::new() };
+    let dotenv = std::fs::read_to_string(cwd.join(".env")).unwrap_or_default();
+    [("mercado.db-url", "MERCADO_DB_URL", "mercado"), ("estoque.db-url", "ESTOQUE_DB_URL", "estoque")]
+        .into_iter()
+        .filter(|(_, var, _)| {
+            std::env::var_os(var).is_none() && !dotenv.lines().any(|l| l.starts_with(&format!("{var}=")))
+        })
+        .map(|(key, var, db)| (key, var, format!("postgres://{db}:{db}@127.0.0.1:{port}/{db}")))
+        .collect()
+}
+
+/// The operator password when it is the development one `giro dev` wrote into `.env`: that one
+/// is printed in the banner; any other is the user's and is not.
+fn senha_de_desenvolvimento(cwd: &Path, senha: &str) -> Option<String> {
+    let dotenv = std::fs::read_to_string(cwd.join(".env")).ok()?;
+    let nossa = dotenv.starts_with(MARCA_DOTENV)
+        && std::env::var_os("OPERADOR_SENHA").is_none()
+        && dotenv.lines().any(|l| l.strip_prefix("OPERADOR_SENHA=") == Some(senha));
+    nossa.then(|| senha.to_string())
+}
+
+const MARCA_DOTENV: &str = "# Development secrets written by `giro dev`";
+
+async fn market(
+    root: &Path,
+    config_file: Option<PathBuf>,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
+    let root = root.to_path_buf();
     let cwd = std::env::current_dir()?;
     if ensure_dotenv(&cwd.join(".env"))? {
         eprintln!("giro dev: wrote development secrets to {}", cwd.join(".env").display());
     }
     // Read again: the `.env` may be new.
-    let config = Config::load(&Sources::from_process(config_file, Vec::new()))?;
+    let cluster = urls_do_cluster(&cwd);
+    let flags = cluster.iter().map(|(key, _, url)| (*key, url.clone(), "GIRO_PG_PORT")).collect();
+    let config = Config::load(&Sources::from_process(config_file, flags))?;
     let operador = config.operador()?;
     for s in [crate::config::Servico::Mercado, crate::config::Servico::Estoque] {
         crate::db::migrate::run(s, &config.servico(s).db).await.with_context(|| format!("migrating {s}"))?;
@@ -214,6 +263,9 @@ pub async fn run(config_file: Option<PathBuf>, shutdown: CancellationToken) -> a
         c.args([role, "serve"]).stdin(Stdio::null()).kill_on_drop(true);
         for (k, v) in &web_env {
             c.env(k, v);
+        }
+        for (_, var, url) in &cluster {
+            c.env(var, url);
         }
         let child = c.spawn().with_context(|| format!("starting giro {role} serve"))?;
         ps.push(Processo { nome: if role == "estoque" { "estoque" } else { "mercado" }, child });
@@ -264,13 +316,23 @@ pub async fn run(config_file: Option<PathBuf>, shutdown: CancellationToken) -> a
     };
     eprintln!(
         "\ngiro dev: the market is up (demo catalogue: {} lots and {} products loaded now)\n  \
-         mercado API  {mercado_url}\n  estoque API  {estoque_url}\n  {}\n  {}\n  operator     {} (password: OPERADOR_SENHA in .env)\n  \
+         mercado API  {mercado_url}\n  estoque API  {estoque_url}\n  {}\n  {}\n  operator     {} / {}\n  \
          Ctrl-C stops everything.\n",
         carga.lotes,
         carga.produtos,
-        if web_env.iter().any(|(k, _)| *k == "GIRO_WEB_DIR_VITRINE") { format!("vitrine      http://localhost:{}", config.web.porta_vitrine) } else { "vitrine      not built (web/vitrine/dist)".into() },
-        if web_env.iter().any(|(k, _)| *k == "GIRO_WEB_DIR_PAINEL") { format!("painel       http://localhost:{}", config.web.porta_painel) } else { "painel       not built (web/painel/dist)".into() },
+        if web_env.iter().any(|(k, _)| *k == "GIRO_WEB_DIR_VITRINE") {
+            format!("vitrine      http://localhost:{}", config.web.porta_vitrine)
+        } else {
+            "vitrine      not built (web/vitrine/dist)".into()
+        },
+        if web_env.iter().any(|(k, _)| *k == "GIRO_WEB_DIR_PAINEL") {
+            format!("painel       http://localhost:{}", config.web.porta_painel)
+        } else {
+            "painel       not built (web/painel/dist)".into()
+        },
         operador.usuario,
+        senha_de_desenvolvimento(&cwd, operador.senha.expose())
+            .unwrap_or_else(|| "(your OPERADOR_SENHA)".to_string()),
     );
 
     // Until Ctrl-C, or a child ending on its own.

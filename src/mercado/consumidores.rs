@@ -86,7 +86,9 @@ pub async fn reposicao_negada(tx: &Tx<'_>, e: &ReposicaoNegada) -> Result<(), Er
 /// (registration inherits the classification through the lookup instead).
 pub async fn produto_classificado(tx: &Tx<'_>, e: &ProdutoClassificado) -> Result<(), ErroMercado> {
     let Some(mut p) = produto::travar(tx, &e.sku).await? else {
-        tracing::warn!(sku = %e.sku, event_id = %e.event_id, "ProdutoClassificado for a SKU not in the storefront; ignored");
+        // Expected, not a fault: a lot's classification usually reaches the storefront before
+        // the product is registered there.
+        tracing::debug!(sku = %e.sku, event_id = %e.event_id, "ProdutoClassificado for a SKU not in the storefront; ignored");
         return Ok(());
     };
     if p.aplicar(|p| p.classificar(&e.tags, &e.categoria, e.ocorrido_em))? {

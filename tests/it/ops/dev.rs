@@ -70,8 +70,23 @@ async fn giro_dev_brings_the_market_up_with_the_demo_catalogue_and_stops_on_sigt
     assert_eq!(resumo["demandasAbertas"], 2);
     assert_eq!(resumo["skusCadastrados"], 8);
 
+    // The banner prints the development login it generated.
+    assert!(giro.log().contains(&format!("operator     operador / {senha}")), "{}", giro.log());
+
     giro.signal("TERM");
     let st = giro.wait_exit(Duration::from_secs(20)).await.expect("giro dev stops");
     assert!(st.success(), "{st}");
     assert!(reqwest::get(&url).await.is_err(), "mercado stopped with it");
+
+    // A second start finds everything loaded: nothing to load, and not one warning.
+    let mut cmd = command(&["dev"], &env);
+    cmd.current_dir(&dir);
+    let mut again = Giro::spawn_command(cmd);
+    again.wait_for_line("the market is up", Duration::from_secs(60)).await;
+    let log = again.log();
+    assert!(log.contains("0 lots and 0 products loaded now"), "{log}");
+    let warns: Vec<&str> = log.lines().filter(|l| l.contains(" WARN ") || l.contains("\"WARN\"")).collect();
+    assert!(warns.is_empty(), "the second start logged warnings:\n{}", warns.join("\n"));
+    again.signal("TERM");
+    assert!(again.wait_exit(Duration::from_secs(20)).await.expect("giro dev stops").success());
 }
