@@ -32,6 +32,7 @@ pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationTo
         // Claims and settlements are short statements: a few connections suffice.
         let pool = db::pool_with(&config.servico(s).db, 4, config.db_timeout, config.db_limites)?;
         pools.push((pool.clone(), db::descrever(s, &config.servico(s).db)));
+        db::registrar_pool(&format!("publisher-{s}"), &pool);
         let signal = Arc::new(OutboxSignal::default());
         let p = Arc::new(Publisher::for_service(&config, s, pool, signal, true)?);
         let nome = match s {

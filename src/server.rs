@@ -125,6 +125,7 @@ pub async fn run<S: 'static>(
     validate(&config, servico)?;
     let own = config.servico(servico);
     let pool = db::pool_with(&own.db, config.db_pool_max, config.db_timeout, config.db_limites)?;
+    db::registrar_pool(servico.nome(), &pool);
     let db = Db::new(pool, config.outbox.notify);
 
     let addr = SocketAddr::new(config.endereco, own.porta);

@@ -4,6 +4,10 @@
 //! recorder ([`install`]). The outbox gauges are read from the database at scrape time, so they
 //! are exact whichever process (service or separate publisher) moved the rows.
 //!
+//! Beside them, written at render time ([`process_text`]): the standard `process_*` series (CPU,
+//! memory, file descriptors, threads, start time; read from `/proc` on Linux), `giro_build_info`,
+//! and `giro_db_pool_connections{pool,state}` for every pool the process holds.
+//!
 //! Names: `giro_outbox_events{status}`, `giro_outbox_oldest_pending_seconds`,
 //! `giro_outbox_deliveries_total{tipo,result}`, `giro_outbox_delivery_seconds`,
 //! `giro_inbox_events_total{tipo,result}`, `giro_http_requests_total{route,status}`,
@@ -94,7 +98,8 @@ pub fn publisher_router() -> Router {
             get(|| async {
                 match install() {
                     Some(h) => {
-                        ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], h.render())
+                        let text = process_text() + &h.render();
+                        ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text)
                             .into_response()
                     }
                     None => (StatusCode::SERVICE_UNAVAILABLE, "metrics unavailable").into_response(),
@@ -117,4 +122,91 @@ pub async fn track(req: Request, next: Next) -> Response {
     metrics::counter!("giro_http_requests_total", "route" => route.clone(), "status" => status).increment(1);
     metrics::histogram!("giro_http_request_seconds", "route" => route).record(start.elapsed().as_secs_f64());
     res
+}
+
+/// The series computed when `/metrics` is read rather than recorded: `process_*` as the
+/// Prometheus client libraries name them, `giro_build_info`, and the pools' occupation.
+pub fn process_text() -> String {
+    let mut t = String::new();
+    processo::escrever(&mut t);
+    t.push_str(
+        "# HELP giro_build_info The running build: version and profile\n# TYPE giro_build_info gauge\n",
+    );
+    t.push_str(&format!(
+        "giro_build_info{{version=\"{}\",profile=\"{}\"}} 1\n",
+        env!("CARGO_PKG_VERSION"),
+        if cfg!(debug_assertions) { "debug" } else { "release" }
+    ));
+    let pools = giro_infra::db::pools();
+    if !pools.is_empty() {
+        t.push_str("# HELP giro_db_pool_connections Database pool connections: open (size), idle (available), requests waiting, and the maximum\n# TYPE giro_db_pool_connections gauge\n");
+        for (nome, s) in pools {
+            for (estado, n) in
+                [("size", s.size), ("available", s.available), ("waiting", s.waiting), ("max", s.max_size)]
+            {
+                t.push_str(&format!("giro_db_pool_connections{{pool=\"{nome}\",state=\"{estado}\"}} {n}\n"));
+            }
+        }
+    }
+    t
+}
+
+/// `process_*` from `/proc/self` (Linux); elsewhere nothing is written.
+mod processo {
+    use std::fmt::Write as _;
+
+    /// Clock ticks per second and page size: the kernel's units in `/proc/self/stat`. 100 and
+    /// 4096 on every Linux Girô targets (x86-64, arm64); reading them would need libc.
+    const TICKS: f64 = 100.0;
+    const PAGINA: f64 = 4096.0;
+
+    pub fn escrever(t: &mut String) {
+        let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return };
+        // Fields after the command name (which may hold spaces, inside parentheses).
+        let Some(resto) = stat.rsplit_once(')').map(|(_, r)| r) else { return };
+        let f: Vec<&str> = resto.split_whitespace().collect();
+        let campo = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok());
+        // With the state as index 0: utime 11, stime 12, num_threads 17, starttime 19, vsize 20, rss 21.
+        let (Some(utime), Some(stime), Some(threads), Some(start), Some(vsize), Some(rss)) =
+            (campo(11), campo(12), campo(17), campo(19), campo(20), campo(21))
+        else {
+            return;
+        };
+        let boot = std::fs::read_to_string("/proc/stat")
+            .ok()
+            .and_then(|s| {
+                s.lines().find_map(|l| l.strip_prefix("btime ").and_then(|v| v.trim().parse::<f64>().ok()))
+            })
+            .unwrap_or(0.0);
+        let fds = std::fs::read_dir("/proc/self/fd").map(|d| d.count()).unwrap_or(0);
+        let max_fds = std::fs::read_to_string("/proc/self/limits")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("Max open files"))
+                    .and_then(|l| l.split_whitespace().nth(3).and_then(|v| v.parse::<f64>().ok()))
+            })
+            .unwrap_or(0.0);
+        for (nome, tipo, ajuda, valor) in [
+            (
+                "process_cpu_seconds_total",
+                "counter",
+                "Total user and system CPU time spent in seconds.",
+                (utime + stime) / TICKS,
+            ),
+            ("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", rss * PAGINA),
+            ("process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.", vsize),
+            ("process_open_fds", "gauge", "Number of open file descriptors.", fds as f64),
+            ("process_max_fds", "gauge", "Maximum number of open file descriptors.", max_fds),
+            ("process_threads", "gauge", "Number of OS threads in the process.", threads),
+            (
+                "process_start_time_seconds",
+                "gauge",
+                "Start time of the process since unix epoch in seconds.",
+                boot + start / TICKS,
+            ),
+        ] {
+            let _ = write!(t, "# HELP {nome} {ajuda}\n# TYPE {nome} {tipo}\n{nome} {valor}\n");
+        }
+    }
 }

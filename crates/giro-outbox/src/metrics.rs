@@ -40,6 +40,7 @@ async fn scrape(State(pool): State<Pool>) -> Response {
         },
         Err(e) => tracing::warn!(error = %e, "metrics: database unavailable"),
     }
+    text.push_str(&giro_http::metrics::process_text());
     text.push_str(&handle.render());
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()
 }

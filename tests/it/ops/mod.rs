@@ -7,6 +7,7 @@ mod cli;
 mod config;
 mod dev;
 mod grafana;
+mod metricas;
 mod otlp;
 mod service;
 mod systemd_and_alerts;

@@ -101,6 +101,22 @@ fn opened_before_taint(created: Instant) -> bool {
     t != 0 && created <= epoch() + Duration::from_nanos(t)
 }
 
+/// The pools a process holds, by name, so `/metrics` can say how full each is.
+static POOLS: std::sync::Mutex<Vec<(String, Pool)>> = std::sync::Mutex::new(Vec::new());
+
+/// Names `pool` for the pool gauges of `/metrics` (`giro_db_pool_connections{pool}`).
+pub fn registrar_pool(nome: &str, pool: &Pool) {
+    if let Ok(mut p) = POOLS.lock() {
+        p.retain(|(n, _)| n != nome);
+        p.push((nome.to_string(), pool.clone()));
+    }
+}
+
+/// Each registered pool's name and status (size, available, waiting, max).
+pub fn pools() -> Vec<(String, deadpool_postgres::Status)> {
+    POOLS.lock().map(|p| p.iter().map(|(n, pool)| (n.clone(), pool.status())).collect()).unwrap_or_default()
+}
+
 /// What a database error says about the session and the database.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Trouble {
