@@ -1,5 +1,11 @@
 //! The command line: one executable, a subcommand per role (SPEC §1). clap types only; each role's
 //! work lives in its own module and `main` dispatches.
+//!
+//! One rule names the flags: what is generic is spelt as the ecosystem spells it (`--port`,
+//! `--wait`, `--output`, `--limit`, `--json`, `--force`, `--clients`, `--seconds`); the spec's
+//! domain words stay in its Portuguese (`--lote`, `--db mercado|estoque`, `--eventos`). Names
+//! used before the rule are hidden aliases (`--porta`, `--esperar`, `--saida`, …), so no script
+//! breaks; `giro publisher --lote 100` is exactly as the spec has it.
 
 use std::path::PathBuf;
 
@@ -84,7 +90,7 @@ pub struct BenchArgs {
     pub pg_url: String,
 
     /// Write the JSON result here (it is also printed on stdout).
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long = "output", alias = "saida", global = true, value_name = "FILE")]
     pub saida: Option<PathBuf>,
 }
 
@@ -95,10 +101,10 @@ pub enum BenchCommand {
     /// with the same transaction as the reference, and each service's start-up time and memory.
     Checkout {
         /// Concurrent shoppers (and pgbench clients).
-        #[arg(long, default_value_t = 16)]
+        #[arg(long = "clients", alias = "clientes", default_value_t = 16)]
         clientes: usize,
         /// Seconds of each run.
-        #[arg(long, default_value_t = 10)]
+        #[arg(long = "seconds", alias = "segundos", default_value_t = 10)]
         segundos: u64,
         /// Mercado replicas to start on the scratch database; with more than one, the shoppers
         /// go through HAProxy (config/haproxy/giro.cfg) in front of them.
@@ -116,32 +122,37 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 20_000)]
         eventos: usize,
         /// Publisher counts to measure.
-        #[arg(long, value_delimiter = ',', default_value = "1,2")]
+        #[arg(long = "publishers", alias = "publicadores", value_delimiter = ',', default_value = "1,2")]
         publicadores: Vec<usize>,
         /// Transports to measure (lote, single).
-        #[arg(long, value_delimiter = ',', default_value = "lote,single")]
+        #[arg(
+            long = "transports",
+            alias = "transportes",
+            value_delimiter = ',',
+            default_value = "lote,single"
+        )]
         transportes: Vec<String>,
         /// The in-process publishers' first claim (outbox.lote; the service default is 50).
         #[arg(long, default_value_t = 500)]
         lote: usize,
         /// Old SENT rows for an extra pair of runs (empty table vs aged table); 0 skips it.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long = "old-rows", alias = "linhas-antigas", default_value_t = 0)]
         linhas_antigas: usize,
         /// Events per second for the latency run.
-        #[arg(long, default_value_t = 500)]
+        #[arg(long = "rate", alias = "taxa", default_value_t = 500)]
         taxa: u32,
         /// Seconds of the latency run.
-        #[arg(long, default_value_t = 10)]
+        #[arg(long = "seconds", alias = "segundos", default_value_t = 10)]
         segundos: u64,
         /// Also run separate `giro publisher --db mercado` processes against a real `giro estoque
         /// serve`, at the shipped defaults (throughput and latency), with a profile of each run.
-        #[arg(long)]
+        #[arg(long = "processes", alias = "processos")]
         processos: bool,
         /// `--lote` for those publishers (default: none, the shipped outbox.lote).
-        #[arg(long, value_name = "N", requires = "processos")]
+        #[arg(long = "processes-lote", alias = "lote-processos", value_name = "N", requires = "processos")]
         lote_processos: Option<usize>,
         /// Also run the peers (bench/peers: graphile-worker, pg-boss) with N jobs each.
-        #[arg(long, value_name = "N")]
+        #[arg(long = "peers", alias = "pares", value_name = "N")]
         pares: Option<usize>,
     },
     /// Girô's relay (separate publishers at the shipped defaults) beside graphile-worker and
@@ -151,7 +162,7 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 50_000)]
         eventos: usize,
         /// Separate publishers for Girô's relay run.
-        #[arg(long, default_value_t = 2)]
+        #[arg(long = "publishers", alias = "publicadores", default_value_t = 2)]
         publicadores: usize,
         /// Jobs each peer enqueues and works.
         #[arg(long, default_value_t = 10_000)]
@@ -167,7 +178,7 @@ pub struct MigrateArgs {
 
     /// Wait up to this long (e.g. 30s, 5m) for the database to answer before migrating, instead of
     /// failing at once (what the systemd unit giro-migrate@ does at boot).
-    #[arg(long, value_name = "DURATION", value_parser = crate::config::duration::parse)]
+    #[arg(long = "wait", alias = "esperar", value_name = "DURATION", value_parser = crate::config::duration::parse)]
     pub esperar: Option<std::time::Duration>,
 }
 
@@ -197,11 +208,11 @@ pub enum ServeCommand {
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Port to listen on (default: MERCADO_PORTA / ESTOQUE_PORTA, 18080 / 18081).
-    #[arg(long, value_name = "PORT")]
+    #[arg(long = "port", alias = "porta", value_name = "PORT")]
     pub porta: Option<u16>,
 
     /// Do not run the embedded publisher; separate `giro publisher` processes relay the outbox.
-    #[arg(long)]
+    #[arg(long = "no-publisher", alias = "sem-publicador")]
     pub sem_publicador: bool,
 }
 
@@ -225,10 +236,10 @@ impl Cli {
         }
         let serve = |f: &mut Vec<_>, porta_key: &'static str, a: &ServeArgs| {
             if let Some(p) = a.porta {
-                f.push((porta_key, p.to_string(), "--porta"));
+                f.push((porta_key, p.to_string(), "--port"));
             }
             if a.sem_publicador {
-                f.push(("outbox.publicador-embutido", "false".to_string(), "--sem-publicador"));
+                f.push(("outbox.publicador-embutido", "false".to_string(), "--no-publisher"));
             }
         };
         match &self.command {

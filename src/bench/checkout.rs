@@ -50,7 +50,7 @@ pub struct Servidor {
 pub async fn iniciar(role: &str, env: &BTreeMap<&str, String>) -> anyhow::Result<Servidor> {
     let started = Instant::now();
     let mut c = Command::new(std::env::current_exe()?);
-    c.args([role, "serve", "--sem-publicador"])
+    c.args([role, "serve", "--no-publisher"])
         .env_clear()
         // No configuration file or .env from wherever the bench was started: the shipped defaults.
         .current_dir(std::env::temp_dir())

@@ -291,7 +291,7 @@ pub(crate) async fn latencia(
 }
 
 /// `giro bench …`: runs the measurement, prints the table (stderr) and the JSON (stdout, and
-/// `--saida` when given).
+/// `--output` when given).
 pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
     use crate::cli::BenchCommand;
     let result = match args.command {

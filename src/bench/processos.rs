@@ -1,4 +1,4 @@
-//! The relay as a user runs it (`giro bench relay --processos`): a real `giro estoque serve` and
+//! The relay as a user runs it (`giro bench relay --processes`): a real `giro estoque serve` and
 //! separate `giro publisher --db mercado` processes — this binary, at the shipped defaults (the
 //! children read no configuration file, only the databases, tokens and the peer's URL from the
 //! environment). N pending `ReposicaoSolicitada` are written to mercado's outbox first; the clock

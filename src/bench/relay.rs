@@ -33,7 +33,7 @@ pub struct RelayArgs {
     pub lote: usize,
     pub taxa: u32,
     pub duracao: Duration,
-    /// Also measure separate `giro publisher` processes at the shipped defaults (`--processos`);
+    /// Also measure separate `giro publisher` processes at the shipped defaults (`--processes`);
     /// `Some(Some(n))` passes `--lote n` to them.
     pub processos: Option<Option<usize>>,
     /// Also run the peers (graphile-worker, pg-boss) with this many jobs, in the same run.

@@ -38,7 +38,9 @@ fn help_describes_every_role_and_flag() {
     );
     for role in ["mercado", "estoque"] {
         let serve = help(&[role, "serve", "--help"]);
-        assert!(serve.contains("--porta") && serve.contains("--sem-publicador"), "{serve}");
+        assert!(serve.contains("--port") && serve.contains("--no-publisher"), "{serve}");
+        // The names used before the flag rule are accepted, not advertised.
+        assert!(!serve.contains("--porta") && !serve.contains("--sem-publicador"), "{serve}");
     }
     let outbox = help(&["outbox", "--help"]);
     for word in ["status", "list", "retry", "discard"] {
@@ -77,4 +79,76 @@ fn a_database_that_is_down_is_named_once_with_its_variable_and_host() {
             "{stderr}"
         );
     }
+}
+
+/// One rule for flag names (src/cli.rs): the ecosystem's generic words, the spec's domain words,
+/// and every name used before it still parsed, as a hidden alias.
+#[test]
+fn old_flag_names_still_parse_beside_the_new_ones() {
+    use clap::Parser;
+    use giro::cli::{Cli, Command, ServeCommand};
+    for (velho, novo) in [
+        (
+            &["giro", "mercado", "serve", "--porta", "9000", "--sem-publicador"][..],
+            &["giro", "mercado", "serve", "--port", "9000", "--no-publisher"][..],
+        ),
+        (
+            &["giro", "migrate", "--db", "all", "--esperar", "5m"],
+            &["giro", "migrate", "--db", "all", "--wait", "5m"],
+        ),
+        (
+            &["giro", "bench", "--saida", "x.json", "checkout", "--clientes", "2", "--segundos", "1"],
+            &["giro", "bench", "--output", "x.json", "checkout", "--clients", "2", "--seconds", "1"],
+        ),
+        (
+            &[
+                "giro",
+                "bench",
+                "relay",
+                "--publicadores",
+                "1",
+                "--transportes",
+                "lote",
+                "--taxa",
+                "10",
+                "--linhas-antigas",
+                "5",
+                "--processos",
+                "--lote-processos",
+                "3",
+                "--pares",
+                "7",
+            ],
+            &[
+                "giro",
+                "bench",
+                "relay",
+                "--publishers",
+                "1",
+                "--transports",
+                "lote",
+                "--rate",
+                "10",
+                "--old-rows",
+                "5",
+                "--processes",
+                "--processes-lote",
+                "3",
+                "--peers",
+                "7",
+            ],
+        ),
+    ] {
+        let a = Cli::try_parse_from(velho).unwrap_or_else(|e| panic!("{velho:?}: {e}"));
+        let b = Cli::try_parse_from(novo).unwrap_or_else(|e| panic!("{novo:?}: {e}"));
+        assert_eq!(format!("{:?}", a.command), format!("{:?}", b.command), "{velho:?} and {novo:?}");
+        assert_eq!(a.flags(), b.flags());
+    }
+    // The spec's own example, exactly.
+    let c = Cli::try_parse_from(["giro", "publisher", "--lote", "100"]).unwrap();
+    assert!(matches!(c.command, Command::Publisher(_)));
+    assert_eq!(c.flags(), vec![("outbox.lote", "100".to_string(), "--lote")]);
+    let c = Cli::try_parse_from(["giro", "estoque", "serve", "--porta", "9000"]).unwrap();
+    assert!(matches!(c.command, Command::Estoque { command: ServeCommand::Serve(_) }));
+    assert_eq!(c.flags(), vec![("estoque.porta", "9000".to_string(), "--port")]);
 }

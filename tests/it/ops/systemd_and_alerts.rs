@@ -380,9 +380,9 @@ fn migrate_esperar_waits_for_the_database_then_gives_up_with_an_error() {
     let took = started.elapsed();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    // It waited its --esperar (the outcome, an error naming it, is asserted below).
+    // It waited its --wait (given as the old --esperar, still accepted) (the outcome, an error naming it, is asserted below).
     assert!(took >= Duration::from_secs(2), "{took:?}");
-    assert!(stderr.contains("the database did not answer within --esperar 2s"), "{stderr}");
+    assert!(stderr.contains("the database did not answer within --wait 2s"), "{stderr}");
     assert!(
         stderr.contains(&format!(
             "waiting for the mercado database mercado on 127.0.0.1:{port} as role mercado (MERCADO_DB_URL)"
@@ -458,7 +458,7 @@ fn the_systemd_units_carry_readiness_restart_sandboxing_and_a_stop_timeout_above
         if unit.starts_with("giro-migrate@") {
             assert_eq!(one("Type"), "oneshot");
             assert_eq!(one("RemainAfterExit"), "yes");
-            assert!(one("ExecStart").contains("migrate --db %i --esperar"), "{unit}");
+            assert!(one("ExecStart").contains("migrate --db %i --wait"), "{unit}");
             continue;
         }
         assert_eq!(one("Type"), "notify", "{unit}");

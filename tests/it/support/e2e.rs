@@ -75,7 +75,7 @@ pub struct Sistema {
     pub tags: TagWorker,
     /// Extra environment for every process (the scenario's tunables).
     extra: BTreeMap<&'static str, String>,
-    /// The services run their embedded publishers (no `--sem-publicador`, no separate
+    /// The services run their embedded publishers (no `--no-publisher`, no separate
     /// publisher in [`Sistema::start_all`]): a killed service takes its publisher with it.
     pub embutido: bool,
     procs: BTreeMap<Papel, Giro>,
@@ -178,8 +178,8 @@ impl Sistema {
         let args: &[&str] = match (papel, self.embutido) {
             (Papel::Estoque, true) => &["estoque", "serve"],
             (Papel::Mercado, true) => &["mercado", "serve"],
-            (Papel::Estoque, false) => &["estoque", "serve", "--sem-publicador"],
-            (Papel::Mercado, false) => &["mercado", "serve", "--sem-publicador"],
+            (Papel::Estoque, false) => &["estoque", "serve", "--no-publisher"],
+            (Papel::Mercado, false) => &["mercado", "serve", "--no-publisher"],
             (Papel::PublisherMercado, _) => &["publisher", "--db", "mercado"],
             (Papel::PublisherEstoque, _) => &["publisher", "--db", "estoque"],
         };

@@ -61,7 +61,7 @@ pub async fn command(
             Ok(true) => {}
             Ok(false) => anyhow::bail!("interrupted while waiting for the database"),
             Err(_) => anyhow::bail!(
-                "the database did not answer within --esperar {}",
+                "the database did not answer within --wait {}",
                 crate::config::duration::format(wait)
             ),
         }

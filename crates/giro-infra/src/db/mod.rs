@@ -312,7 +312,7 @@ const WAIT_FIRST: Duration = Duration::from_millis(250);
 const WAIT_MAX: Duration = Duration::from_secs(5);
 
 /// Waits until every pool answers `SELECT 1` (each try bounded by `timeout`), retrying with
-/// backoff: what readiness (`READY=1`) and `giro migrate --esperar` wait for. Returns false if
+/// backoff: what readiness (`READY=1`) and `giro migrate --wait` wait for. Returns false if
 /// `shutdown` fires first. `what` names the waiter in the log.
 /// `pools` are each a pool and what it reaches ([`descrever`]), for the log line.
 pub async fn wait_for(
