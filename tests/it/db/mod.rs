@@ -2,3 +2,4 @@
 
 mod constraints;
 mod migrations;
+mod papeis;

@@ -95,6 +95,9 @@ impl fmt::Debug for DbConfig {
 #[derive(Clone, Debug)]
 pub struct ServicoConfig {
     pub db: DbConfig,
+    /// The schema owner `giro migrate` connects as, when it is not the runtime role (`db`'s):
+    /// migrations run with it, then the runtime role is granted what the service does (DML).
+    pub db_ddl: Option<DbConfig>,
     pub porta: u16,
     /// Base URL where this service receives events (`POST {url}/eventos`); its peer's publisher sends there.
     pub eventos_url: String,
@@ -331,6 +334,7 @@ impl Config {
             let n = s.nome();
             Ok(ServicoConfig {
                 db: r.db(n)?,
+                db_ddl: r.opt(&format!("{n}.db-url-ddl"), |r, k| r.db_url(k, n))?,
                 porta: r.parse(&format!("{n}.porta"))?,
                 eventos_url: r.url(&format!("{n}.eventos-url"))?,
                 token_servico: r.secret(&format!("{n}.token-servico"), 32, true)?,
@@ -603,6 +607,17 @@ impl Reader<'_> {
     /// A database URL (`postgres://` or the original's `jdbc:postgresql://`, one host or several,
     /// [`dburl`]), completed with the
     /// `*_DB_USER` / `*_DB_PASSWORD` credentials when the URL has none.
+    /// A database URL as it is written, with the application name of `service`.
+    fn db_url(&self, key: &str, service: &str) -> Result<DbConfig, ConfigError> {
+        let (v, o) = self.raw(key)?;
+        let url = dburl::to_libpq(v).map_err(|e| self.invalid(key, "<url>", o, e))?;
+        let mut pg: tokio_postgres::Config = url.parse().map_err(|e| self.invalid(key, "<url>", o, e))?;
+        if pg.get_application_name().is_none() {
+            pg.application_name(format!("giro-{service}"));
+        }
+        Ok(DbConfig { pg })
+    }
+
     fn db(&self, service: &str) -> Result<DbConfig, ConfigError> {
         let key = format!("{service}.db-url");
         let (v, o) = self.raw(&key)?;

@@ -67,9 +67,35 @@ pub async fn command(
         }
     }
     for &s in servicos {
-        let db = &config.servico(s).db;
+        let own = config.servico(s);
+        let db = own.db_ddl.as_ref().unwrap_or(&own.db);
         let applied = run(s, db).await.map_err(|e| crate::db::nomear_conexao(e, s, db))?;
         tracing::info!(db = %s, applied = applied.len(), "migrations applied: {}", applied.join(", "));
+        if let (Some(ddl), Some(papel)) = (&own.db_ddl, own.db.pg.get_user()) {
+            conceder(ddl, papel).await.map_err(|e| crate::db::nomear_conexao(e, s, ddl))?;
+            tracing::info!(db = %s, role = papel, "runtime role granted the service's privileges");
+        }
     }
     Ok(())
+}
+
+/// What the runtime role of a service needs, granted by the schema owner after the migrations
+/// (again each time, so tables a new migration creates are covered): read and write every table,
+/// use the sequences — and nothing else: it creates, alters and drops nothing, and reads the
+/// migration history without changing it. The role's name cannot be a bind parameter in `GRANT`,
+/// so it is quoted as an identifier.
+async fn conceder(ddl: &DbConfig, papel: &str) -> anyhow::Result<()> {
+    let (client, connection) = ddl.pg.connect(NoTls).await?;
+    let conn = tokio::spawn(connection);
+    let r = format!("\"{}\"", papel.replace('"', "\"\""));
+    let sql = format!(
+        "GRANT USAGE ON SCHEMA public TO {r};
+         GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {r};
+         GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO {r};
+         REVOKE INSERT, UPDATE, DELETE ON refinery_schema_history FROM {r};"
+    );
+    let result = client.batch_execute(&sql).await;
+    drop(client);
+    let _ = conn.await;
+    Ok(result?)
 }
