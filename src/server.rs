@@ -56,6 +56,8 @@ pub struct Role<S> {
     pub router: Router,
     /// The effects of the events the role accepts on `/eventos`.
     pub consumidor: Arc<dyn Consumidor<S, Evento = EventoIntegracao>>,
+    /// The role's business series read at scrape time (estoque's open demand), if any.
+    pub metricas: Option<crate::outbox::metrics::Extra>,
 }
 
 /// Checks, before anything starts, the secrets every service needs: its own token (to
@@ -96,7 +98,7 @@ pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
             true,
             ctx.supervisor.clone(),
         )))
-        .merge(crate::outbox::metrics::router(ctx.db.pool.clone()))
+        .merge(crate::outbox::metrics::router_com(ctx.db.pool.clone(), role.metricas))
         .merge(crate::outbox::console::router::<EventoIntegracao>(
             ctx.db.clone(),
             ctx.seguranca.clone(),

@@ -101,3 +101,32 @@ pub async fn atender_abertas(
     }
     Ok(atendidas)
 }
+
+/// `giro_open_demand{age}`: open pent-up demand (requests waiting for a lot) by how long it has
+/// waited — under an hour, under a day, longer — and the units it asks; read at scrape time.
+pub fn metricas(c: &tokio_postgres::Client) -> futures_util::future::BoxFuture<'_, String> {
+    Box::pin(async move {
+        const SQL: &str = "SELECT count(*) FILTER (WHERE registrado_em > now() - interval '1 hour'), \
+                                  count(*) FILTER (WHERE registrado_em <= now() - interval '1 hour' AND registrado_em > now() - interval '1 day'), \
+                                  count(*) FILTER (WHERE registrado_em <= now() - interval '1 day'), \
+                                  coalesce(sum(qtd_solicitada), 0)::bigint \
+                           FROM demanda_reprimida WHERE NOT atendida";
+        match c.query_one(SQL, &[]).await {
+            Ok(r) => {
+                let mut t = String::from(
+                    "# HELP giro_open_demand Open pent-up demand (restock requests waiting for a lot) by age\n# TYPE giro_open_demand gauge\n",
+                );
+                for (i, idade) in ["lt_1h", "1h_1d", "gt_1d"].iter().enumerate() {
+                    t.push_str(&format!("giro_open_demand{{age=\"{idade}\"}} {}\n", r.get::<_, i64>(i)));
+                }
+                t.push_str("# HELP giro_open_demand_units Units the open pent-up demand asks for\n# TYPE giro_open_demand_units gauge\n");
+                t.push_str(&format!("giro_open_demand_units {}\n", r.get::<_, i64>(3)));
+                t
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "metrics: open demand query failed");
+                String::new()
+            }
+        }
+    })
+}

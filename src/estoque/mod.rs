@@ -57,6 +57,7 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Estoque>> {
     Ok(Role {
         router: routes::router(estado, ctx.seguranca.clone()),
         consumidor: Arc::new(ConsumidorEstoque),
+        metricas: Some(demanda::metricas),
     })
 }
 

@@ -237,8 +237,14 @@ pub async fn fechar_com(
     for p in &tocados {
         reposicao::avaliar(&tx, p, agora).await?;
     }
+    let esgotados = tocados.iter().filter(|p| p.prateleira == 0).count();
+    drop(tocados);
     tx.commit().await?;
     tracing::info!(pedido = %pedido_id, %total, itens = linhas.len(), "order closed");
+    metrics::counter!("giro_orders_total", "event" => "created").increment(1);
+    if esgotados > 0 {
+        metrics::counter!("giro_stockouts_total").increment(esgotados as u64);
+    }
     Ok((PedidoFechado { pedido_id, total, reserva_expira_em: expira_em }, false))
 }
 

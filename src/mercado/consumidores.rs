@@ -30,7 +30,13 @@ pub async fn reposicao_enviada(
     p.aplicar(|p| p.creditar(e.qtd))?;
     produto::salvar_prateleira(tx, &p).await?;
     match reposicao::travar_por_evento(tx, e.correlation_id).await? {
-        Some(s) if s.status.em_aberto() => reposicao::mudar_status(tx, s.id, s.status.atender()?).await?,
+        Some(s) if s.status.em_aberto() => {
+            reposicao::mudar_status(tx, s.id, s.status.atender()?).await?;
+            // Request → shelf credited. Recorded inside the effect's transaction: a rollback
+            // after this (rare; the receiver retries) may count one sample twice.
+            let secs = (agora - s.criado_em).num_milliseconds().max(0) as f64 / 1000.0;
+            metrics::histogram!("giro_restock_latency_seconds").record(secs);
+        }
         Some(s) => tracing::warn!(
             sku = %e.sku, correlation_id = %e.correlation_id, status = s.status.como_texto(),
             "ReposicaoEnviada for a request already closed; units credited"

@@ -200,5 +200,6 @@ pub async fn expirar_pedido(db: &Db, id: Uuid, agora: DateTime<Utc>) -> Result<b
     pedido::mudar_status(&tx, id, StatusPedido::Expirado).await?;
     tx.commit().await?;
     tracing::info!(pedido = %id, "order expired; units back on the shelf");
+    metrics::counter!("giro_orders_total", "event" => "expired").increment(1);
     Ok(true)
 }

@@ -102,6 +102,7 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Mercado>> {
     Ok(Role {
         router: routes::router(estado, ctx.seguranca.clone()),
         consumidor: Arc::new(ConsumidorMercado),
+        metricas: None,
     })
 }
 

@@ -18,7 +18,8 @@ pub async fn pagar(db: &Db, id: Uuid, agora: DateTime<Utc>) -> Result<PedidoDeta
     let status = pedido::travar(&tx, id).await?.ok_or(ErroMercado::PedidoNaoEncontrado(id))?;
     let reservas = reserva::do_pedido(&tx, id).await?;
     let prazo_vencido = reservas.iter().any(|r| r.venceu_em(agora));
-    if pedido::pagar(id, status, prazo_vencido)? {
+    let pago_agora = pedido::pagar(id, status, prazo_vencido)?;
+    if pago_agora {
         pedido::mudar_status(&tx, id, StatusPedido::Pago).await?;
         let confirmadas = reserva::confirmar_do_pedido(&tx, id).await?;
         if confirmadas as usize != reservas.len() {
@@ -32,5 +33,10 @@ pub async fn pagar(db: &Db, id: Uuid, agora: DateTime<Utc>) -> Result<PedidoDeta
     }
     let detalhe = pedido::detalhe(&*tx, id).await?.ok_or(ErroMercado::PedidoNaoEncontrado(id))?;
     tx.commit().await?;
+    if pago_agora {
+        metrics::counter!("giro_orders_total", "event" => "paid").increment(1);
+        metrics::counter!("giro_units_sold_total")
+            .increment(reservas.iter().map(|r| r.qtd.max(0) as u64).sum());
+    }
     Ok(detalhe)
 }

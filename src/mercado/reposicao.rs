@@ -91,6 +91,8 @@ pub struct SolicitacaoReposicao {
     pub sku: String,
     pub qtd_solicitada: i32,
     pub status: StatusSolicitacao,
+    /// When the request was made: the restock latency is counted from it.
+    pub criado_em: DateTime<Utc>,
 }
 
 /// The restock trigger: call it after every shelf change that may lower the shelf or close a
@@ -149,7 +151,7 @@ pub async fn travar_por_evento(
 ) -> Result<Option<SolicitacaoReposicao>, ErroMercado> {
     let stmt = tx
         .prepare_cached(
-            "SELECT id, event_id, sku, qtd_solicitada, status FROM solicitacao_reposicao WHERE event_id = $1 FOR UPDATE",
+            "SELECT id, event_id, sku, qtd_solicitada, status, criado_em FROM solicitacao_reposicao WHERE event_id = $1 FOR UPDATE",
         )
         .await?;
     let Some(r) = tx.query_opt(&stmt, &[&event_id]).await? else {
@@ -162,6 +164,7 @@ pub async fn travar_por_evento(
         sku: r.try_get("sku")?,
         qtd_solicitada: r.try_get("qtd_solicitada")?,
         status: StatusSolicitacao::de_texto(&status)?,
+        criado_em: r.try_get("criado_em")?,
     }))
 }
 

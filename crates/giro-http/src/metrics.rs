@@ -84,6 +84,16 @@ fn describe() {
         "Received events by type and result (new|duplicate)"
     );
     metrics::describe_counter!("giro_http_requests_total", "HTTP requests by route and status");
+    metrics::describe_counter!("giro_orders_total", "Orders by event: created (checkout), paid, expired");
+    metrics::describe_counter!("giro_units_sold_total", "Units in paid orders");
+    metrics::describe_counter!(
+        "giro_stockouts_total",
+        "Checkouts that left a product's shelf at zero, per product"
+    );
+    metrics::describe_histogram!(
+        "giro_restock_latency_seconds",
+        "Restock round trip: from mercado's request to the shelf credited by the shipment"
+    );
     metrics::describe_histogram!("giro_http_request_seconds", "HTTP request latency");
 }
 

@@ -11,11 +11,20 @@ use axum::Router;
 use crate::status::Status;
 use giro_infra::db::Pool;
 
+/// Series a service adds, read at scrape time on the same connection (business gauges such as
+/// estoque's open demand by age): Prometheus text, `# HELP`/`# TYPE` included.
+pub type Extra = for<'a> fn(&'a tokio_postgres::Client) -> futures_util::future::BoxFuture<'a, String>;
+
 pub fn router(pool: Pool) -> Router {
-    Router::new().route("/metrics", get(scrape)).with_state(pool)
+    router_com(pool, None)
 }
 
-async fn scrape(State(pool): State<Pool>) -> Response {
+/// [`router`] with the service's own scrape-time series.
+pub fn router_com(pool: Pool, extra: Option<Extra>) -> Router {
+    Router::new().route("/metrics", get(scrape)).with_state((pool, extra))
+}
+
+async fn scrape(State((pool, extra)): State<(Pool, Option<Extra>)>) -> Response {
     let Some(handle) = giro_http::metrics::install() else {
         return (StatusCode::SERVICE_UNAVAILABLE, "metrics unavailable").into_response();
     };
@@ -25,6 +34,9 @@ async fn scrape(State(pool): State<Pool>) -> Response {
     match pool.get().await {
         Ok(client) => match crate::store::status(&**client).await {
             Ok(s) => {
+                if let Some(f) = extra {
+                    text.push_str(&f(&client).await);
+                }
                 for (status, n) in
                     [(Status::Pending, s.pending), (Status::Sent, s.sent), (Status::Failed, s.failed)]
                 {

@@ -8,4 +8,5 @@ mod checkout_limits;
 mod consumidores;
 pub mod fixtures;
 mod http;
+mod metricas;
 mod pagamento;

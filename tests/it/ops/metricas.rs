@@ -37,3 +37,25 @@ async fn metrics_carry_the_process_the_build_and_the_pools() {
         assert_eq!(tipos, 1, "{nome}");
     }
 }
+
+#[tokio::test]
+async fn estoque_metrics_carry_its_open_demand_by_age() {
+    let e = Real::start(Servico::Estoque, &[]).await;
+    let c = e.db.client().await;
+    c.batch_execute(
+        "INSERT INTO produto_estoque (sku, descricao, ncm) VALUES ('7891962047205', 'PAO DE FORMA', '19059090');
+         INSERT INTO demanda_reprimida (sku, qtd_solicitada, solicitacao_original, registrado_em) VALUES
+           ('7891962047205', 4, gen_random_uuid(), now() - interval '5 minutes'),
+           ('7891962047205', 6, gen_random_uuid(), now() - interval '3 hours'),
+           ('7891962047205', 8, gen_random_uuid(), now() - interval '2 days');
+         INSERT INTO demanda_reprimida (sku, qtd_solicitada, solicitacao_original, registrado_em, atendida)
+           VALUES ('7891962047205', 9, gen_random_uuid(), now() - interval '2 days', true);",
+    )
+    .await
+    .unwrap();
+    let m = Metricas::de(&format!("http://{}", e.addr)).await;
+    for (idade, n) in [("lt_1h", 1.0), ("1h_1d", 1.0), ("gt_1d", 1.0)] {
+        assert_eq!(m.soma("giro_open_demand", &format!("age=\"{idade}\"")), n, "{idade}:\n{}", m.0);
+    }
+    assert_eq!(m.soma("giro_open_demand_units", ""), 18.0);
+}
