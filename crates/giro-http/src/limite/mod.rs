@@ -376,4 +376,15 @@ mod tests {
         assert_eq!(com.cliente(ip("127.0.0.1"), &["lixo"]), ip("127.0.0.1"));
         assert_eq!(com.cliente(ip("8.8.8.8"), &["1.2.3.4"]), ip("8.8.8.8"));
     }
+
+    #[test]
+    fn a_client_is_counted_by_its_neighbourhood_after_the_proxies_are_skipped() {
+        let com = limitador(&["127.0.0.1", "2001:db8:ffff::/48"]);
+        let c = |par: &str, xff: &str| com.vizinhanca(com.cliente(ip(par), &[xff]));
+        // The proxy is matched on its exact address; the client it names is aggregated.
+        assert_eq!(c("127.0.0.1", "2001:db8:1:2:aaaa::1, 2001:db8:ffff::9"), ip("2001:db8:1:2::"));
+        assert_eq!(c("127.0.0.1", "2001:db8:1:2:ffff::1"), ip("2001:db8:1:2::"));
+        assert_eq!(c("127.0.0.1", "203.0.113.7"), ip("203.0.113.7"));
+        assert_eq!(c("2001:db8:1:3::5", "1.2.3.4"), ip("2001:db8:1:3::"));
+    }
 }

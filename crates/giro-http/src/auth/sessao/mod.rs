@@ -236,3 +236,37 @@ pub async fn limpar_sessoes(
     }
     tracing::info!("expired-session purge stopped");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chave(token: &str, senha: &str) -> ChaveSessoes {
+        ChaveSessoes::derivar(
+            &Secret::new(token),
+            &Operador { usuario: "operador".into(), senha: Secret::new(senha) },
+        )
+    }
+
+    #[test]
+    fn a_cookie_is_accepted_only_with_its_own_mac_under_the_same_key() {
+        let k = chave("t".repeat(32).as_str(), "senha-123");
+        let id = random_token();
+        let cookie = k.assinar(&id);
+        assert_eq!(cookie.len(), 64 + 1 + 32);
+        assert_eq!(k.verificar(&cookie), Some(id.as_str()));
+        // Another password or token: the same cookie is unsigned.
+        assert_eq!(chave("t".repeat(32).as_str(), "senha-456").verificar(&cookie), None);
+        assert_eq!(chave("u".repeat(32).as_str(), "senha-123").verificar(&cookie), None);
+        // A flipped MAC digit, a bare id, junk: refused.
+        let mut outro = cookie.clone().into_bytes();
+        let last = outro.len() - 1;
+        outro[last] = if outro[last] == b'0' { b'1' } else { b'0' };
+        assert_eq!(k.verificar(&String::from_utf8(outro).unwrap_or_default()), None);
+        assert_eq!(k.verificar(&id), None);
+        assert_eq!(k.verificar("x.y"), None);
+        // The stored key and the fingerprint differ from the id and between credentials.
+        assert_ne!(k.linha(&id), id.as_bytes());
+        assert_ne!(k.credencial(), chave("t".repeat(32).as_str(), "senha-456").credencial());
+    }
+}
