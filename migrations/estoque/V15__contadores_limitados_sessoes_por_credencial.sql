@@ -18,11 +18,15 @@ BEGIN
     RETURN NULL;
 END $$;
 
+-- Slices are updated in ascending order, so two purges running at once (every replica purges)
+-- take their locks in the same order and never deadlock.
 CREATE FUNCTION contador_limite_apagados() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    a RECORD;
 BEGIN
-    UPDATE contador_limite_total t SET n = t.n - a.k
-      FROM (SELECT hashtext(chave) & 15 AS fatia, count(*) AS k FROM apagados GROUP BY 1) a
-     WHERE t.fatia = a.fatia;
+    FOR a IN SELECT hashtext(chave) & 15 AS fatia, count(*) AS k FROM apagados GROUP BY 1 ORDER BY 1 LOOP
+        UPDATE contador_limite_total SET n = n - a.k WHERE fatia = a.fatia;
+    END LOOP;
     RETURN NULL;
 END $$;
 

@@ -391,3 +391,50 @@ async fn a_forged_cookie_costs_the_database_nothing() {
     proxy.restore();
     m.sem_segredos();
 }
+
+/// Issue 25: the counters' row count that `http.max-contadores` reads stays exact while
+/// concurrent purges (every replica runs one) delete batches, and they never deadlock on it.
+#[tokio::test]
+async fn concurrent_counter_purges_keep_the_row_count_exact() {
+    let a = spawn_app(Servico::Mercado, &[]).await;
+    let c = a.db.client().await;
+    c.execute(
+        "INSERT INTO contador_limite (chave, n, fim) \
+         SELECT 'login:ip:10.0.' || (g / 256) || '.' || (g % 256), 1, now() - interval '1 s' \
+           FROM generate_series(1, 3000) g",
+        &[],
+    )
+    .await
+    .expect("expired counters");
+    c.execute(
+        "INSERT INTO contador_limite (chave, n, fim) \
+         SELECT 'checkout:192.0.2.' || g, 1, now() + interval '1 h' FROM generate_series(1, 7) g",
+        &[],
+    )
+    .await
+    .expect("live counters");
+    let contagens = || async {
+        let r = c
+            .query_one(
+                "SELECT (SELECT count(*) FROM contador_limite), \
+                        (SELECT sum(n)::bigint FROM contador_limite_total)",
+                &[],
+            )
+            .await
+            .expect("counts");
+        (r.get::<_, i64>(0), r.get::<_, i64>(1))
+    };
+    let inicio = contagens().await;
+    assert_eq!(inicio.0, inicio.1, "the count follows inserts");
+    let pool = a.db.pool();
+    let stop = CancellationToken::new();
+    let (x, y, z) = tokio::join!(
+        auth::purgar_contadores(&pool, 50, &stop),
+        auth::purgar_contadores(&pool, 50, &stop),
+        auth::purgar_contadores(&pool, 50, &stop)
+    );
+    let (x, y, z) = (x.expect("purge"), y.expect("purge"), z.expect("purge"));
+    assert_eq!(x + y + z, 3000, "each expired row deleted once");
+    let (linhas, total) = contagens().await;
+    assert_eq!((linhas, total), (inicio.0 - 3000, inicio.0 - 3000));
+}
