@@ -157,6 +157,7 @@ async fn medir(
     // Every simulated shopper is 127.0.0.1: the per-address checkout bounds would stop the run.
     env.insert("GIRO_CHECKOUT_MAX_POR_MINUTO", "0".into());
     env.insert("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "0".into());
+    env.insert("GIRO_CHECKOUT_MAX_UNIDADES_POR_PRODUTO", "0".into());
     env.insert("GIRO_HTTP_MAX_CONEXOES", "100000".into());
     // Request lines off (as a deployment that only keeps warnings); the start-up line stays.
     env.insert("RUST_LOG", "warn,giro::server=info".into());

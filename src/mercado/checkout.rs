@@ -60,8 +60,23 @@ pub struct Opcoes {
     pub cliente: Option<IpAddr>,
     /// Units `cliente` may hold in unpaid, unexpired reservations, this order included.
     pub max_unidades: Option<i64>,
-    /// The request's `Idempotency-Key`.
+    /// Units of one SKU `cliente` may hold in unpaid, unexpired reservations, this order included
+    /// (`checkout.max-unidades-por-produto`): a bound of 200 units across products would still let
+    /// one address empty a product of 87.
+    pub max_por_produto: Option<i64>,
+    /// The request's `Idempotency-Key`, as the client sent it (scoped to `cliente` here).
     pub chave: Option<String>,
+}
+
+/// The key as stored: prefixed with the client's neighbourhood, so the namespace is each
+/// client's own — another client sending the same key and items gets an order of its own, never
+/// the first client's (issue 25). A retry must therefore come from the same neighbourhood (the
+/// same IPv4 address, the same IPv6 /64), which a client retrying a lost answer does.
+fn chave_do_cliente(cliente: Option<IpAddr>, chave: &str) -> String {
+    match cliente {
+        Some(ip) => format!("{ip}|{chave}"),
+        None => format!("-|{chave}"),
+    }
 }
 
 /// How long an `Idempotency-Key` is remembered.
@@ -191,16 +206,18 @@ pub async fn fechar_com(
     let expira_em = agora + ttl;
     let pedido_id = Uuid::new_v4();
 
+    let chave = op.chave.as_deref().map(|k| chave_do_cliente(op.cliente, k));
+    let limites = Limites { total: op.max_unidades, por_produto: op.max_por_produto };
     let mut client = db.client().await?;
     let tx = Tx::begin(db, &mut client).await?;
-    if let (Some(ip), Some(max)) = (op.cliente, op.max_unidades) {
-        reservas_do_cliente(&tx, ip, max, itens, agora).await?;
+    if let Some(ip) = op.cliente {
+        reservas_do_cliente(&tx, ip, limites, itens, agora).await?;
     }
     let mut total = Decimal::ZERO;
     let mut linhas = Vec::with_capacity(itens.len());
     let mut tocados = Vec::with_capacity(itens.len());
     for (i, (sku, &qtd)) in itens.iter().enumerate() {
-        let travado = match (&op.chave, i) {
+        let travado = match (&chave, i) {
             // The key is claimed in this transaction, pipelined with the first lock (one round
             // trip): a replay is found by the claim's conflict, with no lookup beforehand.
             (Some(chave), 0) => {
@@ -248,34 +265,66 @@ pub async fn fechar_com(
     Ok((PedidoFechado { pedido_id, total, reserva_expira_em: expira_em }, false))
 }
 
-/// The reservation bound: the units `ip` holds in unpaid, unexpired reservations plus this order
-/// must stay within `max`. Checkouts of one address are not serialised for it (many shoppers may
+/// The reservation bounds of one client (`None` = no bound).
+#[derive(Clone, Copy, Debug)]
+struct Limites {
+    total: Option<i64>,
+    por_produto: Option<i64>,
+}
+
+/// The reservation bounds: the units `ip` holds in unpaid, unexpired reservations plus this order
+/// must stay within `limites.total`, and those of each SKU within `limites.por_produto`; one
+/// query, grouped by SKU. Checkouts of one address are not serialised for it (many shoppers may
 /// share an address behind a NAT): requests in flight at the same moment may pass together, so
-/// the bound can be exceeded by what those few orders hold — the rate limit bounds how many.
+/// a bound can be exceeded by what those few orders hold — the rate limit bounds how many.
 async fn reservas_do_cliente(
     tx: &Tx<'_>,
     ip: IpAddr,
-    max: i64,
+    limites: Limites,
     itens: &BTreeMap<String, i32>,
     agora: DateTime<Utc>,
 ) -> Result<(), ErroMercado> {
+    if limites.total.is_none() && limites.por_produto.is_none() {
+        return Ok(());
+    }
     let pedidas: i64 = itens.values().map(|q| i64::from(*q)).sum();
-    if pedidas > max {
+    if limites.total.is_some_and(|max| pedidas > max) {
         return Err(ErroMercado::ReservasDemais { espera: None });
     }
-    let row = tx
-        .query_one(
-            "SELECT COALESCE(SUM(r.qtd), 0)::bigint AS retidas, MIN(r.expira_em) AS proxima \
+    if let Some(max) = limites.por_produto {
+        if let Some((sku, _)) = itens.iter().find(|(_, q)| i64::from(**q) > max) {
+            return Err(ErroMercado::ReservasDemaisDoProduto { sku: sku.clone(), max, espera: None });
+        }
+    }
+    let stmt = tx
+        .prepare_cached(
+            "SELECT r.sku, SUM(r.qtd)::bigint AS retidas, MIN(r.expira_em) AS proxima \
              FROM pedido p JOIN reserva r ON r.pedido_id = p.id \
-             WHERE p.cliente = $1 AND p.status = 'AGUARDANDO_PAGAMENTO' AND r.status = 'ATIVA' AND r.expira_em > $2",
-            &[&ip, &agora],
+             WHERE p.cliente = $1 AND p.status = 'AGUARDANDO_PAGAMENTO' AND r.status = 'ATIVA' AND r.expira_em > $2 \
+             GROUP BY r.sku",
         )
         .await?;
-    let retidas: i64 = row.try_get("retidas")?;
-    if retidas + pedidas > max {
-        let proxima: Option<DateTime<Utc>> = row.try_get("proxima")?;
-        let espera = proxima.and_then(|p| (p - agora).to_std().ok());
-        return Err(ErroMercado::ReservasDemais { espera });
+    let rows = tx.query(&stmt, &[&ip, &agora]).await?;
+    let (mut retidas, mut proxima) = (0i64, None::<DateTime<Utc>>);
+    let espera = |p: Option<DateTime<Utc>>| p.and_then(|p| (p - agora).to_std().ok());
+    for row in &rows {
+        let sku: String = row.try_get("sku")?;
+        let n: i64 = row.try_get("retidas")?;
+        let primeira: DateTime<Utc> = row.try_get("proxima")?;
+        retidas += n;
+        proxima = Some(proxima.map_or(primeira, |p| p.min(primeira)));
+        if let (Some(max), Some(q)) = (limites.por_produto, itens.get(&sku)) {
+            if n + i64::from(*q) > max {
+                return Err(ErroMercado::ReservasDemaisDoProduto {
+                    sku,
+                    max,
+                    espera: espera(Some(primeira)),
+                });
+            }
+        }
+    }
+    if limites.total.is_some_and(|max| retidas + pedidas > max) {
+        return Err(ErroMercado::ReservasDemais { espera: espera(proxima) });
     }
     Ok(())
 }

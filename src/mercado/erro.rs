@@ -42,6 +42,10 @@ pub enum ErroMercado {
     /// The client address holds too many units in unpaid reservations (issue 13) → 429.
     #[error("reservas demais deste endereço: pague ou espere um pedido expirar")]
     ReservasDemais { espera: Option<std::time::Duration> },
+    /// The client address holds too many units of one SKU in unpaid reservations
+    /// (`checkout.max-unidades-por-produto`, issue 25) → 429.
+    #[error("reservas demais do SKU {sku} deste endereço (máximo de {max} unidades por produto): pague ou espere um pedido expirar")]
+    ReservasDemaisDoProduto { sku: String, max: i64, espera: Option<std::time::Duration> },
     /// An `Idempotency-Key` reused for other items → 422.
     #[error("Idempotency-Key já usada com outros itens")]
     IdempotenciaDivergente,
@@ -111,6 +115,9 @@ impl ErroMercado {
                 .with_title("Estoque insuficiente")
                 .with("sku", sku.clone()),
             ErroMercado::ReservasDemais { .. } => Problem::new(StatusCode::TOO_MANY_REQUESTS, msg),
+            ErroMercado::ReservasDemaisDoProduto { sku, max, .. } => {
+                Problem::new(StatusCode::TOO_MANY_REQUESTS, msg).with("sku", sku.clone()).with("maximo", *max)
+            }
             ErroMercado::ProdutoNaoEncontrado(_)
             | ErroMercado::SkuDesconhecidoNoEstoque(_)
             | ErroMercado::IdempotenciaDivergente => Problem::new(StatusCode::UNPROCESSABLE_ENTITY, msg),
@@ -133,7 +140,9 @@ impl ErroMercado {
 impl IntoResponse for ErroMercado {
     fn into_response(self) -> Response {
         let mut res = self.problem().into_response();
-        if let ErroMercado::ReservasDemais { espera } = self {
+        if let ErroMercado::ReservasDemais { espera } | ErroMercado::ReservasDemaisDoProduto { espera, .. } =
+            self
+        {
             // Until the address's first reservation expires (or a minute when unknown).
             let s = espera.map_or(60, |d| d.as_secs().max(1));
             if let Ok(v) = axum::http::HeaderValue::from_str(&s.to_string()) {

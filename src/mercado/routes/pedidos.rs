@@ -86,9 +86,12 @@ pub async fn fechar(
 ) -> Result<Response, ErroMercado> {
     let chave = chave_idempotencia(&headers)?;
     let itens = checkout::consolidar(req.validar()?)?;
+    let limitador = limitador.map(|l| l.0);
     let op = checkout::Opcoes {
+        // The neighbourhood (an IPv6 /64), as every per-address bound counts it.
         cliente: cliente.map(|c| c.0 .0),
-        max_unidades: limitador.and_then(|l| l.0.max_unidades_reservadas()),
+        max_unidades: limitador.as_ref().and_then(|l| l.max_unidades_reservadas()),
+        max_por_produto: limitador.as_ref().and_then(|l| l.max_unidades_por_produto()),
         chave,
     };
     let (f, repetido) = checkout::fechar_com(&e.db, &itens, crate::mercado::agora(), e.ttl, &op).await?;

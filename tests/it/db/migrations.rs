@@ -23,6 +23,7 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
             &[
                 "checkout_idempotencia",
                 "contador_limite",
+                "contador_limite_total",
                 "inbox_event",
                 "item_pedido",
                 "outbox_event",
@@ -33,12 +34,13 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
                 "sessao_operador",
                 "solicitacao_reposicao",
             ][..],
-            13,
+            14,
         ),
         (
             Servico::Estoque,
             &[
                 "contador_limite",
+                "contador_limite_total",
                 "demanda_reprimida",
                 "inbox_event",
                 "lote",
@@ -48,7 +50,7 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
                 "reposicao_expedida",
                 "sessao_operador",
             ][..],
-            12,
+            13,
         ),
     ] {
         let db = TestDb::empty().await;
@@ -84,5 +86,5 @@ async fn the_giro_migrate_command_migrates_and_is_idempotent() {
     }
     let c = db.client().await;
     let n: i64 = c.query_one("SELECT count(*) FROM refinery_schema_history", &[]).await.unwrap().get(0);
-    assert_eq!(n, 12);
+    assert_eq!(n, 13);
 }

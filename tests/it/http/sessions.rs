@@ -1,6 +1,8 @@
 //! Operator sessions in the service's database (issue 16): any replica serves any request, the
 //! table holds a hash and never the id, logout and a password change hold everywhere, the cookies
-//! are the original's, and expired sessions are purged in batches by concurrent replicas.
+//! are the original's, and expired sessions are purged in batches by concurrent replicas. Issue
+//! 25: a password change deletes the old credentials' sessions (a revert revives none), and a
+//! cookie's id is signed, so a forged one costs the database nothing.
 
 use std::time::Duration;
 
@@ -9,6 +11,7 @@ use giro::http::auth;
 use tokio_util::sync::CancellationToken;
 
 use crate::support::app::{spawn_app, spawn_replica, Operador};
+use crate::support::real::Real;
 
 async fn sessao(http: &reqwest::Client, url: String, op: &Operador) -> u16 {
     op.on(http.get(url)).send().await.expect("GET /sessao").status().as_u16()
@@ -84,7 +87,10 @@ async fn cookies_keep_the_original_names_and_attributes_and_csrf_stays_double_su
     assert_eq!(cookies.len(), 2, "{cookies:?}");
     let sessao = cookies.iter().find(|c| c.starts_with("MERCADO_SESSAO=")).expect("session cookie");
     let valor = &sessao["MERCADO_SESSAO=".len()..sessao.find(';').expect(";")];
-    assert_eq!(valor.len(), 64);
+    // The id (64 hex) and its MAC (32 hex): `<id>.<mac>`.
+    let (id, mac) = valor.split_once('.').expect("a signed id");
+    assert_eq!((id.len(), mac.len()), (64, 32), "{valor}");
+    assert!(valor.bytes().all(|b| b == b'.' || b.is_ascii_hexdigit()), "{valor}");
     assert_eq!(sessao, &format!("MERCADO_SESSAO={valor}; Path=/; Max-Age=28800; HttpOnly; SameSite=Strict"));
     let xsrf = cookies.iter().find(|c| c.starts_with("XSRF-MERCADO=")).expect("csrf cookie");
     assert!(xsrf.ends_with("; Path=/; SameSite=Strict") && !xsrf.contains("HttpOnly"), "{xsrf}");
@@ -130,7 +136,13 @@ async fn a_password_change_ends_every_earlier_session_and_junk_cookies_are_anony
     assert_eq!(sessao(&a.http, nova.url("/sessao"), &op).await, 401);
     assert_eq!(op.on(a.http.get(nova.url("/painel/demandas"))).send().await.expect("GET").status(), 401);
 
-    for junk in ["x", "' OR 1=1 --", &"f".repeat(64), &"a".repeat(5000)] {
+    for junk in [
+        "x",
+        "' OR 1=1 --",
+        &"f".repeat(64),
+        &format!("{}.{}", "f".repeat(64), "0".repeat(32)),
+        &"a".repeat(5000),
+    ] {
         let res = a
             .http
             .get(a.url("/sessao"))
@@ -269,7 +281,8 @@ async fn throttling_counters_are_shared_by_replicas_and_purged_when_their_window
         .await
         .expect("the address's counter is a row")
         .get(0);
-    assert_eq!(n, 4);
+    // Four attempts counted; the refused ones leave it locked at the limit + 1 without growing.
+    assert_eq!(n, 5);
     // Past the window the address may try again, and the purge removes the rows.
     crate::support::wait_until(Duration::from_secs(10), "the window to end", || async {
         (falha(b.url("/sessao")).await == 401).then_some(())
@@ -286,4 +299,142 @@ async fn throttling_counters_are_shared_by_replicas_and_purged_when_their_window
     let vencidos: i64 =
         c.query_one("SELECT count(*) FROM contador_limite WHERE fim <= now()", &[]).await.expect("n").get(0);
     assert_eq!(vencidos, 0);
+}
+
+/// Issue 25: after a password change (the service restarted with it) the old credentials'
+/// sessions are deleted, not only unknown: reverting the password does not bring a stolen
+/// cookie back.
+#[tokio::test]
+async fn a_reverted_password_does_not_revive_an_old_cookie() {
+    let mut m = Real::start(Servico::Mercado, &[]).await;
+    let (cookie, _) = m.operador().await;
+    let get = |m: &Real| {
+        let (http, url, cookie) = (m.http.clone(), m.url("/sessao"), cookie.clone());
+        async move { http.get(url).header("cookie", cookie).send().await.expect("GET").status().as_u16() }
+    };
+    assert_eq!(get(&m).await, 200);
+    let nova = "uma-senha-nova-bem-longa";
+    m.reiniciar(&[("OPERADOR_SENHA", nova)]).await;
+    assert_eq!(get(&m).await, 401);
+    // The start's purge round deletes the sessions of the old credentials.
+    let c = m.db.client().await;
+    crate::support::wait_until(Duration::from_secs(30), "the old sessions deleted", || async {
+        let n: i64 = c.query_one("SELECT count(*) FROM sessao_operador", &[]).await.ok()?.get(0);
+        (n == 0).then_some(())
+    })
+    .await;
+    m.giro.wait_for_line("sessions of other operator credentials deleted", Duration::from_secs(30)).await;
+    // The password reverted: the old cookie stays refused.
+    m.reiniciar(&[]).await;
+    assert_eq!(get(&m).await, 401);
+    let (cookie2, _) = m.operador().await;
+    let res = m.http.get(m.url("/sessao")).header("cookie", cookie2).send().await.expect("GET");
+    assert_eq!(res.status(), 200, "new logins work");
+    m.sem_segredos();
+}
+
+/// Issue 25: a well-formed cookie with a wrong MAC is refused with no query. Measured two ways:
+/// with the database cut, a route that needs the operator answers 401 (a lookup would have been
+/// a 503); with it up, 2 000 requests carrying the forged cookie add (almost) nothing to the
+/// database's committed transactions (before signing: two per request).
+#[tokio::test]
+async fn a_forged_cookie_costs_the_database_nothing() {
+    let (m, proxy) = Real::start_com_proxy(Servico::Estoque, &[("GIRO_DB_TIMEOUT", "2s")]).await;
+    let forjado = format!("ESTOQUE_SESSAO={}.{}", "ab".repeat(32), "0".repeat(32));
+    let c = m.db.client().await;
+    // A backend's statistics reach pg_stat_database when it flushes them, at the latest when it
+    // exits: the service's connections are ended (it opens new ones when it needs them) and
+    // the count read once they are gone.
+    let commits = || async {
+        let pids: Vec<i32> = c
+            .query(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                &[],
+            )
+            .await
+            .expect("backends")
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        c.execute("SELECT pg_terminate_backend(p) FROM unnest($1::int[]) p", &[&pids])
+            .await
+            .expect("terminate");
+        crate::support::wait_until(Duration::from_secs(30), "the service's backends gone", || async {
+            let n: i64 = c
+                .query_one("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1)", &[&pids])
+                .await
+                .ok()?
+                .get(0);
+            (n == 0).then_some(())
+        })
+        .await;
+        c.batch_execute("SELECT pg_stat_clear_snapshot()").await.expect("clear");
+        c.query_one("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()", &[])
+            .await
+            .expect("stats")
+            .get::<_, i64>(0)
+    };
+    let antes = commits().await;
+    for _ in 0..2000 {
+        let res = m.http.get(m.url("/healthz")).header("cookie", &forjado).send().await.expect("GET");
+        assert_eq!(res.status(), 200);
+    }
+    let delta = commits().await - antes;
+    eprintln!("2000 requests with a forged cookie: {delta} transactions committed on the database");
+    assert!(delta < 200, "{delta} transactions for 2000 forged cookies (a lookup each would be 2000+)");
+
+    proxy.cut();
+    let res = m.http.get(m.url("/painel/resumo")).header("cookie", &forjado).send().await.expect("GET");
+    assert_eq!(res.status(), 401, "refused without a lookup (a lookup would be 503 now)");
+    let res = m.http.get(m.url("/sessao")).header("cookie", &forjado).send().await.expect("GET");
+    assert_eq!(res.status(), 401);
+    proxy.restore();
+    m.sem_segredos();
+}
+
+/// Issue 25: the counters' row count that `http.max-contadores` reads stays exact while
+/// concurrent purges (every replica runs one) delete batches, and they never deadlock on it.
+#[tokio::test]
+async fn concurrent_counter_purges_keep_the_row_count_exact() {
+    let a = spawn_app(Servico::Mercado, &[]).await;
+    let c = a.db.client().await;
+    c.execute(
+        "INSERT INTO contador_limite (chave, n, fim) \
+         SELECT 'login:ip:10.0.' || (g / 256) || '.' || (g % 256), 1, now() - interval '1 s' \
+           FROM generate_series(1, 3000) g",
+        &[],
+    )
+    .await
+    .expect("expired counters");
+    c.execute(
+        "INSERT INTO contador_limite (chave, n, fim) \
+         SELECT 'checkout:192.0.2.' || g, 1, now() + interval '1 h' FROM generate_series(1, 7) g",
+        &[],
+    )
+    .await
+    .expect("live counters");
+    let contagens = || async {
+        let r = c
+            .query_one(
+                "SELECT (SELECT count(*) FROM contador_limite), \
+                        (SELECT sum(n)::bigint FROM contador_limite_total)",
+                &[],
+            )
+            .await
+            .expect("counts");
+        (r.get::<_, i64>(0), r.get::<_, i64>(1))
+    };
+    let inicio = contagens().await;
+    assert_eq!(inicio.0, inicio.1, "the count follows inserts");
+    let pool = a.db.pool();
+    let stop = CancellationToken::new();
+    let (x, y, z) = tokio::join!(
+        auth::purgar_contadores(&pool, 50, &stop),
+        auth::purgar_contadores(&pool, 50, &stop),
+        auth::purgar_contadores(&pool, 50, &stop)
+    );
+    let (x, y, z) = (x.expect("purge"), y.expect("purge"), z.expect("purge"));
+    assert_eq!(x + y + z, 3000, "each expired row deleted once");
+    let (linhas, total) = contagens().await;
+    assert_eq!((linhas, total), (inicio.0 - 3000, inicio.0 - 3000));
 }

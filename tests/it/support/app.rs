@@ -32,6 +32,7 @@ pub fn config(servico: Servico, db: &TestDb, env: &[(&str, &str)]) -> Config {
         // (tests/it/seguranca_checkout.rs sets its own).
         ("GIRO_CHECKOUT_MAX_POR_MINUTO", "0"),
         ("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "0"),
+        ("GIRO_CHECKOUT_MAX_UNIDADES_POR_PRODUTO", "0"),
         ("GIRO_HTTP_PRAZO_DESLIGAMENTO", "2s"),
         // The test machine may be loaded far beyond production: lock waits get a generous bound
         // (tests/it/resiliencia.rs sets a short one where it tests the lock timeout).

@@ -109,6 +109,7 @@ impl Sistema {
             // Thousands of checkouts from one address (127.0.0.1).
             ("GIRO_CHECKOUT_MAX_POR_MINUTO", "0"),
             ("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "0"),
+            ("GIRO_CHECKOUT_MAX_UNIDADES_POR_PRODUTO", "0"),
         ]
         .into_iter()
         .map(|(k, v)| (k, v.to_string()))

@@ -252,6 +252,7 @@ impl Frota {
             ("GIRO_HTTP_PROXIES_CONFIAVEIS", "127.0.0.1".to_string()),
             ("GIRO_CHECKOUT_MAX_POR_MINUTO", "1000000".to_string()),
             ("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "1000000000".to_string()),
+            ("GIRO_CHECKOUT_MAX_UNIDADES_POR_PRODUTO", "0".to_string()),
             // Every peer URL is the balancer's.
             ("ESTOQUE_URL", self.estoque_url()),
             ("ESTOQUE_EVENTOS_URL", self.estoque_url()),

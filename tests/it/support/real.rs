@@ -21,11 +21,19 @@ pub struct Real {
     pub servico: Servico,
 }
 
+fn db_var(servico: Servico) -> &'static str {
+    match servico {
+        Servico::Mercado => "MERCADO_DB_URL",
+        Servico::Estoque => "ESTOQUE_DB_URL",
+    }
+}
+
 pub fn env(servico: Servico, db: &TestDb, extra: &[(&str, &str)]) -> BTreeMap<&'static str, String> {
-    let (db_var, porta) = match servico {
-        Servico::Mercado => ("MERCADO_DB_URL", "MERCADO_PORTA"),
-        Servico::Estoque => ("ESTOQUE_DB_URL", "ESTOQUE_PORTA"),
+    let porta = match servico {
+        Servico::Mercado => "MERCADO_PORTA",
+        Servico::Estoque => "ESTOQUE_PORTA",
     };
+    let db_var = db_var(servico);
     let mut e: BTreeMap<&'static str, String> = [
         (db_var, db.url()),
         (porta, "0".to_string()),
@@ -61,6 +69,30 @@ impl Real {
         Real { giro, addr, db, http, servico }
     }
 
+    /// [`Real::start`] with the service's database behind a TCP proxy the test can cut.
+    pub async fn start_com_proxy(
+        servico: Servico,
+        extra: &[(&str, &str)],
+    ) -> (Real, std::sync::Arc<super::chaos::ChaosProxy>) {
+        let db = TestDb::new(servico).await;
+        let (proxy, url) = super::chaos::in_front_of(&db).await;
+        let mut e = env(servico, &db, extra);
+        e.insert(db_var(servico), url);
+        let mut giro = Giro::spawn(&[servico.nome(), "serve"], &e);
+        let addr = giro.wait_listening().await;
+        let http = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().expect("client");
+        (Real { giro, addr, db, http, servico }, proxy)
+    }
+
+    /// Stops this process and starts another on the same database with `extra` (a
+    /// configuration change, such as a new operator password).
+    pub async fn reiniciar(&mut self, extra: &[(&str, &str)]) {
+        self.giro.signal("TERM");
+        self.giro.wait_exit(Duration::from_secs(30)).await;
+        self.giro = Giro::spawn(&[self.servico.nome(), "serve"], &env(self.servico, &self.db, extra));
+        self.addr = self.giro.wait_listening().await;
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{}", self.addr, path)
     }
@@ -77,6 +109,14 @@ impl Real {
         match self.servico {
             Servico::Mercado => "XSRF-MERCADO",
             Servico::Estoque => "XSRF-ESTOQUE",
+        }
+    }
+
+    /// The name of this service's session cookie.
+    pub fn cookie_sessao(&self) -> &'static str {
+        match self.servico {
+            Servico::Mercado => "MERCADO_SESSAO",
+            Servico::Estoque => "ESTOQUE_SESSAO",
         }
     }
 

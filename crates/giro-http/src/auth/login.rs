@@ -70,16 +70,20 @@ async fn entrar(
     let senha = form.get("senha").map(String::as_str).unwrap_or("");
     let ip = cliente.map(|c| c.0 .0).unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
     let limitador = limitador.map(|l| l.0);
+    // The attempt is counted before the password is looked at; when it cannot be counted the
+    // answer is 503 whichever password came (no oracle, no unthrottled guessing).
     if let Some(l) = &limitador {
-        if let Err(espera) = l.login_antes(ip, usuario).await {
-            tracing::warn!(client = %ip, "operator login throttled");
-            return limite::muitas("tentativas de login demais", espera);
+        if let Err(r) = l.login_antes(ip, usuario).await {
+            match r {
+                limite::Recusa::Espera(_) => tracing::warn!(client = %ip, "operator login throttled"),
+                limite::Recusa::Indisponivel => {
+                    tracing::warn!(client = %ip, "operator login not checked: throttle counters unavailable")
+                }
+            }
+            return limite::recusar("tentativas de login demais", r);
         }
     }
     if !seg.credenciais_validas(usuario, senha) {
-        if let Some(l) = &limitador {
-            l.login_falhou(ip, usuario).await;
-        }
         tracing::warn!(client = %ip, "operator login refused");
         return Problem::new(StatusCode::UNAUTHORIZED, "usuário ou senha inválidos").into_response();
     }

@@ -67,6 +67,9 @@ pub struct Seguranca {
     cookie_csrf: &'static str,
     pool: Pool,
     ttl: Duration,
+    /// The key sessions are signed and stored with ([`sessao`]), derived from the service token
+    /// and the operator's credentials.
+    chave_sessoes: sessao::ChaveSessoes,
 }
 
 impl Seguranca {
@@ -80,7 +83,8 @@ impl Seguranca {
         pool: Pool,
         ttl: Duration,
     ) -> Arc<Self> {
-        Arc::new(Seguranca { token, operador, cookie_sessao, cookie_csrf, pool, ttl })
+        let chave_sessoes = sessao::ChaveSessoes::derivar(&token, &operador);
+        Arc::new(Seguranca { token, operador, cookie_sessao, cookie_csrf, pool, ttl, chave_sessoes })
     }
 }
 

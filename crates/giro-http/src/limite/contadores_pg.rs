@@ -4,12 +4,21 @@
 //! answers, and a restart does not reset them.
 //!
 //! Each count is one row (`chave`, `n`, `fim` = end of its window, on the database's clock). An
-//! increment is one `INSERT … ON CONFLICT DO UPDATE … RETURNING` that starts a new window when the
-//! old one is over, so concurrent replicas never lose an increment. It commits with
-//! `synchronous_commit = off`: a counter must not make every checkout wait for the disk and the
-//! standby, and losing the last few increments in a database crash only forgives a few attempts.
+//! increment is one statement ([`INCREMENTAR`]) that updates the row and returns the new count,
+//! starting a new window when the old one is over: concurrent increments of one key queue on
+//! its row and each sees its own count, so the check ("is the count past the limit?") and the
+//! increment cannot be raced. It commits with `synchronous_commit = off`: a counter must not make
+//! every checkout wait for the disk and the standby, and losing the last few increments in a
+//! database crash only forgives a few attempts.
+//!
+//! **Bounded** (issue 25): a new key is inserted only while the table holds fewer than
+//! `http.max-contadores` rows. The number of rows is kept by triggers in `contador_limite_total`
+//! (16 slices, so concurrent inserts seldom wait for each other; migrations mercado V16, estoque
+//! V15), read in the same statement — a count of the table on each new key would cost a scan of
+//! up to the cap. Concurrent inserts at the edge may pass the cap by how many run at once.
 //! Rows whose window is over are deleted in batches by the session purge
-//! ([`crate::auth::sessao::limpar_sessoes`] calls [`purgar_contadores`]; `SKIP LOCKED`).
+//! ([`crate::auth::sessao::limpar_sessoes`] calls [`purgar_contadores`]; `SKIP LOCKED`), which
+//! does not hold readiness.
 
 use std::time::Duration;
 
@@ -37,28 +46,58 @@ fn contagem(n: i32, restante_s: f64) -> Contagem {
     }
 }
 
+/// `$1` chave, `$2` janela (s), `$3` teto, `$4` max_chaves: the existing row is updated (a window
+/// that is over starts again at 1); a new key is inserted only while the table is under `$4`
+/// rows (a concurrent insert of the same key turns into the update: `ON CONFLICT`). No row
+/// back: the key is new and the table is full.
+pub const INCREMENTAR: &str = "\
+    WITH atual AS ( \
+        UPDATE contador_limite SET \
+            n = CASE WHEN fim <= now() THEN 1 ELSE LEAST(n + 1, $3) END, \
+            fim = CASE WHEN fim <= now() THEN now() + make_interval(secs => $2) ELSE fim END \
+         WHERE chave = $1 \
+        RETURNING n, fim), \
+    novo AS ( \
+        INSERT INTO contador_limite AS c (chave, n, fim) \
+        SELECT $1, 1, now() + make_interval(secs => $2) \
+         WHERE NOT EXISTS (SELECT 1 FROM atual) \
+           AND (SELECT COALESCE(sum(t.n), 0)::bigint FROM contador_limite_total t) < $4::bigint \
+        ON CONFLICT (chave) DO UPDATE SET \
+            n = CASE WHEN c.fim <= now() THEN 1 ELSE LEAST(c.n + 1, $3) END, \
+            fim = CASE WHEN c.fim <= now() THEN EXCLUDED.fim ELSE c.fim END \
+        RETURNING n, fim) \
+    SELECT n, extract(epoch FROM fim - now())::float8 FROM atual \
+    UNION ALL SELECT n, extract(epoch FROM fim - now())::float8 FROM novo";
+
 impl Contadores for ContadoresPg {
     fn incrementar<'a>(
         &'a self,
         chave: &'a str,
         janela: Duration,
-    ) -> BoxFuture<'a, anyhow::Result<Contagem>> {
+        teto: u32,
+        max_chaves: u64,
+    ) -> BoxFuture<'a, anyhow::Result<Option<Contagem>>> {
         Box::pin(async move {
+            let teto = i32::try_from(teto).unwrap_or(i32::MAX).max(1);
+            let max = i64::try_from(max_chaves).unwrap_or(i64::MAX);
             let mut c = self.pool.get().await?;
             let tx = c.transaction().await?;
             tx.batch_execute("SET LOCAL synchronous_commit = off").await?;
-            let row = tx
-                .query_one(
-                    "INSERT INTO contador_limite (chave, n, fim) VALUES ($1, 1, now() + make_interval(secs => $2)) \
-                     ON CONFLICT (chave) DO UPDATE SET \
-                        n = CASE WHEN contador_limite.fim <= now() THEN 1 ELSE contador_limite.n + 1 END, \
-                        fim = CASE WHEN contador_limite.fim <= now() THEN EXCLUDED.fim ELSE contador_limite.fim END \
-                     RETURNING n, extract(epoch FROM fim - now())::float8",
-                    &[&chave, &janela.as_secs_f64()],
-                )
-                .await?;
+            let row = tx.query_opt(INCREMENTAR, &[&chave, &janela.as_secs_f64(), &teto, &max]).await?;
             tx.commit().await?;
-            Ok(contagem(row.get(0), row.get(1)))
+            Ok(row.map(|r| contagem(r.get(0), r.get(1))))
+        })
+    }
+
+    fn descontar<'a>(&'a self, chave: &'a str) -> BoxFuture<'a, anyhow::Result<()>> {
+        Box::pin(async move {
+            let c = self.pool.get().await?;
+            c.execute(
+                "UPDATE contador_limite SET n = n - 1 WHERE chave = $1 AND n > 0 AND fim > now()",
+                &[&chave],
+            )
+            .await?;
+            Ok(())
         })
     }
 

@@ -1,22 +1,39 @@
-//! Throttling as layers (issue 13): failed operator logins and anonymous checkouts counted per
-//! client, and a 429 problem with `Retry-After` past a limit.
+//! Throttling as layers (issues 13 and 25): operator logins and anonymous checkouts counted per
+//! client, a 429 problem with `Retry-After` past a limit, and a 503 when the counts cannot be
+//! read or written.
 //!
 //! - **Who the client is** ([`EnderecoCliente`], set on every request by [`identificar`]): the
 //!   peer address, or — when the peer is one of `http.proxies-confiaveis` — the right-most
 //!   `X-Forwarded-For` address that is not a trusted proxy (the left part of that header is
-//!   whatever the client wrote, so it is never believed).
-//! - **Login** ([`Limitador::login_antes`] / [`login_falhou`](Limitador::login_falhou) /
-//!   [`login_entrou`](Limitador::login_entrou)): failures are counted per address and per user
-//!   name within `login.janela`. Past `login.max-falhas-endereco` that address gets 429. Past
-//!   `login.max-falhas-usuario` (all addresses together: a guess spread over many addresses) the
-//!   user name gets 429 **only from addresses it never logged in from**, so an attacker can lock
-//!   out their own addresses and new ones, never the operator's known ones; and the right
-//!   password from another address works as long as that address is not locked itself.
+//!   whatever the client wrote, so it is never believed); then its **neighbourhood**
+//!   ([`giro_infra::config::rede::vizinhanca`]): an IPv6 client is its `/http.prefixo-ipv6`
+//!   network (a /64 by default), since one subscriber holds a whole /64 and counting each of its
+//!   addresses apart would make every per-address bound worthless. Every per-address bound
+//!   (login, checkout rate, reserved units, the order's `cliente`) and the log lines see the
+//!   neighbourhood.
+//! - **Login** ([`Limitador::login_antes`] / [`login_entrou`](Limitador::login_entrou)): every
+//!   attempt is counted *before* the password is checked, the check and the increment one
+//!   statement ([`Contadores::incrementar`]), so N concurrent guesses get at most the limit
+//!   through, whatever the replicas. Past `login.max-falhas-endereco` attempts within
+//!   `login.janela` that address gets 429; a successful login clears its address's count (and
+//!   gives back its own attempt to the user name's). Past `login.max-falhas-usuario` (all
+//!   addresses together: a guess spread over many addresses) the user name gets 429 **only from
+//!   addresses it never logged in from**, so an attacker can lock out their own addresses and new
+//!   ones, never the operator's known ones.
+//! - **Fails closed**: when the counters cannot be read or written (the database is away) or the
+//!   table is full (`http.max-contadores`), the login answers 503 *before* the password is
+//!   checked, so the right and a wrong password get the same answer and nobody guesses
+//!   unthrottled. The checkout's rate answers 503 on a counter error too (its own transaction
+//!   would fail anyway); when the table is full a checkout from an address with no counter yet
+//!   goes on uncounted: its reservation bounds are counted from the reservations themselves, not
+//!   from this table, and refusing would hand whoever fills the table with logins the shop's
+//!   front door.
 //! - **Checkout** ([`checkout`]): `POST /pedidos` and `POST /pedidos/{id}/pagamento` per address
-//!   per minute (`checkout.max-por-minuto`).
+//!   per minute (`checkout.max-por-minuto`), counted by the same atomic increment.
 //!
 //! The counters live behind [`Contadores`]: the services keep them in their database
-//! ([`contadores_pg`], shared by every replica; what a test needs can stand in).
+//! ([`contadores_pg`], shared by every replica, bounded and purged; what a test needs can stand
+//! in).
 
 pub mod contadores_pg;
 
@@ -31,7 +48,7 @@ use axum::response::{IntoResponse, Response};
 use futures_util::future::BoxFuture;
 
 use crate::Problem;
-use giro_infra::config::rede::Bloco;
+use giro_infra::config::rede::{vizinhanca, Bloco};
 use giro_infra::config::{CheckoutConfig, Config, LoginConfig};
 
 /// A count within a window, and how long until the window ends.
@@ -43,29 +60,54 @@ pub struct Contagem {
 
 /// Where counts live. Keys are short ASCII-ish strings (`login:ip:1.2.3.4`).
 pub trait Contadores: Send + Sync + 'static {
-    /// Adds one to `chave`; a key whose window is over starts a new one of `janela`.
-    fn incrementar<'a>(&'a self, chave: &'a str, janela: Duration)
-        -> BoxFuture<'a, anyhow::Result<Contagem>>;
+    /// Adds one to `chave` and returns the count, in one atomic step (concurrent callers each
+    /// see a count of their own); the count stops at `teto` (a locked key stays locked without
+    /// growing). A key whose window is over starts a new one of `janela`. `Ok(None)` when the key
+    /// is new and the store already holds `max_chaves` keys: nothing was counted.
+    fn incrementar<'a>(
+        &'a self,
+        chave: &'a str,
+        janela: Duration,
+        teto: u32,
+        max_chaves: u64,
+    ) -> BoxFuture<'a, anyhow::Result<Option<Contagem>>>;
     /// The count of `chave` now (0 once its window is over).
     fn consultar<'a>(&'a self, chave: &'a str) -> BoxFuture<'a, anyhow::Result<Contagem>>;
+    /// Takes one back from `chave` (never below zero).
+    fn descontar<'a>(&'a self, chave: &'a str) -> BoxFuture<'a, anyhow::Result<()>>;
     /// Forgets `chave`.
     fn zerar<'a>(&'a self, chave: &'a str) -> BoxFuture<'a, anyhow::Result<()>>;
 }
 
-/// The client of a request, as [`identificar`] worked it out.
+/// The client of a request, as [`identificar`] worked it out: its neighbourhood (an IPv6
+/// address aggregated to `http.prefixo-ipv6`), what every per-address bound counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EnderecoCliente(pub IpAddr);
+
+/// Why a throttled request is not let through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recusa {
+    /// Over the limit: 429, try again after this.
+    Espera(Duration),
+    /// The counters could not be read or written, or their table is full: 503.
+    Indisponivel,
+}
 
 /// The throttling state of a service: its counters and limits.
 pub struct Limitador {
     contadores: Arc<dyn Contadores>,
     proxies: Vec<Bloco>,
+    prefixo_ipv6: u8,
+    max_chaves: u64,
     login: LoginConfig,
     checkout: CheckoutConfig,
 }
 
 /// How long an address where the operator logged in stays "known" to the per-user limit.
 const CONHECIDO_POR: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// The count of keys no limit stops (a user name's attempts, a known address).
+const SEM_TETO: u32 = i32::MAX as u32;
 
 impl Limitador {
     /// `config.proxies_confiaveis` were validated at load (`config::rede::proxy_valido`).
@@ -74,6 +116,8 @@ impl Limitador {
         Arc::new(Limitador {
             contadores,
             proxies,
+            prefixo_ipv6: config.limites_http.prefixo_ipv6,
+            max_chaves: config.limites_http.max_contadores as u64,
             login: config.login.clone(),
             checkout: config.checkout.clone(),
         })
@@ -83,7 +127,8 @@ impl Limitador {
         self.proxies.iter().any(|b| b.contem(ip))
     }
 
-    /// The client address of a request from `par` carrying `xff` (`X-Forwarded-For` values).
+    /// The client address of a request from `par` carrying `xff` (`X-Forwarded-For` values):
+    /// the exact address (proxies are matched on it); [`identificar`] aggregates it.
     pub fn cliente(&self, par: IpAddr, xff: &[&str]) -> IpAddr {
         if !self.confiavel(par) {
             return par;
@@ -93,55 +138,84 @@ impl Limitador {
         saltos.iter().rev().find(|ip| !self.confiavel(**ip)).or(saltos.first()).copied().unwrap_or(par)
     }
 
+    /// The neighbourhood a per-address bound counts `ip` as.
+    pub fn vizinhanca(&self, ip: IpAddr) -> IpAddr {
+        vizinhanca(ip, self.prefixo_ipv6)
+    }
+
     fn chave_usuario(usuario: &str) -> String {
         // Bounded and case-folded: `Operador` and `operador` are one guess target.
         let u: String = usuario.chars().take(64).collect::<String>().to_lowercase();
         format!("login:usuario:{u}")
     }
 
-    /// Before checking a password: `Err(wait)` when this address, or this user name from an
-    /// address it never logged in from, is over its limit.
-    pub async fn login_antes(&self, ip: IpAddr, usuario: &str) -> Result<(), Duration> {
-        let por_ip = self.consultar(&format!("login:ip:{ip}")).await;
-        if por_ip.n >= self.login.max_falhas_endereco {
-            return Err(por_ip.restante);
+    fn chave_conhecido(ip: IpAddr, usuario: &str) -> String {
+        format!("login:conhecido:{}:{ip}", Self::chave_usuario(usuario))
+    }
+
+    /// Counts one login attempt of `usuario` from `ip`, before its password is checked:
+    /// `Err(Espera)` when this address, or this user name from an address it never logged in
+    /// from, is over its limit; `Err(Indisponivel)` when the counts cannot be kept.
+    pub async fn login_antes(&self, ip: IpAddr, usuario: &str) -> Result<(), Recusa> {
+        let max_ip = self.login.max_falhas_endereco;
+        let por_ip =
+            self.incrementar(&format!("login:ip:{ip}"), self.login.janela, max_ip.saturating_add(1)).await?;
+        if por_ip.n > max_ip {
+            return Err(Recusa::Espera(por_ip.restante));
         }
-        let por_usuario = self.consultar(&Self::chave_usuario(usuario)).await;
-        if por_usuario.n >= self.login.max_falhas_usuario {
-            let conhecido =
-                self.consultar(&format!("login:conhecido:{}:{ip}", Self::chave_usuario(usuario))).await;
-            if conhecido.n == 0 {
-                return Err(por_usuario.restante);
+        // Counted whatever the outcome, so concurrent guesses from many addresses each take a
+        // slot of their own; a successful login gives its slot back.
+        let por_usuario =
+            self.incrementar(&Self::chave_usuario(usuario), self.login.janela, SEM_TETO).await?;
+        if por_usuario.n > self.login.max_falhas_usuario {
+            let conhecido = self.contadores.consultar(&Self::chave_conhecido(ip, usuario)).await;
+            match conhecido {
+                Ok(c) if c.n > 0 => {}
+                Ok(_) => return Err(Recusa::Espera(por_usuario.restante)),
+                Err(e) => return Err(indisponivel(&e)),
             }
         }
         Ok(())
     }
 
-    pub async fn login_falhou(&self, ip: IpAddr, usuario: &str) {
-        let j = self.login.janela;
-        self.incrementar(&format!("login:ip:{ip}"), j).await;
-        self.incrementar(&Self::chave_usuario(usuario), j).await;
-    }
-
-    /// A successful login clears the address's failures and remembers it for the user name.
+    /// A successful login clears the address's count, gives the attempt back to the user name's,
+    /// and remembers the address for the user name. A failure here is logged and the login goes
+    /// on: the password was right, and refusing it now would lock the operator out, not an
+    /// attacker.
     pub async fn login_entrou(&self, ip: IpAddr, usuario: &str) {
         if let Err(e) = self.contadores.zerar(&format!("login:ip:{ip}")).await {
-            tracing::warn!(error = %format!("{e:#}"), "throttle counters unavailable");
+            indisponivel(&e);
         }
-        self.incrementar(&format!("login:conhecido:{}:{ip}", Self::chave_usuario(usuario)), CONHECIDO_POR)
-            .await;
+        if let Err(e) = self.contadores.descontar(&Self::chave_usuario(usuario)).await {
+            indisponivel(&e);
+        }
+        if let Err(r) = self.incrementar(&Self::chave_conhecido(ip, usuario), CONHECIDO_POR, SEM_TETO).await {
+            tracing::warn!(recusa = ?r, "the operator's known address was not recorded");
+        }
     }
 
-    /// One more checkout call from `ip`: `Err(wait)` past `checkout.max-por-minuto`.
-    pub async fn checkout(&self, ip: IpAddr) -> Result<(), Duration> {
-        if self.checkout.max_por_minuto == 0 {
+    /// One more checkout call from `ip`: `Err(Espera)` past `checkout.max-por-minuto`,
+    /// `Err(Indisponivel)` when the count cannot be kept (a full table lets it through: see the
+    /// module's documentation).
+    pub async fn checkout(&self, ip: IpAddr) -> Result<(), Recusa> {
+        let max = self.checkout.max_por_minuto;
+        if max == 0 {
             return Ok(());
         }
-        let c = self.incrementar(&format!("checkout:{ip}"), Duration::from_secs(60)).await;
-        if c.n > self.checkout.max_por_minuto {
-            return Err(c.restante);
+        let chave = format!("checkout:{ip}");
+        match self
+            .contadores
+            .incrementar(&chave, Duration::from_secs(60), max.saturating_add(1), self.max_chaves)
+            .await
+        {
+            Ok(Some(c)) if c.n > max => Err(Recusa::Espera(c.restante)),
+            Ok(Some(_)) => Ok(()),
+            Ok(None) => {
+                tracing::warn!(client = %ip, "throttle counters full: checkout not counted");
+                Ok(())
+            }
+            Err(e) => Err(indisponivel(&e)),
         }
-        Ok(())
     }
 
     /// Units one address may hold in unpaid reservations (`None` = no bound).
@@ -150,19 +224,35 @@ impl Limitador {
         (m > 0).then_some(i64::from(m))
     }
 
-    // A store that fails never blocks a request: throttling is lost, service is not.
-    async fn consultar(&self, chave: &str) -> Contagem {
-        self.contadores.consultar(chave).await.unwrap_or_else(|e| {
-            tracing::warn!(error = %format!("{e:#}"), "throttle counters unavailable");
-            Contagem { n: 0, restante: Duration::ZERO }
-        })
+    /// Units of one SKU one address may hold in unpaid reservations (`None` = no bound).
+    pub fn max_unidades_por_produto(&self) -> Option<i64> {
+        let m = self.checkout.max_unidades_por_produto;
+        (m > 0).then_some(i64::from(m))
     }
 
-    async fn incrementar(&self, chave: &str, janela: Duration) -> Contagem {
-        self.contadores.incrementar(chave, janela).await.unwrap_or_else(|e| {
-            tracing::warn!(error = %format!("{e:#}"), "throttle counters unavailable");
-            Contagem { n: 0, restante: Duration::ZERO }
-        })
+    /// One atomic increment; a failure or a full table is [`Recusa::Indisponivel`].
+    async fn incrementar(&self, chave: &str, janela: Duration, teto: u32) -> Result<Contagem, Recusa> {
+        match self.contadores.incrementar(chave, janela, teto, self.max_chaves).await {
+            Ok(Some(c)) => Ok(c),
+            Ok(None) => {
+                tracing::warn!(max = self.max_chaves, "throttle counters full: refusing new keys");
+                Err(Recusa::Indisponivel)
+            }
+            Err(e) => Err(indisponivel(&e)),
+        }
+    }
+}
+
+fn indisponivel(e: &anyhow::Error) -> Recusa {
+    tracing::warn!(error = %format!("{e:#}"), "throttle counters unavailable");
+    Recusa::Indisponivel
+}
+
+/// The answer to a [`Recusa`]: 429 (see [`muitas`]) or 503 "tente novamente".
+pub fn recusar(detalhe: &str, r: Recusa) -> Response {
+    match r {
+        Recusa::Espera(espera) => muitas(detalhe, espera),
+        Recusa::Indisponivel => Problem::unavailable().into_response(),
     }
 }
 
@@ -187,7 +277,7 @@ pub async fn identificar(lim: Arc<Limitador>, mut req: Request, next: Next) -> R
         .unwrap_or(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
     let xff: Vec<&str> =
         req.headers().get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok()).collect();
-    let cliente = lim.cliente(par, &xff);
+    let cliente = lim.vizinhanca(lim.cliente(par, &xff));
     req.extensions_mut().insert(EnderecoCliente(cliente));
     req.extensions_mut().insert(lim);
     next.run(req).await
@@ -198,9 +288,11 @@ pub async fn checkout(req: Request, next: Next) -> Response {
     let lim = req.extensions().get::<Arc<Limitador>>().cloned();
     let cliente = req.extensions().get::<EnderecoCliente>().copied();
     if let (Some(lim), Some(EnderecoCliente(ip))) = (lim, cliente) {
-        if let Err(espera) = lim.checkout(ip).await {
-            tracing::warn!(client = %ip, "checkout rate limit reached");
-            return muitas("pedidos demais deste endereço", espera);
+        if let Err(r) = lim.checkout(ip).await {
+            if matches!(r, Recusa::Espera(_)) {
+                tracing::warn!(client = %ip, "checkout rate limit reached");
+            }
+            return recusar("pedidos demais deste endereço", r);
         }
     }
     next.run(req).await
@@ -234,8 +326,17 @@ mod tests {
     struct Nenhum;
 
     impl Contadores for Nenhum {
-        fn incrementar<'a>(&'a self, _: &'a str, _: Duration) -> BoxFuture<'a, anyhow::Result<Contagem>> {
-            Box::pin(async { Ok(Contagem { n: 0, restante: Duration::ZERO }) })
+        fn incrementar<'a>(
+            &'a self,
+            _: &'a str,
+            _: Duration,
+            _: u32,
+            _: u64,
+        ) -> BoxFuture<'a, anyhow::Result<Option<Contagem>>> {
+            Box::pin(async { Ok(Some(Contagem { n: 0, restante: Duration::ZERO })) })
+        }
+        fn descontar<'a>(&'a self, _: &'a str) -> BoxFuture<'a, anyhow::Result<()>> {
+            Box::pin(async { Ok(()) })
         }
         fn consultar<'a>(&'a self, _: &'a str) -> BoxFuture<'a, anyhow::Result<Contagem>> {
             Box::pin(async { Ok(Contagem { n: 0, restante: Duration::ZERO }) })
@@ -249,6 +350,8 @@ mod tests {
         Limitador {
             contadores: Arc::new(Nenhum),
             proxies: proxies.iter().filter_map(|p| Bloco::parse(p)).collect(),
+            prefixo_ipv6: 64,
+            max_chaves: 10,
             login: LoginConfig {
                 max_falhas_endereco: 1,
                 max_falhas_usuario: 1,
@@ -272,5 +375,16 @@ mod tests {
         assert_eq!(com.cliente(ip("127.0.0.1"), &["1.2.3.4", "10.1.1.1"]), ip("1.2.3.4"));
         assert_eq!(com.cliente(ip("127.0.0.1"), &["lixo"]), ip("127.0.0.1"));
         assert_eq!(com.cliente(ip("8.8.8.8"), &["1.2.3.4"]), ip("8.8.8.8"));
+    }
+
+    #[test]
+    fn a_client_is_counted_by_its_neighbourhood_after_the_proxies_are_skipped() {
+        let com = limitador(&["127.0.0.1", "2001:db8:ffff::/48"]);
+        let c = |par: &str, xff: &str| com.vizinhanca(com.cliente(ip(par), &[xff]));
+        // The proxy is matched on its exact address; the client it names is aggregated.
+        assert_eq!(c("127.0.0.1", "2001:db8:1:2:aaaa::1, 2001:db8:ffff::9"), ip("2001:db8:1:2::"));
+        assert_eq!(c("127.0.0.1", "2001:db8:1:2:ffff::1"), ip("2001:db8:1:2::"));
+        assert_eq!(c("127.0.0.1", "203.0.113.7"), ip("203.0.113.7"));
+        assert_eq!(c("2001:db8:1:3::5", "1.2.3.4"), ip("2001:db8:1:3::"));
     }
 }

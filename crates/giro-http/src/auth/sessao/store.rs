@@ -1,4 +1,4 @@
-//! The SQL of table `sessao_operador`, one function per statement. Keys are the hashes
+//! The SQL of table `sessao_operador`, one function per statement. Keys are the HMACs
 //! [`Seguranca`](crate::auth::Seguranca) derives; times are the database's (`now()`), so
 //! replicas with skewed clocks agree on expiry.
 
@@ -28,17 +28,18 @@ pub async fn marcar_vista(c: &impl GenericClient, chave: &[u8]) -> Result<(), to
     Ok(())
 }
 
-/// A new session of `usuario`, valid for `ttl` from now.
+/// A new session of `usuario`, valid for `ttl` from now, opened with `credencial`.
 pub async fn inserir(
     c: &impl GenericClient,
     chave: &[u8],
     usuario: &str,
     ttl: Duration,
+    credencial: &[u8],
 ) -> Result<(), tokio_postgres::Error> {
     c.execute(
-        "INSERT INTO sessao_operador (id_hash, usuario, expira_em) \
-         VALUES ($1, $2, now() + make_interval(secs => $3))",
-        &[&chave, &usuario, &ttl.as_secs_f64()],
+        "INSERT INTO sessao_operador (id_hash, usuario, expira_em, credencial) \
+         VALUES ($1, $2, now() + make_interval(secs => $3), $4)",
+        &[&chave, &usuario, &ttl.as_secs_f64(), &credencial],
     )
     .await?;
     Ok(())
@@ -56,6 +57,22 @@ pub async fn apagar_expiradas(c: &impl GenericClient, lote: i64) -> Result<u64, 
              SELECT id_hash FROM sessao_operador WHERE expira_em <= now() \
               LIMIT $1 FOR UPDATE SKIP LOCKED)",
         &[&lote],
+    )
+    .await
+}
+
+/// Deletes at most `lote` sessions opened with other credentials than `credencial` (or before
+/// sessions had one), skipping rows another purge holds; returns how many.
+pub async fn apagar_de_outras_credenciais(
+    c: &impl GenericClient,
+    credencial: &[u8],
+    lote: i64,
+) -> Result<u64, tokio_postgres::Error> {
+    c.execute(
+        "DELETE FROM sessao_operador WHERE id_hash IN ( \
+             SELECT id_hash FROM sessao_operador WHERE credencial IS DISTINCT FROM $1 \
+              LIMIT $2 FOR UPDATE SKIP LOCKED)",
+        &[&credencial, &lote],
     )
     .await
 }
