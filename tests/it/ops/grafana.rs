@@ -4,7 +4,11 @@
 
 use std::collections::BTreeSet;
 
-use crate::support::metrics::{mercado_com_trafego, nome_de};
+use giro::config::Servico;
+
+use crate::mercado::fixtures::{comprar_ok, evento, produto, reposicao_enviada, solicitacoes, COCA};
+use crate::support::metrics::{mercado_com_trafego, nome_de, Metricas};
+use crate::support::real::Real;
 
 fn expressions() -> Vec<String> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/grafana/giro.json");
@@ -58,17 +62,32 @@ fn the_dashboard_parses_and_queries_the_spec_metrics() {
 #[tokio::test]
 async fn every_metric_and_label_the_dashboard_queries_is_on_a_running_service() {
     let t = mercado_com_trafego().await;
+    // The business row: a sale that empties a shelf, its payment, and the restock it asked for.
+    produto(&t.app, COCA, "Coca-Cola 2L", "8.99", 3, 2, 10).await;
+    let id = comprar_ok(&t.app, &[(COCA, 3)]).await;
+    let pago = t.app.http.post(t.app.url(&format!("/pedidos/{id}/pagamento"))).send().await.unwrap();
+    assert_eq!(pago.status(), 200);
+    let pedido = solicitacoes(&t.app, COCA).await;
+    assert_eq!(
+        evento(&t.app, "ReposicaoEnviada", &reposicao_enviada(pedido[0].event_id, COCA, 10)).await,
+        204
+    );
     let m = t.quando("the delivery in /metrics", |m| m.contains("giro_outbox_delivery_seconds_bucket")).await;
+    // estoque's own series (open demand) come from a real estoque.
+    let e = Real::start(Servico::Estoque, &[]).await;
+    let me = Metricas::de(&format!("http://{}", e.addr)).await;
 
-    let text = &m.0;
+    let text = format!("{}\n{}", m.0, me.0);
+    let amostras = || m.amostras().chain(me.amostras());
     for expr in expressions() {
         let ns = names(&expr);
         for n in &ns {
-            let found = m.amostras().any(|l| nome_de(l) == n);
+            // A histogram is queried by its series (`_bucket`); the sample names carry the suffix.
+            let found = amostras().any(|l| nome_de(l) == n);
             assert!(found, "{n} (queried by `{expr}`) is not on /metrics:\n{text}");
         }
         for label in by_labels(&expr).into_iter().filter(|l| l != "job") {
-            let found = m.amostras().any(|l| ns.contains(nome_de(l)) && l.contains(&format!("{label}=\"")));
+            let found = amostras().any(|l| ns.contains(nome_de(l)) && l.contains(&format!("{label}=\"")));
             assert!(found, "label {label} (grouped by in `{expr}`) is on none of {ns:?}:\n{text}");
         }
     }
