@@ -36,7 +36,7 @@ async fn get(router: &axum::Router, path: &str, accept: Option<&str>) -> (u16, O
 async fn a_js_asset_is_served_gzip_or_brotli_when_asked_and_plain_otherwise() {
     let dir = dist();
     let plain_len = std::fs::metadata(dir.join("assets/app-1a2b3c.js")).unwrap().len() as usize;
-    let router = giro::http::web::router(&dir, axum::Router::new());
+    let router = giro::http::web::router(&dir, axum::Router::new(), &[]);
 
     let (status, enc, body) = get(&router, "/assets/app-1a2b3c.js", Some("gzip")).await;
     assert_eq!((status, enc.as_deref()), (200, Some("gzip")));
@@ -56,7 +56,7 @@ async fn a_js_asset_is_served_gzip_or_brotli_when_asked_and_plain_otherwise() {
 
 #[tokio::test]
 async fn the_operator_app_has_its_own_index_for_its_routes() {
-    let router = giro::http::web::router(&dist(), axum::Router::new());
+    let router = giro::http::web::router(&dist(), axum::Router::new(), &[]);
     for path in ["/operador/", "/operador/produtos", "/operador/eventos"] {
         let (status, _, body) = get(&router, path, None).await;
         assert_eq!(status, 200, "{path}");
