@@ -15,7 +15,10 @@
 //!
 //! - `/operador/*` is a second app of the same build when it has `operador/index.html` (mercado's
 //!   operator pages): its own `index.html` for its client-side routes.
-//! - Text answers (HTML, JS, CSS, JSON, SVG) are gzip- or brotli-compressed when the client accepts it.
+//! - Text answers (HTML, JS, CSS, JSON, SVG) are gzip- or brotli-compressed when the client accepts
+//!   it: from the `.br`/`.gz` files the build made (`web/scripts/comprimir.mjs`, issue 25: brotli
+//!   at quality 11 cost ~12 ms of CPU per request for the 297 KB bundle), on the fly for a file
+//!   without them and for `/api` answers.
 //!
 //! The listener is off unless `web.dir-*` names a folder; the API listener stays API-only.
 
@@ -48,14 +51,18 @@ pub type Rota = (Method, &'static str);
 pub fn router(dir: &Path, api: Router, rotas: &[Rota]) -> Router {
     let permitidas = filtro(rotas);
     let index = dir.join("index.html");
-    let assets = ServeDir::new(dir);
-    let pages = ServeDir::new(dir).append_index_html_on_directories(true).fallback(ServeFile::new(index));
+    // The `.br`/`.gz` files the build made (web/scripts/comprimir.mjs) are served as they are when
+    // the client accepts the encoding; a file without them is compressed on the fly (below).
+    let arquivo = |p: PathBuf| ServeFile::new(p).precompressed_br().precompressed_gzip();
+    let pasta = || ServeDir::new(dir).precompressed_br().precompressed_gzip();
+    let assets = pasta();
+    let pages = pasta().append_index_html_on_directories(true).fallback(arquivo(index));
     // A second app of the same build under /operador/ (mercado's operator pages) gets its own
     // index.html for its client-side routes.
     let operador_index = dir.join("operador/index.html");
-    let operador = operador_index.is_file().then(|| {
-        ServeDir::new(dir).append_index_html_on_directories(true).fallback(ServeFile::new(operador_index))
-    });
+    let operador = operador_index
+        .is_file()
+        .then(|| pasta().append_index_html_on_directories(true).fallback(arquivo(operador_index)));
     Router::new()
         .fallback(move |req: Request| {
             let (api, assets, pages, operador, permitidas) =
@@ -87,12 +94,17 @@ pub fn router(dir: &Path, api: Router, rotas: &[Rota]) -> Router {
                 };
                 if res.status().is_success() || res.status() == StatusCode::NOT_MODIFIED {
                     res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+                    // Which file answered depends on Accept-Encoding (a precompressed one or not).
+                    if !res.headers().contains_key(header::VARY) {
+                        res.headers_mut().insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+                    }
                 }
                 res
             }
         })
         .layer(axum::middleware::map_response(cabecalhos_de_seguranca))
-        // gzip or brotli for text (HTML, JS, CSS, JSON, SVG) when the client accepts it, as nginx did.
+        // gzip or brotli for text (HTML, JS, CSS, JSON, SVG) when the client accepts it, as nginx
+        // did; an answer already encoded (a precompressed file) passes through untouched.
         .layer(CompressionLayer::new())
 }
 
