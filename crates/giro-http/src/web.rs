@@ -153,6 +153,10 @@ fn normalizar(req: &mut Request) -> Option<Response> {
         if path.starts_with("/assets/") {
             return Some(StatusCode::NOT_FOUND.into_response());
         }
+        if path == "/api" || path.starts_with("/api/") {
+            // No route the pages call takes such a segment: the listener's own 404.
+            return Some(fora_da_lista());
+        }
         // A client-side route with a long segment: the app decides (its not-found page).
         *req.uri_mut() = Uri::from_static("/");
     }
@@ -184,6 +188,11 @@ fn filtro(rotas: &[Rota]) -> Router {
     r.fallback(|| async { StatusCode::NOT_FOUND })
 }
 
+/// The answer to what the listener does not forward: a 404 problem, as for a route that is not.
+fn fora_da_lista() -> Response {
+    Problem::new(StatusCode::NOT_FOUND, "recurso não encontrado").into_response_at(None)
+}
+
 /// `/api/x?q` → `/x?q` on the service's own router, when `permitidas` lists it.
 async fn forward(api: Router, permitidas: Router, mut req: Request) -> Response {
     let rest = req.uri().path_and_query().map(|pq| pq.as_str()).unwrap_or("/").trim_start_matches("/api");
@@ -206,7 +215,7 @@ async fn forward(api: Router, permitidas: Router, mut req: Request) -> Response 
         Err(_) => false,
     };
     if !permitida {
-        return Problem::new(StatusCode::NOT_FOUND, "recurso não encontrado").into_response_at(None);
+        return fora_da_lista();
     }
     match api.oneshot(req).await {
         Ok(res) => res,
