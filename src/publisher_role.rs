@@ -51,13 +51,8 @@ pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationTo
         let bound = listener.local_addr()?;
         tracing::info!(addr = %bound, "publisher metrics listening on http://{bound}");
         let router = crate::http::metrics::publisher_router();
-        tasks.spawn(crate::http::serve_com(
-            listener,
-            router,
-            shutdown.clone(),
-            config.prazo_desligamento,
-            config.limites_http.clone(),
-        ));
+        let (stop, config) = (shutdown.clone(), config.clone());
+        tasks.spawn(async move { crate::http::serve_config(listener, router, stop, &config).await });
     }
     let pools_len = pools.len();
     // systemd readiness: READY=1 once every database it relays answered, STOPPING=1 at shutdown.

@@ -187,14 +187,7 @@ pub async fn run<S: 'static>(
     ));
 
     tracing::info!(service = %servico, addr = %bound, "giro {servico} listening on http://{bound}");
-    let served = http::serve_com(
-        listener,
-        router,
-        shutdown.clone(),
-        ctx.config.prazo_desligamento,
-        ctx.config.limites_http.clone(),
-    )
-    .await;
+    let served = http::serve_config(listener, router, shutdown.clone(), &ctx.config).await;
     shutdown.cancel();
     ctx.tasks.close();
     if tokio::time::timeout(ctx.config.prazo_desligamento, ctx.tasks.wait()).await.is_err() {
@@ -204,14 +197,61 @@ pub async fn run<S: 'static>(
     served.map_err(Into::into)
 }
 
+/// What each web listener forwards under `/api` (issue 25, SPEC §9.5): the routes its front's
+/// pages call — read from `web/*/src/**/api.ts` and `web/shared/eventos.ts` — and the health
+/// routes (a load balancer checks a web port with `/api/readyz`). Anything else is 404 there:
+/// `/metrics`, `/eventos`, `/openapi.json` and the other front's routes stay on the API port.
+/// A front that calls a new route needs it added here (its browser test fails until then).
+pub fn rotas_web(servico: Servico) -> Vec<http::web::Rota> {
+    use axum::http::Method;
+    let (get, post, delete) = (Method::GET, Method::POST, Method::DELETE);
+    let mut rotas = vec![
+        (get.clone(), "/healthz"),
+        (get.clone(), "/readyz"),
+        (get.clone(), "/actuator/health"),
+        // The operator's login, on both fronts (the storefront's under /operador/).
+        (get.clone(), "/sessao"),
+        (post.clone(), "/sessao"),
+        (delete.clone(), "/sessao"),
+        // The event console (web/shared/eventos.ts), on both fronts.
+        (get.clone(), "/operacao/outbox"),
+        (get.clone(), "/operacao/outbox/eventos"),
+        (delete.clone(), "/operacao/outbox/eventos/{id}"),
+        (post.clone(), "/operacao/outbox/eventos/{id}/reenvio"),
+        (post.clone(), "/operacao/outbox/reenvio"),
+    ];
+    rotas.extend(match servico {
+        Servico::Mercado => vec![
+            // The shop (web/vitrine/src/api.ts).
+            (get.clone(), "/produtos"),
+            (get.clone(), "/produtos/{sku}"),
+            (post.clone(), "/pedidos"),
+            (get.clone(), "/pedidos/{id}"),
+            (post.clone(), "/pedidos/{id}/pagamento"),
+            // The operator pages (web/vitrine/src/operador/api.ts).
+            (post, "/produtos"),
+            (get.clone(), "/operacao/produtos"),
+            (get, "/operacao/estoque/produtos/{sku}"),
+        ],
+        // The dashboard (web/painel/src/api.ts).
+        Servico::Estoque => vec![
+            (get.clone(), "/painel/resumo"),
+            (get.clone(), "/painel/demandas"),
+            (get.clone(), "/painel/reposicoes"),
+            (get, "/produtos/{sku}"),
+            (post, "/lotes"),
+        ],
+    });
+    rotas
+}
+
 /// Starts the web listener of `servico` beside its API listener when a front is configured; it
 /// stops with the same shutdown token and grace period.
 async fn start_web(ctx: &Contexto, servico: Servico, api: &Router) -> anyhow::Result<()> {
-    if let Some((listener, web)) = http::web::bind(&ctx.config, servico, api).await? {
-        let (shutdown, grace) = (ctx.shutdown.clone(), ctx.config.prazo_desligamento);
-        let limites = ctx.config.limites_http.clone();
+    if let Some((listener, web)) = http::web::bind(&ctx.config, servico, api, &rotas_web(servico)).await? {
+        let (shutdown, config) = (ctx.shutdown.clone(), ctx.config.clone());
         ctx.tasks.spawn(async move {
-            if let Err(e) = http::serve_com(listener, web, shutdown, grace, limites).await {
+            if let Err(e) = http::serve_config(listener, web, shutdown, &config).await {
                 tracing::error!(error = %e, "web listener failed");
             }
         });

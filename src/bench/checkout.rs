@@ -159,6 +159,8 @@ async fn medir(
     env.insert("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "0".into());
     env.insert("GIRO_CHECKOUT_MAX_UNIDADES_POR_PRODUTO", "0".into());
     env.insert("GIRO_HTTP_MAX_CONEXOES", "100000".into());
+    // Likewise the per-address connection cap: the shoppers, or HAProxy in front, are 127.0.0.1.
+    env.insert("GIRO_HTTP_MAX_CONEXOES_POR_ENDERECO", "100000".into());
     // Request lines off (as a deployment that only keeps warnings); the start-up line stays.
     env.insert("RUST_LOG", "warn,giro::server=info".into());
 

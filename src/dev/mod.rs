@@ -239,7 +239,7 @@ async fn market(
             .and_then(|p| p.trim_end_matches('/').parse::<u16>().ok())
             .unwrap_or(18000);
         let child = Command::new(&venv_python)
-            .args(["-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", &port.to_string()])
+            .args(["-m", "app.cli", "--host", "127.0.0.1", "--port", &port.to_string()])
             .current_dir(root.join("tag-worker"))
             .stdin(Stdio::null())
             .kill_on_drop(true)

@@ -1,6 +1,7 @@
 """FastAPI app of the tag-worker (SPEC §7.1, §9.4).
 
-`uvicorn app.main:app --port 18000` serves the module-level `app`, built from the environment;
+`uvicorn app.main:app --port 18000` serves the module-level `app`, built from the environment
+(the console script, `python -m app.cli`, serves it with its connection bounds: `app/conexoes.py`);
 tests build their own with `create_app(Configuracao(...))`.
 
 Routes:

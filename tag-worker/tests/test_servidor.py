@@ -51,7 +51,13 @@ def test_cli_argumentos(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TAG_WORKER_HOST", raising=False)
     monkeypatch.delenv("TAG_WORKER_PORTA", raising=False)
     cli.main([])
-    assert chamadas[-1] == {"host": "127.0.0.1", "port": 18000, "log_level": "info"}
+    assert {k: chamadas[-1][k] for k in ("host", "port", "log_level")} == {
+        "host": "127.0.0.1",
+        "port": 18000,
+        "log_level": "info",
+    }
+    # Always served with the connection bounds (app/conexoes.py).
+    assert chamadas[-1]["http"].__name__ == "ProtocoloGuardado"
     cli.main(["--host", "0.0.0.0", "--port", "18999"])
     assert chamadas[-1]["host"] == "0.0.0.0" and chamadas[-1]["port"] == 18999
     monkeypatch.setenv("TAG_WORKER_PORTA", "18123")

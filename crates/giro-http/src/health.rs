@@ -1,5 +1,6 @@
 //! Health endpoints, open to anyone (SPEC §6.1, §9.3): `/actuator/health` (the original's,
-//! `{"status":"UP"}`), `/healthz` (the process is up) and `/readyz`.
+//! `{"status":"UP"}`) and its known components ([`COMPONENTES`]), `/healthz` (the process is up)
+//! and `/readyz`.
 //!
 //! `/readyz` is 200 only when the service can do its work: a pooled session answers and can
 //! write (not read-only, not a standby), a newly opened session can write too (a database made
@@ -62,7 +63,7 @@ impl Prontidao {
 pub fn router(estado: Arc<Prontidao>) -> Router {
     Router::new()
         .route("/actuator/health", get(up))
-        .route("/actuator/health/{*componente}", get(up))
+        .route("/actuator/health/{*componente}", get(componente))
         .route("/healthz", get(up))
         .route("/readyz", get(ready))
         .with_state(estado)
@@ -70,6 +71,21 @@ pub fn router(estado: Arc<Prontidao>) -> Router {
 
 async fn up() -> Json<serde_json::Value> {
     Json(json!({"status": "UP"}))
+}
+
+/// The sub-routes of `/actuator/health` a Spring Boot client knows (SPEC §6.1's
+/// `/actuator/health/**`): `liveness` and `ping` are the process (`/healthz`), `readiness` and
+/// `db` the service's readiness (`/readyz`). Any other sub-path is 404 under the input policy
+/// (issue 25: `/actuator/health/%00` answered 200), matched on the raw path, never decoded.
+pub const COMPONENTES: [&str; 4] = ["liveness", "ping", "readiness", "db"];
+
+async fn componente(State(p): State<Arc<Prontidao>>, uri: axum::http::Uri) -> Response {
+    match uri.path().strip_prefix("/actuator/health/") {
+        Some("liveness" | "ping") => up().await.into_response(),
+        Some("readiness" | "db") => ready(State(p)).await,
+        _ => crate::Problem::new(StatusCode::NOT_FOUND, "componente de saúde desconhecido")
+            .into_response_at(None),
+    }
 }
 
 async fn ready(State(p): State<Arc<Prontidao>>) -> Response {

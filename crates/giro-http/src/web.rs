@@ -1,9 +1,13 @@
 //! The web listener of a service (SPEC §9.5): mercado serves the built storefront on
 //! `web.porta-vitrine`, estoque the dashboard on `web.porta-painel`, as the original's nginx did.
 //!
-//! - `/api` and `/api/*` go **in-process** to the service's own router with the prefix removed, so
-//!   the front and its API share an origin (cookies and CSRF work as is) and the API's rules apply
-//!   unchanged: same authentication, deny-by-default, problem bodies.
+//! - `/api/*` goes **in-process** to the service's own router with the prefix removed, so the
+//!   front and its API share an origin (cookies and CSRF work as is) and the API's rules apply
+//!   unchanged: same authentication, deny-by-default, problem bodies — but only for the routes
+//!   its front calls (issue 25): the caller gives the allow-list ([`Rota`]s, the API's own path
+//!   templates, matched by the same router code), and anything else under `/api` (`/metrics`,
+//!   the service-to-service `/eventos`, `/openapi.json`, a route of the other front) is a 404
+//!   problem without reaching the API. The public sees what its pages use, nothing more.
 //! - Anything else is a static file of the built front. Hashed assets under `/assets/` get a long
 //!   `Cache-Control` (`immutable`) and a plain 404 when missing (never an `index.html` that a
 //!   browser would keep for a year); every other path that is not a file gets `index.html`
@@ -11,7 +15,10 @@
 //!
 //! - `/operador/*` is a second app of the same build when it has `operador/index.html` (mercado's
 //!   operator pages): its own `index.html` for its client-side routes.
-//! - Text answers (HTML, JS, CSS, JSON, SVG) are gzip- or brotli-compressed when the client accepts it.
+//! - Text answers (HTML, JS, CSS, JSON, SVG) are gzip- or brotli-compressed when the client accepts
+//!   it: from the `.br`/`.gz` files the build made (`web/scripts/comprimir.mjs`, issue 25: brotli
+//!   at quality 11 cost ~12 ms of CPU per request for the 297 KB bundle), on the fly for a file
+//!   without them and for `/api` answers.
 //!
 //! The listener is off unless `web.dir-*` names a folder; the API listener stays API-only.
 
@@ -19,8 +26,9 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use axum::extract::Request;
-use axum::http::{header, HeaderValue, StatusCode, Uri};
+use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodFilter, MethodRouter};
 use axum::Router;
 use tokio::net::TcpListener;
 use tower::ServiceExt;
@@ -29,24 +37,36 @@ use tower_http::services::{ServeDir, ServeFile};
 
 use giro_infra::config::{Config, Servico};
 
+use crate::Problem;
+
 const LONG_CACHE: &str = "public, max-age=31536000, immutable";
 const REVALIDATE: &str = "no-cache";
 
-/// The router of a web listener: the built front in `dir`, `/api/*` forwarded to `api`.
-pub fn router(dir: &Path, api: Router) -> Router {
+/// A route the web listener forwards to the API: a method and the API's path template
+/// (`/pedidos/{id}`).
+pub type Rota = (Method, &'static str);
+
+/// The router of a web listener: the built front in `dir`, `/api/*` forwarded to `api` when it
+/// is one of `rotas` (else 404).
+pub fn router(dir: &Path, api: Router, rotas: &[Rota]) -> Router {
+    let permitidas = filtro(rotas);
     let index = dir.join("index.html");
-    let assets = ServeDir::new(dir);
-    let pages = ServeDir::new(dir).append_index_html_on_directories(true).fallback(ServeFile::new(index));
+    // The `.br`/`.gz` files the build made (web/scripts/comprimir.mjs) are served as they are when
+    // the client accepts the encoding; a file without them is compressed on the fly (below).
+    let arquivo = |p: PathBuf| ServeFile::new(p).precompressed_br().precompressed_gzip();
+    let pasta = || ServeDir::new(dir).precompressed_br().precompressed_gzip();
+    let assets = pasta();
+    let pages = pasta().append_index_html_on_directories(true).fallback(arquivo(index));
     // A second app of the same build under /operador/ (mercado's operator pages) gets its own
     // index.html for its client-side routes.
     let operador_index = dir.join("operador/index.html");
-    let operador = operador_index.is_file().then(|| {
-        ServeDir::new(dir).append_index_html_on_directories(true).fallback(ServeFile::new(operador_index))
-    });
+    let operador = operador_index
+        .is_file()
+        .then(|| pasta().append_index_html_on_directories(true).fallback(arquivo(operador_index)));
     Router::new()
         .fallback(move |req: Request| {
-            let (api, assets, pages, operador) =
-                (api.clone(), assets.clone(), pages.clone(), operador.clone());
+            let (api, assets, pages, operador, permitidas) =
+                (api.clone(), assets.clone(), pages.clone(), operador.clone(), permitidas.clone());
             async move {
                 let mut req = req;
                 if let Some(res) = normalizar(&mut req) {
@@ -54,7 +74,7 @@ pub fn router(dir: &Path, api: Router) -> Router {
                 }
                 let path = req.uri().path();
                 if path == "/api" || path.starts_with("/api/") {
-                    return forward(api, req).await;
+                    return forward(api, permitidas, req).await;
                 }
                 let (served, cache) = if path.starts_with("/assets/") {
                     (assets.oneshot(req).await, LONG_CACHE)
@@ -74,12 +94,17 @@ pub fn router(dir: &Path, api: Router) -> Router {
                 };
                 if res.status().is_success() || res.status() == StatusCode::NOT_MODIFIED {
                     res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+                    // Which file answered depends on Accept-Encoding (a precompressed one or not).
+                    if !res.headers().contains_key(header::VARY) {
+                        res.headers_mut().insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+                    }
                 }
                 res
             }
         })
         .layer(axum::middleware::map_response(cabecalhos_de_seguranca))
-        // gzip or brotli for text (HTML, JS, CSS, JSON, SVG) when the client accepts it, as nginx did.
+        // gzip or brotli for text (HTML, JS, CSS, JSON, SVG) when the client accepts it, as nginx
+        // did; an answer already encoded (a precompressed file) passes through untouched.
         .layer(CompressionLayer::new())
 }
 
@@ -128,19 +153,69 @@ fn normalizar(req: &mut Request) -> Option<Response> {
         if path.starts_with("/assets/") {
             return Some(StatusCode::NOT_FOUND.into_response());
         }
+        if path == "/api" || path.starts_with("/api/") {
+            // No route the pages call takes such a segment: the listener's own 404.
+            return Some(fora_da_lista());
+        }
         // A client-side route with a long segment: the app decides (its not-found page).
         *req.uri_mut() = Uri::from_static("/");
     }
     None
 }
 
-/// `/api/x?q` → `/x?q` on the service's own router.
-async fn forward(api: Router, mut req: Request) -> Response {
+/// The allow-list as a router of its own: 204 for a listed method and path, 404 for anything
+/// else. Matching with axum's router (not string prefixes) means a path is allowed exactly when
+/// the API would route it to a listed handler — percent-encoding, trailing slashes and
+/// parameters are read the same way by both.
+fn filtro(rotas: &[Rota]) -> Router {
+    let mut caminhos: Vec<(&'static str, Vec<Method>)> = Vec::new();
+    for (metodo, caminho) in rotas {
+        match caminhos.iter_mut().find(|(c, _)| c == caminho) {
+            Some((_, ms)) => ms.push(metodo.clone()),
+            None => caminhos.push((caminho, vec![metodo.clone()])),
+        }
+    }
+    let mut r = Router::new();
+    for (caminho, metodos) in caminhos {
+        let mut mr = MethodRouter::new();
+        for m in metodos {
+            if let Ok(f) = MethodFilter::try_from(m) {
+                mr = mr.on(f, || async { StatusCode::NO_CONTENT });
+            }
+        }
+        r = r.route(caminho, mr);
+    }
+    r.fallback(|| async { StatusCode::NOT_FOUND })
+}
+
+/// The answer to what the listener does not forward: a 404 problem, as for a route that is not.
+fn fora_da_lista() -> Response {
+    Problem::new(StatusCode::NOT_FOUND, "recurso não encontrado").into_response_at(None)
+}
+
+/// `/api/x?q` → `/x?q` on the service's own router, when `permitidas` lists it.
+async fn forward(api: Router, permitidas: Router, mut req: Request) -> Response {
     let rest = req.uri().path_and_query().map(|pq| pq.as_str()).unwrap_or("/").trim_start_matches("/api");
     let rest = if rest.is_empty() || rest.starts_with('?') { format!("/{rest}") } else { rest.to_string() };
     match rest.parse::<Uri>() {
         Ok(uri) => *req.uri_mut() = uri,
         Err(_) => return StatusCode::BAD_REQUEST.into_response(),
+    }
+    // A probe with the method and path only: the request itself (body, extensions) goes to the
+    // API untouched, never through a second router's matching.
+    let sonda = Request::builder()
+        .method(req.method().clone())
+        .uri(req.uri().clone())
+        .body(axum::body::Body::empty());
+    let permitida = match sonda {
+        Ok(sonda) => match permitidas.oneshot(sonda).await {
+            Ok(res) => res.status() == StatusCode::NO_CONTENT,
+            Err(never) => match never {},
+        },
+        Err(_) => false,
+    };
+    if !permitida {
+        return fora_da_lista();
     }
     match api.oneshot(req).await {
         Ok(res) => res,
@@ -157,12 +232,13 @@ pub fn configured(config: &Config, servico: Servico) -> Option<(PathBuf, u16)> {
 }
 
 /// Binds the web listener of `servico` when its front is configured: the listener and the
-/// router to serve on it (`api` is the service's router). A configured folder without an
-/// `index.html` is a start-up error (the front was not built).
+/// router to serve on it (`api` is the service's router, `rotas` what its front may call). A
+/// configured folder without an `index.html` is a start-up error (the front was not built).
 pub async fn bind(
     config: &Config,
     servico: Servico,
     api: &Router,
+    rotas: &[Rota],
 ) -> anyhow::Result<Option<(TcpListener, Router)>> {
     let Some((dir, porta)) = configured(config, servico) else { return Ok(None) };
     anyhow::ensure!(
@@ -179,5 +255,5 @@ pub async fn bind(
         Servico::Estoque => "dashboard",
     };
     tracing::info!(service = %servico, addr = %listener.local_addr()?, dir = %dir.display(), "giro {servico} serves the {front} on http://{}", listener.local_addr()?);
-    Ok(Some((listener, router(&dir, api.clone()))))
+    Ok(Some((listener, router(&dir, api.clone(), rotas))))
 }

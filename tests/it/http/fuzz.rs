@@ -1,13 +1,18 @@
 //! Property (issue 13): random JSON and random bytes fed to the body, path and query extractors
-//! of every route of both services (the event console `/operacao/outbox` and `/openapi.json` too) — as anonymous, operator and peer service — never get a 5xx
-//! and never a dropped connection. A hand-rolled generator (fastrand, seeded: the seed is
-//! printed, `GIRO_FUZZ_SEED` replays a run, `GIRO_FUZZ_CASOS` sets the cases per service).
+//! of every route of both services (the event console `/operacao/outbox`, `/openapi.json` and
+//! the health components too) — as anonymous, operator and peer service — never get a 5xx
+//! and never a dropped connection. And (issue 25) through each web listener's `/api`: the routes
+//! its pages call reach the API, and any other path, however spelled, is the listener's 404. A
+//! hand-rolled generator (fastrand, seeded: the seed is printed, `GIRO_FUZZ_SEED` replays a run,
+//! `GIRO_FUZZ_CASOS` sets the cases per service).
 
 use serde_json::{json, Value};
 
 use giro::config::Servico;
 
 use crate::support::app::{spawn_app, Operador, TestApp};
+use crate::support::process::scratch_dir;
+use crate::support::real::Real;
 
 #[derive(Clone, Copy)]
 enum Quem {
@@ -45,6 +50,15 @@ const ESTOQUE: &[(&str, &str, Quem)] = &[
     ("POST", "/sessao", Quem::Anonimo),
     ("GET", "/openapi.json", Quem::Anonimo),
     ("DELETE", "/{}", Quem::Operador),
+];
+
+/// The health routes, on both services, anonymous: `/actuator/health/{componente}` answers its
+/// known components and 404s the rest (issue 25).
+const SAUDE: &[(&str, &str, Quem)] = &[
+    ("GET", "/actuator/health/{}", Quem::Anonimo),
+    ("GET", "/actuator/health", Quem::Anonimo),
+    ("GET", "/healthz", Quem::Anonimo),
+    ("GET", "/readyz", Quem::Anonimo),
 ];
 
 /// The event console (`outbox::console`), on both services, as the operator.
@@ -292,7 +306,112 @@ async fn random_json_and_bytes_on_every_route_never_get_a_5xx() {
             conhecidos.push(id.to_string());
         }
     }
-    let (mercado, estoque) = ([MERCADO, CONSOLE].concat(), [ESTOQUE, CONSOLE].concat());
+    let (mercado, estoque) = ([MERCADO, CONSOLE, SAUDE].concat(), [ESTOQUE, CONSOLE, SAUDE].concat());
     rodar(&m, &mercado, &om, &mut r, casos, &conhecidos).await;
     rodar(&e, &estoque, &oe, &mut r, casos, &conhecidos).await;
+}
+
+/// The 404 of a web listener for what it does not forward (`giro_http::web`).
+const FORA_DA_LISTA: &str = "recurso não encontrado";
+
+/// First segments no page calls: whatever follows, the web listener must not forward them.
+const PROIBIDOS: &[&str] =
+    &["metrics", "eventos", "openapi.json", "actuator/env", "painel/x", "lotes/1", "operacao/x", "METRICS"];
+
+/// A spelling of `caminho` a client might try to slip past a list: doubled slashes,
+/// percent-encoded letters, a trailing slash, dot segments.
+fn disfarce(r: &mut fastrand::Rng, caminho: &str) -> String {
+    match r.u8(..6) {
+        0 => caminho.replace('/', "//"),
+        1 => {
+            caminho
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_lowercase() && r.bool() {
+                        format!("%{:02x}", c as u8)
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect()
+        }
+        2 => format!("{caminho}/"),
+        3 => format!("/produtos/..{caminho}"),
+        4 => format!("/.{caminho}"),
+        _ => caminho.to_string(),
+    }
+}
+
+async fn rodar_web(web: std::net::SocketAddr, servico: Servico, r: &mut fastrand::Rng, casos: usize) {
+    let http = reqwest::Client::builder().timeout(std::time::Duration::from_secs(30)).build().unwrap();
+    let rotas = giro::server::rotas_web(servico);
+    let metodos = ["GET", "POST", "DELETE", "PUT", "PATCH", "HEAD"];
+    for i in 0..casos {
+        let (metodo, caminho, permitido) = if r.bool() {
+            let (m, molde) = &rotas[r.usize(..rotas.len())];
+            // A segment a template's parameter takes: never empty, never a slash.
+            let mut seg = segmento(r, &[]);
+            if seg.is_empty() {
+                seg = "x".into();
+            }
+            let mut caminho = molde.to_string();
+            while let (Some(a), Some(b)) = (caminho.find('{'), caminho.find('}')) {
+                caminho.replace_range(a..=b, &seg);
+            }
+            // A segment longer than a file name (255) is refused by the listener itself: no route
+            // the pages call takes one.
+            (m.as_str().to_string(), caminho, !molde.contains('{') || seg.len() <= 255)
+        } else {
+            let base = format!("/{}", PROIBIDOS[r.usize(..PROIBIDOS.len())]);
+            let resto = if r.bool() { format!("/{}", segmento(r, &[])) } else { String::new() };
+            let caminho = disfarce(r, &format!("{base}{resto}"));
+            (metodos[r.usize(..metodos.len())].to_string(), caminho, false)
+        };
+        let url = format!("http://{web}/api{caminho}{}", query(r));
+        let metodo_http = reqwest::Method::from_bytes(metodo.as_bytes()).unwrap();
+        let mut rb = http.request(metodo_http.clone(), &url);
+        if metodo_http != reqwest::Method::GET && metodo_http != reqwest::Method::HEAD {
+            rb = rb.header("content-type", "application/json").body(quase_valido(r).to_string());
+        }
+        let res =
+            rb.send().await.unwrap_or_else(|e| panic!("case {i}: {metodo} {url}: connection failed: {e}"));
+        let status = res.status().as_u16();
+        let body = res.text().await.unwrap_or_default();
+        assert!(status < 500, "case {i}: {metodo} {url}: {status} {body}");
+        if permitido {
+            assert!(
+                !body.contains(FORA_DA_LISTA),
+                "case {i}: {metodo} {url}: a listed route refused: {body}"
+            );
+        } else {
+            assert_eq!(status, 404, "case {i}: {metodo} {url} went through: {body}");
+            assert!(metodo == "HEAD" || body.contains(FORA_DA_LISTA), "case {i}: {metodo} {url}: {body}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn through_a_web_listener_only_its_pages_routes_reach_the_api() {
+    let seed = std::env::var("GIRO_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| fastrand::u64(..));
+    let casos = std::env::var("GIRO_FUZZ_CASOS").ok().and_then(|s| s.parse().ok()).unwrap_or(400);
+    eprintln!("seguranca_fuzz (web): GIRO_FUZZ_SEED={seed} GIRO_FUZZ_CASOS={casos}");
+    let mut r = fastrand::Rng::with_seed(seed);
+    let dist = scratch_dir();
+    std::fs::write(dist.join("index.html"), "<!doctype html><title>giro</title>").unwrap();
+    let dir = dist.display().to_string();
+    for (servico, porta, pasta, frente) in [
+        (Servico::Mercado, "GIRO_WEB_PORTA_VITRINE", "GIRO_WEB_DIR_VITRINE", "storefront"),
+        (Servico::Estoque, "GIRO_WEB_PORTA_PAINEL", "GIRO_WEB_DIR_PAINEL", "dashboard"),
+    ] {
+        let mut real = Real::start(servico, &[(porta, "0"), (pasta, &dir)]).await;
+        let needle = format!("serves the {frente} on http://");
+        let linha = real.giro.wait_for_line(&needle, std::time::Duration::from_secs(30)).await;
+        let inicio = linha.find(&needle).unwrap() + needle.len();
+        let web: String = linha[inicio..].chars().take_while(|c| !c.is_whitespace()).collect();
+        rodar_web(web.parse().unwrap(), servico, &mut r, casos).await;
+        real.sem_segredos();
+    }
 }

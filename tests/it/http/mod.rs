@@ -4,6 +4,7 @@
 
 mod compression;
 mod connections;
+mod escrita;
 mod fuzz;
 mod input;
 mod login;

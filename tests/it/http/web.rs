@@ -110,10 +110,10 @@ async fn mercado_serves_the_built_storefront_and_forwards_api_to_its_own_router(
         serde_json::from_str::<serde_json::Value>(&health.body).unwrap(),
         serde_json::json!({"status": "UP"})
     );
+    // Only the front's routes are forwarded (issue 25): anything else under /api is 404.
     let denied = get(&http, url("/api/nao-existe")).await;
-    assert_eq!(denied.status, 401, "deny-by-default applies behind /api: {}", denied.body);
+    assert_eq!(denied.status, 404, "{}", denied.body);
     assert_eq!(denied.content_type.as_deref(), Some("application/problem+json"));
-    assert!(denied.body.contains("autenticação necessária"), "{}", denied.body);
     let produtos = get(&http, url("/api/produtos?busca=x")).await;
     assert_eq!((produtos.status, produtos.body.as_str()), (200, "[]"));
     let sem_sessao = get(&http, url("/api/sessao")).await;
@@ -154,4 +154,123 @@ async fn estoque_has_no_web_listener_without_its_own_front() {
     // The web listener is bound and logged before the API's "listening on" line.
     giro.wait_listening().await;
     assert!(!giro.log().contains(" serves the "), "{}", giro.log());
+}
+
+/// The operator's cookie header and CSRF token, logged in through `base` (a web listener's `/api`).
+async fn entrar(http: &reqwest::Client, base: &str) -> (String, String) {
+    let csrf = uuid::Uuid::new_v4().to_string();
+    let res = http
+        .post(format!("{base}/api/sessao"))
+        .header("cookie", format!("XSRF-MERCADO={csrf}"))
+        .header("x-xsrf-token", &csrf)
+        .form(&[("usuario", OPERADOR), ("senha", SENHA)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 204, "login through the storefront");
+    let mut cookies = Vec::new();
+    let mut token = String::new();
+    for v in res.headers().get_all("set-cookie") {
+        let kv = v.to_str().unwrap().split(';').next().unwrap_or("").to_string();
+        if let Some(t) = kv.strip_prefix("XSRF-MERCADO=") {
+            token = t.to_string();
+        }
+        cookies.push(kv);
+    }
+    (cookies.join("; "), token)
+}
+
+#[tokio::test]
+async fn the_storefront_forwards_only_its_pages_routes_and_health_sub_routes_follow_the_input_policy() {
+    let db = TestDb::new(Servico::Mercado).await;
+    let dir = dist();
+    let mut giro = Giro::spawn(&["mercado", "serve"], &env(&db, &dir));
+    let api = giro.wait_listening().await;
+    let web = web_addr(&mut giro).await;
+    let http = reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap();
+    let base = format!("http://{web}");
+
+    // What the public must not see through the storefront: metrics, the service-to-service
+    // receiver, the API's documents, the dashboard's routes, unknown operator paths — however
+    // the path is spelled.
+    for (metodo, path) in [
+        ("GET", "/api/metrics"),
+        ("GET", "/api//metrics"),
+        ("GET", "/api/metrics/"),
+        ("GET", "/api/%6detrics"),
+        ("GET", "/api/METRICS"),
+        ("GET", "/api/produtos/../metrics"),
+        ("POST", "/api/eventos"),
+        ("POST", "/api/eventos/lote"),
+        ("GET", "/api/openapi.json"),
+        ("GET", "/api/painel/resumo"),
+        ("POST", "/api/lotes"),
+        ("GET", "/api/operacao/nao-existe"),
+        ("GET", "/api/actuator/health/db"),
+        ("DELETE", "/api/produtos"),
+        ("PUT", "/api/pedidos"),
+        ("GET", "/api"),
+    ] {
+        let res = http.request(metodo.parse().unwrap(), format!("{base}{path}")).send().await.unwrap();
+        let status = res.status().as_u16();
+        let ct = res.headers().get("content-type").map(|v| v.to_str().unwrap().to_string());
+        let body = res.text().await.unwrap();
+        assert_eq!(status, 404, "{metodo} {path}: {body}");
+        assert_eq!(ct.as_deref(), Some("application/problem+json"), "{metodo} {path}");
+        assert!(!body.contains("giro_"), "{metodo} {path} leaked metrics: {body}");
+    }
+    // The API port still serves its metrics (for the scraper, not the public).
+    assert_eq!(http.get(format!("http://{api}/metrics")).send().await.unwrap().status(), 200);
+
+    // The shop works; so does a load balancer's readiness check through the web port.
+    assert_eq!(get(&http, format!("{base}/api/produtos")).await.status, 200);
+    assert_eq!(get(&http, format!("{base}/api/produtos/7894900011517")).await.status, 404);
+    assert_eq!(get(&http, format!("{base}/api/readyz")).await.status, 200);
+    let pedido = http
+        .post(format!("{base}/api/pedidos"))
+        .json(&serde_json::json!({"itens": []}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(pedido.status(), 400, "POST /pedidos reaches the API's validation");
+
+    // The operator pages' flow through the same listener: login, their routes, the console.
+    let (cookie, csrf) = entrar(&http, &base).await;
+    for path in
+        ["/api/sessao", "/api/operacao/produtos", "/api/operacao/outbox", "/api/operacao/outbox/eventos"]
+    {
+        let res = http.get(format!("{base}{path}")).header("cookie", &cookie).send().await.unwrap();
+        assert_eq!(res.status(), 200, "{path}");
+    }
+    let res = http
+        .post(format!("{base}/api/operacao/outbox/reenvio"))
+        .header("cookie", &cookie)
+        .header("x-xsrf-token", &csrf)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "the console's replay-all through the storefront");
+    // Even logged in, what is not the pages' stays 404.
+    let res = http.get(format!("{base}/api/metrics")).header("cookie", &cookie).send().await.unwrap();
+    assert_eq!(res.status(), 404);
+
+    // Health sub-routes (API port): the known components answer, anything else is 404.
+    for (path, status) in [
+        ("/actuator/health/liveness", 200),
+        ("/actuator/health/ping", 200),
+        ("/actuator/health/readiness", 200),
+        ("/actuator/health/db", 200),
+        ("/actuator/health/%00", 404),
+        ("/actuator/health/x", 404),
+        ("/actuator/health/db/x", 404),
+        ("/actuator/health/%FF", 404),
+    ] {
+        let res = http.get(format!("http://{api}{path}")).send().await.unwrap();
+        assert_eq!(res.status().as_u16(), status, "{path}");
+        if status == 404 {
+            assert_eq!(res.headers()["content-type"], "application/problem+json", "{path}");
+        }
+    }
+    giro.signal("TERM");
+    giro.wait_exit(Duration::from_secs(10)).await.expect("giro did not stop after SIGTERM");
 }

@@ -37,9 +37,9 @@ impl TagWorker {
         let out = std::fs::File::create(&log).unwrap();
         let child = Command::new(python())
             .args([
+                // The console script, as the systemd unit runs it: with its connection bounds.
                 "-m",
-                "uvicorn",
-                "app.main:app",
+                "app.cli",
                 "--host",
                 "127.0.0.1",
                 "--port",

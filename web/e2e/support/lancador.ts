@@ -173,7 +173,7 @@ export class Lancador {
     const tag = this.iniciar(
       'tag-worker',
       join(venv, 'bin/python'),
-      ['-m', 'uvicorn', 'app.main:app', '--host', '127.0.0.1', '--port', String(portaTag)],
+      ['-m', 'app.cli', '--host', '127.0.0.1', '--port', String(portaTag)],
       { GROQ_API_KEY: '', TAG_WORKER_TOKEN: tagToken },
       join(RAIZ, 'tag-worker'),
     );

@@ -1,12 +1,15 @@
-//! Serving a router with bounds (issue 13): every listener (both APIs, both web fronts, the
-//! publisher's metrics port) goes through [`serve_com`], so each gets the same limits on
-//! connections, request heads, bodies and whole requests, a caught panic, and a graceful drain
-//! on shutdown. The per-connection timers are [`conexao`]'s.
+//! Serving a router with bounds (issues 13 and 25): every listener (both APIs, both web fronts,
+//! the publisher's metrics port) goes through [`serve_isentando`], so each gets the same limits
+//! on connections (in all and per client address), request heads, bodies, whole requests and the
+//! writing of their answers, a caught panic, and a graceful drain on shutdown. The
+//! per-connection timers are [`conexao`]'s.
 
 pub mod conexao;
 
+use std::collections::HashMap;
 use std::io;
-use std::sync::Arc;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::extract::{ConnectInfo, Request};
@@ -17,6 +20,9 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
+
+use giro_infra::config::rede::{self, Bloco};
+use giro_infra::config::Config;
 
 use crate::{problem, LimitesHttp, Problem};
 
@@ -32,12 +38,19 @@ pub async fn serve(
 }
 
 /// Serves `router` on `listener` until `shutdown` is cancelled, then lets in-flight requests
-/// finish for at most `grace`. Every listener (both APIs, both web fronts, the publisher's
-/// metrics port) goes through here, so each gets the same bounds:
-/// - at most `max_conexoes` connections; one more is answered 503 and closed at once;
+/// finish for at most `grace`, with no trusted proxy (see [`serve_config`]). Every listener
+/// (both APIs, both web fronts, the publisher's metrics port) goes through [`serve_isentando`],
+/// so each gets the same bounds:
+/// - at most `max_conexoes` connections, and `max_conexoes_por_endereco` from one client
+///   neighbourhood ([`rede::vizinhanca`]: an IPv4 address, an IPv6 `/prefixo_ipv6`); one more is
+///   answered 503 and closed at once;
 /// - a request's head within `timeout_cabecalho` of its first byte, and a connection without a
 ///   request closed after `timeout_ocioso` ([`conexao::Guarda`]);
-/// - a body within `timeout_corpo` (408), a whole request within `timeout_requisicao` (503);
+/// - a body within `timeout_corpo` (408), a whole request within `timeout_requisicao` (503), and
+///   its answer written within it too — a stalled answer past it is cut, the connection closed;
+/// - an answer that makes no write progress for `timeout_escrita` closes the connection;
+/// - one request served at a time per connection, pipelined ones waiting unread in a buffer of
+///   at most [`MAX_BUFFER`] bytes (hyper parses the next head only once the answer is written);
 /// - a panicking handler answers 500 problem+json instead of dropping the connection.
 pub async fn serve_com(
     listener: TcpListener,
@@ -46,8 +59,47 @@ pub async fn serve_com(
     grace: Duration,
     limites: LimitesHttp,
 ) -> io::Result<()> {
+    serve_isentando(listener, router, shutdown, grace, limites, Vec::new()).await
+}
+
+/// What a service's listeners use: the configured bounds and grace period, the configured
+/// trusted proxies (`http.proxies-confiaveis`) exempt from the per-address connection cap —
+/// every client behind a proxy arrives from its address, so capping it would cap them all (the
+/// proxy bounds its own clients; the global cap still holds).
+pub async fn serve_config(
+    listener: TcpListener,
+    router: Router,
+    shutdown: CancellationToken,
+    config: &Config,
+) -> io::Result<()> {
+    let isentos = config.proxies_confiaveis.iter().filter_map(|p| Bloco::parse(p)).collect();
+    serve_isentando(
+        listener,
+        router,
+        shutdown,
+        config.prazo_desligamento,
+        config.limites_http.clone(),
+        isentos,
+    )
+    .await
+}
+
+/// The read buffer of a connection (hyper's `max_buf_size`): the largest request head, and all
+/// a pipelining client can have buffered while its previous answer is written.
+pub const MAX_BUFFER: usize = 64 * 1024;
+
+/// [`serve_com`] with `isentos` (trusted proxies) exempt from the per-address cap.
+pub async fn serve_isentando(
+    listener: TcpListener,
+    router: Router,
+    shutdown: CancellationToken,
+    grace: Duration,
+    limites: LimitesHttp,
+    isentos: Vec<Bloco>,
+) -> io::Result<()> {
     let app = limitado(router, &limites);
     let vagas = Arc::new(Semaphore::new(limites.max_conexoes));
+    let por_endereco = Arc::new(PorEndereco::default());
     let conexoes = TaskTracker::new();
     loop {
         let (stream, remoto) = tokio::select! {
@@ -62,14 +114,27 @@ pub async fn serve_com(
                 }
             },
         };
+        let ip = remoto.ip();
+        let vaga_endereco = if isentos.iter().any(|b| b.contem(ip)) {
+            None
+        } else {
+            let chave = rede::vizinhanca(ip, limites.prefixo_ipv6);
+            match por_endereco.clone().entrar(chave, limites.max_conexoes_por_endereco) {
+                Some(v) => Some(v),
+                None => {
+                    recusar(stream, remoto, "conexões demais abertas deste endereço; tente novamente");
+                    continue;
+                }
+            }
+        };
         let Ok(vaga) = vagas.clone().try_acquire_owned() else {
-            recusar(stream, remoto);
+            recusar(stream, remoto, "conexões demais abertas; tente novamente");
             continue;
         };
         let _ = stream.set_nodelay(true);
         let (app, shutdown, limites) = (app.clone(), shutdown.clone(), limites.clone());
         conexoes.spawn(async move {
-            let estado = Arc::new(conexao::EstadoConexao::default());
+            let estado = conexao::EstadoConexao::new(&limites);
             let io = hyper_util::rt::TokioIo::new(conexao::Guarda::new(stream, estado.clone(), &limites));
             let svc = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
                 let marca = estado.inicio();
@@ -78,11 +143,16 @@ pub async fn serve_com(
                 let app = app.clone();
                 async move {
                     let res = tower::ServiceExt::oneshot(app, req).await;
-                    drop(marca);
-                    res
+                    // The request counts as served until its body is written (or dropped).
+                    res.map(|r| {
+                        r.map(|corpo| axum::body::Body::new(conexao::CorpoVigiado::new(corpo, marca)))
+                    })
                 }
             });
-            let conn = hyper::server::conn::http1::Builder::new().keep_alive(true).serve_connection(io, svc);
+            let conn = hyper::server::conn::http1::Builder::new()
+                .keep_alive(true)
+                .max_buf_size(MAX_BUFFER)
+                .serve_connection(io, svc);
             tokio::pin!(conn);
             tokio::select! {
                 r = conn.as_mut() => {
@@ -96,6 +166,7 @@ pub async fn serve_com(
                 }
             }
             drop(vaga);
+            drop(vaga_endereco);
         });
     }
     conexoes.close();
@@ -105,21 +176,49 @@ pub async fn serve_com(
     Ok(())
 }
 
+/// Open connections per client neighbourhood on one listener; an entry is removed with its last
+/// connection, so the map holds at most as many keys as there are open connections.
+#[derive(Default)]
+struct PorEndereco(Mutex<HashMap<IpAddr, usize>>);
+
+/// One connection counted against its neighbourhood; dropping it gives the place back.
+struct VagaEndereco(Arc<PorEndereco>, IpAddr);
+
+impl PorEndereco {
+    fn entrar(self: Arc<Self>, chave: IpAddr, max: usize) -> Option<VagaEndereco> {
+        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let n = m.entry(chave).or_insert(0);
+        if *n >= max {
+            return None;
+        }
+        *n += 1;
+        drop(m);
+        Some(VagaEndereco(self, chave))
+    }
+}
+
+impl Drop for VagaEndereco {
+    fn drop(&mut self) {
+        let mut m = self.0 .0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = m.get_mut(&self.1) {
+            *n -= 1;
+            if *n == 0 {
+                m.remove(&self.1);
+            }
+        }
+    }
+}
+
 /// Over the connection cap: a short 503 and the connection closed, without reading the request.
-fn recusar(mut stream: tokio::net::TcpStream, remoto: std::net::SocketAddr) {
+fn recusar(mut stream: tokio::net::TcpStream, remoto: std::net::SocketAddr, detalhe: &'static str) {
     static AVISO: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     // One warning per hundred refusals: a flood must not flood the log too.
     if AVISO.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 100 == 0 {
-        tracing::warn!(remote = %remoto, "connection refused: too many open connections");
+        tracing::warn!(remote = %remoto, detail = detalhe, "connection refused: too many open connections");
     }
     tokio::spawn(async move {
         use tokio::io::AsyncWriteExt;
-        let corpo = Problem::new(
-            axum::http::StatusCode::SERVICE_UNAVAILABLE,
-            "conexões demais abertas; tente novamente",
-        )
-        .body(None)
-        .to_string();
+        let corpo = Problem::new(axum::http::StatusCode::SERVICE_UNAVAILABLE, detalhe).body(None).to_string();
         let resposta = format!(
             "HTTP/1.1 503 Service Unavailable\r\ncontent-type: {}\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{corpo}",
             problem::CONTENT_TYPE,
