@@ -33,6 +33,7 @@ pub mod painel;
 pub mod produto;
 pub mod reclassificacao;
 pub mod routes;
+pub mod saida;
 
 use std::sync::Arc;
 
@@ -57,6 +58,7 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Estoque>> {
     Ok(Role {
         router: routes::router(estado, ctx.seguranca.clone()),
         consumidor: Arc::new(ConsumidorEstoque),
+        reparo: Arc::new(saida::ReparoEstoque),
     })
 }
 

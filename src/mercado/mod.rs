@@ -51,6 +51,7 @@ pub mod produto;
 pub mod reposicao;
 pub mod reserva;
 pub mod routes;
+pub mod saida;
 
 use std::sync::Arc;
 
@@ -102,6 +103,7 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Mercado>> {
     Ok(Role {
         router: routes::router(estado, ctx.seguranca.clone()),
         consumidor: Arc::new(ConsumidorMercado),
+        reparo: Arc::new(saida::ReparoMercado),
     })
 }
 

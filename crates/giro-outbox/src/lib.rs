@@ -31,7 +31,8 @@
 //! [`registrar`], claim and settle, and the reads of the admin commands, the console and an
 //! audit); [`relay`] (the loop), [`settle`] (its rule, pure), [`listen`] (its `NOTIFY` wake-ups);
 //! [`delivery`] (the HTTP side) and [`lote`] (the batch answer's wire format); [`backoff`];
-//! [`inbox`] (the receiver and the inbox's retention); [`admin`] (`giro outbox …`), [`console`]
+//! [`inbox`] (the receiver and the inbox's retention); [`saida`] (the dead letters' ways out:
+//! replay, discard into an archive, redo, with the service's repair); [`admin`] (`giro outbox …`), [`console`]
 //! (`/operacao/outbox`) and [`metrics`] (the gauges); [`instante`] (instants on the wire).
 
 pub mod admin;
@@ -45,6 +46,7 @@ pub mod listen;
 pub mod lote;
 pub mod metrics;
 pub mod relay;
+pub mod saida;
 pub mod settle;
 pub mod status;
 pub mod store;
