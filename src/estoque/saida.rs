@@ -18,7 +18,7 @@ use crate::contracts::{
     EventoIntegracao, ProdutoClassificado, ReposicaoEnviada, ReposicaoNegada, TipoEvento,
 };
 use crate::db::Estoque;
-use crate::outbox::saida::{Acao, Opcao, Reparo};
+use crate::outbox::saida::{Acao, Opcao, Recusa, Reparo};
 use crate::outbox::store::Linha;
 
 pub struct ReparoEstoque;
@@ -114,9 +114,12 @@ impl Reparo<Estoque> for ReparoEstoque {
 /// Writes the fresh event that replaces the dead letter `l`; what it did, in words.
 async fn reemitir(tx: &Tx<'_>, l: &Linha, agora: DateTime<Utc>) -> anyhow::Result<String> {
     let p = l.payload.clone();
+    let ilegivel = |e: serde_json::Error| {
+        Recusa(format!("o conteúdo de {} {} não pôde ser lido para reemiti-lo: {e}", l.tipo, l.id))
+    };
     Ok(match TipoEvento::de_nome(&l.tipo) {
         Some(TipoEvento::ReposicaoEnviada) => {
-            let velha: ReposicaoEnviada = serde_json::from_value(p)?;
+            let velha: ReposicaoEnviada = serde_json::from_value(p).map_err(ilegivel)?;
             let nova = ReposicaoEnviada { event_id: Uuid::new_v4(), ocorrido_em: agora, ..velha.clone() };
             crate::outbox::registrar(tx, &EventoIntegracao::ReposicaoEnviada(nova.clone())).await?;
             tx.execute(
@@ -130,13 +133,13 @@ async fn reemitir(tx: &Tx<'_>, l: &Linha, agora: DateTime<Utc>) -> anyhow::Resul
             )
         }
         Some(TipoEvento::ReposicaoNegada) => {
-            let velha: ReposicaoNegada = serde_json::from_value(p)?;
+            let velha: ReposicaoNegada = serde_json::from_value(p).map_err(ilegivel)?;
             let nova = ReposicaoNegada { event_id: Uuid::new_v4(), ocorrido_em: agora, ..velha };
             crate::outbox::registrar(tx, &EventoIntegracao::ReposicaoNegada(nova.clone())).await?;
             format!("negativa ({}) reemitida como {}", nova.motivo.como_texto(), nova.event_id)
         }
         Some(TipoEvento::ProdutoClassificado) => {
-            let velha: ProdutoClassificado = serde_json::from_value(p)?;
+            let velha: ProdutoClassificado = serde_json::from_value(p).map_err(ilegivel)?;
             let Some(mut produto) = produto::bloquear(tx, &velha.sku).await? else {
                 return Ok(format!("o SKU {} não existe mais no estoque: nada reemitido", velha.sku));
             };

@@ -15,7 +15,7 @@ use uuid::Uuid;
 
 use super::reposicao::{self, StatusSolicitacao};
 use super::{agora, produto, Tx};
-use crate::contracts::{ReposicaoSolicitada, TipoEvento};
+use crate::contracts::TipoEvento;
 use crate::db::Mercado;
 use crate::outbox::saida::{Acao, Opcao, Reparo};
 use crate::outbox::store::Linha;
@@ -66,22 +66,23 @@ impl Reparo<Mercado> for ReparoMercado {
         eventos: &'a [Linha],
     ) -> BoxFuture<'a, anyhow::Result<String>> {
         Box::pin(async move {
-            let pedidos: Vec<ReposicaoSolicitada> = eventos
+            // The row's id is the event's id (`registrar`), whatever its payload holds.
+            let ids: Vec<Uuid> = eventos
                 .iter()
                 .filter(|l| l.tipo == TipoEvento::ReposicaoSolicitada.nome())
-                .map(|l| serde_json::from_value(l.payload.clone()))
-                .collect::<Result<_, _>>()?;
-            if pedidos.is_empty() {
+                .map(|l| l.id)
+                .collect();
+            if ids.is_empty() {
                 return Ok(String::new());
             }
-            let canceladas = cancelar(tx, &pedidos).await?;
+            let (skus, canceladas) = cancelar(tx, &ids).await?;
             let mut out = match canceladas.len() {
                 0 => "nenhuma solicitação aberta a cancelar".to_string(),
                 1 => format!("solicitação de reposição do SKU {} cancelada", canceladas[0]),
                 n => format!("{n} solicitações de reposição canceladas"),
             };
             if acao == Acao::Refazer {
-                for sku in pedidos.iter().map(|p| &p.sku) {
+                for sku in &skus {
                     let Some(p) = produto::travar(tx, sku).await? else { continue };
                     match reposicao::avaliar(tx, &p, agora()).await? {
                         Some(e) => out.push_str(&format!(
@@ -99,18 +100,23 @@ impl Reparo<Mercado> for ReparoMercado {
     }
 }
 
-/// The requests of `pedidos` still PENDENTE → CANCELADA (SPEC's `cancelar()`), their products
-/// locked first in SKU order (mercado's lock order: the product, then its request); the SKUs
-/// whose request was cancelled.
-async fn cancelar(tx: &Tx<'_>, pedidos: &[ReposicaoSolicitada]) -> anyhow::Result<Vec<String>> {
-    let mut skus: Vec<&str> = pedidos.iter().map(|p| p.sku.as_str()).collect();
-    skus.sort_unstable();
-    skus.dedup();
+/// The requests of the events `ids` still PENDENTE → CANCELADA (SPEC's `cancelar()`), their
+/// products locked first in SKU order (mercado's lock order: the product, then its request).
+/// Returns the SKUs of all those requests, and those whose request was cancelled.
+async fn cancelar(tx: &Tx<'_>, ids: &[Uuid]) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+    let skus: Vec<String> = tx
+        .query(
+            "SELECT DISTINCT sku FROM solicitacao_reposicao WHERE event_id = ANY($1) ORDER BY sku",
+            &[&ids],
+        )
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
     tx.execute("SELECT 1 FROM produto_vitrine WHERE sku = ANY($1) ORDER BY sku FOR UPDATE", &[&skus]).await?;
-    let ids: Vec<Uuid> = pedidos.iter().map(|p| p.event_id).collect();
     let de = StatusSolicitacao::Pendente;
     let para = de.cancelar()?;
-    Ok(tx
+    let canceladas = tx
         .query(
             "UPDATE solicitacao_reposicao SET status = $3 WHERE event_id = ANY($1) AND status = $2 RETURNING sku",
             &[&ids, &de.como_texto(), &para.como_texto()],
@@ -118,5 +124,6 @@ async fn cancelar(tx: &Tx<'_>, pedidos: &[ReposicaoSolicitada]) -> anyhow::Resul
         .await?
         .iter()
         .map(|r| r.get(0))
-        .collect())
+        .collect();
+    Ok((skus, canceladas))
 }

@@ -296,8 +296,12 @@ fn saida_problem(e: SaidaErro) -> Problem {
         .with_title("Evento antigo demais")
         .with("id", id.to_string()),
         SaidaErro::Db(e) => db_problem(e),
-        // The repair's own database errors go through the policy too (503 while it is down).
-        SaidaErro::Reparo(e) => POLITICA.responder_cadeia(&e),
+        // A repair that cannot act on this event says why (409); its database errors go through
+        // the policy like any other (503 while it is down).
+        SaidaErro::Reparo(e) => match e.chain().find_map(|c| c.downcast_ref::<saida::Recusa>()) {
+            Some(r) => Problem::new(StatusCode::CONFLICT, r.0.clone()).with_title("Ação recusada"),
+            None => POLITICA.responder_cadeia(&e),
+        },
     }
 }
 

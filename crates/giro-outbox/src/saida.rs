@@ -124,6 +124,13 @@ impl<S> Reparo<S> for SemReparo {
     }
 }
 
+/// What a repair returns when the action cannot be done on this event (its payload unreadable,
+/// say): answered 409 with this text, nothing changed. Any other error is the database's (the
+/// policy answers it) or a bug (500).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Recusa(pub String);
+
 /// A repair behind an `Arc`, as the console and the CLI hold it.
 pub type ReparoDe<S> = Arc<dyn Reparo<S>>;
 
