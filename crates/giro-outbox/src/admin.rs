@@ -1,6 +1,6 @@
 //! `giro outbox status|list|show|retry|discard|redo` (SPEC §9.1): looking into an outbox and
 //! acting on its dead letters, with the event console's rules — both call the same functions of
-//! [`saida`](crate::saida):
+//! [`saida`]:
 //!
 //! - `retry` replays a `FAILED` event; a `SENT` one, or one older than `inbox.retencao` (the
 //!   receiver may have forgotten it and would apply it a second time), only with `--force`; a
