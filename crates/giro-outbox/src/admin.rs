@@ -148,7 +148,7 @@ pub async fn status_text<E: Evento>(c: &impl GenericClient, agora: DateTime<Utc>
             (r.get(0), r.get(1), r.get(2), r.get(3));
         let bloqueia = match chave {
             Some(chave) => match E::bloqueio(&tipo, &chave) {
-                Some(b) => format!("; blocks: {b} until `giro outbox retry {id}`"),
+                Some(b) => format!("; blocks: {b} until `giro outbox retry|discard|redo {id}` (see `show`)"),
                 None => format!("; {} {chave}", E::NOME_CHAVE),
             },
             None => String::new(),

@@ -376,6 +376,16 @@ async fn negativa_morta() -> (Market, Uuid) {
 async fn a_denial_replayed_or_reissued_leaves_the_request_waiting_for_a_lot_which_restocks_it() {
     for acao in ["reenvio", "refazer"] {
         let (m, id) = negativa_morta().await;
+        // Its discard is refused: mercado's request would wait for an answer that never comes.
+        let (s, b) = call(
+            &m.estoque,
+            &m.op_estoque,
+            Method::DELETE,
+            &format!("/operacao/outbox/eventos/{id}?motivo=x"),
+        )
+        .await;
+        assert_eq!(s, 409, "{b}");
+        assert!(b["detail"].as_str().unwrap().contains("PENDENTE"), "{b}");
         let (s, b) = call(
             &m.estoque,
             &m.op_estoque,
