@@ -13,7 +13,9 @@
 //! (`max_connections` taken by another client, SQLSTATE 53300) while the pool holds sessions —
 //! those keep serving, and a balancer that took the replica out would refuse traffic it can
 //! serve. The new-session check is cached for [`FRESH_EVERY`], so a probe storm opens few
-//! connections; the write probe runs only after an exhaustion was seen.
+//! connections; the write probe runs only after an exhaustion was seen. That mark is the
+//! process's (a service has one database); the probe runs on this service's pool, so once its
+//! database takes writes again the mark clears.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -497,3 +497,37 @@ pub struct Registrado {
     #[serde(serialize_with = "crate::instante::serialize")]
     pub em: DateTime<Utc>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn linha(status: Status, idade_dias: i64, agora: DateTime<Utc>) -> Linha {
+        Linha {
+            id: Uuid::nil(),
+            tipo: "T".into(),
+            status,
+            tentativas: 1,
+            criado_em: agora - chrono::Duration::days(idade_dias),
+            proxima_tentativa_em: agora,
+            enviado_em: None,
+            ultimo_erro: None,
+            payload: serde_json::json!({}),
+        }
+    }
+
+    #[test]
+    fn the_replay_rule_is_one_for_the_console_and_the_cli() {
+        let agora = Utc::now();
+        let ret = Duration::from_secs(30 * 86_400);
+        let ok = |s, d, f| pode_reenviar(&linha(s, d, agora), agora, ret, f).is_ok();
+        assert!(ok(Status::Failed, 0, false), "a dead letter");
+        assert!(!ok(Status::Sent, 0, false) && ok(Status::Sent, 0, true), "SENT only forced");
+        assert!(!ok(Status::Pending, 0, false) && !ok(Status::Pending, 0, true), "PENDING never");
+        assert!(!ok(Status::Failed, 40, false) && ok(Status::Failed, 40, true), "too old only forced");
+        assert!(matches!(
+            pode_reenviar(&linha(Status::Failed, 40, agora), agora, ret, false),
+            Err(SaidaErro::Antigo { age_days: 40, limit_days: 30, .. })
+        ));
+    }
+}
