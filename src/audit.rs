@@ -38,7 +38,7 @@ use crate::config::{Config, DbConfig, Servico};
 use crate::contracts::{EventoIntegracao, TipoEvento};
 use crate::mercado::reposicao::StatusSolicitacao;
 use crate::mercado::reserva::StatusReserva;
-use crate::outbox::{store, Evento as _, Status};
+use crate::outbox::{saida, store, Evento as _, Status};
 
 /// Where the SKU is in a stored payload (the events' aggregate key).
 const SKU: &[&str] = EventoIntegracao::CAMINHO_CHAVE;
@@ -127,7 +127,7 @@ async fn eventos_parados(
             (r.get(0), r.get(1), r.get(2), r.get(3));
         let bloqueia = match (TipoEvento::de_nome(&tipo), &sku) {
             (Some(TipoEvento::ReposicaoSolicitada), Some(sku)) => {
-                format!(" (a solicitação fica aberta: as reposições do SKU {sku} esperam até `giro outbox retry {id}`)")
+                format!(" (a solicitação fica aberta: as reposições do SKU {sku} esperam até `giro outbox retry|discard|redo {id}` ou o console de eventos)")
             }
             _ => String::new(),
         };
@@ -175,6 +175,9 @@ async fn solicitacoes(
         .map_err(falha("mercado"))?;
     let ids: Vec<Uuid> = pedidos.iter().map(|r| r.get(0)).collect();
     let no_outbox = store::statuses(m, &ids).await.map_err(falha("mercado"))?;
+    // A row gone from the outbox was pruned after delivery, unless an operator archived it
+    // (discarded or redone: never sent).
+    let arquivadas = saida::arquivados(m, &ids).await.map_err(falha("mercado"))?;
     let recebidas = presentes(e, "SELECT event_id FROM inbox_event WHERE event_id = ANY($1)", &ids)
         .await
         .map_err(falha("estoque"))?;
@@ -195,7 +198,7 @@ async fn solicitacoes(
         let (id, sku, status, criado): (Uuid, String, String, DateTime<Utc>) =
             (r.get(0), r.get(1), r.get(2), r.get(3));
         let outbox = no_outbox.get(&id).copied();
-        let enviada = outbox.is_none_or(|s| s == Status::Sent);
+        let enviada = outbox.is_none_or(|s| s == Status::Sent) && !arquivadas.contains(&id);
         if enviada && criado >= janela && !recebidas.contains(&id) {
             d.push(Divergencia {
                 sku: sku.clone(),

@@ -32,9 +32,15 @@ async fn dispatch(cli: Cli, config: Config) -> anyhow::Result<()> {
         Command::Mercado { .. } => giro::mercado::serve(config, shutdown()).await,
         Command::Estoque { .. } => giro::estoque::serve(config, shutdown()).await,
         Command::Publisher(a) => giro::publisher_role::run(config, a.db, shutdown()).await,
-        Command::Outbox(a) => giro::outbox::admin::run::<giro::contracts::EventoIntegracao>(a, &config)
-            .await
-            .map_err(giro::http::pg::para_comando),
+        Command::Outbox(a) => {
+            let reparos = giro::outbox::admin::Reparos {
+                mercado: std::sync::Arc::new(giro::mercado::saida::ReparoMercado),
+                estoque: std::sync::Arc::new(giro::estoque::saida::ReparoEstoque),
+            };
+            giro::outbox::admin::run::<giro::contracts::EventoIntegracao>(a, &config, &reparos)
+                .await
+                .map_err(giro::http::pg::para_comando)
+        }
         Command::Bench(a) => giro::bench::run(a).await,
         Command::Dev => giro::dev::run(cli.config, shutdown()).await,
         Command::Config { .. } | Command::Audit { .. } => Ok(()),

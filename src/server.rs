@@ -58,6 +58,8 @@ pub struct Role<S> {
     pub consumidor: Arc<dyn Consumidor<S, Evento = EventoIntegracao>>,
     /// The role's business series read at scrape time (estoque's open demand), if any.
     pub metricas: Option<crate::outbox::metrics::Extra>,
+    /// What discarding or redoing one of the role's dead letters does to its domain (issue 30).
+    pub reparo: crate::outbox::saida::ReparoDe<S>,
 }
 
 /// Checks, before anything starts, the secrets every service needs: its own token (to
@@ -99,10 +101,14 @@ pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
             ctx.supervisor.clone(),
         )))
         .merge(crate::outbox::metrics::router_com(ctx.db.pool.clone(), role.metricas))
-        .merge(crate::outbox::console::router::<EventoIntegracao>(
+        .merge(crate::outbox::console::router_com::<EventoIntegracao, S>(
             ctx.db.clone(),
             ctx.seguranca.clone(),
-            ctx.config.inbox_retencao,
+            crate::outbox::console::Ajustes {
+                inbox_retencao: ctx.config.inbox_retencao,
+                timeout_requisicao: ctx.config.limites_http.timeout_requisicao,
+                reparo: role.reparo,
+            },
         ));
     // Counters in the service's database: every replica counts the same attempts.
     let limitador = http::limite::Limitador::new(

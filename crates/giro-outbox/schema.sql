@@ -26,3 +26,25 @@ CREATE TABLE IF NOT EXISTS inbox_event (
     processado_em TIMESTAMPTZ NOT NULL
 );
 CREATE INDEX IF NOT EXISTS ix_inbox_event_processado ON inbox_event (processado_em);
+
+-- Every operator action on a dead letter (who, when, why); a discarded event moves here
+-- (mercado V17, estoque V16).
+CREATE TABLE IF NOT EXISTS outbox_event_arquivo (
+    id           BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    event_id     UUID         NOT NULL,
+    tipo         VARCHAR(100) NOT NULL,
+    payload      JSONB        NOT NULL,
+    status       VARCHAR(10)  NOT NULL,
+    criado_em    TIMESTAMPTZ  NOT NULL,
+    tentativas   INTEGER      NOT NULL,
+    ultimo_erro  VARCHAR(500),
+    acao         VARCHAR(20)  NOT NULL,
+    por          VARCHAR(200) NOT NULL,
+    motivo       VARCHAR(500),
+    resultado    VARCHAR(1000),
+    em           TIMESTAMPTZ  NOT NULL DEFAULT now(),
+    CONSTRAINT ck_outbox_event_arquivo_acao CHECK (acao IN ('reenviar', 'descartar', 'refazer'))
+);
+CREATE INDEX IF NOT EXISTS ix_outbox_event_arquivo_evento ON outbox_event_arquivo (event_id);
+CREATE INDEX IF NOT EXISTS ix_outbox_event_arquivo_em ON outbox_event_arquivo (em);
+CREATE INDEX IF NOT EXISTS ix_outbox_event_falho ON outbox_event (criado_em) WHERE status = 'FAILED';

@@ -33,6 +33,7 @@ pub mod painel;
 pub mod produto;
 pub mod reclassificacao;
 pub mod routes;
+pub mod saida;
 
 use std::sync::Arc;
 
@@ -58,6 +59,7 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Estoque>> {
         router: routes::router(estado, ctx.seguranca.clone()),
         consumidor: Arc::new(ConsumidorEstoque),
         metricas: Some(demanda::metricas),
+        reparo: Arc::new(saida::ReparoEstoque),
     })
 }
 

@@ -51,6 +51,7 @@ pub mod produto;
 pub mod reposicao;
 pub mod reserva;
 pub mod routes;
+pub mod saida;
 
 use std::sync::Arc;
 
@@ -103,6 +104,7 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Mercado>> {
         router: routes::router(estado, ctx.seguranca.clone()),
         consumidor: Arc::new(ConsumidorMercado),
         metricas: None,
+        reparo: Arc::new(saida::ReparoMercado),
     })
 }
 

@@ -278,11 +278,14 @@ test('operação do mercado: um evento que falhou é descartado pela página', a
     await foto(page, 'operador-eventos-falhou');
     const id = await linha.getAttribute('data-event-id');
 
+    // The confirmation says what the discard does to the restock request, and asks why.
     await linha.getByRole('button', { name: 'Descartar' }).click();
-    await expect(linha.getByText('Descartar este evento? Ele nunca será entregue.')).toBeVisible();
+    await expect(linha.getByText('Descartar este evento?')).toBeVisible();
+    await expect(linha.getByTestId('evento-efeito')).toContainText('cancela a solicitação');
+    await linha.getByLabel('Motivo').fill('produto fora de linha');
     await linha.getByRole('button', { name: 'Confirmar descarte' }).click();
-    await expect(secao.getByTestId('eventos-aviso')).toHaveText(
-      'Evento ReposicaoSolicitada descartado.',
+    await expect(secao.getByTestId('eventos-aviso')).toContainText(
+      'Evento ReposicaoSolicitada descartado. Solicitação de reposição do SKU',
     );
     await expect(secao.locator(`tr[data-event-id="${id}"]`)).toHaveCount(0);
     await expect(secao.getByText('Nenhum evento falhou.', { exact: false })).toBeVisible();

@@ -1,6 +1,8 @@
 // The event console (issue 18): counts of the service's outbox, a table of its events (by
-// default what failed, and why) with replay and discard behind a confirmation, refreshed by
-// itself. One component for the dashboard (estoque) and mercado's operator pages.
+// default what failed, and why) with each dead letter's ways out behind a confirmation that
+// says what the action will do (the service's `opcoesPorTipo`, issue 30) and asks why (recorded
+// with the operator), refreshed by itself. One component for the dashboard (estoque) and
+// mercado's operator pages.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import {
@@ -9,16 +11,34 @@ import {
   idade,
   ROTULO_STATUS,
   statusDoErro,
+  OPCOES_PADRAO,
   TAMANHO_PAGINA,
   TIPOS_EVENTO,
+  type AcaoEvento,
   type ApiEventos,
   type Evento,
   type Filtros,
+  type Opcao,
   type StatusEvento,
 } from './eventos';
 import { formatarNumero, quandoCurto } from './formato';
 
-type Acao = { id: string; tipo: 'reenviar' | 'descartar' };
+type Acao = { id: string; tipo: AcaoEvento; opcao?: Opcao };
+
+const PERGUNTA: Record<AcaoEvento, string> = {
+  reenviar: 'Reenviar este evento?',
+  descartar: 'Descartar este evento?',
+  refazer: 'Refazer este evento?',
+};
+
+const CONFIRMA: Record<AcaoEvento, string> = {
+  reenviar: 'Confirmar reenvio',
+  descartar: 'Confirmar descarte',
+  refazer: 'Confirmar',
+};
+
+/** A discard or a redo is recorded with why: the confirmation asks for it. */
+const precisaMotivo = (a: AcaoEvento) => a !== 'reenviar';
 
 const CLASSE_STATUS: Record<StatusEvento, string> = {
   PENDING: 'selo selo-info',
@@ -39,7 +59,8 @@ export function ConsoleEventos({
   const cliente = useQueryClient();
   const [filtros, setFiltros] = useState<Filtros>({ status: 'FAILED', tipo: '', pagina: 1 });
   const [confirmando, setConfirmando] = useState<Acao | null>(null);
-  const [confirmandoTodos, setConfirmandoTodos] = useState(false);
+  const [confirmandoTodos, setConfirmandoTodos] = useState<'reenviar' | 'descartar' | null>(null);
+  const [motivoTodos, setMotivoTodos] = useState('');
   const [aviso, setAviso] = useState<{
     ok: boolean;
     texto: string;
@@ -68,37 +89,68 @@ export function ConsoleEventos({
   };
 
   const reenvio = useMutation({
-    mutationFn: ({ id, forcar }: { id: string; forcar: boolean }) => api.reenviar(id, forcar),
+    mutationFn: ({ id, forcar, motivo }: { id: string; forcar: boolean; motivo?: string }) =>
+      api.reenviar(id, forcar, motivo),
     onSuccess: () =>
       setAviso({ ok: true, texto: 'Evento reenviado: volta para a fila do publicador.' }),
     onError: (e, v) => falhou(e, { id: v.id, tipo: 'reenviar' }),
     onSettled: atualizar,
   });
   const reenvioTodos = useMutation({
-    mutationFn: (forcar: boolean) => api.reenviarFalhos(forcar),
+    mutationFn: (forcar: boolean) => api.reenviarFalhos(forcar, motivoTodos.trim() || undefined),
     onSuccess: (r) =>
       setAviso({
         ok: true,
         texto:
-          r.reenviados === 1
+          (r.reenviados === 1
             ? '1 evento reenviado.'
-            : `${formatarNumero(r.reenviados)} eventos reenviados.`,
+            : `${formatarNumero(r.reenviados)} eventos reenviados.`) +
+          (r.restantes > 0
+            ? ` ${formatarNumero(r.restantes)} ainda falharam: reenvie de novo para continuar.`
+            : ''),
       }),
     onError: (e) => falhou(e, 'todos'),
     onSettled: atualizar,
   });
   const descarte = useMutation({
-    mutationFn: (id: string) => api.descartar(id),
-    onSuccess: (e) => setAviso({ ok: true, texto: `Evento ${e.tipo} descartado.` }),
+    mutationFn: ({ id, acao, motivo }: { id: string; acao: AcaoEvento; motivo: string }) =>
+      acao === 'refazer' ? api.refazer(id, motivo) : api.descartar(id, motivo),
+    onSuccess: (e) =>
+      setAviso({
+        ok: true,
+        texto:
+          `Evento ${e.tipo} ${e.acao === 'refazer' ? 'refeito' : 'descartado'}.` +
+          (e.resultado ? ` ${e.resultado.charAt(0).toUpperCase()}${e.resultado.slice(1)}.` : ''),
+      }),
+    onError: (e) => falhou(e),
+    onSettled: atualizar,
+  });
+  const descarteTodos = useMutation({
+    mutationFn: () => api.descartarFalhos(motivoTodos.trim()),
+    onSuccess: (r) =>
+      setAviso({
+        ok: true,
+        texto:
+          (r.descartados === 1
+            ? '1 evento descartado.'
+            : `${formatarNumero(r.descartados)} eventos descartados.`) +
+          (r.recusados > 0
+            ? ` ${formatarNumero(r.recusados)} não podem ser descartados (o destino espera por eles): use Reemitir em cada um.`
+            : '') +
+          (r.restantes > 0
+            ? ` ${formatarNumero(r.restantes)} restam: descarte de novo para continuar.`
+            : ''),
+      }),
     onError: (e) => falhou(e),
     onSettled: atualizar,
   });
 
-  function confirmar(a: Acao) {
+  function confirmar(a: Acao, motivo: string) {
     setConfirmando(null);
     setAviso(null);
-    if (a.tipo === 'reenviar') reenvio.mutate({ id: a.id, forcar: false });
-    else descarte.mutate(a.id);
+    if (a.tipo === 'reenviar')
+      reenvio.mutate({ id: a.id, forcar: false, motivo: motivo || undefined });
+    else descarte.mutate({ id: a.id, acao: a.tipo, motivo });
   }
 
   function forcar() {
@@ -111,7 +163,9 @@ export function ConsoleEventos({
   const r = resumo.data;
   const p = lista.data;
   const paginas = p ? Math.max(1, Math.ceil(p.total / TAMANHO_PAGINA)) : 1;
-  const ocupado = reenvio.isPending || reenvioTodos.isPending || descarte.isPending;
+  const ocupado =
+    reenvio.isPending || reenvioTodos.isPending || descarte.isPending || descarteTodos.isPending;
+  const opcoes = (tipo: string) => p?.opcoesPorTipo?.[tipo] ?? OPCOES_PADRAO;
 
   return (
     <section id="eventos" className="cartao secao console-eventos" aria-labelledby="titulo-eventos">
@@ -147,35 +201,77 @@ export function ConsoleEventos({
             <span className="t-small muted">Falharam</span>
             <span className="kpi-valor">{r ? formatarNumero(r.falhos) : '—'}</span>
             {r && r.falhos > 0 && !confirmandoTodos && (
-              <button
-                type="button"
-                className="btn btn-contorno"
-                disabled={ocupado}
-                onClick={() => setConfirmandoTodos(true)}
-              >
-                Reenviar todos
-              </button>
-            )}
-            {confirmandoTodos && (
-              <div className="confirmacao" role="group" aria-label="Confirmar reenvio de todos">
-                <span className="t-small">
-                  Reenviar {r ? formatarNumero(r.falhos) : ''} evento(s)?
-                </span>
+              <div className="evento-botoes">
                 <button
                   type="button"
-                  className="btn btn-secundario"
+                  className="btn btn-contorno"
+                  disabled={ocupado}
                   onClick={() => {
-                    setConfirmandoTodos(false);
-                    setAviso(null);
-                    reenvioTodos.mutate(false);
+                    setMotivoTodos('');
+                    setConfirmandoTodos('reenviar');
                   }}
                 >
-                  Confirmar reenvio de todos
+                  Reenviar todos
+                </button>
+                <button
+                  type="button"
+                  className="btn btn-contorno"
+                  disabled={ocupado}
+                  onClick={() => {
+                    setMotivoTodos('');
+                    setConfirmandoTodos('descartar');
+                  }}
+                >
+                  Descartar todos
+                </button>
+              </div>
+            )}
+            {confirmandoTodos && (
+              <div
+                className="confirmacao"
+                role="group"
+                aria-label={
+                  confirmandoTodos === 'reenviar'
+                    ? 'Confirmar reenvio de todos'
+                    : 'Confirmar descarte de todos'
+                }
+              >
+                <span className="t-small">
+                  {confirmandoTodos === 'reenviar'
+                    ? `Reenviar ${r ? formatarNumero(r.falhos) : ''} evento(s)?`
+                    : `Descartar ${r ? formatarNumero(r.falhos) : ''} evento(s)? Cada um é arquivado com o reparo do seu tipo; respostas que o destino espera ficam para Reemitir.`}
+                </span>
+                <label className="t-small" htmlFor="motivo-todos">
+                  Motivo{confirmandoTodos === 'reenviar' ? ' (opcional)' : ''}
+                </label>
+                <input
+                  id="motivo-todos"
+                  value={motivoTodos}
+                  maxLength={500}
+                  onChange={(e) => setMotivoTodos(e.target.value)}
+                />
+                <button
+                  type="button"
+                  className={
+                    confirmandoTodos === 'reenviar' ? 'btn btn-secundario' : 'btn btn-perigo'
+                  }
+                  disabled={confirmandoTodos === 'descartar' && !motivoTodos.trim()}
+                  onClick={() => {
+                    const qual = confirmandoTodos;
+                    setConfirmandoTodos(null);
+                    setAviso(null);
+                    if (qual === 'reenviar') reenvioTodos.mutate(false);
+                    else descarteTodos.mutate();
+                  }}
+                >
+                  {confirmandoTodos === 'reenviar'
+                    ? 'Confirmar reenvio de todos'
+                    : 'Confirmar descarte de todos'}
                 </button>
                 <button
                   type="button"
                   className="btn btn-link"
-                  onClick={() => setConfirmandoTodos(false)}
+                  onClick={() => setConfirmandoTodos(null)}
                 >
                   Cancelar
                 </button>
@@ -268,6 +364,7 @@ export function ConsoleEventos({
                   <LinhaEvento
                     key={e.id}
                     evento={e}
+                    opcoes={opcoes(e.tipo)}
                     confirmando={confirmando?.id === e.id ? confirmando : null}
                     ocupado={ocupado}
                     aoPedir={(a) => {
@@ -312,6 +409,7 @@ export function ConsoleEventos({
 
 function LinhaEvento({
   evento: e,
+  opcoes,
   confirmando,
   ocupado,
   aoPedir,
@@ -319,12 +417,15 @@ function LinhaEvento({
   aoCancelar,
 }: {
   evento: Evento;
+  opcoes: Opcao[];
   confirmando: Acao | null;
   ocupado: boolean;
   aoPedir: (a: Acao) => void;
-  aoConfirmar: (a: Acao) => void;
+  aoConfirmar: (a: Acao, motivo: string) => void;
   aoCancelar: () => void;
 }) {
+  const [motivo, setMotivo] = useState('');
+  const o = confirmando?.opcao;
   return (
     <tr data-event-id={e.id} data-status={e.status}>
       <td className="mono">{e.tipo}</td>
@@ -358,39 +459,57 @@ function LinhaEvento({
         {e.status !== 'FAILED' ? null : confirmando ? (
           <div className="confirmacao" role="group" aria-label="Confirmação">
             <span className="t-small">
-              {confirmando.tipo === 'reenviar'
-                ? 'Reenviar este evento?'
-                : 'Descartar este evento? Ele nunca será entregue.'}
+              {o && confirmando.tipo === 'refazer' ? `${o.rotulo}?` : PERGUNTA[confirmando.tipo]}
             </span>
-            <button
-              type="button"
-              className={confirmando.tipo === 'reenviar' ? 'btn btn-secundario' : 'btn btn-perigo'}
-              onClick={() => aoConfirmar(confirmando)}
-            >
-              {confirmando.tipo === 'reenviar' ? 'Confirmar reenvio' : 'Confirmar descarte'}
-            </button>
+            {o && (
+              <p className="t-small" data-testid="evento-efeito">
+                {o.permitida ? o.efeito : `Não é possível: ${o.efeito}`}
+              </p>
+            )}
+            {(!o || o.permitida) && (
+              <>
+                <label className="t-small" htmlFor={`motivo-${e.id}`}>
+                  Motivo{precisaMotivo(confirmando.tipo) ? '' : ' (opcional)'}
+                </label>
+                <input
+                  id={`motivo-${e.id}`}
+                  value={motivo}
+                  maxLength={500}
+                  onChange={(ev) => setMotivo(ev.target.value)}
+                />
+                <button
+                  type="button"
+                  className={
+                    confirmando.tipo === 'reenviar' ? 'btn btn-secundario' : 'btn btn-perigo'
+                  }
+                  disabled={precisaMotivo(confirmando.tipo) && !motivo.trim()}
+                  onClick={() => aoConfirmar(confirmando, motivo.trim())}
+                >
+                  {CONFIRMA[confirmando.tipo]}
+                </button>
+              </>
+            )}
             <button type="button" className="btn btn-link" onClick={aoCancelar}>
-              Cancelar
+              {o && !o.permitida ? 'Fechar' : 'Cancelar'}
             </button>
           </div>
         ) : (
           <div className="evento-botoes">
-            <button
-              type="button"
-              className="btn btn-contorno"
-              disabled={ocupado}
-              onClick={() => aoPedir({ id: e.id, tipo: 'reenviar' })}
-            >
-              Reenviar
-            </button>
-            <button
-              type="button"
-              className="btn btn-contorno"
-              disabled={ocupado}
-              onClick={() => aoPedir({ id: e.id, tipo: 'descartar' })}
-            >
-              Descartar
-            </button>
+            {opcoes.map((op) => (
+              <button
+                key={op.acao}
+                type="button"
+                className="btn btn-contorno"
+                disabled={ocupado}
+                title={op.permitida ? undefined : op.efeito}
+                onClick={() => {
+                  setMotivo('');
+                  aoPedir({ id: e.id, tipo: op.acao, opcao: op });
+                }}
+              >
+                {op.rotulo}
+              </button>
+            ))}
           </div>
         )}
       </td>

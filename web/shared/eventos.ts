@@ -32,11 +32,65 @@ export interface Evento {
   payload: unknown;
 }
 
+/** An operator action on a dead letter. */
+export type AcaoEvento = 'reenviar' | 'descartar' | 'refazer';
+
+/** An action as the service offers it for one type of dead letter: what it will do, before it
+ * is confirmed (`efeito`, pt-BR), and whether it is allowed at all (a discard that would leave
+ * the peer inconsistent is refused, `efeito` saying why and what to do instead). */
+export interface Opcao {
+  acao: AcaoEvento;
+  rotulo: string;
+  efeito: string;
+  permitida: boolean;
+}
+
 export interface PaginaEventos {
   eventos: Evento[];
   pagina: number;
   tamanho: number;
   total: number;
+  opcoesPorTipo?: Record<string, Opcao[]>;
+}
+
+/** A discarded or redone event (archived), with what the service did alongside. */
+export interface EventoArquivado extends Evento {
+  acao: 'descartar' | 'refazer';
+  resultado: string;
+}
+
+export interface Reenvio {
+  reenviados: number;
+  restantes: number;
+}
+
+export interface Descarte {
+  descartados: number;
+  restantes: number;
+  recusados: number;
+}
+
+/** What a console without the service's options offers (an older service). */
+export const OPCOES_PADRAO: Opcao[] = [
+  {
+    acao: 'reenviar',
+    rotulo: 'Reenviar',
+    efeito: 'O evento volta à fila e é entregue de novo.',
+    permitida: true,
+  },
+  {
+    acao: 'descartar',
+    rotulo: 'Descartar',
+    efeito: 'O evento sai da fila e fica arquivado; o destino não o recebe.',
+    permitida: true,
+  },
+];
+
+function consulta(params: Record<string, string | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v) q.set(k, v);
+  const s = q.toString();
+  return s ? `?${s}` : '';
 }
 
 export interface Filtros {
@@ -58,17 +112,28 @@ export function apiEventos(pedir: Pedir) {
       if (f.tipo) q.set('tipo', f.tipo);
       return pedir<PaginaEventos>(`/operacao/outbox/eventos?${q}`);
     },
-    reenviar: (id: string, forcar: boolean) =>
-      pedir<{ reenviados: number }>(
-        `/operacao/outbox/eventos/${encodeURIComponent(id)}/reenvio${forcar ? '?forcar=true' : ''}`,
+    reenviar: (id: string, forcar: boolean, motivo?: string) =>
+      pedir<Reenvio>(
+        `/operacao/outbox/eventos/${encodeURIComponent(id)}/reenvio${consulta({ forcar: forcar ? 'true' : undefined, motivo })}`,
         { method: 'POST' },
       ),
-    reenviarFalhos: (forcar: boolean) =>
-      pedir<{ reenviados: number }>(`/operacao/outbox/reenvio${forcar ? '?forcar=true' : ''}`, {
-        method: 'POST',
-      }),
-    descartar: (id: string) =>
-      pedir<Evento>(`/operacao/outbox/eventos/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    reenviarFalhos: (forcar: boolean, motivo?: string) =>
+      pedir<Reenvio>(
+        `/operacao/outbox/reenvio${consulta({ forcar: forcar ? 'true' : undefined, motivo })}`,
+        { method: 'POST' },
+      ),
+    descartar: (id: string, motivo: string) =>
+      pedir<EventoArquivado>(
+        `/operacao/outbox/eventos/${encodeURIComponent(id)}${consulta({ motivo })}`,
+        { method: 'DELETE' },
+      ),
+    refazer: (id: string, motivo: string) =>
+      pedir<EventoArquivado>(
+        `/operacao/outbox/eventos/${encodeURIComponent(id)}/refazer${consulta({ motivo })}`,
+        { method: 'POST' },
+      ),
+    descartarFalhos: (motivo: string) =>
+      pedir<Descarte>(`/operacao/outbox/descarte${consulta({ motivo })}`, { method: 'POST' }),
   };
 }
 

@@ -2,18 +2,27 @@
 //! `{"status":"UP"}`) and its known components ([`COMPONENTES`]), `/healthz` (the process is up)
 //! and `/readyz`.
 //!
-//! `/readyz` is 200 only when the service can do its work: a pooled session answers and can
-//! write (not read-only, not a standby), a newly opened session can write too (a database made
-//! read-only affects new sessions first), and no required background loop is down (see
-//! [`giro_infra::supervisor`]). Otherwise 503 with what is wrong; 200 again once it heals, without a
-//! restart. The new-session check is cached for [`FRESH_EVERY`], so a probe storm opens few
-//! connections.
+//! `/readyz` is 200 only when the service can do its work (issue 30.4): a pooled session answers
+//! and can write (not read-only, not a standby); a newly opened session is not read-only (a
+//! database made read-only affects new sessions first); after a statement failed because the
+//! database ran out of disk or memory (SQLSTATE 53100, 53200, [`crate::pg::exaustao`]) a write
+//! goes through again (a probe that has to allocate a new block: a temporary table created and
+//! rolled back); and no required background loop is down (see [`giro_infra::supervisor`]).
+//! Otherwise 503 with what is wrong and `Retry-After`; 200 again once it heals, without a restart.
+//!
+//! What does **not** make it 503: a new session refused for lack of connection slots
+//! (`max_connections` taken by another client, SQLSTATE 53300) while the pool holds sessions —
+//! those keep serving, and a balancer that took the replica out would refuse traffic it can
+//! serve. The new-session check is cached for [`FRESH_EVERY`], so a probe storm opens few
+//! connections; the write probe runs only after an exhaustion was seen. That mark is the
+//! process's (a service has one database); the probe runs on this service's pool, so once its
+//! database takes writes again the mark clears.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -41,7 +50,23 @@ impl Prontidao {
 
     /// Ok when the database can take writes (see the module doc).
     pub async fn database(&self) -> Result<(), String> {
-        db::ready(&self.pool, false, READY_TIMEOUT).await.map_err(|e| format!("{e:#}"))?;
+        match db::ready(&self.pool, false, READY_TIMEOUT).await {
+            Ok(()) => {}
+            // Every pooled session busy and no slot for another: the pooled ones still serve.
+            Err(e) if sem_vaga(&e) && self.pool.status().size > 0 => {}
+            Err(e) => return Err(format!("{e:#}")),
+        }
+        if let Some((marca, sqlstate)) = crate::pg::exaustao() {
+            match tokio::time::timeout(READY_TIMEOUT, self.sonda_escrita()).await {
+                Ok(Ok(())) => crate::pg::exaustao_superada(marca),
+                Ok(Err(e)) => {
+                    return Err(format!(
+                        "the database refuses writes for lack of resources (SQLSTATE {sqlstate}): {e:#}"
+                    ))
+                }
+                Err(_) => return Err(format!("the write probe did not finish within {READY_TIMEOUT:?}")),
+            }
+        }
         if !self.fresh {
             return Ok(());
         }
@@ -52,12 +77,44 @@ impl Prontidao {
                 }
             }
         }
-        let r = db::ready(&self.pool, true, READY_TIMEOUT).await.map_err(|e| format!("{e:#}"));
+        let r = match db::ready(&self.pool, true, READY_TIMEOUT).await {
+            // A new session refused for lack of slots says nothing of the pooled ones, which
+            // just answered: not a reason to take the replica out.
+            Err(e) if sem_vaga(&e) => Ok(()),
+            r => r.map_err(|e| format!("{e:#}")),
+        };
         if let Ok(mut g) = self.last_fresh.lock() {
             *g = Some((Instant::now(), r.clone()));
         }
         r
     }
+
+    /// A write that must allocate a new block (a temporary table filled, then rolled back): fails
+    /// while the database is out of disk, unlike a `SELECT` or an update in place.
+    async fn sonda_escrita(&self) -> anyhow::Result<()> {
+        let mut client = self.pool.get().await?;
+        let tx = client.transaction().await?;
+        tx.batch_execute(
+            "CREATE TEMP TABLE giro_sonda_prontidao ON COMMIT DROP AS SELECT g FROM generate_series(1, 2000) g",
+        )
+        .await?;
+        tx.rollback().await?;
+        Ok(())
+    }
+}
+
+/// The error is a new session refused because the server has no connection slot left
+/// (SQLSTATE 53300 `too_many_connections`).
+fn sem_vaga(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<tokio_postgres::Error>()
+            .or_else(|| match c.downcast_ref::<deadpool_postgres::PoolError>() {
+                Some(deadpool_postgres::PoolError::Backend(pg)) => Some(pg),
+                _ => None,
+            })
+            .and_then(|pg| pg.code())
+            .is_some_and(|c| *c == tokio_postgres::error::SqlState::TOO_MANY_CONNECTIONS)
+    })
 }
 
 pub fn router(estado: Arc<Prontidao>) -> Router {
@@ -103,5 +160,7 @@ async fn ready(State(p): State<Arc<Prontidao>>) -> Response {
         tracing::warn!(loops = ?down, "readiness check failed: a required background loop is down");
         body["loops"] = json!(down);
     }
-    (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response()
+    let mut res = (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response();
+    res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static(crate::problem::RETRY_AFTER));
+    res
 }

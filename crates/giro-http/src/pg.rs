@@ -3,7 +3,7 @@
 //!
 //! | the error | answer |
 //! |---|---|
-//! | no connection from the pool, a lost or stale session (class 08, a server shutting down, a read-only session), a lock or statement timeout, a deadlock or serialization failure, too many connections ([`giro_infra::db::trouble`]) | 503 "tente novamente" ([`Problem::unavailable`]) |
+//! | no connection from the pool, a lost or stale session (class 08, a server shutting down, a read-only session), a lock or statement timeout, a deadlock or serialization failure, resource exhaustion (class 53: disk full, out of memory, too many connections) ([`giro_infra::db::trouble`]) | 503 "tente novamente" with `Retry-After` ([`Problem::unavailable`]) |
 //! | a constraint named in the service's table ([`Restricao`]) | 409 (a race) or 400 (a rule) |
 //! | SQLSTATE class 22 (a value a column cannot hold: input the checks before SQL missed) | 400 |
 //! | anything else, an unknown constraint included | 500, its SQLSTATE, message and constraint logged, never sent |
@@ -13,6 +13,9 @@
 //! [`Politica::responder_cadeia`] classify, log and answer; [`Politica::classificar`] and
 //! [`Politica::classificar_cadeia`] only classify, for callers that log in their own words;
 //! [`para_comando`] gives a command's final error (`giro outbox …`) the same verdict in words.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use axum::http::StatusCode;
 use tokio_postgres::error::DbError as PgDbError;
@@ -42,9 +45,13 @@ pub enum Classe {
     Outro,
 }
 
-/// Sorts `e` with the service's constraint `tabela`.
+/// Sorts `e` with the service's constraint `tabela`. A disk or memory the database ran out of
+/// is also noted for readiness ([`exaustao`]).
 pub fn classificar(e: &tokio_postgres::Error, tabela: &[(&str, Restricao)]) -> Classe {
     if db::trouble(e).is_some() {
+        if let Some(code) = e.code().map(|c| c.code()).filter(|c| SEM_RECURSO.contains(c)) {
+            notar_exaustao(code);
+        }
         return Classe::Indisponivel;
     }
     let Some(pg) = e.as_db_error() else { return Classe::Outro };
@@ -61,6 +68,45 @@ pub fn classificar(e: &tokio_postgres::Error, tabela: &[(&str, Restricao)]) -> C
         return Classe::Dado;
     }
     Classe::Outro
+}
+
+/// SQLSTATEs of a database that cannot take work until an operator acts: disk full (53100), out
+/// of memory (53200). Not 53300 (too many connections): pooled sessions still work then.
+const SEM_RECURSO: [&str; 2] = ["53100", "53200"];
+
+/// When a statement last failed for [`SEM_RECURSO`] (nanoseconds since the process's epoch, 0 =
+/// not since the last check that writes went through) and its SQLSTATE.
+static EXAUSTO_EM: AtomicU64 = AtomicU64::new(0);
+static EXAUSTO_CODIGO: Mutex<&'static str> = Mutex::new("");
+
+fn epoca() -> &'static std::time::Instant {
+    static E: OnceLock<std::time::Instant> = OnceLock::new();
+    E.get_or_init(std::time::Instant::now)
+}
+
+fn notar_exaustao(code: &str) {
+    let codigo = SEM_RECURSO.into_iter().find(|c| *c == code).unwrap_or("53100");
+    if let Ok(mut g) = EXAUSTO_CODIGO.lock() {
+        *g = codigo;
+    }
+    let agora = epoca().elapsed().as_nanos().max(1) as u64;
+    if EXAUSTO_EM.swap(agora, Ordering::Relaxed) == 0 {
+        tracing::warn!(sqlstate = codigo, "the database ran out of a resource (disk or memory); readiness checks writes until they go through");
+    }
+}
+
+/// The resource exhaustion seen since writes last went through, if any: `(mark, sqlstate)`.
+/// `/readyz` then probes a write and calls [`exaustao_superada`] with `mark` when it passes.
+pub fn exaustao() -> Option<(u64, &'static str)> {
+    let em = EXAUSTO_EM.load(Ordering::Relaxed);
+    (em != 0).then(|| (em, EXAUSTO_CODIGO.lock().map(|g| *g).unwrap_or("53100")))
+}
+
+/// A write went through after the exhaustion marked `mark`: forget it (unless a newer one came).
+pub fn exaustao_superada(mark: u64) {
+    if EXAUSTO_EM.compare_exchange(mark, 0, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+        tracing::info!("the database takes writes again");
+    }
 }
 
 /// The detail of a 400 for a data exception: no internals, the rule in words.

@@ -14,6 +14,10 @@ use serde_json::{Map, Value};
 
 pub const CONTENT_TYPE: &str = "application/problem+json";
 
+/// `Retry-After` (seconds) of every 503 problem and of `/readyz`'s 503: a restart, a failover or
+/// a pool that frees up take seconds; a balancer or a client retries soon without hammering.
+pub const RETRY_AFTER: &str = "2";
+
 #[derive(Clone, Debug)]
 pub struct Problem {
     pub status: StatusCode,
@@ -79,11 +83,16 @@ impl Problem {
         Value::Object(m)
     }
 
-    /// A complete response without the middleware (used where no request path is known).
+    /// A complete response without the middleware (used where no request path is known). A 503
+    /// says when to try again ([`RETRY_AFTER`]): what it answers is the database's (or the
+    /// service's) trouble, which passes.
     pub fn into_response_at(self, instance: Option<&str>) -> Response {
         let body = self.body(instance).to_string();
         let mut res = (self.status, body).into_response();
         res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE));
+        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static(RETRY_AFTER));
+        }
         res
     }
 }
@@ -130,5 +139,13 @@ mod tests {
         );
         let d = Problem::bad_request("y").body(None);
         assert_eq!(d["title"], "Bad Request");
+    }
+
+    #[test]
+    fn a_503_says_when_to_try_again_and_other_statuses_do_not() {
+        let r = Problem::unavailable().into_response_at(Some("/pedidos"));
+        assert_eq!(r.headers().get(header::RETRY_AFTER).map(|v| v.as_bytes()), Some(RETRY_AFTER.as_bytes()));
+        let r = Problem::internal().into_response_at(None);
+        assert!(r.headers().get(header::RETRY_AFTER).is_none());
     }
 }

@@ -1,11 +1,16 @@
-//! `giro outbox status|list|retry|discard` (SPEC §9.1): looking into an outbox and acting on its
-//! dead letters.
+//! `giro outbox status|list|show|retry|discard|redo` (SPEC §9.1): looking into an outbox and
+//! acting on its dead letters, with the event console's rules — both call the same functions of
+//! [`saida`]:
 //!
-//! `retry` refuses an event older than `inbox.retencao` without `--force`: the receiver may have
-//! forgotten it (its inbox row pruned) and would apply it a second time.
+//! - `retry` replays a `FAILED` event; a `SENT` one, or one older than `inbox.retencao` (the
+//!   receiver may have forgotten it and would apply it a second time), only with `--force`; a
+//!   `PENDING` one is refused (already on its way). `--failed` replays every dead letter a page
+//!   at a time, bounded by `http.timeout-requisicao` like the console's.
+//! - `discard` archives a dead letter (`outbox_event_arquivo`: who, when, why) with the service's
+//!   repair in the same transaction; `redo` does the same and writes a fresh event instead; `show`
+//!   says, per event, what each action will do and what was done before.
 
 use std::fmt::Write as _;
-use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use tokio_postgres::GenericClient;
@@ -13,9 +18,11 @@ use uuid::Uuid;
 
 use crate::evento::Evento;
 use crate::instante;
+use crate::saida::{self, Acao, Registro, Reparo, ReparoDe};
 use crate::status::Status;
 use crate::store;
 use giro_infra::config::Servico;
+use giro_infra::db::{Db, Estoque, Mercado};
 
 /// `giro outbox …`: its arguments live here, beside the commands (`cli.rs` only refers to them).
 #[derive(Debug, clap::Args)]
@@ -47,7 +54,15 @@ pub enum OutboxCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Put an event (or every FAILED one) back to PENDING with its attempts reset.
+    /// One event: its row, what each action on it will do, and the actions taken before.
+    Show {
+        /// Which service's outbox.
+        #[arg(long, value_enum)]
+        db: Servico,
+        /// The event id.
+        id: uuid::Uuid,
+    },
+    /// Put a FAILED event (or every one) back to PENDING with its attempts reset.
     Retry {
         /// Which service's outbox.
         #[arg(long, value_enum)]
@@ -58,17 +73,34 @@ pub enum OutboxCommand {
         /// Every FAILED event.
         #[arg(long)]
         failed: bool,
-        /// Retry even an event older than inbox.retencao (the receiver may apply it twice).
+        /// Retry even a SENT event or one older than inbox.retencao (the receiver may apply it twice).
         #[arg(long)]
         force: bool,
+        /// Why (recorded with the action).
+        #[arg(long)]
+        motivo: Option<String>,
     },
-    /// Delete a FAILED event, printing it as JSON first.
+    /// Archive a FAILED event with the service's repair (see `show`), printing what was done.
     Discard {
         /// Which service's outbox.
         #[arg(long, value_enum)]
         db: Servico,
         /// The event id.
         id: uuid::Uuid,
+        /// Why (recorded with the action).
+        #[arg(long)]
+        motivo: String,
+    },
+    /// Archive a FAILED event and have the service write a fresh one in its place (see `show`).
+    Redo {
+        /// Which service's outbox.
+        #[arg(long, value_enum)]
+        db: Servico,
+        /// The event id.
+        id: uuid::Uuid,
+        /// Why (recorded with the action).
+        #[arg(long)]
+        motivo: String,
     },
 }
 
@@ -116,7 +148,7 @@ pub async fn status_text<E: Evento>(c: &impl GenericClient, agora: DateTime<Utc>
             (r.get(0), r.get(1), r.get(2), r.get(3));
         let bloqueia = match chave {
             Some(chave) => match E::bloqueio(&tipo, &chave) {
-                Some(b) => format!("; blocks: {b} until `giro outbox retry {id}`"),
+                Some(b) => format!("; blocks: {b} until `giro outbox retry|discard|redo {id}` (see `show`)"),
                 None => format!("; {} {chave}", E::NOME_CHAVE),
             },
             None => String::new(),
@@ -151,84 +183,124 @@ pub fn list_text(linhas: &[Linha]) -> String {
     out
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum RetryError {
-    #[error("event {0} not found")]
-    NotFound(Uuid),
-    #[error("event {id} was created {age_days} days ago, beyond inbox.retencao ({limit_days} days): the receiver may have forgotten it and would apply it again; use --force to retry anyway")]
-    TooOld { id: Uuid, age_days: i64, limit_days: i64 },
-    #[error(transparent)]
-    Db(#[from] tokio_postgres::Error),
+/// Who runs `giro outbox`: recorded with each action.
+pub fn quem() -> String {
+    format!(
+        "cli:{}",
+        std::env::var("USER").or_else(|_| std::env::var("LOGNAME")).unwrap_or_else(|_| "?".into())
+    )
 }
 
-/// Puts `ids` back to `PENDING` with attempts reset, due now. Refuses events older than
-/// `inbox_retencao` unless `force`. Returns how many rows changed.
-pub async fn retry(
+/// `giro outbox show`: the event, its actions and its history, as text.
+pub async fn show_text<S: 'static>(
     c: &impl GenericClient,
-    ids: &[Uuid],
-    agora: DateTime<Utc>,
-    inbox_retencao: Duration,
-    force: bool,
-) -> Result<u64, RetryError> {
-    let limite = agora - chrono::Duration::from_std(inbox_retencao).unwrap_or(chrono::Duration::MAX);
-    for id in ids {
-        let criado = store::criado_em(c, *id).await?.ok_or(RetryError::NotFound(*id))?;
-        if criado < limite && !force {
-            return Err(RetryError::TooOld {
-                id: *id,
-                age_days: (agora - criado).num_days(),
-                limit_days: (inbox_retencao.as_secs() / 86_400) as i64,
-            });
+    reparo: &dyn Reparo<S>,
+    id: Uuid,
+) -> anyhow::Result<String> {
+    let Some(row) = store::one(c, id).await? else { anyhow::bail!("event {id} not found in this outbox") };
+    let l = linha(&row);
+    let mut out = list_text(std::slice::from_ref(&l));
+    if l.status == Status::Failed {
+        for o in reparo.opcoes(&l.tipo) {
+            let _ = writeln!(
+                out,
+                "  {:<9} {}{}",
+                o.acao.as_str(),
+                if o.permitida { "" } else { "(recusado) " },
+                o.efeito
+            );
         }
     }
-    Ok(store::back_to_pending(c, ids, agora).await?)
-}
-
-pub async fn failed_ids(c: &impl GenericClient) -> Result<Vec<Uuid>, tokio_postgres::Error> {
-    store::failed_ids(c).await
-}
-
-/// Deletes a `FAILED` event and returns it (printed as JSON before it goes).
-pub async fn discard(c: &impl GenericClient, id: Uuid) -> anyhow::Result<Linha> {
-    match store::discard_failed(c, id).await? {
-        Some(l) => Ok(l),
-        None => anyhow::bail!(
-            "event {id} is not a FAILED event of this outbox; only dead letters can be discarded"
-        ),
+    for h in saida::historico(c, id).await? {
+        let _ = writeln!(
+            out,
+            "  {} {} por {}{}{}",
+            instante::formatar(&h.em),
+            h.acao,
+            h.por,
+            h.motivo.map(|m| format!(": {m}")).unwrap_or_default(),
+            h.resultado.map(|r| format!(" — {r}")).unwrap_or_default()
+        );
     }
+    Ok(out)
+}
+
+/// The dead-letter repairs of both services, for `giro outbox`.
+pub struct Reparos {
+    pub mercado: ReparoDe<Mercado>,
+    pub estoque: ReparoDe<Estoque>,
 }
 
 /// Runs an admin command against the outbox of the database it names; `E` is the event type
-/// stored there.
-pub async fn run<E: Evento>(args: OutboxArgs, config: &giro_infra::config::Config) -> anyhow::Result<()> {
+/// stored there, `reparos` what each service does when one of its dead letters is discarded or
+/// redone.
+pub async fn run<E: Evento>(
+    args: OutboxArgs,
+    config: &giro_infra::config::Config,
+    reparos: &Reparos,
+) -> anyhow::Result<()> {
     use OutboxCommand as C;
-    let cmd = args.command;
-    let db = match &cmd {
-        C::Status { db } | C::List { db, .. } | C::Retry { db, .. } | C::Discard { db, .. } => *db,
+    let db = match &args.command {
+        C::Status { db }
+        | C::List { db, .. }
+        | C::Show { db, .. }
+        | C::Retry { db, .. }
+        | C::Discard { db, .. }
+        | C::Redo { db, .. } => *db,
     };
-    let pool = giro_infra::db::pool(&config.servico(db).db, 1, config.db_timeout)?;
-    let client = pool.get().await?;
-    let c = &**client;
+    match db {
+        Servico::Mercado => executar::<E, Mercado>(args.command, config, db, &*reparos.mercado).await,
+        Servico::Estoque => executar::<E, Estoque>(args.command, config, db, &*reparos.estoque).await,
+    }
+}
+
+async fn executar<E: Evento, S: 'static>(
+    cmd: OutboxCommand,
+    config: &giro_infra::config::Config,
+    servico: Servico,
+    reparo: &dyn Reparo<S>,
+) -> anyhow::Result<()> {
+    use OutboxCommand as C;
+    let pool = giro_infra::db::pool(&config.servico(servico).db, 1, config.db_timeout)?;
+    let db = Db::new(pool, false);
     let agora = Utc::now();
     match cmd {
-        C::Status { .. } => print!("{}", status_text::<E>(c, agora).await?),
+        C::Status { .. } => print!("{}", status_text::<E>(&**db.client().await?, agora).await?),
         C::List { status, limite, json, .. } => {
-            let linhas = list(c, status, limite).await?;
+            let linhas = list(&**db.client().await?, status, limite).await?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&linhas)?);
             } else {
                 print!("{}", list_text(&linhas));
             }
         }
-        C::Retry { id, failed, force, .. } => {
-            let ids = if failed { failed_ids(c).await? } else { id.into_iter().collect() };
-            let n = retry(c, &ids, agora, config.inbox_retencao, force).await?;
-            println!("{n} event(s) back to PENDING");
+        C::Show { id, .. } => print!("{}", show_text(&**db.client().await?, reparo, id).await?),
+        C::Retry { id, failed, force, motivo, .. } => {
+            let r = Registro { por: quem(), motivo };
+            if failed {
+                let prazo = config.limites_http.timeout_requisicao;
+                let l = saida::reenviar_todos(&db, agora, config.inbox_retencao, force, prazo, &r).await?;
+                println!("{} event(s) back to PENDING; {} FAILED left", l.feitos, l.restantes);
+            } else if let Some(id) = id {
+                saida::reenviar(&db, id, agora, config.inbox_retencao, force, &r).await?;
+                println!("1 event(s) back to PENDING");
+            }
         }
-        C::Discard { id, .. } => {
-            let l = discard(c, id).await?;
-            println!("{}", serde_json::to_string_pretty(&l)?);
-        }
+        C::Discard { id, motivo, .. } => feito(&db, reparo, id, Acao::Descartar, motivo).await?,
+        C::Redo { id, motivo, .. } => feito(&db, reparo, id, Acao::Refazer, motivo).await?,
     }
+    Ok(())
+}
+
+/// Discards or redoes `id`, printing the archived event and what the service's repair did.
+async fn feito<S: 'static>(
+    db: &Db,
+    reparo: &dyn Reparo<S>,
+    id: Uuid,
+    acao: Acao,
+    motivo: String,
+) -> anyhow::Result<()> {
+    let f = saida::executar(db, reparo, id, acao, &Registro { por: quem(), motivo: Some(motivo) }).await?;
+    println!("{}", serde_json::to_string_pretty(&f)?);
     Ok(())
 }

@@ -7,13 +7,21 @@
 //! |---|---|
 //! | `GET /operacao/outbox` | counts per status, the oldest pending event and its age |
 //! | `GET /operacao/outbox/eventos?status=&tipo=&pagina=&tamanho=` | a page, newest first |
-//! | `POST /operacao/outbox/eventos/{id}/reenvio?forcar=` | one `FAILED` event back to `PENDING` |
-//! | `POST /operacao/outbox/reenvio?forcar=` | every `FAILED` event back to `PENDING` |
-//! | `DELETE /operacao/outbox/eventos/{id}` | deletes one `FAILED` event, answering it |
+//! | `GET /operacao/outbox/eventos/{id}` | one event, what each action on it will do (`opcoes`), the actions taken (`historico`) |
+//! | `POST /operacao/outbox/eventos/{id}/reenvio?forcar=&motivo=` | one `FAILED` event back to `PENDING` |
+//! | `POST /operacao/outbox/reenvio?forcar=&motivo=` | every `FAILED` event back to `PENDING`, a page at a time: `{reenviados, restantes}` |
+//! | `DELETE /operacao/outbox/eventos/{id}?motivo=` | archives one `FAILED` event with the service's repair, answering it and `resultado` |
+//! | `POST /operacao/outbox/eventos/{id}/refazer?motivo=` | the same, and the service writes a fresh event in its place |
+//! | `POST /operacao/outbox/descarte?motivo=` | discards every `FAILED` event whose type allows it, a page at a time: `{descartados, restantes, recusados}` |
 //!
-//! Operator session only; the writes need CSRF. A replay of an event older than `inbox.retencao`
-//! is refused (409, the reason in `detail`) unless `forcar=true`: the receiver may have forgotten
-//! it and would apply it a second time. Replays wake the embedded publisher at once.
+//! Operator session only; the writes need CSRF, and a discard or redo needs `motivo` (recorded
+//! with the operator's login and the instant in `outbox_event_arquivo`). The rules are
+//! [`saida`]'s, the same as `giro outbox`: a replay of a `SENT` event, or of one older than
+//! `inbox.retencao`, is refused (409, the reason in `detail`) unless `forcar=true` — the receiver
+//! may have forgotten it and would apply it a second time; an action the event's type refuses
+//! (a discard that would leave the peer inconsistent) is a 409 whose `detail` says why and what to
+//! do instead. The bulk actions stop within a budget under `http.timeout-requisicao` and say how
+//! many are left. Replays wake the embedded publisher at once.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,18 +30,20 @@ use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::middleware::{from_fn, from_fn_with_state};
-use axum::routing::{delete, get, post};
+use axum::routing::{get, post};
+use axum::Extension;
 use axum::Router;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::admin::{self, Linha, RetryError};
+use super::admin::{self, Linha};
+use super::saida::{self, Acao, Opcao, Registro, ReparoDe, SaidaErro, SemReparo};
 use super::store;
 use crate::evento::Evento;
 use crate::instante;
 use crate::status::Status;
-use giro_http::auth::{self, Seguranca};
+use giro_http::auth::{self, Principal, Seguranca};
 use giro_http::extract::{AppJson, AppQuery};
 use giro_http::pg::Politica;
 use giro_http::Problem;
@@ -43,22 +53,50 @@ use giro_infra::db::{Db, DbError};
 const TAMANHO_PADRAO: i64 = 50;
 const TAMANHO_MAX: i64 = 200;
 
-struct Estado {
+struct Estado<S> {
     db: Db,
     inbox_retencao: Duration,
+    /// How long a bulk action may run: well inside the request timeout, so it answers.
+    prazo_lote: Duration,
+    reparo: ReparoDe<S>,
 }
 
-type St = State<Arc<Estado>>;
+type St<S> = State<Arc<Estado<S>>>;
 
-/// The console of an outbox whose events are `E` (the type filter accepts [`Evento::TIPOS`]).
+/// What the console needs besides its database: the replay rule's window, the request timeout
+/// its bulk actions stay within, and the service's repair of its dead letters.
+pub struct Ajustes<S> {
+    pub inbox_retencao: Duration,
+    pub timeout_requisicao: Duration,
+    pub reparo: ReparoDe<S>,
+}
+
+/// The console of an outbox whose events are `E`, with no repair ([`SemReparo`]) and the default
+/// request timeout: for an outbox whose events nothing else depends on.
 pub fn router<E: Evento>(db: Db, seguranca: Arc<Seguranca>, inbox_retencao: Duration) -> Router {
-    let estado = Arc::new(Estado { db, inbox_retencao });
+    let ajustes: Ajustes<giro_infra::db::AnyDb> =
+        Ajustes { inbox_retencao, timeout_requisicao: Duration::from_secs(60), reparo: Arc::new(SemReparo) };
+    router_com::<E, _>(db, seguranca, ajustes)
+}
+
+/// The console of an outbox whose events are `E` (the type filter accepts [`Evento::TIPOS`]) in
+/// the database of service `S`, whose repairs `ajustes.reparo` runs.
+pub fn router_com<E: Evento, S: 'static>(db: Db, seguranca: Arc<Seguranca>, ajustes: Ajustes<S>) -> Router {
+    let estado = Arc::new(Estado {
+        db,
+        inbox_retencao: ajustes.inbox_retencao,
+        // Half the request timeout: the last page and the final counts fit in the other half.
+        prazo_lote: ajustes.timeout_requisicao / 2,
+        reparo: ajustes.reparo,
+    });
     Router::new()
-        .route("/operacao/outbox", get(resumo))
-        .route("/operacao/outbox/eventos", get(eventos::<E>))
-        .route("/operacao/outbox/eventos/{id}", delete(descartar))
-        .route("/operacao/outbox/eventos/{id}/reenvio", post(reenviar))
-        .route("/operacao/outbox/reenvio", post(reenviar_falhos))
+        .route("/operacao/outbox", get(resumo::<S>))
+        .route("/operacao/outbox/eventos", get(eventos::<E, S>))
+        .route("/operacao/outbox/eventos/{id}", get(um::<S>).delete(descartar::<S>))
+        .route("/operacao/outbox/eventos/{id}/reenvio", post(reenviar::<S>))
+        .route("/operacao/outbox/eventos/{id}/refazer", post(refazer::<S>))
+        .route("/operacao/outbox/reenvio", post(reenviar_falhos::<S>))
+        .route("/operacao/outbox/descarte", post(descartar_falhos::<E, S>))
         // Layers run bottom-up: CSRF is checked first (as Spring's filter chain does), then the role.
         .route_layer(from_fn(auth::require_operador))
         .route_layer(from_fn_with_state(seguranca, auth::csrf))
@@ -88,7 +126,7 @@ pub struct Resumo {
     pub retencao_inbox_segundos: u64,
 }
 
-async fn resumo(State(e): St) -> Result<AppJson<Resumo>, Problem> {
+async fn resumo<S: 'static>(State(e): St<S>) -> Result<AppJson<Resumo>, Problem> {
     let client = e.db.client().await.map_err(db_problem)?;
     let s = store::status(&**client).await.map_err(db_problem)?;
     let agora = Utc::now();
@@ -137,10 +175,12 @@ pub struct Pagina {
     pub pagina: i64,
     pub tamanho: i64,
     pub total: i64,
+    /// For each type on the page, what each action on one of its dead letters will do.
+    pub opcoes_por_tipo: std::collections::BTreeMap<String, Vec<Opcao>>,
 }
 
-async fn eventos<E: Evento>(
-    State(e): St,
+async fn eventos<E: Evento, S: 'static>(
+    State(e): St<S>,
     AppQuery(f): AppQuery<Filtros>,
 ) -> Result<AppJson<Pagina>, Problem> {
     let status = match presente(&f.status) {
@@ -161,21 +201,52 @@ async fn eventos<E: Evento>(
     let (rows, total) = store::page(&**client, status, tipo.as_deref(), tamanho, (pagina - 1) * tamanho)
         .await
         .map_err(db_problem)?;
-    Ok(AppJson(Pagina { eventos: rows.iter().map(admin::linha).collect(), pagina, tamanho, total }))
+    let eventos: Vec<Linha> = rows.iter().map(admin::linha).collect();
+    let opcoes_por_tipo = eventos.iter().map(|l| (l.tipo.clone(), e.reparo.opcoes(&l.tipo))).collect();
+    Ok(AppJson(Pagina { eventos, pagina, tamanho, total, opcoes_por_tipo }))
 }
 
+/// A write's query: `forcar` (replays), `motivo` (recorded; required to discard or redo).
 #[derive(Deserialize)]
-struct Forcar {
+struct Escrita {
     forcar: Option<String>,
+    motivo: Option<String>,
 }
 
-fn forcar(f: &Forcar) -> Result<bool, Problem> {
+fn forcar(f: &Escrita) -> Result<bool, Problem> {
     match presente(&f.forcar) {
         None => Ok(false),
         Some("true") => Ok(true),
         Some("false") => Ok(false),
         Some(s) => Err(invalido("forcar", "deve ser true ou false", s)),
     }
+}
+
+/// The archive keeps 500 characters of it.
+const MOTIVO_MAX: usize = 500;
+
+fn motivo(f: &Escrita, obrigatorio: bool) -> Result<Option<String>, Problem> {
+    match presente(&f.motivo) {
+        None if obrigatorio => Err(Problem::bad_request(
+            "parâmetro inválido: motivo é obrigatório para descartar ou refazer um evento (fica registrado)",
+        )),
+        None => Ok(None),
+        Some(m) if m.chars().count() > MOTIVO_MAX => Err(invalido(
+            "motivo",
+            &format!("deve ter no máximo {MOTIVO_MAX} caracteres"),
+            &format!("{} caracteres", m.chars().count()),
+        )),
+        Some(m) => Ok(Some(m.to_string())),
+    }
+}
+
+/// Who acts: the operator's login (the routes require an operator session).
+fn registro(p: &Principal, motivo: Option<String>) -> Registro {
+    let por = match p {
+        Principal::Operador(u) => u.clone(),
+        _ => "?".to_string(),
+    };
+    Registro { por, motivo }
 }
 
 fn id(p: Result<Path<String>, PathRejection>) -> Result<Uuid, Problem> {
@@ -187,18 +258,35 @@ fn nao_encontrado(id: Uuid) -> Problem {
     Problem::new(StatusCode::NOT_FOUND, format!("evento {id} não existe neste outbox"))
 }
 
-fn nao_falhou(id: Uuid, status: &str, acao: &str) -> Problem {
-    Problem::new(
-        StatusCode::CONFLICT,
-        format!("o evento {id} está {status}: só eventos FAILED podem ser {acao}"),
-    )
-    .with("statusEvento", status)
+fn verbo(acao: Acao) -> &'static str {
+    match acao {
+        Acao::Reenviar => "reenviados",
+        Acao::Descartar => "descartados",
+        Acao::Refazer => "refeitos",
+    }
 }
 
-fn retry_problem(e: RetryError) -> Problem {
+fn saida_problem(e: SaidaErro) -> Problem {
     match e {
-        RetryError::NotFound(id) => nao_encontrado(id),
-        RetryError::TooOld { id, age_days, limit_days } => Problem::new(
+        SaidaErro::NaoEncontrado(id) => nao_encontrado(id),
+        SaidaErro::NaoFalhou { id, status, acao } => {
+            let extra = if acao == Acao::Reenviar && status == Status::Sent {
+                " (um evento SENT só com forcar=true: o destino o ignora se ainda o lembrar)"
+            } else {
+                ""
+            };
+            Problem::new(
+                StatusCode::CONFLICT,
+                format!("o evento {id} está {status}: só eventos FAILED podem ser {}{extra}", verbo(acao)),
+            )
+            .with("statusEvento", status.as_str())
+        }
+        SaidaErro::Recusada { id, tipo, acao, efeito } => {
+            Problem::new(StatusCode::CONFLICT, format!("{tipo} {id} não pode ser {}: {efeito}", verbo(acao).trim_end_matches('s')))
+                .with_title("Ação recusada")
+                .with("acao", acao.as_str())
+        }
+        SaidaErro::Antigo { id, age_days, limit_days } => Problem::new(
             StatusCode::CONFLICT,
             format!(
                 "o evento {id} foi criado há {age_days} dias, além de inbox.retencao ({limit_days} dias): \
@@ -207,69 +295,129 @@ fn retry_problem(e: RetryError) -> Problem {
         )
         .with_title("Evento antigo demais")
         .with("id", id.to_string()),
-        RetryError::Db(e) => db_problem(e),
+        SaidaErro::Db(e) => db_problem(e),
+        // A repair that cannot act on this event says why (409); its database errors go through
+        // the policy like any other (503 while it is down).
+        SaidaErro::Reparo(e) => match e.chain().find_map(|c| c.downcast_ref::<saida::Recusa>()) {
+            Some(r) => Problem::new(StatusCode::CONFLICT, r.0.clone()).with_title("Ação recusada"),
+            None => POLITICA.responder_cadeia(&e),
+        },
     }
+}
+
+/// `GET /operacao/outbox/eventos/{id}`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Detalhe {
+    pub evento: Linha,
+    /// What each action will do (only for a dead letter; empty otherwise).
+    pub opcoes: Vec<Opcao>,
+    pub historico: Vec<saida::Registrado>,
+}
+
+async fn um<S: 'static>(
+    State(e): St<S>,
+    p: Result<Path<String>, PathRejection>,
+) -> Result<AppJson<Detalhe>, Problem> {
+    let id = id(p)?;
+    let client = e.db.client().await.map_err(db_problem)?;
+    let row = store::one(&**client, id).await.map_err(db_problem)?.ok_or_else(|| nao_encontrado(id))?;
+    let evento = admin::linha(&row);
+    let opcoes = if evento.status == Status::Failed { e.reparo.opcoes(&evento.tipo) } else { Vec::new() };
+    let historico = saida::historico(&**client, id).await.map_err(db_problem)?;
+    Ok(AppJson(Detalhe { evento, opcoes, historico }))
 }
 
 /// The answer of a replay.
 #[derive(Serialize)]
 pub struct Reenvio {
     pub reenviados: u64,
+    /// Dead letters left (a replay-all that ran out of time; 0 for one event).
+    pub restantes: i64,
 }
 
 /// `POST /operacao/outbox/eventos/{id}/reenvio`.
-async fn reenviar(
-    State(e): St,
+async fn reenviar<S: 'static>(
+    State(e): St<S>,
+    Extension(quem): Extension<Principal>,
     p: Result<Path<String>, PathRejection>,
-    AppQuery(q): AppQuery<Forcar>,
+    AppQuery(q): AppQuery<Escrita>,
 ) -> Result<AppJson<Reenvio>, Problem> {
     let id = id(p)?;
     let forcar = forcar(&q)?;
-    let client = e.db.client().await.map_err(db_problem)?;
-    let row = store::one(&**client, id).await.map_err(db_problem)?.ok_or_else(|| nao_encontrado(id))?;
-    let atual = admin::linha(&row);
-    if atual.status != Status::Failed {
-        return Err(nao_falhou(id, atual.status.as_str(), "reenviados"));
-    }
-    let n =
-        admin::retry(&**client, &[id], Utc::now(), e.inbox_retencao, forcar).await.map_err(retry_problem)?;
-    e.db.signal.wake.notify_one();
-    tracing::info!(event_id = %id, forced = forcar, "event console: dead letter replayed");
-    Ok(AppJson(Reenvio { reenviados: n }))
+    let r = registro(&quem, motivo(&q, false)?);
+    saida::reenviar(&e.db, id, Utc::now(), e.inbox_retencao, forcar, &r).await.map_err(saida_problem)?;
+    tracing::info!(event_id = %id, forced = forcar, por = %r.por, "event console: dead letter replayed");
+    Ok(AppJson(Reenvio { reenviados: 1, restantes: 0 }))
 }
 
 /// `POST /operacao/outbox/reenvio`: every `FAILED` event, or none when one is too old.
-async fn reenviar_falhos(State(e): St, AppQuery(q): AppQuery<Forcar>) -> Result<AppJson<Reenvio>, Problem> {
+async fn reenviar_falhos<S: 'static>(
+    State(e): St<S>,
+    Extension(quem): Extension<Principal>,
+    AppQuery(q): AppQuery<Escrita>,
+) -> Result<AppJson<Reenvio>, Problem> {
     let forcar = forcar(&q)?;
-    let client = e.db.client().await.map_err(db_problem)?;
-    let ids = admin::failed_ids(&**client).await.map_err(db_problem)?;
-    let n =
-        admin::retry(&**client, &ids, Utc::now(), e.inbox_retencao, forcar).await.map_err(retry_problem)?;
-    if n > 0 {
-        e.db.signal.wake.notify_one();
-    }
-    tracing::info!(count = n, forced = forcar, "event console: dead letters replayed");
-    Ok(AppJson(Reenvio { reenviados: n }))
+    let r = registro(&quem, motivo(&q, false)?);
+    let l = saida::reenviar_todos(&e.db, Utc::now(), e.inbox_retencao, forcar, e.prazo_lote, &r)
+        .await
+        .map_err(saida_problem)?;
+    tracing::info!(count = l.feitos, left = l.restantes, forced = forcar, por = %r.por, "event console: dead letters replayed");
+    Ok(AppJson(Reenvio { reenviados: l.feitos, restantes: l.restantes }))
 }
 
-/// `DELETE /operacao/outbox/eventos/{id}`: answers the deleted event.
-async fn descartar(State(e): St, p: Result<Path<String>, PathRejection>) -> Result<AppJson<Linha>, Problem> {
+async fn acao<S: 'static>(
+    e: &Estado<S>,
+    quem: &Principal,
+    p: Result<Path<String>, PathRejection>,
+    q: &Escrita,
+    acao: Acao,
+) -> Result<AppJson<saida::Feito>, Problem> {
     let id = id(p)?;
-    let client = e.db.client().await.map_err(db_problem)?;
-    let row = store::one(&**client, id).await.map_err(db_problem)?.ok_or_else(|| nao_encontrado(id))?;
-    let atual = admin::linha(&row);
-    if atual.status != Status::Failed {
-        return Err(nao_falhou(id, atual.status.as_str(), "descartados"));
-    }
-    match admin::discard(&**client, id).await {
-        Ok(l) => {
-            tracing::info!(event_id = %id, tipo = %l.tipo, "event console: dead letter discarded");
-            Ok(AppJson(l))
-        }
-        // A database error is answered as such (a pool timeout is no conflict) ...
-        Err(e) if POLITICA.classificar_cadeia(&e).is_some() => Err(POLITICA.responder_cadeia(&e)),
-        // ... and only a row no longer FAILED, replayed or discarded by someone else between
-        // the two statements, is the 409.
-        Err(_) => Err(nao_falhou(id, "fora de FAILED", "descartados")),
-    }
+    let r = registro(quem, motivo(q, true)?);
+    let f = saida::executar(&e.db, &*e.reparo, id, acao, &r).await.map_err(saida_problem)?;
+    tracing::info!(event_id = %id, tipo = %f.evento.tipo, acao = acao.as_str(), por = %r.por, "event console: dead letter archived");
+    Ok(AppJson(f))
+}
+
+/// `DELETE /operacao/outbox/eventos/{id}`: answers the archived event and what the repair did.
+async fn descartar<S: 'static>(
+    State(e): St<S>,
+    Extension(quem): Extension<Principal>,
+    p: Result<Path<String>, PathRejection>,
+    AppQuery(q): AppQuery<Escrita>,
+) -> Result<AppJson<saida::Feito>, Problem> {
+    acao(&e, &quem, p, &q, Acao::Descartar).await
+}
+
+/// `POST /operacao/outbox/eventos/{id}/refazer`.
+async fn refazer<S: 'static>(
+    State(e): St<S>,
+    Extension(quem): Extension<Principal>,
+    p: Result<Path<String>, PathRejection>,
+    AppQuery(q): AppQuery<Escrita>,
+) -> Result<AppJson<saida::Feito>, Problem> {
+    acao(&e, &quem, p, &q, Acao::Refazer).await
+}
+
+/// The answer of a discard-all.
+#[derive(Serialize)]
+pub struct Descarte {
+    pub descartados: u64,
+    pub restantes: i64,
+    /// Dead letters of types whose discard is refused (left as they are).
+    pub recusados: i64,
+}
+
+/// `POST /operacao/outbox/descarte`.
+async fn descartar_falhos<E: Evento, S: 'static>(
+    State(e): St<S>,
+    Extension(quem): Extension<Principal>,
+    AppQuery(q): AppQuery<Escrita>,
+) -> Result<AppJson<Descarte>, Problem> {
+    let r = registro(&quem, motivo(&q, true)?);
+    let l =
+        saida::descartar_todos(&e.db, &*e.reparo, E::TIPOS, e.prazo_lote, &r).await.map_err(saida_problem)?;
+    tracing::info!(count = l.feitos, left = l.restantes, refused = l.recusados, por = %r.por, "event console: dead letters discarded");
+    Ok(AppJson(Descarte { descartados: l.feitos, restantes: l.restantes, recusados: l.recusados }))
 }

@@ -27,11 +27,12 @@
 //! one cannot overwrite a newer attempt: its token no longer matches.
 //!
 //! The files: [`evento`] (the trait a service's events implement); [`status`] (the row's states,
-//! mapped to the column once); [`store`] (every `outbox_event` statement: the writer
+//! mapped to the column once); [`store`] (the `outbox_event` statements: the writer
 //! [`registrar`], claim and settle, and the reads of the admin commands, the console and an
-//! audit); [`relay`] (the loop), [`settle`] (its rule, pure), [`listen`] (its `NOTIFY` wake-ups);
+//! audit — the operator's actions and their archive, `outbox_event_arquivo`, are [`saida`]'s); [`relay`] (the loop), [`settle`] (its rule, pure), [`listen`] (its `NOTIFY` wake-ups);
 //! [`delivery`] (the HTTP side) and [`lote`] (the batch answer's wire format); [`backoff`];
-//! [`inbox`] (the receiver and the inbox's retention); [`admin`] (`giro outbox …`), [`console`]
+//! [`inbox`] (the receiver and the inbox's retention); [`saida`] (the dead letters' ways out:
+//! replay, discard into an archive, redo, with the service's repair); [`admin`] (`giro outbox …`), [`console`]
 //! (`/operacao/outbox`) and [`metrics`] (the gauges); [`instante`] (instants on the wire).
 
 pub mod admin;
@@ -45,6 +46,7 @@ pub mod listen;
 pub mod lote;
 pub mod metrics;
 pub mod relay;
+pub mod saida;
 pub mod settle;
 pub mod status;
 pub mod store;

@@ -27,6 +27,7 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
                 "inbox_event",
                 "item_pedido",
                 "outbox_event",
+                "outbox_event_arquivo",
                 "pedido",
                 "produto_vitrine",
                 "refinery_schema_history",
@@ -34,7 +35,7 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
                 "sessao_operador",
                 "solicitacao_reposicao",
             ][..],
-            14,
+            15,
         ),
         (
             Servico::Estoque,
@@ -45,12 +46,13 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
                 "inbox_event",
                 "lote",
                 "outbox_event",
+                "outbox_event_arquivo",
                 "produto_estoque",
                 "refinery_schema_history",
                 "reposicao_expedida",
                 "sessao_operador",
             ][..],
-            13,
+            14,
         ),
     ] {
         let db = TestDb::empty().await;
@@ -86,5 +88,5 @@ async fn the_giro_migrate_command_migrates_and_is_idempotent() {
     }
     let c = db.client().await;
     let n: i64 = c.query_one("SELECT count(*) FROM refinery_schema_history", &[]).await.unwrap().get(0);
-    assert_eq!(n, 13);
+    assert_eq!(n, 14);
 }

@@ -1,6 +1,8 @@
 //! Topologies: a database failover under load ([`failover`]), the same on Patroni with no person
-//! involved ([`patroni`]) and stateless replicas behind a real HAProxy ([`replicas`]).
+//! involved ([`patroni`]), stateless replicas behind a real HAProxy ([`replicas`]), and readiness
+//! on a database whose connection slots or disk run out ([`prontidao`]).
 
 mod failover;
 mod patroni;
+mod prontidao;
 mod replicas;

@@ -68,6 +68,9 @@ const CONSOLE: &[(&str, &str, Quem)] = &[
     ("POST", "/operacao/outbox/eventos/{}/reenvio", Quem::Operador),
     ("POST", "/operacao/outbox/reenvio", Quem::Operador),
     ("DELETE", "/operacao/outbox/eventos/{}", Quem::Operador),
+    ("GET", "/operacao/outbox/eventos/{}", Quem::Operador),
+    ("POST", "/operacao/outbox/eventos/{}/refazer", Quem::Operador),
+    ("POST", "/operacao/outbox/descarte", Quem::Operador),
 ];
 
 fn texto(r: &mut fastrand::Rng) -> String {

@@ -43,7 +43,7 @@ fn help_describes_every_role_and_flag() {
         assert!(!serve.contains("--porta") && !serve.contains("--sem-publicador"), "{serve}");
     }
     let outbox = help(&["outbox", "--help"]);
-    for word in ["status", "list", "retry", "discard"] {
+    for word in ["status", "list", "show", "retry", "discard", "redo"] {
         assert!(outbox.contains(word), "{outbox}");
     }
     let bench = help(&["bench", "--help"]);

@@ -197,12 +197,18 @@ async fn a_third_service_writes_relays_and_applies_its_own_events_once_even_when
     assert_eq!(status(&balcao, id).await, Status::Sent);
     assert_eq!(emprestimos(&acervo, "dom-casmurro").await, 1);
 
-    // Delivered a second time (an operator's replay): the receiver's inbox makes it a no-op.
+    // Delivered a second time (an operator's forced replay of a SENT event): the receiver's
+    // inbox makes it a no-op.
     let c = balcao.client().await;
-    let n = giro_outbox::admin::retry(&c, &[id], Utc::now(), Duration::from_secs(30 * 86_400), false)
+    let quem = giro_outbox::saida::Registro { por: "teste".into(), motivo: None };
+    let outbox = giro_infra::db::Db::new(balcao.pool(), false);
+    let sem_forcar =
+        giro_outbox::saida::reenviar(&outbox, id, Utc::now(), Duration::from_secs(30 * 86_400), false, &quem)
+            .await;
+    assert!(matches!(sem_forcar, Err(giro_outbox::saida::SaidaErro::NaoFalhou { .. })), "{sem_forcar:?}");
+    giro_outbox::saida::reenviar(&outbox, id, Utc::now(), Duration::from_secs(30 * 86_400), true, &quem)
         .await
         .unwrap();
-    assert_eq!(n, 1);
     let r = relay.round(Utc::now()).await.unwrap();
     assert_eq!((r.claimed, r.sent), (1, 1), "the duplicate is acknowledged");
     assert_eq!(emprestimos(&acervo, "dom-casmurro").await, 1, "and not applied again");

@@ -141,18 +141,20 @@ async fn replay_and_discard_follow_the_cli_rules() {
     assert_eq!(status_of(&app, velho).await.unwrap().0, "PENDING");
 
     // Discard: only a dead letter, answered as it was.
-    let morto = insert(&app, "FAILED", "ReposicaoNegada", 0, Some("HTTP 400: inválido")).await;
+    let morto = insert(&app, "FAILED", "ProdutoClassificado", 0, Some("HTTP 400: inválido")).await;
     let del = reqwest::Method::DELETE;
-    let (s, _) = send(&app, &op, del.clone(), &format!("/operacao/outbox/eventos/{pendente}")).await;
+    let (s, _) =
+        send(&app, &op, del.clone(), &format!("/operacao/outbox/eventos/{pendente}?motivo=teste")).await;
     assert_eq!(s, 409);
-    let (s, b) = send(&app, &op, del.clone(), &format!("/operacao/outbox/eventos/{morto}")).await;
+    let (s, b) =
+        send(&app, &op, del.clone(), &format!("/operacao/outbox/eventos/{morto}?motivo=teste")).await;
     assert_eq!(s, 200, "{b}");
     assert_eq!(
         (&b["id"], &b["ultimoErro"]),
         (&Value::from(morto.to_string()), &Value::from("HTTP 400: inválido"))
     );
     assert_eq!(status_of(&app, morto).await, None);
-    let (s, _) = send(&app, &op, del, &format!("/operacao/outbox/eventos/{morto}")).await;
+    let (s, _) = send(&app, &op, del, &format!("/operacao/outbox/eventos/{morto}?motivo=teste")).await;
     assert_eq!(s, 404);
 }
 

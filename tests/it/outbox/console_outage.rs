@@ -13,10 +13,12 @@ use std::time::Duration;
 use chrono::Utc;
 use giro::config::{Operador, PoolLimits, Secret, Servico};
 use giro::contracts::EventoIntegracao;
+use giro::db::AnyDb;
 use giro::db::Db;
 use giro::http::auth::{self, Seguranca};
 use giro::http::pg::{Classe, Politica};
 use giro::outbox::admin;
+use giro::outbox::saida::{self, Reparo, SemReparo};
 use reqwest::Method;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
@@ -153,7 +155,7 @@ fn rotas(id: Uuid) -> Vec<(Method, String)> {
         (Method::GET, "/operacao/outbox/eventos?status=FAILED".into()),
         (Method::POST, "/operacao/outbox/reenvio".into()),
         (Method::POST, format!("/operacao/outbox/eventos/{id}/reenvio")),
-        (Method::DELETE, format!("/operacao/outbox/eventos/{id}")),
+        (Method::DELETE, format!("/operacao/outbox/eventos/{id}?motivo=teste")),
     ]
 }
 
@@ -216,7 +218,7 @@ async fn every_console_route_answers_503_never_500_while_postgresql_is_down_and_
         (c.call(Method::GET, "/operacao/outbox").await.0 == 200).then_some(())
     })
     .await;
-    let (s, _, r) = c.call(Method::DELETE, &format!("/operacao/outbox/eventos/{id}")).await;
+    let (s, _, r) = c.call(Method::DELETE, &format!("/operacao/outbox/eventos/{id}?motivo=teste")).await;
     assert_eq!((s, r["id"].as_str()), (200, Some(id.to_string().as_str())), "{r}");
 }
 
@@ -241,22 +243,30 @@ async fn a_console_request_held_up_by_a_lock_past_lock_timeout_is_503_and_409_on
     let tx = outro.transaction().await.expect("begin");
     tx.execute("SELECT 1 FROM outbox_event WHERE id = $1 FOR UPDATE", &[&id]).await.expect("lock row");
     for (method, path) in [
-        (Method::DELETE, format!("/operacao/outbox/eventos/{id}")),
+        (Method::DELETE, format!("/operacao/outbox/eventos/{id}?motivo=teste")),
         (Method::POST, format!("/operacao/outbox/eventos/{id}/reenvio")),
-        (Method::POST, "/operacao/outbox/reenvio".to_string()),
     ] {
         let (s, _, corpo) = c.call(method.clone(), &path).await;
         assert_eq!(s, 503, "{method} {path}: {corpo}");
     }
+    // Replay-all walks its pages with SKIP LOCKED: a row another session holds is left for
+    // later, and the answer says it is still there.
+    let (s, _, corpo) = c.call(Method::POST, "/operacao/outbox/reenvio").await;
+    assert_eq!(
+        (s, corpo["reenviados"].as_i64(), corpo["restantes"].as_i64()),
+        (200, Some(0), Some(1)),
+        "{corpo}"
+    );
     tx.rollback().await.expect("rollback");
     assert_eq!(c.status_of(id).await.as_deref(), Some("FAILED"));
 
     // Once the lock is gone: discarded, then gone (404); a PENDING event is the 409.
-    let (s, _, corpo) = c.call(Method::DELETE, &format!("/operacao/outbox/eventos/{id}")).await;
+    let (s, _, corpo) = c.call(Method::DELETE, &format!("/operacao/outbox/eventos/{id}?motivo=teste")).await;
     assert_eq!(s, 200, "{corpo}");
-    assert_eq!(c.call(Method::DELETE, &format!("/operacao/outbox/eventos/{id}")).await.0, 404);
+    assert_eq!(c.call(Method::DELETE, &format!("/operacao/outbox/eventos/{id}?motivo=teste")).await.0, 404);
     let pendente = c.insert("PENDING").await;
-    let (s, _, corpo) = c.call(Method::DELETE, &format!("/operacao/outbox/eventos/{pendente}")).await;
+    let (s, _, corpo) =
+        c.call(Method::DELETE, &format!("/operacao/outbox/eventos/{pendente}?motivo=teste")).await;
     assert_eq!((s, corpo["statusEvento"].as_str()), (409, Some("PENDING")), "{corpo}");
 }
 
@@ -289,19 +299,36 @@ async fn the_cli_console_logic_fails_as_unavailable_while_postgresql_is_down() {
     let falhas: Vec<(&str, anyhow::Error)> = vec![
         ("status", admin::status_text::<EventoIntegracao>(cc, agora).await.expect_err("status")),
         ("list", admin::list(cc, None, 10).await.expect_err("list")),
-        ("retry --failed", admin::failed_ids(cc).await.expect_err("failed ids").into()),
-        ("discard", admin::discard(cc, id).await.expect_err("discard")),
+        ("show", admin::show_text(cc, &SemReparo as &dyn Reparo<AnyDb>, id).await.expect_err("show")),
     ];
     for (o_que, e) in falhas {
         assert_eq!(classe(e, o_que), Classe::Indisponivel, "{o_que}");
     }
-    // `retry` keeps the driver's error in its own type, which the console hands to the policy.
-    match admin::retry(cc, &[id], agora, RETENCAO, false).await {
-        Err(admin::RetryError::Db(e)) => {
-            assert_eq!(POLITICA.classificar(&e), Classe::Indisponivel, "retry: {e}");
-            assert_eq!(POLITICA.responder_pg(&e).status.as_u16(), 503, "retry");
+    // The actions keep the driver's error in their own type, which the console hands to the policy.
+    let r = saida::Registro { por: "teste".into(), motivo: Some("teste".into()) };
+    let erros = vec![
+        ("retry", saida::reenviar(&c.outbox, id, agora, RETENCAO, false, &r).await.map(|_| ())),
+        (
+            "retry --failed",
+            saida::reenviar_todos(&c.outbox, agora, RETENCAO, false, Duration::from_secs(5), &r)
+                .await
+                .map(|_| ()),
+        ),
+        (
+            "discard",
+            saida::executar(&c.outbox, &SemReparo as &dyn Reparo<AnyDb>, id, saida::Acao::Descartar, &r)
+                .await
+                .map(|_| ()),
+        ),
+    ];
+    for (o_que, e) in erros {
+        match e {
+            Err(saida::SaidaErro::Db(e)) => {
+                assert!(e.indisponivel(), "{o_que}: {e}");
+                assert_eq!(POLITICA.responder(&e).status.as_u16(), 503, "{o_que}");
+            }
+            other => panic!("{o_que} while the database is down: {other:?}"),
         }
-        other => panic!("retry while the database is down: {other:?}"),
     }
     // A new connection is refused: what `giro outbox …` meets first.
     let e = c.outbox.pool.get().await.map(|_| ()).expect_err("no connection while cut");
@@ -312,7 +339,7 @@ async fn the_cli_console_logic_fails_as_unavailable_while_postgresql_is_down() {
         [("MERCADO_DB_URL", c.url.clone()), ("GIRO_DB_TIMEOUT", "2s".to_string())].into_iter().collect();
     for args in [
         &["outbox", "status", "--db", "mercado"][..],
-        &["outbox", "discard", "--db", "mercado", &id.to_string()],
+        &["outbox", "discard", "--db", "mercado", &id.to_string(), "--motivo", "teste"],
     ] {
         let out = crate::support::process::command(args, &env).output().expect("giro outbox");
         let err = String::from_utf8_lossy(&out.stderr);

@@ -11,4 +11,5 @@ mod console_outage;
 pub mod publisher;
 mod relay;
 mod resilience;
+mod saidas;
 mod trace;

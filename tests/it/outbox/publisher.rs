@@ -403,11 +403,13 @@ async fn retry_of_an_event_older_than_the_inbox_retention_is_refused_without_for
     .unwrap();
     let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(list[0]["id"], id.to_string());
-    let out =
-        crate::support::process::command(&["outbox", "discard", "--db", "mercado", &id.to_string()], &env)
-            .output()
-            .unwrap();
-    assert!(out.status.success());
+    let out = crate::support::process::command(
+        &["outbox", "discard", "--db", "mercado", &id.to_string(), "--motivo", "teste"],
+        &env,
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(printed["ultimoErro"], "HTTP 400");
     let n: i64 = c.query_one("SELECT count(*) FROM outbox_event", &[]).await.unwrap().get(0);

@@ -63,6 +63,20 @@ impl Market {
         panic!("the outboxes did not drain in 50 rounds");
     }
 
+    /// Relays one side's outbox until nothing of it is due (the other side's events wait).
+    pub async fn pump_lado(&self, servico: Servico) {
+        let p = match servico {
+            Servico::Mercado => &self.mercado_pub,
+            Servico::Estoque => &self.estoque_pub,
+        };
+        for _ in 0..50 {
+            if p.round(Utc::now()).await.expect("round").claimed == 0 {
+                return;
+            }
+        }
+        panic!("the {servico} outbox did not drain in 50 rounds");
+    }
+
     pub async fn lote(
         &self,
         sku: &str,

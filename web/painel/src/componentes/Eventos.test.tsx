@@ -27,11 +27,35 @@ const resumo = {
 };
 const LISTA = 'GET /api/operacao/outbox/eventos?pagina=1&tamanho=20&status=FAILED';
 
-function console_(extra: Parameters<typeof fetchFalso>[0] = {}) {
+const OPCOES = [
+  {
+    acao: 'reenviar',
+    rotulo: 'Reenviar',
+    efeito: 'Reenvia a resposta como está.',
+    permitida: true,
+  },
+  {
+    acao: 'descartar',
+    rotulo: 'Descartar',
+    efeito: 'as unidades já saíram do lote: use “Reemitir”.',
+    permitida: false,
+  },
+  {
+    acao: 'refazer',
+    rotulo: 'Reemitir',
+    efeito: 'Grava uma nova ReposicaoEnviada da mesma remessa.',
+    permitida: true,
+  },
+];
+
+function console_(extra: Parameters<typeof fetchFalso>[0] = {}, opcoesPorTipo?: unknown) {
   document.cookie = 'XSRF-ESTOQUE=tok; path=/';
   const f = fetchFalso({
     'GET /api/operacao/outbox': { status: 200, corpo: resumo },
-    [LISTA]: { status: 200, corpo: { eventos: [falho], pagina: 1, tamanho: 20, total: 1 } },
+    [LISTA]: {
+      status: 200,
+      corpo: { eventos: [falho], pagina: 1, tamanho: 20, total: 1, opcoesPorTipo },
+    },
     ...extra,
   });
   renderizar(<ConsoleEventos api={apiEventos(pedir)} chave="painel" servico="estoque" />);
@@ -72,20 +96,54 @@ describe('ConsoleEventos', () => {
     ).toBeTruthy();
   });
 
-  it('discards only after a confirmation; cancel leaves it', async () => {
+  it('discards only after a confirmation with a reason; cancel leaves it', async () => {
     let descartado = false;
     console_({
-      [`DELETE /api/operacao/outbox/eventos/${ID}`]: () => {
+      [`DELETE /api/operacao/outbox/eventos/${ID}?motivo=SKU+suspenso`]: () => {
         descartado = true;
-        return { status: 200, corpo: falho };
+        return { status: 200, corpo: { ...falho, acao: 'descartar', resultado: '' } };
       },
     });
     fireEvent.click(await screen.findByRole('button', { name: 'Descartar' }));
     fireEvent.click(screen.getByRole('button', { name: 'Cancelar' }));
     expect(descartado).toBe(false);
     fireEvent.click(screen.getByRole('button', { name: 'Descartar' }));
-    fireEvent.click(screen.getByRole('button', { name: 'Confirmar descarte' }));
+    const confirmar = screen.getByRole('button', { name: 'Confirmar descarte' });
+    expect((confirmar as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.change(screen.getByLabelText('Motivo'), { target: { value: 'SKU suspenso' } });
+    fireEvent.click(confirmar);
     expect(await screen.findByText('Evento ReposicaoEnviada descartado.')).toBeTruthy();
     expect(descartado).toBe(true);
+  });
+
+  it('says what each action does before it is confirmed, and a refused one says why', async () => {
+    let reemitido = false;
+    console_(
+      {
+        [`POST /api/operacao/outbox/eventos/${ID}/refazer?motivo=rel%C3%B3gio`]: () => {
+          reemitido = true;
+          return {
+            status: 200,
+            corpo: { ...falho, acao: 'refazer', resultado: 'remessa reemitida como X' },
+          };
+        },
+      },
+      { ReposicaoEnviada: OPCOES },
+    );
+    fireEvent.click(await screen.findByRole('button', { name: 'Descartar' }));
+    expect(screen.getByTestId('evento-efeito').textContent).toBe(
+      'Não é possível: as unidades já saíram do lote: use “Reemitir”.',
+    );
+    expect(screen.queryByRole('button', { name: 'Confirmar descarte' })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Fechar' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Reemitir' }));
+    expect(screen.getByText('Reemitir?')).toBeTruthy();
+    expect(screen.getByTestId('evento-efeito').textContent).toContain('mesma remessa');
+    fireEvent.change(screen.getByLabelText('Motivo'), { target: { value: 'relógio' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Confirmar' }));
+    expect(
+      await screen.findByText('Evento ReposicaoEnviada refeito. Remessa reemitida como X.'),
+    ).toBeTruthy();
+    expect(reemitido).toBe(true);
   });
 });
