@@ -107,7 +107,18 @@ impl Scratch {
             .await
             .expect("product");
         let dummy = TestDb::new(Servico::Mercado).await;
-        let env = real::env(Servico::Mercado, &dummy, &[("MERCADO_DB_URL", &url), ("GIRO_DB_TIMEOUT", "3s")]);
+        // Every checkout comes from 127.0.0.1: the per-client bounds are not what is tested here.
+        let env = real::env(
+            Servico::Mercado,
+            &dummy,
+            &[
+                ("MERCADO_DB_URL", &url),
+                ("GIRO_DB_TIMEOUT", "3s"),
+                ("GIRO_CHECKOUT_MAX_UNIDADES_POR_PRODUTO", "0"),
+                ("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "0"),
+                ("GIRO_CHECKOUT_MAX_POR_MINUTO", "0"),
+            ],
+        );
         let mut giro = Giro::spawn(&["mercado", "serve"], &env);
         let addr = giro.wait_listening().await;
         let http = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().expect("client");

@@ -225,7 +225,7 @@ async fn a_third_service_writes_relays_and_applies_its_own_events_once_even_when
     let texto = giro_outbox::admin::status_text::<LivroEmprestado>(&c, Utc::now()).await.unwrap();
     assert!(
         texto.contains(&format!(
-            "FAILED {recusado} LivroEmprestado; blocks: the catalogue still shows book grande-sertao on the shelf until `giro outbox retry {recusado}`"
+            "FAILED {recusado} LivroEmprestado; blocks: the catalogue still shows book grande-sertao on the shelf until `giro outbox retry|discard|redo {recusado}` (see `show`)"
         )),
         "{texto}"
     );
