@@ -9,3 +9,4 @@ mod consumidores;
 pub mod fixtures;
 mod http;
 mod pagamento;
+mod relogio;

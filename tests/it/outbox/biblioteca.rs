@@ -56,7 +56,7 @@ impl Evento for LivroEmprestado {
     fn chave(&self) -> &str {
         &self.livro
     }
-    fn ler(tipo: &str, corpo: &[u8], _agora: DateTime<Utc>) -> Result<Self, String> {
+    fn ler(tipo: &str, corpo: &[u8]) -> Result<Self, String> {
         let e: LivroEmprestado =
             serde_json::from_slice(corpo).map_err(|e| format!("payload ilegível para {tipo}: {e}"))?;
         if e.leitor.trim().is_empty() {

@@ -26,7 +26,6 @@ use axum::middleware::from_fn;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
-use chrono::Utc;
 use futures_util::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -106,7 +105,7 @@ pub async fn receber<S: 'static, E: Evento>(
 ) -> anyhow::Result<Recebido> {
     let mut client = db.client().await?;
     let tx = Tx::<S>::begin(db, &mut client).await?;
-    if !crate::inbox::registrar_se_novo(&tx, evento.event_id(), Utc::now()).await? {
+    if !crate::inbox::registrar_se_novo(&tx, evento.event_id()).await? {
         tx.rollback().await?;
         metrics::counter!("giro_inbox_events_total", "tipo" => evento.tipo(), "result" => "duplicate")
             .increment(1);
@@ -168,10 +167,9 @@ async fn juntos<S: 'static, E: Evento>(
 ) -> anyhow::Result<Vec<Recebido>> {
     let mut client = db.client().await?;
     let tx = Tx::<S>::begin(db, &mut client).await?;
-    let agora = Utc::now();
     // One statement records every new id; an id twice in the batch counts once.
     let ids: Vec<uuid::Uuid> = ordem.iter().map(|&i| eventos[i].event_id()).collect();
-    let mut novos = crate::inbox::registrar_novos(&tx, &ids, agora).await?;
+    let mut novos = crate::inbox::registrar_novos(&tx, &ids).await?;
     let mut resultados = vec![Recebido::Duplicado; eventos.len()];
     for &i in ordem {
         let e = eventos[i];
@@ -199,7 +197,7 @@ fn ler<S: 'static, E: Evento>(
     if !consumidor.aceitos().contains(&tipo) {
         return Err(format!("tipo de evento não aceito: {tipo}"));
     }
-    E::ler(tipo, body, Utc::now()).map_err(|e| e.to_string())
+    E::ler(tipo, body).map_err(|e| e.to_string())
 }
 
 /// The request's body when it was read whole and is declared JSON; else the answer to give.
