@@ -206,7 +206,8 @@ impl Publisher {
             cfg.concorrencia,
             cfg.lote_max,
             cfg.transporte,
-        )?;
+        )?
+        .named(par.nome());
         let listen = listen.then(|| config.servico(servico).db.clone());
         Ok(Publisher::new(servico.nome(), pool, peer, cfg, signal, listen))
     }
