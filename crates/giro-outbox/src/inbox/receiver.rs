@@ -118,7 +118,8 @@ pub async fn receber<S: 'static, E: Evento>(
     Ok(Recebido::Novo)
 }
 
-/// Applies a batch in one transaction — one commit for many events, the inbox guarantee per event
+/// Applies a batch in one transaction — one commit for many events, one statement for the inbox
+/// rows and one for the answers the effects write to the outbox, the inbox guarantee per event
 /// unchanged (each inbox row commits with its effect, since they all commit together). Events are
 /// applied in the order of their aggregate key ([`Evento::chave`], stable), so concurrent batches
 /// lock rows in one order and do not deadlock. If any event fails, the whole transaction is rolled back and each event is applied
@@ -171,19 +172,27 @@ async fn juntos<S: 'static, E: Evento>(
     let ids: Vec<uuid::Uuid> = ordem.iter().map(|&i| eventos[i].event_id()).collect();
     let mut novos = crate::inbox::registrar_novos(&tx, &ids).await?;
     let mut resultados = vec![Recebido::Duplicado; eventos.len()];
-    for &i in ordem {
-        let e = eventos[i];
-        if novos.remove(&e.event_id()) {
-            // Events written by the effect carry the received event's trace.
-            giro_infra::trace::consume(
-                traces.get(i).copied().flatten(),
-                e.tipo(),
-                consumidor.aplicar(&tx, e),
-            )
-            .await?;
-            resultados[i] = Recebido::Novo;
+    // The answers the effects write go to the outbox in one statement after them (issue 30):
+    // one round trip for the chunk instead of one per answer.
+    let (aplicados, respostas) = crate::store::adiando(async {
+        for &i in ordem {
+            let e = eventos[i];
+            if novos.remove(&e.event_id()) {
+                // Events written by the effect carry the received event's trace.
+                giro_infra::trace::consume(
+                    traces.get(i).copied().flatten(),
+                    e.tipo(),
+                    consumidor.aplicar(&tx, e),
+                )
+                .await?;
+                resultados[i] = Recebido::Novo;
+            }
         }
-    }
+        anyhow::Ok(())
+    })
+    .await;
+    aplicados?;
+    crate::store::gravar_adiados(&tx, &respostas).await?;
     tx.commit().await?;
     Ok(resultados)
 }
