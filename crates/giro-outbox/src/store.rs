@@ -280,6 +280,9 @@ pub struct Contagem {
     pub sent: i64,
     pub failed: i64,
     pub oldest_pending: Option<DateTime<Utc>>,
+    /// Its age in seconds by the database's clock (what the metric and the alerts show: a
+    /// process whose clock is off would report an age off by as much).
+    pub oldest_pending_age_s: Option<f64>,
 }
 
 /// How many events are in `status` (planned with the value, so `PENDING` and `SENT` use their
@@ -300,8 +303,15 @@ pub async fn status(c: &impl GenericClient) -> Result<Contagem, tokio_postgres::
             Err(_) => {}
         }
     }
-    s.oldest_pending =
-        c.query_one("SELECT min(criado_em) FROM outbox_event WHERE status = 'PENDING'", &[]).await?.get(0);
+    let r = c
+        .query_one(
+            "SELECT min(criado_em), extract(epoch FROM now() - min(criado_em))::float8 \
+               FROM outbox_event WHERE status = 'PENDING'",
+            &[],
+        )
+        .await?;
+    s.oldest_pending = r.get(0);
+    s.oldest_pending_age_s = r.get::<_, Option<f64>>(1).map(|a| a.max(0.0));
     Ok(s)
 }
 
