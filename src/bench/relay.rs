@@ -377,20 +377,20 @@ async fn referencia_db(
         }
         q.split_whitespace().collect::<Vec<_>>().join(" ")
     };
-    let lease = "('2099-01-01'::timestamptz + :u::bigint * interval '1 microsecond')";
+    // The claim's lease in seconds, far ahead (the settle finds its rows by the unique token).
+    let lease_s = "(86400 * 365 + :u::bigint / 1e6)::float8";
     let token = "lpad(to_hex(:t::bigint), 32, '0')::uuid";
     let script_mercado = [
         "\\set t random(1, 9000000000000000000)".to_string(),
         "\\set u random(1, 1000000000000)".to_string(),
-        format!("{};", bind(crate::outbox::store::CLAIM, &["now()", &lote.to_string(), lease, token])),
+        format!("{};", bind(crate::outbox::store::CLAIM, &["NULL::timestamptz", &lote.to_string(), lease_s, token])),
         format!(
             "{};",
             bind(
                 crate::outbox::store::MARK_SENT,
                 &[
-                    &format!("ARRAY(SELECT id FROM outbox_event WHERE status = 'PENDING' AND proxima_tentativa_em = {lease} AND lease_token = {token})"),
+                    &format!("ARRAY(SELECT id FROM outbox_event WHERE status = 'PENDING' AND lease_token = {token})"),
                     token,
-                    "now()",
                 ]
             )
         ),
@@ -402,7 +402,7 @@ async fn referencia_db(
             "{};",
             bind(
                 crate::inbox::REGISTRAR_NOVOS,
-                &[&format!("ARRAY(SELECT gen_random_uuid() FROM generate_series(1, {chunk}))"), "now()"]
+                &[&format!("ARRAY(SELECT gen_random_uuid() FROM generate_series(1, {chunk}))")]
             )
         ),
     ];
@@ -420,7 +420,6 @@ async fn referencia_db(
                     "gen_random_uuid()",
                     "'ReposicaoNegada'",
                     &format!("jsonb_build_object('sku', :s{i}::bigint::text, 'motivo', 'SKU_DESCONHECIDO')"),
-                    "now()",
                     "'00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'",
                 ]
             )

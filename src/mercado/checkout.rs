@@ -201,9 +201,6 @@ pub async fn fechar_com(
         return Err(ErroMercado::invalido("checkout sem itens"));
     }
     let assinado = assinatura(itens);
-    let ttl = chrono::Duration::from_std(ttl)
-        .map_err(|e| ErroMercado::EstadoInvalido(format!("reserva.ttl: {e}")))?;
-    let expira_em = agora + ttl;
     let pedido_id = Uuid::new_v4();
 
     let chave = op.chave.as_deref().map(|k| chave_do_cliente(op.cliente, k));
@@ -250,7 +247,7 @@ pub async fn fechar_com(
         linhas.push(ItemNovo { sku: sku.clone(), qtd, preco_unitario: p.preco });
         tocados.push(p);
     }
-    gravar(&tx, &tocados, pedido_id, total, agora, &linhas, expira_em, op.cliente).await?;
+    let expira_em = gravar(&tx, &tocados, pedido_id, total, agora, &linhas, ttl, op.cliente).await?;
     for p in &tocados {
         reposicao::avaliar(&tx, p, agora).await?;
     }
@@ -341,16 +338,19 @@ async fn gravar(
     total: Decimal,
     agora: DateTime<Utc>,
     linhas: &[ItemNovo],
-    expira_em: DateTime<Utc>,
+    ttl: Duration,
     cliente: Option<IpAddr>,
-) -> Result<(), ErroMercado> {
+) -> Result<DateTime<Utc>, ErroMercado> {
     type P<'a> = &'a (dyn ToSql + Sync);
-    let (upd, ped, item, res) = (
+    let (upd, ped, item, res, prazo) = (
         tx.prepare_cached(produto::SALVAR_PRATELEIRA).await?,
         tx.prepare_cached(pedido::INSERIR).await?,
         tx.prepare_cached(pedido::INSERIR_ITEM).await?,
         tx.prepare_cached(reserva::INSERIR).await?,
+        tx.prepare_cached(reserva::PRAZO).await?,
     );
+    // The reservations' deadline is the database's clock (SPEC §4.7), read in the same pipeline.
+    let ttl_s = ttl.as_secs_f64();
     let status: Vec<&'static str> = tocados.iter().map(|p| p.status.como_texto()).collect();
     let reservas: Vec<Uuid> = linhas.iter().map(|_| Uuid::new_v4()).collect();
     let mut escritas = Vec::with_capacity(1 + tocados.len() + 2 * linhas.len());
@@ -362,10 +362,13 @@ async fn gravar(
         escritas.push(tx.execute_raw(&item, vec![&pedido_id as P, &l.sku, &l.qtd, &l.preco_unitario]));
     }
     for (l, id) in linhas.iter().zip(&reservas) {
-        escritas.push(tx.execute_raw(&res, vec![id as P, &l.sku, &l.qtd, &pedido_id, &expira_em]));
+        escritas.push(tx.execute_raw(&res, vec![id as P, &l.sku, &l.qtd, &pedido_id, &ttl_s]));
     }
-    futures_util::future::try_join_all(escritas).await?;
-    Ok(())
+    let params: [P; 1] = [&ttl_s];
+    let (escritas, expira_em) =
+        tokio::join!(futures_util::future::try_join_all(escritas), tx.query_one(&prazo, &params));
+    escritas?;
+    Ok(expira_em?.get(0))
 }
 
 #[cfg(test)]

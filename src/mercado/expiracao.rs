@@ -18,7 +18,15 @@
 //! transaction; if any cannot be (not yet due, or a failure), nothing of the order changes. An
 //! order that fails is remembered and left out of the sweep's selection for a while
 //! ([`Evitados`], 5 s doubling to 5 min), so it cannot hold the head of the `LIMIT` and starve the
-//! others. Returned units may push the shelf above ideal and do not trigger a restock (the excess
+//! others.
+//!
+//! **The database's clock decides** what is due (`expira_em <= now()` in the statements that
+//! select and re-check an order), never the replica's: a replica whose clock runs minutes ahead
+//! would otherwise expire the others' fresh reservations (issue 30). The test entry points
+//! ([`expirar_vencidas`], [`rodada`]) take an instant instead, to step past a deadline without
+//! waiting.
+//!
+//! Returned units may push the shelf above ideal and do not trigger a restock (the excess
 //! is at most the reservation; a documented decision of the original). The loop runs under the
 //! service's supervisor and stops on shutdown.
 
@@ -71,7 +79,7 @@ pub async fn agendar(db: Db, intervalo: Duration, lote: i64, shutdown: Cancellat
     loop {
         let mut expirados = 0;
         loop {
-            match lote_da_rodada(&db, super::agora(), lote, &mut evitados).await {
+            match lote_da_rodada(&db, None, lote, &mut evitados).await {
                 Ok(b) => {
                     expirados += b.expirados;
                     vivo.ok();
@@ -97,8 +105,8 @@ pub async fn agendar(db: Db, intervalo: Duration, lote: i64, shutdown: Cancellat
     tracing::info!("reservation expiry sweep stopped");
 }
 
-/// One round at `agora`: returns how many orders it expired. An order that fails is logged and
-/// left for the next round; the others go on.
+/// One round as if the database's clock read `agora` (tests): returns how many orders it
+/// expired. An order that fails is logged and left for the next round; the others go on.
 pub async fn expirar_vencidas(db: &Db, agora: DateTime<Utc>, limite: i64) -> Result<usize, ErroMercado> {
     rodada(db, agora, limite, &mut Evitados::default()).await
 }
@@ -110,7 +118,7 @@ pub async fn rodada(
     limite: i64,
     evitados: &mut Evitados,
 ) -> Result<usize, ErroMercado> {
-    Ok(lote_da_rodada(db, agora, limite, evitados).await?.expirados)
+    Ok(lote_da_rodada(db, Some(agora), limite, evitados).await?.expirados)
 }
 
 /// What one batch of the sweep did.
@@ -129,9 +137,10 @@ impl Lote {
     }
 }
 
+/// `agora`: `None` = the database's clock.
 async fn lote_da_rodada(
     db: &Db,
-    agora: DateTime<Utc>,
+    agora: Option<DateTime<Utc>>,
     limite: i64,
     evitados: &mut Evitados,
 ) -> Result<Lote, ErroMercado> {
@@ -140,7 +149,7 @@ async fn lote_da_rodada(
         let client = db.client().await?;
         let stmt = client
             .prepare_cached(
-                "SELECT pedido_id FROM reserva WHERE status = 'ATIVA' AND expira_em <= $1 AND NOT (pedido_id = ANY($3)) \
+                "SELECT pedido_id FROM reserva WHERE status = 'ATIVA' AND expira_em <= COALESCE($1, now()) AND NOT (pedido_id = ANY($3)) \
                  GROUP BY pedido_id ORDER BY min(expira_em) LIMIT $2",
             )
             .await?;
@@ -165,7 +174,8 @@ async fn lote_da_rodada(
 }
 
 /// Expires one order if it is still awaiting payment and nobody holds it; true when it did.
-pub async fn expirar_pedido(db: &Db, id: Uuid, agora: DateTime<Utc>) -> Result<bool, ErroMercado> {
+/// `agora`: `None` = the database's clock.
+pub async fn expirar_pedido(db: &Db, id: Uuid, agora: Option<DateTime<Utc>>) -> Result<bool, ErroMercado> {
     let mut client = db.client().await?;
     let tx = Tx::begin(db, &mut client).await?;
     match pedido::travar_sem_esperar(&tx, id).await? {
@@ -177,8 +187,8 @@ pub async fn expirar_pedido(db: &Db, id: Uuid, agora: DateTime<Utc>) -> Result<b
         Some(_) => return Ok(false),
     }
     // Sorted by SKU: products are locked in the same order as checkout locks them.
-    let reservas = reserva::do_pedido(&tx, id).await?;
-    if reservas.iter().any(|r| r.status == StatusReserva::Ativa && !r.venceu_em(agora)) {
+    let reservas = reserva::do_pedido(&tx, id, agora).await?;
+    if reservas.iter().any(|r| r.status == StatusReserva::Ativa && !r.vencida) {
         // Not every reservation is due: the order is not expired yet (nothing changes).
         tx.rollback().await?;
         return Ok(false);

@@ -1,5 +1,6 @@
 //! The simulated payment (SPEC §3.6): the order is locked (waiting for the lock, unlike the
-//! sweep), the clock decides — a reservation past its deadline refuses the payment even before
+//! sweep), the database's clock decides (not this replica's: another replica may have reserved
+//! with a clock minutes behind it) — a reservation past its deadline refuses the payment even before
 //! the sweep has run — and a paid order's reservations become CONFIRMADA: checkout's debit is
 //! the sale. Paying twice changes nothing and answers the same detail.
 
@@ -12,12 +13,13 @@ use super::reserva;
 use super::Tx;
 use crate::db::Db;
 
-pub async fn pagar(db: &Db, id: Uuid, agora: DateTime<Utc>) -> Result<PedidoDetalhe, ErroMercado> {
+/// Pays order `id`; `agora`: `None` = the database's clock (tests pass an instant).
+pub async fn pagar(db: &Db, id: Uuid, agora: Option<DateTime<Utc>>) -> Result<PedidoDetalhe, ErroMercado> {
     let mut client = db.client().await?;
     let tx = Tx::begin(db, &mut client).await?;
     let status = pedido::travar(&tx, id).await?.ok_or(ErroMercado::PedidoNaoEncontrado(id))?;
-    let reservas = reserva::do_pedido(&tx, id).await?;
-    let prazo_vencido = reservas.iter().any(|r| r.venceu_em(agora));
+    let reservas = reserva::do_pedido(&tx, id, agora).await?;
+    let prazo_vencido = reservas.iter().any(|r| r.vencida);
     let pago_agora = pedido::pagar(id, status, prazo_vencido)?;
     if pago_agora {
         pedido::mudar_status(&tx, id, StatusPedido::Pago).await?;

@@ -145,11 +145,13 @@ pub async fn listar(
 }
 
 /// Inserts a new product, whose row this transaction then holds until it ends; `None` when the
-/// SKU was registered concurrently.
+/// SKU was registered concurrently. `classificado_em` is clamped to the database's clock, as in
+/// [`salvar_classificacao`].
 pub async fn inserir<'t>(tx: &'t Tx<'_>, p: ProdutoVitrine) -> Result<Option<Travado<'t>>, ErroMercado> {
     let stmt = tx
         .prepare_cached(&format!(
-            "INSERT INTO produto_vitrine ({COLUNAS}, versao) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0) \
+            "INSERT INTO produto_vitrine ({COLUNAS}, versao) \
+             VALUES ($1, $2, $3, $4, CASE WHEN $5::timestamptz IS NULL THEN NULL ELSE LEAST($5, now()) END, $6, $7, $8, $9, $10, 0) \
              ON CONFLICT (sku) DO NOTHING"
         ))
         .await?;
@@ -186,11 +188,13 @@ pub async fn salvar_prateleira(tx: &Tx<'_>, p: &Travado<'_>) -> Result<(), ErroM
     Ok(())
 }
 
-/// Writes the classification of a locked product.
+/// Writes the classification of a locked product. `classificado_em` is stored clamped to the
+/// database's clock (SPEC §4.7): a sender whose clock runs ahead cannot stamp a classification
+/// that later ones, from a fixed clock, would never beat ("newer wins" compares with it).
 pub async fn salvar_classificacao(tx: &Tx<'_>, p: &Travado<'_>) -> Result<(), ErroMercado> {
     let stmt = tx
         .prepare_cached(
-            "UPDATE produto_vitrine SET tags = $2, categoria = $3, classificado_em = $4, versao = versao + 1 WHERE sku = $1",
+            "UPDATE produto_vitrine SET tags = $2, categoria = $3, classificado_em = LEAST($4, now()), versao = versao + 1 WHERE sku = $1",
         )
         .await?;
     let classificado_em: Option<DateTime<Utc>> = p.classificado_em;

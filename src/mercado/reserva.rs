@@ -16,6 +16,10 @@ pub struct Reserva {
     pub qtd: i32,
     pub expira_em: DateTime<Utc>,
     pub status: StatusReserva,
+    /// Its deadline is reached (`expira_em <= now()`, the deadline itself included), by the
+    /// database's clock when [`do_pedido`] was read — never a replica's own clock, which may
+    /// run ahead of the one that reserved it.
+    pub vencida: bool,
 }
 
 /// `reserva.status`: what the row holds. Spelled here and in this module's SQL only.
@@ -48,25 +52,31 @@ impl StatusReserva {
     }
 }
 
-impl Reserva {
-    /// `venceuEm(agora)`: the deadline is reached at `expira_em` itself.
-    pub fn venceu_em(&self, agora: DateTime<Utc>) -> bool {
-        agora >= self.expira_em
-    }
-}
+/// A reservation of a new order: `$1` id, `$2` sku, `$3` qtd, `$4` pedido_id, `$5` the TTL in
+/// seconds. The deadline is the database's clock (`now()` + TTL), like every instant that decides
+/// when a row is due (SPEC §4.7): a replica whose clock is behind would otherwise reserve with
+/// deadlines already past.
+pub const INSERIR: &str = "INSERT INTO reserva (id, sku, qtd, pedido_id, expira_em, status) \
+                           VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5), 'ATIVA')";
 
-/// A reservation of a new order: `$1` id, `$2` sku, `$3` qtd, `$4` pedido_id, `$5` expira_em.
-pub const INSERIR: &str =
-    "INSERT INTO reserva (id, sku, qtd, pedido_id, expira_em, status) VALUES ($1, $2, $3, $4, $5, 'ATIVA')";
+/// `$1` the TTL in seconds: the deadline [`INSERIR`] writes in the same transaction (`now()` is the
+/// transaction's start, the same in both statements).
+pub const PRAZO: &str = "SELECT now() + make_interval(secs => $1)";
 
-/// The order's reservations, by SKU (the product lock order).
-pub async fn do_pedido(tx: &Tx<'_>, pedido_id: Uuid) -> Result<Vec<Reserva>, ErroMercado> {
+/// The order's reservations, by SKU (the product lock order); `vencida` at `agora` (`None` = the
+/// database's clock; tests pass an instant).
+pub async fn do_pedido(
+    tx: &Tx<'_>,
+    pedido_id: Uuid,
+    agora: Option<DateTime<Utc>>,
+) -> Result<Vec<Reserva>, ErroMercado> {
     let stmt = tx
         .prepare_cached(
-            "SELECT id, sku, qtd, expira_em, status FROM reserva WHERE pedido_id = $1 ORDER BY sku, id",
+            "SELECT id, sku, qtd, expira_em, status, expira_em <= COALESCE($2, now()) AS vencida \
+               FROM reserva WHERE pedido_id = $1 ORDER BY sku, id",
         )
         .await?;
-    tx.query(&stmt, &[&pedido_id])
+    tx.query(&stmt, &[&pedido_id, &agora])
         .await?
         .iter()
         .map(|r| {
@@ -76,6 +86,7 @@ pub async fn do_pedido(tx: &Tx<'_>, pedido_id: Uuid) -> Result<Vec<Reserva>, Err
                 qtd: r.try_get("qtd")?,
                 expira_em: r.try_get("expira_em")?,
                 status: StatusReserva::de_texto(r.try_get("status")?)?,
+                vencida: r.try_get("vencida")?,
             })
         })
         .collect()

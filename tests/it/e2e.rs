@@ -3,8 +3,8 @@
 //! loopback ports, the demo catalogue loaded through the APIs, shoppers checking out and an
 //! operator entering lots as demand appears — and something failing meanwhile. After the pipeline
 //! drains, `giro audit` and direct queries (`support::e2e::verificar`) show that nothing was lost
-//! or applied twice. The scenarios run one after the other in one test ([`scenarios`]); each bounds
-//! its own time.
+//! or applied twice (`relogio`: with a service's clock two days off). The scenarios run one after
+//! the other in one test ([`scenarios`]); each bounds its own time.
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -44,6 +44,9 @@ const CENARIOS: &[(&str, Cenario)] = &[
     ("duas-vezes: every event delivered twice is applied once", || Box::pin(duas_vezes())),
     ("rejeitado: an event the receiver rejects ends FAILED, the rest flows, the audit names it", || {
         Box::pin(rejeitado())
+    }),
+    ("relogio: mercado, then estoque, two days ahead and behind under load; nothing FAILED", || {
+        Box::pin(relogio())
     }),
 ];
 
@@ -428,4 +431,79 @@ async fn a_batch_whose_sender_hangs_up_is_applied_to_its_end() {
         (n == ids.len() as i64).then_some(())
     })
     .await;
+}
+
+/// `giro_peer_clock_skew_seconds{peer}` on `url`'s `/metrics`, when it has been measured.
+async fn desvio(url: &str, peer: &str) -> Option<f64> {
+    let m = crate::support::metrics::Metricas::de(url).await;
+    m.contains(&format!("giro_peer_clock_skew_seconds{{peer=\"{peer}\"}}"))
+        .then(|| m.soma("giro_peer_clock_skew_seconds", &format!("peer=\"{peer}\"")))
+}
+
+/// Issue 30: a host whose clock is two days off, ahead or behind — mercado, then estoque, each
+/// restarted under libfaketime while shoppers buy and the operator enters lots — then the clock
+/// fixed. The receiver refused every event from a clock more than a day ahead (400, FAILED at once,
+/// 90 shipped units never credited); now nothing is FAILED, every shipped unit is on a shelf or
+/// sold, the audit is clean, and the peer's skew metric shows the offset while it lasts.
+async fn relogio() {
+    let mut s = Sistema::new("relogio", &[]).await;
+    // Embedded publishers: each service's /metrics carries the skew it measures of its peer.
+    s.embutido = true;
+    s.start_all().await;
+    s.carregar_demo().await;
+    let mut repositor = Repositor::start(s.estoque_url());
+    let mut clientes = Clientes::start(s.mercado_url(), SHOPPERS, u64::MAX, Duration::from_millis(30), 0.5);
+    const DOIS_DIAS: f64 = 2.0 * 86_400.0;
+    // "" = the clock fixed (true time again).
+    for (papel, desvio_de, esperado) in [
+        (Papel::Mercado, "+2d", DOIS_DIAS),
+        (Papel::Mercado, "-2d", -DOIS_DIAS),
+        (Papel::Mercado, "", 0.0),
+        (Papel::Estoque, "+2d", DOIS_DIAS),
+        (Papel::Estoque, "-2d", -DOIS_DIAS),
+        (Papel::Estoque, "", 0.0),
+    ] {
+        let vars =
+            if desvio_de.is_empty() { Vec::new() } else { crate::support::relogio::fora_de_hora(desvio_de) };
+        s.definir_para(papel, vars);
+        s.stop(papel).await;
+        s.start(papel).await;
+        let (nome, outro) = match papel {
+            Papel::Mercado => ("mercado", s.estoque_url()),
+            _ => ("estoque", s.mercado_url()),
+        };
+        relatorio(&s, &format!("{nome} restarted with its clock at {desvio_de:?}"));
+        // The other side measures it on its next deliveries (answers' Date header).
+        let medido = wait_until(Duration::from_secs(30), &format!("the skew of {nome} measured"), || async {
+            desvio(&outro, nome).await.filter(|d| (d - esperado).abs() < 60.0)
+        })
+        .await;
+        // Under load for a while: checkouts go on and restocks flow both ways.
+        let (pedidos, enviados) = (clientes.stats.criados(), s.inbox_metric(Servico::Mercado, "new").await);
+        wait_until(Duration::from_secs(60), "checkouts and restocks under the drift", || async {
+            (clientes.stats.criados() >= pedidos + 50
+                && s.inbox_metric(Servico::Mercado, "new").await > enviados)
+                .then_some(())
+        })
+        .await;
+        relatorio(
+            &s,
+            &format!("{nome} {desvio_de}: skew measured {medido:.0} s; {}", clientes.stats.resumo()),
+        );
+    }
+    let stats = clientes.parar().await;
+    relatorio(&s, &stats.resumo());
+    let drenado = s.drenar(Duration::from_secs(90), &[]).await;
+    let entradas = repositor.parar().await;
+    relatorio(&s, &format!("drained in {:.1} s", drenado.as_secs_f64()));
+    for c in [s.mercado().await, s.estoque().await] {
+        let falhados: i64 = c
+            .query_one("SELECT count(*) FROM outbox_event WHERE status = 'FAILED'", &[])
+            .await
+            .unwrap()
+            .get(0);
+        assert_eq!(falhados, 0, "[{}] nothing FAILED", s.nome);
+    }
+    verificar(&s, &stats, &entradas, &Esperado::default()).await;
+    audit_limpo(&s);
 }

@@ -311,21 +311,6 @@ impl EventoIntegracao {
         }
     }
 
-    /// The `ocorridoEm` bound of the input policy (issue 13): from 2000 to one day ahead of the
-    /// receiver's clock `agora`. A far-future instant would otherwise win every later
-    /// "newest wins" comparison (a classification frozen forever).
-    pub fn violacao_instante(&self, agora: DateTime<Utc>) -> Option<String> {
-        let t = self.ocorrido_em();
-        let min = DateTime::<Utc>::from_timestamp(946_684_800, 0).unwrap_or(agora); // 2000-01-01T00:00:00Z
-        if t < min || t > agora + chrono::Duration::days(1) {
-            return Some(format!(
-                "{} inválido: ocorridoEm deve estar entre 2000-01-01 e um dia à frente do relógio do receptor",
-                self.tipo()
-            ));
-        }
-        None
-    }
-
     /// Violations as `"<campo> <mensagem>"`, sorted (the original's detail format).
     pub fn violacoes(&self) -> Vec<String> {
         let mut v = Violacoes::default();
@@ -408,13 +393,12 @@ impl giro_outbox::Evento for EventoIntegracao {
         self.sku()
     }
 
-    /// The contract ([`EventoIntegracao::ler`]), then the input policy on `ocorridoEm`.
-    fn ler(tipo: &str, corpo: &[u8], agora: DateTime<Utc>) -> Result<Self, ErroContrato> {
-        let evento = EventoIntegracao::ler(tipo, corpo)?;
-        if let Some(v) = evento.violacao_instante(agora) {
-            return Err(ErroContrato::Invalido { tipo: tipo.to_string(), violacoes: vec![v] });
-        }
-        Ok(evento)
+    /// The contract ([`EventoIntegracao::ler`]). `ocorridoEm` is information, not a verdict
+    /// (SPEC §4.7, issue 30): any instant RFC 3339 can spell is accepted, however far from the
+    /// receiver's clock — a sender whose clock drifted would otherwise have its events refused for
+    /// good. What needs an order uses the receiver's clock (`classificado_em` is clamped to it).
+    fn ler(tipo: &str, corpo: &[u8]) -> Result<Self, ErroContrato> {
+        EventoIntegracao::ler(tipo, corpo)
     }
 
     fn bloqueio(tipo: &str, chave: &str) -> Option<String> {

@@ -24,6 +24,11 @@
 //! each `/eventos/lote` request is one receiver transaction (and one commit flush), so a claim is
 //! split only as far as [`CHUNK_MIN`] events a request — `clamp(ceil(n ÷ CHUNK_MIN), 1,
 //! concorrencia)` requests, each at most `outbox.lote-max` events ([`chunk_size`]).
+//!
+//! **The peer's clock is measured, never trusted** (SPEC §4.7): every answer's `Date` header,
+//! against the midpoint of this process's clock around the request, sets
+//! `giro_peer_clock_skew_seconds{peer}` (positive = the peer is ahead; the header's 1 s resolution
+//! is corrected by half a second). Nothing is decided by it: it is there to be alerted on.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -121,6 +126,9 @@ pub struct Peer {
     pub slot_freed: Notify,
     transport: Transport,
     single_until: Mutex<Option<Instant>>,
+    /// The `peer` label of the skew gauge: the peer service's name ([`Peer::named`]), else its
+    /// URL without a password.
+    nome: String,
 }
 
 /// The statuses by which a receiver refuses an event for good (when the answer is its own).
@@ -151,7 +159,24 @@ impl Peer {
             slot_freed: Notify::new(),
             transport,
             single_until: Mutex::new(None),
+            nome: giro_infra::mascara::mask_password(base.trim_end_matches('/')),
         })
+    }
+
+    /// Names the peer (`mercado`, `estoque`) in the skew gauge's `peer` label.
+    pub fn named(mut self, nome: &str) -> Peer {
+        self.nome = nome.to_string();
+        self
+    }
+
+    /// Records the peer's clock skew from an answer's `Date` header (RFC 7231, 1 s resolution),
+    /// against the midpoint of `enviado`..now on this process's clock.
+    fn medir_relogio(&self, res: &reqwest::Response, enviado: chrono::DateTime<chrono::Utc>) {
+        if let Some(skew) =
+            skew_do_date(res.headers().get(reqwest::header::DATE), enviado, chrono::Utc::now())
+        {
+            metrics::gauge!("giro_peer_clock_skew_seconds", "peer" => self.nome.clone()).set(skew);
+        }
     }
 
     pub fn base(&self) -> &str {
@@ -246,7 +271,12 @@ impl Peer {
         if let Some(tp) = &e.traceparent {
             req = req.header("traceparent", tp);
         }
-        match req.send().await {
+        let enviado = chrono::Utc::now();
+        let res = req.send().await;
+        if let Ok(r) = &res {
+            self.medir_relogio(r, enviado);
+        }
+        match res {
             Ok(res) if res.status().is_success() => Outcome::Sent,
             Ok(res) => {
                 let status = res.status();
@@ -272,6 +302,7 @@ impl Peer {
         let all = |o: Outcome| Some(vec![o; chunk.len()]);
         // Held until the answer is read: a slot is a request the peer is working on.
         let _slot = self.slot().await;
+        let enviado = chrono::Utc::now();
         let res = self
             .http
             .post(format!("{}/eventos/lote", self.base))
@@ -281,7 +312,10 @@ impl Peer {
             .send()
             .await;
         let res = match res {
-            Ok(r) => r,
+            Ok(r) => {
+                self.medir_relogio(&r, enviado);
+                r
+            }
             Err(err) => {
                 return all(Outcome::Unreachable(format!(
                     "envio de lote de {} eventos falhou: {}",
@@ -419,6 +453,20 @@ impl Drop for Slot<'_> {
     }
 }
 
+/// The peer's clock minus ours, in seconds, from a `Date` header read between `enviado` and
+/// `recebido`: the header is truncated to the second, so half a second is added back; `None` when
+/// there is no readable header.
+pub fn skew_do_date(
+    date: Option<&reqwest::header::HeaderValue>,
+    enviado: chrono::DateTime<chrono::Utc>,
+    recebido: chrono::DateTime<chrono::Utc>,
+) -> Option<f64> {
+    let texto = date?.to_str().ok()?;
+    let deles = chrono::DateTime::parse_from_rfc2822(texto).ok()?.with_timezone(&chrono::Utc);
+    let meio = enviado + (recebido - enviado) / 2;
+    Some((deles - meio).num_milliseconds() as f64 / 1000.0 + 0.5)
+}
+
 fn excerpt(body: &str) -> String {
     body.chars().take(200).collect()
 }
@@ -426,6 +474,23 @@ fn excerpt(body: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_skew_is_the_peers_date_against_the_midpoint_of_the_request() {
+        let t = |s: &str| chrono::DateTime::parse_from_rfc3339(s).map(|t| t.with_timezone(&chrono::Utc)).ok();
+        let (Some(enviado), Some(recebido)) = (t("2026-12-04T12:00:00Z"), t("2026-12-04T12:00:00.200Z"))
+        else {
+            panic!("instants")
+        };
+        let date = |v: &'static str| reqwest::header::HeaderValue::from_static(v);
+        // Two days ahead: 172800 s, give or take the header's truncation.
+        let s = skew_do_date(Some(&date("Sun, 06 Dec 2026 12:00:00 GMT")), enviado, recebido);
+        assert_eq!(s, Some(172_800.4));
+        let s = skew_do_date(Some(&date("Wed, 02 Dec 2026 12:00:00 GMT")), enviado, recebido);
+        assert_eq!(s, Some(-172_799.6));
+        assert_eq!(skew_do_date(Some(&date("ontem")), enviado, recebido), None);
+        assert_eq!(skew_do_date(None, enviado, recebido), None);
+    }
 
     fn requests(n: usize, concorrencia: usize, lote_max: usize) -> Vec<usize> {
         let per = chunk_size(n, concorrencia, lote_max);

@@ -30,7 +30,9 @@ pub trait Evento: Sized + Send + Sync + 'static {
     /// The event's id: `outbox_event.id` and the inbox's `event_id` (what makes a redelivery a no-op).
     fn event_id(&self) -> Uuid;
 
-    /// When it happened: the row's `criado_em` and its first attempt.
+    /// When it happened, by the writer's clock: information carried in the payload. The outbox
+    /// schedules nothing by it (the row's `criado_em` and first attempt are the database's
+    /// `now()`, so a writer's clock ahead delays nothing).
     fn ocorrido_em(&self) -> DateTime<Utc>;
 
     /// The body as JSON, stored in `outbox_event.payload` and sent as it is.
@@ -42,9 +44,9 @@ pub trait Evento: Sized + Send + Sync + 'static {
     fn chave(&self) -> &str;
 
     /// Parses and validates a received body of type `tipo` (which the receiver has already
-    /// checked is one its consumer accepts); `agora` is the receiver's clock, for rules on
-    /// instants.
-    fn ler(tipo: &str, corpo: &[u8], agora: DateTime<Utc>) -> Result<Self, Self::Erro>;
+    /// checked is one its consumer accepts). No rule here may depend on the receiver's clock: an
+    /// event refused because the sender's clock drifted would be refused again on every retry.
+    fn ler(tipo: &str, corpo: &[u8]) -> Result<Self, Self::Erro>;
 
     /// What a dead letter of type `tipo` about aggregate `chave` holds back until it is retried,
     /// in words for the operator (for example "restocks of SKU 7894900011517 wait"); `None` when

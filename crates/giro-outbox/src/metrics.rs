@@ -42,10 +42,8 @@ async fn scrape(State((pool, extra)): State<(Pool, Option<Extra>)>) -> Response 
                 {
                     text.push_str(&format!("giro_outbox_events{{status=\"{status}\"}} {n}\n"));
                 }
-                let age = s
-                    .oldest_pending
-                    .map(|t| (chrono::Utc::now() - t).num_milliseconds().max(0) as f64 / 1000.0)
-                    .unwrap_or(0.0);
+                // By the database's clock, like the row's criado_em (SPEC §4.7).
+                let age = s.oldest_pending_age_s.unwrap_or(0.0);
                 text.push_str(&format!("giro_outbox_oldest_pending_seconds {age}\n"));
             }
             Err(e) => tracing::warn!(error = %e, "metrics: outbox status query failed"),

@@ -206,7 +206,8 @@ impl Publisher {
             cfg.concorrencia,
             cfg.lote_max,
             cfg.transporte,
-        )?;
+        )?
+        .named(par.nome());
         let listen = listen.then(|| config.servico(servico).db.clone());
         Ok(Publisher::new(servico.nome(), pool, peer, cfg, signal, listen))
     }
@@ -252,7 +253,7 @@ impl Publisher {
             #[cfg(feature = "test-hooks")]
             self.test_fault();
             self.knock().await;
-            let reviving = self.revive_batch(Utc::now()).await;
+            let reviving = self.revive_batch().await;
             while let Some(done) = in_flight.claims.try_join_next_with_id() {
                 self.settled(done, &mut in_flight.leased);
             }
@@ -292,7 +293,7 @@ impl Publisher {
             return;
         }
         *last_prune = Instant::now();
-        if let Err(e) = self.prune(Utc::now()).await {
+        if let Err(e) = self.prune(None).await {
             giro_infra::db::note_chain(&e);
             tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "retention sweep failed");
         }
@@ -307,7 +308,7 @@ impl Publisher {
     /// Claims a batch and hands it to a task of its own to deliver and settle; returns whether
     /// more may be due right now (the claim came back full).
     async fn claim_next(self: &Arc<Self>, in_flight: &mut InFlight) -> bool {
-        match self.claim(Utc::now()).await {
+        match self.claim(None).await {
             Ok(c) => {
                 let full = c.full;
                 if !c.claimed.is_empty() {
@@ -418,13 +419,13 @@ impl Publisher {
 
     /// When the peer came back, makes one batch of waiting events due now; true while there was
     /// something to release.
-    async fn revive_batch(&self, agora: DateTime<Utc>) -> bool {
+    async fn revive_batch(&self) -> bool {
         if !self.reviving.load(Ordering::SeqCst) {
             return false;
         }
         let released = async {
             let client = self.pool.get().await?;
-            anyhow::Ok(store::make_due(&**client, agora, self.cfg.lote as i64).await?)
+            anyhow::Ok(store::make_due(&**client, self.cfg.lote as i64).await?)
         }
         .await;
         match released {
@@ -478,15 +479,15 @@ impl Publisher {
     }
 
     /// Claims up to [`Publisher::alvo`] due events under a new lease and token (committed at
-    /// once), and adapts the next claim's size to what came back.
-    pub async fn claim(&self, agora: DateTime<Utc>) -> anyhow::Result<Claim> {
+    /// once), and adapts the next claim's size to what came back. What is due and the lease are
+    /// the database's clock (`agora` = `None`); a test passes an instant to step through time.
+    pub async fn claim(&self, agora: impl Into<Option<DateTime<Utc>>>) -> anyhow::Result<Claim> {
         let token = Uuid::new_v4();
-        let lease_until = agora + chrono::Duration::from_std(self.cfg.visibilidade)?;
         let asked = self.alvo();
         let at = Instant::now();
         let claimed = {
             let client = self.pool.get().await?;
-            store::claim(&**client, agora, asked as i64, lease_until, token).await?
+            store::claim(&**client, agora.into(), asked as i64, self.cfg.visibilidade, token).await?
             // The connection goes back to the pool here: none is held while delivering.
         };
         self.adapt(asked, claimed.len());
@@ -495,7 +496,7 @@ impl Publisher {
     }
 
     /// Claims, delivers and settles one batch (the loop's steps, one after another).
-    pub async fn round(&self, agora: DateTime<Utc>) -> anyhow::Result<Round> {
+    pub async fn round(&self, agora: impl Into<Option<DateTime<Utc>>>) -> anyhow::Result<Round> {
         let c = self.claim(agora).await?;
         if c.claimed.is_empty() {
             return Ok(Round::default());
@@ -508,22 +509,24 @@ impl Publisher {
     pub async fn finish(&self, c: Claim) -> anyhow::Result<Round> {
         let Claim { token, claimed, at, .. } = c;
         let outcomes = self.deliver(&claimed, at).await;
-        // Outcomes are known now: backoff and deadlines count from here.
-        let done = Utc::now();
-        let criado_ate = done - chrono::Duration::from_std(self.cfg.prazo_entrega)?;
+        // Outcomes are known now: an event's age is its age at the claim (the database's clock)
+        // plus the time since, by this process's monotonic clock; the backoff counts from the
+        // settle's `now()`.
+        let desde = at.elapsed();
         let mut sent = Vec::new();
         let mut failures = Vec::new();
         let mut r = Round { claimed: claimed.len(), ..Round::default() };
         for (e, o) in claimed.iter().zip(outcomes) {
-            self.count(e, &o, done, &mut r);
-            match settle::settle(&o, e.tentativas, e.criado_em, criado_ate, self.cfg.max_tentativas) {
+            let idade = e.idade + desde;
+            self.count(e, &o, idade, &mut r);
+            match settle::settle(&o, e.tentativas, idade, self.cfg.prazo_entrega, self.cfg.max_tentativas) {
                 Settle::Sent => sent.push(e.id),
-                Settle::Retry => failures.push(self.retry(e, o, done)?),
+                Settle::Retry => failures.push(self.retry(e, o)),
                 Settle::Failed(why) => failures.push(self.dead_letter(e, o, why)),
             }
         }
         let client = self.pool.get().await?;
-        store::mark_sent(&**client, &sent, token, done).await?;
+        store::mark_sent(&**client, &sent, token).await?;
         store::mark_failed(&**client, &failures, token).await?;
         drop(client);
         self.after_round(&r);
@@ -531,12 +534,11 @@ impl Publisher {
     }
 
     /// Counts an outcome in the round and in the delivery metrics.
-    fn count(&self, e: &Claimed, o: &Outcome, done: DateTime<Utc>, r: &mut Round) {
+    fn count(&self, e: &Claimed, o: &Outcome, idade: Duration, r: &mut Round) {
         let result = match o {
             Outcome::Sent => {
                 r.sent += 1;
-                let secs = (done - e.criado_em).num_microseconds().unwrap_or(0).max(0) as f64 / 1e6;
-                metrics::histogram!("giro_outbox_delivery_seconds").record(secs);
+                metrics::histogram!("giro_outbox_delivery_seconds").record(idade.as_secs_f64());
                 "sent"
             }
             Outcome::Transient(_) | Outcome::Unreachable(_) => {
@@ -555,13 +557,12 @@ impl Publisher {
             .increment(1);
     }
 
-    /// A transient failure, due again after the backoff counted from `done`.
-    fn retry(&self, e: &Claimed, o: Outcome, done: DateTime<Utc>) -> anyhow::Result<Failure> {
+    /// A transient failure, due again after the backoff counted from the settle.
+    fn retry(&self, e: &Claimed, o: Outcome) -> Failure {
         let erro = o.erro().unwrap_or_default().to_string();
         let espera = backoff::with_jitter(e.tentativas, self.cfg.backoff_maximo, backoff::random_factor());
-        let proxima = done + chrono::Duration::from_std(espera)?;
         tracing::warn!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, tentativa = e.tentativas, erro = %erro, "delivery failed; will retry");
-        Ok(Failure { id: e.id, erro, proxima: Some(proxima) })
+        Failure { id: e.id, erro, espera: Some(espera) }
     }
 
     /// A dead letter, logged with why.
@@ -575,7 +576,7 @@ impl Publisher {
                 tracing::error!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, tentativa = e.tentativas, erro = %erro, "delivery failed; {}: event FAILED", why.describe())
             }
         }
-        Failure { id: e.id, erro, proxima: None }
+        Failure { id: e.id, erro, espera: None }
     }
 
     /// Tracks whether the peer is reachable: a success after failures makes the waiting events
@@ -593,12 +594,13 @@ impl Publisher {
 
     /// Deletes `SENT` rows past `outbox.retencao`, in small batches (at most 100 per sweep, the
     /// rest next time); returns how many.
-    pub async fn prune(&self, agora: DateTime<Utc>) -> anyhow::Result<u64> {
+    /// `agora`: `None` = the database's clock.
+    pub async fn prune(&self, agora: impl Into<Option<DateTime<Utc>>>) -> anyhow::Result<u64> {
         let client = self.pool.get().await?;
-        let antes = agora - chrono::Duration::from_std(self.cfg.retencao)?;
+        let agora = agora.into();
         let mut sent = 0;
         for _ in 0..100 {
-            let n = store::prune_sent(&**client, antes, PRUNE_BATCH).await?;
+            let n = store::prune_sent(&**client, agora, self.cfg.retencao, PRUNE_BATCH).await?;
             sent += n;
             if n < PRUNE_BATCH as u64 {
                 break;

@@ -4,11 +4,12 @@
 //! - delivered → `SENT`;
 //! - refused by the peer's receiver ([`Outcome::Permanent`]) → `FAILED` at once;
 //! - a transient failure ([`Outcome::Transient`], [`Outcome::Unreachable`]) → retried after the
-//!   backoff, unless the event was created before the delivery deadline (`outbox.prazo-entrega`
-//!   ago) or — only when `outbox.max-tentativas` is set — it has used them all: then `FAILED`.
-//!   The deadline is reported first when both hold.
+//!   backoff, unless the event is `outbox.prazo-entrega` old or older (its age by the database's
+//!   clock at the claim, plus the time the publisher has spent on it since: no process's wall
+//!   clock counts) or — only when `outbox.max-tentativas` is set — it has used them all: then
+//!   `FAILED`. The deadline is reported first when both hold.
 
-use chrono::{DateTime, Utc};
+use std::time::Duration;
 
 use crate::delivery::Outcome;
 
@@ -43,21 +44,21 @@ impl WhyFailed {
     }
 }
 
-/// The rule. `tentativas` counts this attempt; `criado_em` is the event's creation;
-/// `criado_ate` = the outcome's instant − `outbox.prazo-entrega` (an event created then or
-/// before has run out of time); `max_tentativas` = `outbox.max-tentativas`.
+/// The rule. `tentativas` counts this attempt; `idade` is the event's age when the outcome was
+/// known; an event `prazo` (= `outbox.prazo-entrega`) old or older has run out of time;
+/// `max_tentativas` = `outbox.max-tentativas`.
 pub fn settle(
     outcome: &Outcome,
     tentativas: i32,
-    criado_em: DateTime<Utc>,
-    criado_ate: DateTime<Utc>,
+    idade: Duration,
+    prazo: Duration,
     max_tentativas: Option<i32>,
 ) -> Settle {
     match outcome {
         Outcome::Sent => Settle::Sent,
         Outcome::Permanent(_) => Settle::Failed(WhyFailed::Refused),
         Outcome::Transient(_) | Outcome::Unreachable(_) => {
-            if criado_em <= criado_ate {
+            if idade >= prazo {
                 Settle::Failed(WhyFailed::Deadline)
             } else if max_tentativas.is_some_and(|max| tentativas >= max) {
                 Settle::Failed(WhyFailed::Attempts)
@@ -72,36 +73,36 @@ pub fn settle(
 mod tests {
     use super::*;
 
-    fn t(secs: i64) -> DateTime<Utc> {
-        DateTime::<Utc>::from_timestamp(1_800_000_000 + secs, 0).unwrap_or_default()
+    fn t(secs: u64) -> Duration {
+        Duration::from_secs(secs)
     }
 
-    /// Created at 100 s; the deadline cuts at `criado_ate`.
-    fn transient(tentativas: i32, criado_ate: i64, max: Option<i32>) -> Settle {
-        settle(&Outcome::Transient("HTTP 500".into()), tentativas, t(100), t(criado_ate), max)
+    /// 100 s old when the outcome is known; the deadline is `prazo` seconds.
+    fn transient(tentativas: i32, prazo: u64, max: Option<i32>) -> Settle {
+        settle(&Outcome::Transient("HTTP 500".into()), tentativas, t(100), t(prazo), max)
     }
 
     #[test]
     fn a_delivered_event_is_sent_whatever_its_age_or_attempts() {
-        assert_eq!(settle(&Outcome::Sent, 99, t(0), t(1_000), Some(3)), Settle::Sent);
+        assert_eq!(settle(&Outcome::Sent, 99, t(1_000), t(1), Some(3)), Settle::Sent);
     }
 
     #[test]
     fn a_refusal_by_the_receiver_is_a_dead_letter_at_once() {
         let o = Outcome::Permanent("HTTP 400".into());
-        assert_eq!(settle(&o, 1, t(100), t(0), None), Settle::Failed(WhyFailed::Refused));
+        assert_eq!(settle(&o, 1, t(0), t(100), None), Settle::Failed(WhyFailed::Refused));
     }
 
     #[test]
     fn a_transient_failure_within_the_deadline_is_retried() {
-        assert_eq!(transient(7, 99, None), Settle::Retry);
-        assert_eq!(transient(2, 99, Some(3)), Settle::Retry, "below max-tentativas");
+        assert_eq!(transient(7, 101, None), Settle::Retry);
+        assert_eq!(transient(2, 101, Some(3)), Settle::Retry, "below max-tentativas");
     }
 
     #[test]
     fn an_unreachable_peer_counts_as_a_transient_failure() {
         let o = Outcome::Unreachable("connection refused".into());
-        assert_eq!(settle(&o, 1, t(100), t(99), None), Settle::Retry);
+        assert_eq!(settle(&o, 1, t(99), t(100), None), Settle::Retry);
         assert_eq!(settle(&o, 1, t(100), t(100), None), Settle::Failed(WhyFailed::Deadline));
     }
 
@@ -110,15 +111,15 @@ mod tests {
         assert_eq!(
             transient(1, 100, None),
             Settle::Failed(WhyFailed::Deadline),
-            "created exactly at the cut"
+            "exactly as old as the deadline"
         );
-        assert_eq!(transient(1, 500, None), Settle::Failed(WhyFailed::Deadline));
+        assert_eq!(transient(1, 50, None), Settle::Failed(WhyFailed::Deadline));
     }
 
     #[test]
     fn attempts_run_out_only_when_max_tentativas_is_set() {
-        assert_eq!(transient(3, 99, Some(3)), Settle::Failed(WhyFailed::Attempts));
-        assert_eq!(transient(1_000, 99, None), Settle::Retry);
+        assert_eq!(transient(3, 101, Some(3)), Settle::Failed(WhyFailed::Attempts));
+        assert_eq!(transient(1_000, 101, None), Settle::Retry);
     }
 
     #[test]

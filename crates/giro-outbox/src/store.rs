@@ -1,5 +1,13 @@
-//! The outbox table's SQL (`outbox_event`, identical in both databases). Every statement that
-//! decides by time takes `agora` as a parameter, so tests drive the clock.
+//! The outbox table's SQL (`outbox_event`, identical in both databases).
+//!
+//! **One clock: PostgreSQL's.** Every instant that decides when a row is due — its creation and
+//! first attempt, a lease, a backoff, retention — is computed and compared by the database
+//! (`now()`) in the statement that uses it, never by the process that writes or reads the row:
+//! a writer whose clock runs minutes ahead of a separate publisher's no longer makes its events
+//! wait out the difference, and a publisher behind or ahead neither delays nor dead-letters
+//! anything (SPEC §4.7, issue 30). A statement that decides by time takes `agora` as an
+//! `Option`: `None` in production (the database's clock), an instant in tests that step through
+//! a backoff or a lease without sleeping.
 //!
 //! **The relay's bookkeeping commits without waiting for the WAL flush.** The claim ([`CLAIM`])
 //! and the settles ([`MARK_SENT`], [`mark_failed`]) set `synchronous_commit = off` for their own
@@ -22,26 +30,31 @@ use crate::evento::Evento;
 use crate::status::Status;
 use giro_infra::db::Tx;
 
-/// `$1` id, `$2` tipo, `$3` payload, `$4` criado_em (= first attempt), `$5` traceparent.
+/// `$1` id, `$2` tipo, `$3` payload, `$4` traceparent. `criado_em` (= the first attempt) is the
+/// database's clock at the writer's transaction, not the event's `ocorridoEm`: the writer's
+/// clock decides nothing about when its events go out.
 pub const REGISTRAR: &str = "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, tentativas, proxima_tentativa_em, traceparent) \
-                             VALUES ($1, $2, $3, 'PENDING', $4, 0, $4, $5)";
+                             VALUES ($1, $2, $3, 'PENDING', now(), 0, now(), $4)";
 
-/// `$1` agora, `$2` limite, `$3` lease_until, `$4` token. The attempt is counted here, at the
-/// claim: a delivery that crashes or hangs the publisher (a poison row) still counts one, and its
-/// lease is its backoff.
+/// `$1` agora (NULL = the database's clock), `$2` limite, `$3` the lease in seconds, `$4` token.
+/// The attempt is counted here, at the claim: a delivery that crashes or hangs the publisher (a
+/// poison row) still counts one, and its lease is its backoff. Returns the event's age at the
+/// claim in seconds (by the same clock), for the delivery deadline.
 pub const CLAIM: &str = "WITH due AS ( \
                              SELECT id FROM outbox_event \
-                              WHERE status = 'PENDING' AND proxima_tentativa_em <= $1 \
+                              WHERE status = 'PENDING' AND proxima_tentativa_em <= COALESCE($1, now()) \
                               ORDER BY proxima_tentativa_em \
                               LIMIT $2 \
                               FOR UPDATE SKIP LOCKED) \
-                         UPDATE outbox_event o SET proxima_tentativa_em = $3, lease_token = $4, tentativas = o.tentativas + 1 \
+                         UPDATE outbox_event o SET proxima_tentativa_em = COALESCE($1, now()) + make_interval(secs => $3), \
+                                lease_token = $4, tentativas = o.tentativas + 1 \
                            FROM due WHERE o.id = due.id \
                             AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off' \
-                         RETURNING o.id, o.tipo, o.payload::text, o.tentativas, o.criado_em, o.traceparent";
+                         RETURNING o.id, o.tipo, o.payload::text, o.tentativas, o.criado_em, o.traceparent, \
+                                   extract(epoch FROM COALESCE($1, now()) - o.criado_em)::float8";
 
-/// `$1` ids, `$2` token, `$3` enviado_em.
-pub const MARK_SENT: &str = "UPDATE outbox_event SET status = 'SENT', enviado_em = $3, \
+/// `$1` ids, `$2` token. `enviado_em` is the database's clock (retention counts from it).
+pub const MARK_SENT: &str = "UPDATE outbox_event SET status = 'SENT', enviado_em = now(), \
                                     ultimo_erro = NULL, lease_token = NULL \
                               WHERE id = ANY($1) AND lease_token = $2 AND status = 'PENDING' \
                                 AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'";
@@ -54,19 +67,81 @@ pub const MAX_ERRO: usize = 500;
 
 /// Writes `evento` as a `PENDING` row in the open business transaction (the original's
 /// `Outbox.registrar`, propagation MANDATORY): id = eventId, tipo, payload, criado_em =
-/// proxima_tentativa_em = ocorridoEm. The in-process publisher is woken after commit
-/// ([`Tx::commit`]); separate publishers by one `NOTIFY` per transaction when `outbox.notify` is on.
+/// proxima_tentativa_em = the database's `now()` (the payload keeps `ocorridoEm`). The in-process
+/// publisher is woken after commit ([`Tx::commit`]); separate publishers by one `NOTIFY` per
+/// transaction when `outbox.notify` is on. Inside [`adiando`] the row is kept for
+/// [`gravar_adiados`] instead: one statement for a whole batch's answers.
 pub async fn registrar<S, E: Evento>(tx: &Tx<'_, S>, evento: &E) -> Result<(), tokio_postgres::Error> {
-    let stmt = tx.prepare_cached(REGISTRAR).await?;
     let traceparent = giro_infra::trace::for_event().to_string();
-    tx.execute(
-        &stmt,
-        &[&evento.event_id(), &evento.tipo(), &evento.payload(), &evento.ocorrido_em(), &traceparent],
-    )
-    .await?;
+    let linha = Adiado {
+        id: evento.event_id(),
+        tipo: evento.tipo().to_string(),
+        payload: evento.payload(),
+        traceparent,
+    };
+    if let Err(linha) = adiar(linha) {
+        let stmt = tx.prepare_cached(REGISTRAR).await?;
+        tx.execute(&stmt, &[&linha.id, &linha.tipo, &linha.payload, &linha.traceparent]).await?;
+    }
     if tx.mark_event_written() && tx.notify_pg() {
         tx.execute("SELECT pg_notify($1, '')", &[&CHANNEL]).await?;
     }
+    Ok(())
+}
+
+/// An outbox row [`registrar`] kept for [`gravar_adiados`].
+#[derive(Debug)]
+pub struct Adiado {
+    id: Uuid,
+    tipo: String,
+    payload: serde_json::Value,
+    traceparent: String,
+}
+
+tokio::task_local! {
+    static ADIADOS: std::cell::RefCell<Vec<Adiado>>;
+}
+
+/// Keeps `linha` when running inside [`adiando`]; gives it back otherwise.
+fn adiar(linha: Adiado) -> Result<(), Adiado> {
+    let mut linha = Some(linha);
+    let _ = ADIADOS.try_with(|a| {
+        if let Some(l) = linha.take() {
+            a.borrow_mut().push(l);
+        }
+    });
+    linha.map_or(Ok(()), Err)
+}
+
+/// Runs `fut` (effects applied in one transaction) with the outbox rows [`registrar`] writes kept
+/// aside, and returns them with its output, for [`gravar_adiados`] in the same transaction: the
+/// receiver's answers to a `/eventos/lote` chunk become one statement instead of one per answer.
+pub async fn adiando<T>(fut: impl std::future::Future<Output = T>) -> (T, Vec<Adiado>) {
+    ADIADOS
+        .scope(std::cell::RefCell::new(Vec::new()), async move {
+            let out = fut.await;
+            let linhas = ADIADOS.with(|a| a.take());
+            (out, linhas)
+        })
+        .await
+}
+
+/// `$1` ids, `$2` tipos, `$3` payloads, `$4` traceparents: [`REGISTRAR`] for many rows.
+pub const REGISTRAR_VARIOS: &str = "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, tentativas, proxima_tentativa_em, traceparent) \
+                                    SELECT id, tipo, payload, 'PENDING', now(), 0, now(), traceparent \
+                                      FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::text[]) AS r(id, tipo, payload, traceparent)";
+
+/// Writes the rows [`adiando`] kept, in one statement, in `tx` (the transaction of their effects).
+pub async fn gravar_adiados<S>(tx: &Tx<'_, S>, linhas: &[Adiado]) -> Result<(), tokio_postgres::Error> {
+    if linhas.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<Uuid> = linhas.iter().map(|l| l.id).collect();
+    let tipos: Vec<&str> = linhas.iter().map(|l| l.tipo.as_str()).collect();
+    let payloads: Vec<&serde_json::Value> = linhas.iter().map(|l| &l.payload).collect();
+    let traces: Vec<&str> = linhas.iter().map(|l| l.traceparent.as_str()).collect();
+    let stmt = tx.prepare_cached(REGISTRAR_VARIOS).await?;
+    tx.execute(&stmt, &[&ids, &tipos, &payloads, &traces]).await?;
     Ok(())
 }
 
@@ -81,19 +156,21 @@ pub struct Claimed {
     pub tentativas: i32,
     pub criado_em: DateTime<Utc>,
     pub traceparent: Option<String>,
+    /// The event's age at the claim, by the database's clock (what the delivery deadline counts).
+    pub idade: std::time::Duration,
 }
 
-/// Claims up to `limite` due events and leases them until `lease_until` under `token`, in one
+/// Claims up to `limite` due events and leases them for `lease` under `token`, in one
 /// statement that commits at once: no transaction stays open while they are delivered, and rows
-/// another publisher holds are skipped without waiting.
+/// another publisher holds are skipped without waiting. `agora`: `None` = the database's clock.
 pub async fn claim(
     c: &impl GenericClient,
-    agora: DateTime<Utc>,
+    agora: Option<DateTime<Utc>>,
     limite: i64,
-    lease_until: DateTime<Utc>,
+    lease: std::time::Duration,
     token: Uuid,
 ) -> Result<Vec<Claimed>, tokio_postgres::Error> {
-    let rows = c.query(CLAIM, &[&agora, &limite, &lease_until, &token]).await?;
+    let rows = c.query(CLAIM, &[&agora, &limite, &lease.as_secs_f64(), &token]).await?;
     let mut claimed: Vec<Claimed> = rows
         .iter()
         .map(|r| Claimed {
@@ -103,6 +180,7 @@ pub async fn claim(
             tentativas: r.get(3),
             criado_em: r.get(4),
             traceparent: r.get(5),
+            idade: std::time::Duration::try_from_secs_f64(r.get::<_, f64>(6)).unwrap_or_default(),
         })
         .collect();
     claimed.sort_by_key(|e| e.criado_em);
@@ -114,12 +192,11 @@ pub async fn mark_sent(
     c: &impl GenericClient,
     ids: &[Uuid],
     token: Uuid,
-    agora: DateTime<Utc>,
 ) -> Result<u64, tokio_postgres::Error> {
     if ids.is_empty() {
         return Ok(0);
     }
-    c.execute(MARK_SENT, &[&ids, &token, &agora]).await
+    c.execute(MARK_SENT, &[&ids, &token]).await
 }
 
 /// A failed attempt of one event.
@@ -127,8 +204,9 @@ pub async fn mark_sent(
 pub struct Failure {
     pub id: Uuid,
     pub erro: String,
-    /// `None` = dead letter (`FAILED`). `Some(t)` = transient: next attempt at `t`.
-    pub proxima: Option<DateTime<Utc>>,
+    /// `None` = dead letter (`FAILED`). `Some(d)` = transient: next attempt `d` after the
+    /// database's `now()` at the settle.
+    pub espera: Option<std::time::Duration>,
 }
 
 /// Settles failed attempts in one statement: each is rescheduled, or becomes `FAILED` when its
@@ -144,34 +222,31 @@ pub async fn mark_failed(
     }
     let ids: Vec<Uuid> = failures.iter().map(|f| f.id).collect();
     let erros: Vec<String> = failures.iter().map(|f| truncate(&f.erro, MAX_ERRO)).collect();
-    let proximas: Vec<Option<DateTime<Utc>>> = failures.iter().map(|f| f.proxima).collect();
+    let esperas: Vec<Option<f64>> = failures.iter().map(|f| f.espera.map(|d| d.as_secs_f64())).collect();
     c.execute(
         "UPDATE outbox_event o SET \
                 ultimo_erro = f.erro, \
                 lease_token = NULL, \
-                proxima_tentativa_em = COALESCE(f.proxima, o.proxima_tentativa_em), \
-                status = CASE WHEN f.proxima IS NULL THEN 'FAILED' ELSE 'PENDING' END \
-           FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS f(id, erro, proxima) \
+                proxima_tentativa_em = COALESCE(now() + make_interval(secs => f.espera), o.proxima_tentativa_em), \
+                status = CASE WHEN f.espera IS NULL THEN 'FAILED' ELSE 'PENDING' END \
+           FROM unnest($1::uuid[], $2::text[], $3::float8[]) AS f(id, erro, espera) \
           WHERE o.id = f.id AND o.lease_token = $4 AND o.status = 'PENDING' \
             AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'",
-        &[&ids, &erros, &proximas, &token],
+        &[&ids, &erros, &esperas, &token],
     )
     .await
 }
 
-/// Makes up to `limite` events waiting in backoff due at `agora` (the peer is back: no reason to
-/// wait out the backoff); returns how many. Leased rows are left to their publisher.
-pub async fn make_due(
-    c: &impl GenericClient,
-    agora: DateTime<Utc>,
-    limite: i64,
-) -> Result<u64, tokio_postgres::Error> {
+/// Makes up to `limite` events waiting in backoff due now, by the database's clock (the peer is
+/// back: no reason to wait out the backoff); returns how many. Leased rows are left to their
+/// publisher.
+pub async fn make_due(c: &impl GenericClient, limite: i64) -> Result<u64, tokio_postgres::Error> {
     c.execute(
-        "UPDATE outbox_event SET proxima_tentativa_em = $1 WHERE id IN ( \
+        "UPDATE outbox_event SET proxima_tentativa_em = now() WHERE id IN ( \
              SELECT id FROM outbox_event \
-              WHERE status = 'PENDING' AND lease_token IS NULL AND proxima_tentativa_em > $1 \
-              ORDER BY proxima_tentativa_em LIMIT $2 FOR UPDATE SKIP LOCKED)",
-        &[&agora, &limite],
+              WHERE status = 'PENDING' AND lease_token IS NULL AND proxima_tentativa_em > now() \
+              ORDER BY proxima_tentativa_em LIMIT $1 FOR UPDATE SKIP LOCKED)",
+        &[&limite],
     )
     .await
 }
@@ -180,16 +255,20 @@ pub fn truncate(s: &str, max: usize) -> String {
     s.chars().take(max).collect()
 }
 
-/// Deletes at most `limite` `SENT` rows delivered before `antes`; returns how many.
+/// Deletes at most `limite` `SENT` rows delivered more than `retencao` before `agora` (`None` =
+/// the database's clock); returns how many.
 pub async fn prune_sent(
     c: &impl GenericClient,
-    antes: DateTime<Utc>,
+    agora: Option<DateTime<Utc>>,
+    retencao: std::time::Duration,
     limite: i64,
 ) -> Result<u64, tokio_postgres::Error> {
     c.execute(
         "DELETE FROM outbox_event WHERE id IN ( \
-             SELECT id FROM outbox_event WHERE status = 'SENT' AND enviado_em < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
-        &[&antes, &limite],
+             SELECT id FROM outbox_event WHERE status = 'SENT' \
+                AND enviado_em < COALESCE($1, now()) - make_interval(secs => $2) \
+              LIMIT $3 FOR UPDATE SKIP LOCKED)",
+        &[&agora, &retencao.as_secs_f64(), &limite],
     )
     .await
 }
@@ -201,6 +280,9 @@ pub struct Contagem {
     pub sent: i64,
     pub failed: i64,
     pub oldest_pending: Option<DateTime<Utc>>,
+    /// Its age in seconds by the database's clock (what the metric and the alerts show: a
+    /// process whose clock is off would report an age off by as much).
+    pub oldest_pending_age_s: Option<f64>,
 }
 
 /// How many events are in `status` (planned with the value, so `PENDING` and `SENT` use their
@@ -221,8 +303,15 @@ pub async fn status(c: &impl GenericClient) -> Result<Contagem, tokio_postgres::
             Err(_) => {}
         }
     }
-    s.oldest_pending =
-        c.query_one("SELECT min(criado_em) FROM outbox_event WHERE status = 'PENDING'", &[]).await?.get(0);
+    let r = c
+        .query_one(
+            "SELECT min(criado_em), extract(epoch FROM now() - min(criado_em))::float8 \
+               FROM outbox_event WHERE status = 'PENDING'",
+            &[],
+        )
+        .await?;
+    s.oldest_pending = r.get(0);
+    s.oldest_pending_age_s = r.get::<_, Option<f64>>(1).map(|a| a.max(0.0));
     Ok(s)
 }
 
@@ -348,14 +437,15 @@ pub async fn criado_em(
     Ok(c.query_opt("SELECT criado_em FROM outbox_event WHERE id = $1", &[&id]).await?.map(|r| r.get(0)))
 }
 
-/// `ids` back to `PENDING`, attempts reset, due at `agora`; returns how many changed.
+/// `ids` back to `PENDING`, attempts reset, due at `agora` or the database's `now()`, whichever
+/// is earlier (an operator's clock ahead does not delay a retry); returns how many changed.
 pub async fn back_to_pending(
     c: &impl GenericClient,
     ids: &[Uuid],
     agora: DateTime<Utc>,
 ) -> Result<u64, tokio_postgres::Error> {
     c.execute(
-        "UPDATE outbox_event SET status = 'PENDING', tentativas = 0, proxima_tentativa_em = $2, lease_token = NULL, enviado_em = NULL \
+        "UPDATE outbox_event SET status = 'PENDING', tentativas = 0, proxima_tentativa_em = LEAST($2, now()), lease_token = NULL, enviado_em = NULL \
           WHERE id = ANY($1) AND status <> 'PENDING'",
         &[&ids, &agora],
     )

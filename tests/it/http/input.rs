@@ -155,7 +155,12 @@ async fn malformed_events_are_400_one_by_one_and_in_a_batch_and_a_publisher_dead
         ),
         evento(
             "ProdutoClassificado",
-            json!({"eventId": id(), "sku": "7894900011517", "tags": ["a"], "categoria": "bebidas", "ocorridoEm": "9999-01-01T00:00:00Z"}),
+            json!({"eventId": id(), "sku": "7894900011517", "tags": [], "categoria": "bebidas", "ocorridoEm": "2026-01-01T00:00:00Z"}),
+        ),
+        // An instant that is no instant: still a 400 (a clock far off is not, see below).
+        evento(
+            "ProdutoClassificado",
+            json!({"eventId": id(), "sku": "7894900011517", "tags": ["a"], "categoria": "bebidas", "ocorridoEm": "2026-13-01T00:00:00Z"}),
         ),
         // The shelf holds 10: this credit would overflow `integer`.
         evento(
@@ -209,7 +214,7 @@ async fn malformed_events_are_400_one_by_one_and_in_a_batch_and_a_publisher_dead
         ],
     )
     .await;
-    // (jsonb cannot even hold a NUL: the far-future one.)
+    // (jsonb cannot even hold a NUL: the one with no tags.)
     let (tipo, corpo) = &casos[2];
     let eid = uuid::Uuid::parse_str(corpo["eventId"].as_str().unwrap()).unwrap();
     e.db.client()

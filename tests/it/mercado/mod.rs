@@ -10,3 +10,4 @@ pub mod fixtures;
 mod http;
 mod metricas;
 mod pagamento;
+mod relogio;

@@ -91,7 +91,7 @@ async fn the_deadline_itself_is_already_too_late_for_payment_and_for_the_sweep()
     // The clock is passed in: a microsecond before the deadline the sweep leaves it alone…
     assert_eq!(expiracao::expirar_vencidas(&app.dbh, prazo - um_us, 50).await.unwrap(), 0);
     // …and at the deadline itself (`agora >= expira_em`) payment is refused.
-    let e = giro::mercado::pagamento::pagar(&app.dbh, id, prazo).await.unwrap_err();
+    let e = giro::mercado::pagamento::pagar(&app.dbh, id, Some(prazo)).await.unwrap_err();
     assert_eq!(
         e.to_string(),
         format!("O prazo da reserva do pedido {id} terminou; os itens voltaram para a vitrine")

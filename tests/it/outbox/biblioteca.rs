@@ -56,7 +56,7 @@ impl Evento for LivroEmprestado {
     fn chave(&self) -> &str {
         &self.livro
     }
-    fn ler(tipo: &str, corpo: &[u8], _agora: DateTime<Utc>) -> Result<Self, String> {
+    fn ler(tipo: &str, corpo: &[u8]) -> Result<Self, String> {
         let e: LivroEmprestado =
             serde_json::from_slice(corpo).map_err(|e| format!("payload ilegível para {tipo}: {e}"))?;
         if e.leitor.trim().is_empty() {
@@ -264,4 +264,48 @@ async fn the_crate_schema_matches_the_migrated_tables() {
     for s in [giro::config::Servico::Mercado, giro::config::Servico::Estoque] {
         assert_eq!(columns(TestDb::new(s).await).await, proprio, "{s:?}");
     }
+}
+
+/// Inside `store::adiando` the rows `registrar` writes stay out of the table until
+/// `gravar_adiados` writes them all in one statement (the receiver's answers to a chunk); outside
+/// it, each is written at once, as before.
+#[tokio::test]
+async fn rows_registered_while_deferred_are_written_together_by_one_statement() {
+    let balcao = database("CREATE TABLE emprestimo (livro TEXT NOT NULL, leitor TEXT NOT NULL)").await;
+    let db = Db::new(balcao.pool(), false);
+    let mut client = db.client().await.unwrap();
+    let tx = Tx::<Emprestimos>::begin(&db, &mut client).await.unwrap();
+    let evento = |livro: &str| LivroEmprestado {
+        event_id: Uuid::new_v4(),
+        livro: livro.into(),
+        leitor: "Capitu".into(),
+        ocorrido_em: Utc::now(),
+    };
+    let (vistos, adiados) = giro_outbox::store::adiando(async {
+        for livro in ["a", "b", "c"] {
+            giro_outbox::registrar(&tx, &evento(livro)).await.unwrap();
+        }
+        contar(&tx).await
+    })
+    .await;
+    assert_eq!((vistos, adiados.len()), (0, 3), "kept aside while deferred");
+    giro_outbox::store::gravar_adiados(&tx, &adiados).await.unwrap();
+    assert_eq!(contar(&tx).await, 3);
+    giro_outbox::registrar(&tx, &evento("d")).await.unwrap();
+    assert_eq!(contar(&tx).await, 4, "written at once outside");
+    tx.commit().await.unwrap();
+    let c = balcao.client().await;
+    let pendentes: i64 = c
+        .query_one(
+            "SELECT count(*) FROM outbox_event WHERE status = 'PENDING' AND traceparent IS NOT NULL",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(pendentes, 4);
+}
+
+async fn contar(tx: &Tx<'_, Emprestimos>) -> i64 {
+    tx.query_one("SELECT count(*) FROM outbox_event", &[]).await.unwrap().get(0)
 }

@@ -250,10 +250,10 @@ async fn no_transaction_is_open_while_a_delivery_is_in_flight_and_a_stale_token_
     // A late publisher with another token cannot settle them.
     let ids: Vec<Uuid> =
         c.query("SELECT id FROM outbox_event", &[]).await.unwrap().iter().map(|r| r.get(0)).collect();
-    assert_eq!(giro::outbox::store::mark_sent(&c, &ids, Uuid::new_v4(), Utc::now()).await.unwrap(), 0);
+    assert_eq!(giro::outbox::store::mark_sent(&c, &ids, Uuid::new_v4()).await.unwrap(), 0);
     let failures: Vec<_> = ids
         .iter()
-        .map(|id| giro::outbox::store::Failure { id: *id, erro: "late".into(), proxima: None })
+        .map(|id| giro::outbox::store::Failure { id: *id, erro: "late".into(), espera: None })
         .collect();
     assert_eq!(giro::outbox::store::mark_failed(&c, &failures, Uuid::new_v4()).await.unwrap(), 0);
     assert_eq!(s.count("PENDING").await, 2);

@@ -75,6 +75,8 @@ pub struct Sistema {
     pub tags: TagWorker,
     /// Extra environment for every process (the scenario's tunables).
     extra: BTreeMap<&'static str, String>,
+    /// Extra environment for one role only (a clock off, [`Sistema::definir_para`]).
+    por_papel: BTreeMap<Papel, Vec<(&'static str, String)>>,
     /// The services run their embedded publishers (no `--no-publisher`, no separate
     /// publisher in [`Sistema::start_all`]): a killed service takes its publisher with it.
     pub embutido: bool,
@@ -125,6 +127,7 @@ impl Sistema {
             estoque_porta: free_port(),
             tags,
             extra: e,
+            por_papel: BTreeMap::new(),
             embutido: false,
             procs: BTreeMap::new(),
             inicios: BTreeMap::new(),
@@ -144,6 +147,12 @@ impl Sistema {
     /// Sets `k` for every process started from now on (e.g. a peer's events URL through a proxy).
     pub fn definir(&mut self, k: &'static str, v: String) {
         self.extra.insert(k, v);
+    }
+
+    /// Sets `vars` for `papel` only, from its next start on (replacing what was set for it);
+    /// an empty list clears them.
+    pub fn definir_para(&mut self, papel: Papel, vars: Vec<(&'static str, String)>) {
+        self.por_papel.insert(papel, vars);
     }
 
     fn env(&self, papel: Papel) -> BTreeMap<&'static str, String> {
@@ -168,6 +177,9 @@ impl Sistema {
             Papel::Estoque | Papel::PublisherEstoque => env.insert("ESTOQUE_DB_URL", self.estoque_db.url()),
         };
         for (k, v) in &self.extra {
+            env.insert(k, v.clone());
+        }
+        for (k, v) in self.por_papel.get(&papel).into_iter().flatten() {
             env.insert(k, v.clone());
         }
         env

@@ -15,6 +15,7 @@ pub mod peer;
 pub mod process;
 pub mod real;
 pub mod receiver;
+pub mod relogio;
 pub mod tag_worker;
 
 use std::future::Future;

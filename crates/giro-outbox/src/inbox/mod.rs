@@ -13,44 +13,44 @@ use uuid::Uuid;
 
 use giro_infra::db::Tx;
 
-/// Records `event_id` as processed; true when it is new (apply the effect), false for a duplicate.
-pub async fn registrar_se_novo<S>(
-    tx: &Tx<'_, S>,
-    event_id: Uuid,
-    agora: DateTime<Utc>,
-) -> Result<bool, tokio_postgres::Error> {
+/// Records `event_id` as processed (at the database's `now()`, what retention counts from); true
+/// when it is new (apply the effect), false for a duplicate.
+pub async fn registrar_se_novo<S>(tx: &Tx<'_, S>, event_id: Uuid) -> Result<bool, tokio_postgres::Error> {
     let stmt = tx
-        .prepare_cached("INSERT INTO inbox_event (event_id, processado_em) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING")
+        .prepare_cached("INSERT INTO inbox_event (event_id, processado_em) VALUES ($1, now()) ON CONFLICT (event_id) DO NOTHING")
         .await?;
-    Ok(tx.execute(&stmt, &[&event_id, &agora]).await? == 1)
+    Ok(tx.execute(&stmt, &[&event_id]).await? == 1)
 }
 
-/// Deletes at most `limite` inbox rows processed before `antes` (SPEC §9.1 retention); returns
-/// how many. Rows another sweep holds are skipped.
+/// Deletes at most `limite` inbox rows processed more than `retencao` before `agora` (`None` =
+/// the database's clock; SPEC §9.1 retention); returns how many. Rows another sweep holds are
+/// skipped.
 pub async fn prune(
     c: &impl tokio_postgres::GenericClient,
-    antes: DateTime<Utc>,
+    agora: Option<DateTime<Utc>>,
+    retencao: std::time::Duration,
     limite: i64,
 ) -> Result<u64, tokio_postgres::Error> {
     c.execute(
         "DELETE FROM inbox_event WHERE event_id IN ( \
-             SELECT event_id FROM inbox_event WHERE processado_em < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
-        &[&antes, &limite],
+             SELECT event_id FROM inbox_event \
+              WHERE processado_em < COALESCE($1, now()) - make_interval(secs => $2) \
+              LIMIT $3 FOR UPDATE SKIP LOCKED)",
+        &[&agora, &retencao.as_secs_f64(), &limite],
     )
     .await
 }
 
-/// `$1` event ids, `$2` processado_em.
+/// `$1` event ids; processado_em is the database's `now()`.
 pub const REGISTRAR_NOVOS: &str =
-    "INSERT INTO inbox_event (event_id, processado_em) SELECT unnest($1::uuid[]), $2 \
+    "INSERT INTO inbox_event (event_id, processado_em) SELECT unnest($1::uuid[]), now() \
                                    ON CONFLICT (event_id) DO NOTHING RETURNING event_id";
 
 /// [`registrar_se_novo`] for many events in one statement; returns the ids that were new.
 pub async fn registrar_novos<S>(
     tx: &Tx<'_, S>,
     event_ids: &[Uuid],
-    agora: DateTime<Utc>,
 ) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {
     let stmt = tx.prepare_cached(REGISTRAR_NOVOS).await?;
-    Ok(tx.query(&stmt, &[&event_ids, &agora]).await?.iter().map(|r| r.get(0)).collect())
+    Ok(tx.query(&stmt, &[&event_ids]).await?.iter().map(|r| r.get(0)).collect())
 }

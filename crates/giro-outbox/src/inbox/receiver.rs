@@ -26,7 +26,6 @@ use axum::middleware::from_fn;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
-use chrono::Utc;
 use futures_util::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -106,7 +105,7 @@ pub async fn receber<S: 'static, E: Evento>(
 ) -> anyhow::Result<Recebido> {
     let mut client = db.client().await?;
     let tx = Tx::<S>::begin(db, &mut client).await?;
-    if !crate::inbox::registrar_se_novo(&tx, evento.event_id(), Utc::now()).await? {
+    if !crate::inbox::registrar_se_novo(&tx, evento.event_id()).await? {
         tx.rollback().await?;
         metrics::counter!("giro_inbox_events_total", "tipo" => evento.tipo(), "result" => "duplicate")
             .increment(1);
@@ -119,7 +118,8 @@ pub async fn receber<S: 'static, E: Evento>(
     Ok(Recebido::Novo)
 }
 
-/// Applies a batch in one transaction — one commit for many events, the inbox guarantee per event
+/// Applies a batch in one transaction — one commit for many events, one statement for the inbox
+/// rows and one for the answers the effects write to the outbox, the inbox guarantee per event
 /// unchanged (each inbox row commits with its effect, since they all commit together). Events are
 /// applied in the order of their aggregate key ([`Evento::chave`], stable), so concurrent batches
 /// lock rows in one order and do not deadlock. If any event fails, the whole transaction is rolled back and each event is applied
@@ -168,24 +168,31 @@ async fn juntos<S: 'static, E: Evento>(
 ) -> anyhow::Result<Vec<Recebido>> {
     let mut client = db.client().await?;
     let tx = Tx::<S>::begin(db, &mut client).await?;
-    let agora = Utc::now();
     // One statement records every new id; an id twice in the batch counts once.
     let ids: Vec<uuid::Uuid> = ordem.iter().map(|&i| eventos[i].event_id()).collect();
-    let mut novos = crate::inbox::registrar_novos(&tx, &ids, agora).await?;
+    let mut novos = crate::inbox::registrar_novos(&tx, &ids).await?;
     let mut resultados = vec![Recebido::Duplicado; eventos.len()];
-    for &i in ordem {
-        let e = eventos[i];
-        if novos.remove(&e.event_id()) {
-            // Events written by the effect carry the received event's trace.
-            giro_infra::trace::consume(
-                traces.get(i).copied().flatten(),
-                e.tipo(),
-                consumidor.aplicar(&tx, e),
-            )
-            .await?;
-            resultados[i] = Recebido::Novo;
+    // The answers the effects write go to the outbox in one statement after them (issue 30):
+    // one round trip for the chunk instead of one per answer.
+    let (aplicados, respostas) = crate::store::adiando(async {
+        for &i in ordem {
+            let e = eventos[i];
+            if novos.remove(&e.event_id()) {
+                // Events written by the effect carry the received event's trace.
+                giro_infra::trace::consume(
+                    traces.get(i).copied().flatten(),
+                    e.tipo(),
+                    consumidor.aplicar(&tx, e),
+                )
+                .await?;
+                resultados[i] = Recebido::Novo;
+            }
         }
-    }
+        anyhow::Ok(())
+    })
+    .await;
+    aplicados?;
+    crate::store::gravar_adiados(&tx, &respostas).await?;
     tx.commit().await?;
     Ok(resultados)
 }
@@ -199,7 +206,7 @@ fn ler<S: 'static, E: Evento>(
     if !consumidor.aceitos().contains(&tipo) {
         return Err(format!("tipo de evento não aceito: {tipo}"));
     }
-    E::ler(tipo, body, Utc::now()).map_err(|e| e.to_string())
+    E::ler(tipo, body).map_err(|e| e.to_string())
 }
 
 /// The request's body when it was read whole and is declared JSON; else the answer to give.

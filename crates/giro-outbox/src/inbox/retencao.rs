@@ -39,14 +39,14 @@ impl RetencaoInbox {
         self.retencao.div_f64(2.0).clamp(Duration::from_secs(1), Duration::from_secs(60))
     }
 
-    /// Deletes inbox rows processed before `agora − inbox.retencao`, bounded per sweep; returns
-    /// how many.
-    pub async fn prune(&self, agora: DateTime<Utc>) -> anyhow::Result<u64> {
-        let antes = agora - chrono::Duration::from_std(self.retencao)?;
+    /// Deletes inbox rows processed before `agora − inbox.retencao` (`agora`: `None` = the
+    /// database's clock), bounded per sweep; returns how many.
+    pub async fn prune(&self, agora: impl Into<Option<DateTime<Utc>>>) -> anyhow::Result<u64> {
+        let agora = agora.into();
         let client = self.pool.get().await?;
         let mut total = 0;
         for _ in 0..LOTES_POR_VARREDURA {
-            let n = super::prune(&**client, antes, LOTE).await?;
+            let n = super::prune(&**client, agora, self.retencao, LOTE).await?;
             total += n;
             if n < LOTE as u64 {
                 break;
@@ -63,7 +63,7 @@ impl RetencaoInbox {
     pub async fn run_loop(self: std::sync::Arc<Self>, shutdown: CancellationToken, vivo: Vivo) {
         let intervalo = self.intervalo();
         while !shutdown.is_cancelled() {
-            if let Err(e) = self.prune(Utc::now()).await {
+            if let Err(e) = self.prune(None).await {
                 giro_infra::db::note_chain(&e);
                 tracing::warn!(error = %format!("{e:#}"), "inbox retention sweep failed");
             }
