@@ -559,6 +559,15 @@ fn the_alert_rules_watch_pending_age_dead_letters_and_delivery_errors_with_names
     ] {
         assert!(text.contains(needle), "config/prometheus-alerts.yml: {needle}");
     }
+    // Every alert has a runbook, and it is a section of docs/runbooks.md.
+    let runbooks = std::fs::read_to_string(repo("docs/runbooks.md")).unwrap();
+    let alerts: Vec<&str> = text.lines().filter_map(|l| l.trim().strip_prefix("- alert: ")).collect();
+    assert!(alerts.len() >= 10, "{alerts:?}");
+    for a in &alerts {
+        let url = format!("runbook_url: \"docs/runbooks.md#{}\"", a.to_lowercase());
+        assert!(text.contains(&url), "{a} has no {url}");
+        assert!(runbooks.lines().any(|l| l == format!("## {a}")), "docs/runbooks.md has no section for {a}");
+    }
     // Only names /metrics has.
     for (i, _) in text.match_indices("giro_") {
         let name: String = text[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
