@@ -33,24 +33,40 @@ pub struct OutboxArgs {
 
 #[derive(Debug, clap::Subcommand)]
 pub enum OutboxCommand {
-    /// Counts per status and the age of the oldest pending event.
+    /// Counts per status, the age of the oldest pending event and each dead letter; exits 1 when
+    /// an outbox has a FAILED event or one pending longer than `audit.atraso` (for monitors).
     Status {
-        /// Which service's outbox.
+        /// Which service's outbox (default: both).
         #[arg(long, value_enum)]
-        db: Servico,
+        db: Option<Servico>,
+        /// One JSON object, keyed by service, instead of text.
+        #[arg(long)]
+        json: bool,
     },
-    /// List events, oldest first.
+    /// List events, newest first (page on with `--before` the last id shown).
     List {
-        /// Which service's outbox.
+        /// Which service's outbox (default: both).
         #[arg(long, value_enum)]
-        db: Servico,
+        db: Option<Servico>,
         /// Only events in this status.
         #[arg(long, value_enum)]
         status: Option<StatusFiltro>,
-        /// At most this many rows.
-        #[arg(long, default_value_t = 100)]
+        /// Only events of this type (e.g. ReposicaoSolicitada).
+        #[arg(long, value_name = "TIPO")]
+        tipo: Option<String>,
+        /// Only events created since this instant (RFC 3339) or this long ago (`1h`, `2d`).
+        #[arg(long, value_name = "WHEN", value_parser = quando)]
+        since: Option<DateTime<Utc>>,
+        /// Only events created before this instant (RFC 3339) or this long ago.
+        #[arg(long, value_name = "WHEN", value_parser = quando)]
+        until: Option<DateTime<Utc>>,
+        /// The next page: events older than this one (the last id of the previous page).
+        #[arg(long, value_name = "ID")]
+        before: Option<uuid::Uuid>,
+        /// At most this many rows (per outbox).
+        #[arg(long = "limit", alias = "limite", default_value_t = 100)]
         limite: i64,
-        /// One JSON array instead of text.
+        /// One JSON array (each row with its `db`) instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -158,12 +174,142 @@ pub async fn status_text<E: Evento>(c: &impl GenericClient, agora: DateTime<Utc>
     Ok(out)
 }
 
-pub async fn list(
-    c: &impl GenericClient,
-    status: Option<StatusFiltro>,
+pub use super::store::Filtro;
+
+pub async fn list(c: &impl GenericClient, filtro: &Filtro, limite: i64) -> anyhow::Result<Vec<Linha>> {
+    Ok(store::list(c, filtro, limite).await?)
+}
+
+/// `--since` / `--until`: an RFC 3339 instant, or a duration ago (`90s`, `1h`, `2d`).
+fn quando(v: &str) -> Result<DateTime<Utc>, String> {
+    if let Ok(d) = giro_infra::config::duration::parse(v) {
+        return chrono::Duration::from_std(d).map(|d| Utc::now() - d).map_err(|e| e.to_string());
+    }
+    DateTime::parse_from_rfc3339(v)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|_| format!("{v:?} is neither an RFC 3339 instant nor a duration such as 1h"))
+}
+
+fn servicos(db: Option<Servico>) -> Vec<Servico> {
+    db.map_or_else(|| vec![Servico::Mercado, Servico::Estoque], |s| vec![s])
+}
+
+/// One outbox's state as `status --json` prints it.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Situacao {
+    pending: i64,
+    sent: i64,
+    failed: i64,
+    oldest_pending_age_s: Option<f64>,
+    /// True when nothing is FAILED and nothing has waited longer than `audit.atraso`.
+    ok: bool,
+    dead_letters: Vec<serde_json::Value>,
+}
+
+/// `giro outbox status` over one or both outboxes: text or JSON; an error (exit 1) when any
+/// has a dead letter or an event pending past `audit.atraso`, so a monitor can run it.
+async fn status_de_todos<E: Evento>(
+    config: &giro_infra::config::Config,
+    db: Option<Servico>,
+    json: bool,
+) -> anyhow::Result<()> {
+    let mut problemas = Vec::new();
+    let mut todos = serde_json::Map::new();
+    for s in servicos(db) {
+        let pool = giro_infra::db::pool(&config.servico(s).db, 1, config.db_timeout)?;
+        let client = pool
+            .get()
+            .await
+            .map_err(|e| giro_infra::db::nomear_conexao(e.into(), s, &config.servico(s).db))?;
+        let c = &**client;
+        let cont = store::status(c).await?;
+        let atraso = config.audit_atraso.as_secs_f64();
+        let atrasado = cont.oldest_pending_age_s.is_some_and(|a| a > atraso);
+        if cont.failed > 0 {
+            problemas.push(format!("{s}: {} FAILED", cont.failed));
+        }
+        if atrasado {
+            problemas.push(format!(
+                "{s}: an event pending for {:.0}s (audit.atraso {:.0}s)",
+                cont.oldest_pending_age_s.unwrap_or_default(),
+                atraso
+            ));
+        }
+        if json {
+            let mut mortas = Vec::new();
+            for r in store::failed_with_key(c, E::CAMINHO_CHAVE, 50).await? {
+                let (id, tipo, chave, erro): (Uuid, String, Option<String>, String) =
+                    (r.get(0), r.get(1), r.get(2), r.get(3));
+                let bloqueia = chave.as_deref().and_then(|k| E::bloqueio(&tipo, k));
+                mortas.push(serde_json::json!({"id": id, "tipo": tipo, "chave": chave, "bloqueia": bloqueia, "ultimoErro": erro}));
+            }
+            let sit = Situacao {
+                pending: cont.pending,
+                sent: cont.sent,
+                failed: cont.failed,
+                oldest_pending_age_s: cont.oldest_pending_age_s,
+                ok: cont.failed == 0 && !atrasado,
+                dead_letters: mortas,
+            };
+            todos.insert(s.nome().to_string(), serde_json::to_value(sit)?);
+        } else {
+            if db.is_none() {
+                println!("== {s}");
+            }
+            print!("{}", status_text::<E>(c, Utc::now()).await?);
+        }
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&todos)?);
+    }
+    match problemas.is_empty() {
+        true => Ok(()),
+        false => Err(anyhow::anyhow!("{}", problemas.join("; "))),
+    }
+}
+
+/// `giro outbox list` over one or both outboxes, newest first.
+async fn list_de_todos(
+    config: &giro_infra::config::Config,
+    db: Option<Servico>,
+    filtro: &Filtro,
     limite: i64,
-) -> anyhow::Result<Vec<Linha>> {
-    Ok(store::list(c, status.map(Status::from), limite).await?)
+    json: bool,
+) -> anyhow::Result<()> {
+    #[derive(serde::Serialize)]
+    struct ComDb<'a> {
+        db: &'static str,
+        #[serde(flatten)]
+        linha: &'a Linha,
+    }
+    let mut todas = Vec::new();
+    for s in servicos(db) {
+        let pool = giro_infra::db::pool(&config.servico(s).db, 1, config.db_timeout)?;
+        let client = pool
+            .get()
+            .await
+            .map_err(|e| giro_infra::db::nomear_conexao(e.into(), s, &config.servico(s).db))?;
+        let linhas = list(&**client, filtro, limite).await?;
+        if !json {
+            if db.is_none() {
+                println!("== {s}");
+            }
+            print!("{}", list_text(&linhas));
+            if linhas.len() as i64 == limite {
+                if let Some(l) = linhas.last() {
+                    println!("(more: --db {s} --before {})", l.id);
+                }
+            }
+        }
+        todas.push((s.nome(), linhas));
+    }
+    if json {
+        let v: Vec<ComDb> =
+            todas.iter().flat_map(|(db, ls)| ls.iter().map(|l| ComDb { db, linha: l })).collect();
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    }
+    Ok(())
 }
 
 pub fn list_text(linhas: &[Linha]) -> String {
@@ -241,12 +387,18 @@ pub async fn run<E: Evento>(
 ) -> anyhow::Result<()> {
     use OutboxCommand as C;
     let db = match &args.command {
-        C::Status { db }
-        | C::List { db, .. }
-        | C::Show { db, .. }
-        | C::Retry { db, .. }
-        | C::Discard { db, .. }
-        | C::Redo { db, .. } => *db,
+        C::Status { db, json } => return status_de_todos::<E>(config, *db, *json).await,
+        C::List { db, status, tipo, since, until, before, limite, json } => {
+            let filtro = Filtro {
+                status: status.map(Status::from),
+                tipo: tipo.clone(),
+                desde: *since,
+                ate: *until,
+                antes: *before,
+            };
+            return list_de_todos(config, *db, &filtro, *limite, *json).await;
+        }
+        C::Show { db, .. } | C::Retry { db, .. } | C::Discard { db, .. } | C::Redo { db, .. } => *db,
     };
     match db {
         Servico::Mercado => executar::<E, Mercado>(args.command, config, db, &*reparos.mercado).await,
@@ -265,15 +417,7 @@ async fn executar<E: Evento, S: 'static>(
     let db = Db::new(pool, false);
     let agora = Utc::now();
     match cmd {
-        C::Status { .. } => print!("{}", status_text::<E>(&**db.client().await?, agora).await?),
-        C::List { status, limite, json, .. } => {
-            let linhas = list(&**db.client().await?, status, limite).await?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&linhas)?);
-            } else {
-                print!("{}", list_text(&linhas));
-            }
-        }
+        C::Status { .. } | C::List { .. } => unreachable!("answered for every outbox by run"),
         C::Show { id, .. } => print!("{}", show_text(&**db.client().await?, reparo, id).await?),
         C::Retry { id, failed, force, motivo, .. } => {
             let r = Registro { por: quem(), motivo };

@@ -413,17 +413,33 @@ pub async fn failed_with_key(
 }
 
 /// Up to `limite` events, oldest first, of one status (`PENDING`, `SENT`, `FAILED`) or all.
+/// What `giro outbox list` selects: each filter optional; `antes` is the last id of the previous
+/// page (events created before it, ties broken by id).
+#[derive(Clone, Debug, Default)]
+pub struct Filtro {
+    pub status: Option<Status>,
+    pub tipo: Option<String>,
+    pub desde: Option<DateTime<Utc>>,
+    pub ate: Option<DateTime<Utc>>,
+    pub antes: Option<Uuid>,
+}
+
+/// Newest first. An operator's look, not a hot path: it may sort the outbox (retention bounds it).
 pub async fn list(
     c: &impl GenericClient,
-    status: Option<Status>,
+    f: &Filtro,
     limite: i64,
 ) -> Result<Vec<Linha>, tokio_postgres::Error> {
     let rows = c
         .query(
             &format!(
-                "SELECT {COLS} FROM outbox_event WHERE ($1::text IS NULL OR status = $1) ORDER BY criado_em LIMIT $2"
+                "SELECT {COLS} FROM outbox_event \
+                 WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR tipo = $2) \
+                   AND ($3::timestamptz IS NULL OR criado_em >= $3) AND ($4::timestamptz IS NULL OR criado_em < $4) \
+                   AND ($5::uuid IS NULL OR (criado_em, id) < (SELECT criado_em, id FROM outbox_event WHERE id = $5)) \
+                 ORDER BY criado_em DESC, id DESC LIMIT $6"
             ),
-            &[&status, &limite],
+            &[&f.status, &f.tipo, &f.desde, &f.ate, &f.antes, &limite],
         )
         .await?;
     Ok(rows.iter().map(linha).collect())

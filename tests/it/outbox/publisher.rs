@@ -395,6 +395,15 @@ async fn retry_of_an_event_older_than_the_inbox_retention_is_refused_without_for
         crate::support::process::command(&["outbox", "status", "--db", "mercado"], &env).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("FAILED  1"), "{text}");
+    assert_eq!(out.status.code(), Some(1), "a dead letter makes status exit 1");
+    let out = crate::support::process::command(&["outbox", "status", "--db", "mercado", "--json"], &env)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let st: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(st["mercado"]["failed"], 1, "{st}");
+    assert_eq!(st["mercado"]["ok"], false, "{st}");
+    assert_eq!(st["mercado"]["deadLetters"][0]["id"], id.to_string(), "{st}");
     let out = crate::support::process::command(
         &["outbox", "list", "--db", "mercado", "--status", "failed", "--json"],
         &env,
@@ -403,6 +412,7 @@ async fn retry_of_an_event_older_than_the_inbox_retention_is_refused_without_for
     .unwrap();
     let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(list[0]["id"], id.to_string());
+    assert_eq!(list[0]["db"], "mercado");
     let out = crate::support::process::command(
         &["outbox", "discard", "--db", "mercado", &id.to_string(), "--motivo", "teste"],
         &env,
@@ -566,4 +576,65 @@ async fn metrics_carry_every_name_and_the_counters_move_as_events_flow() {
     let new = "tipo=\"ReposicaoNegada\",result=\"new\"";
     assert!(moveu("giro_inbox_events_total", new), "inbox counter moved");
     assert!(depois.soma("giro_outbox_delivery_seconds_count", "") >= 1.0);
+}
+
+/// `giro outbox list` for scripts (issue 27): newest first, filtered by type and period, paged by
+/// the last id shown; `status` exits 0 when nothing is failed or late.
+#[tokio::test]
+async fn outbox_list_is_newest_first_filters_and_pages_and_a_clean_status_exits_0() {
+    let s = setup(Lote::Supported).await;
+    let eventos: Vec<EventoIntegracao> = (1..=5).map(solicitada).collect();
+    for e in &eventos {
+        // Each in its own transaction: criado_em (the database's now()) grows with each.
+        write(&s.dbh, std::slice::from_ref(e)).await;
+    }
+    let env = publisher_env(&s, &[]);
+    let run = |args: Vec<String>| {
+        let env = env.clone();
+        async move {
+            let mut a =
+                vec!["outbox".to_string(), "list".into(), "--db".into(), "mercado".into(), "--json".into()];
+            a.extend(args);
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
+            let out = crate::support::process::command(&a, &env).output().unwrap();
+            assert!(out.status.success(), "{a:?}: {}", String::from_utf8_lossy(&out.stderr));
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            v.as_array().unwrap().iter().map(|l| l["id"].as_str().unwrap().to_string()).collect::<Vec<_>>()
+        }
+    };
+    let ids: Vec<String> = eventos.iter().rev().map(|e| e.event_id().to_string()).collect();
+    assert_eq!(run(vec![]).await, ids, "newest first");
+    let pagina = run(vec!["--limit".into(), "2".into()]).await;
+    assert_eq!(pagina, ids[..2]);
+    let seguinte = run(vec!["--limit".into(), "2".into(), "--before".into(), pagina[1].clone()]).await;
+    assert_eq!(seguinte, ids[2..4], "the next page starts after the last id shown");
+    assert_eq!(run(vec!["--limite".into(), "1".into()]).await, ids[..1], "the old flag name still works");
+    assert_eq!(run(vec!["--tipo".into(), "ReposicaoSolicitada".into()]).await.len(), 5);
+    assert!(run(vec!["--tipo".into(), "ReposicaoEnviada".into()]).await.is_empty());
+    assert_eq!(run(vec!["--since".into(), "1h".into()]).await.len(), 5);
+    assert!(run(vec!["--until".into(), "1h".into()]).await.is_empty());
+    assert!(run(vec!["--since".into(), "2999-01-01T00:00:00Z".into()]).await.is_empty());
+
+    // Nothing failed, nothing late (audit.atraso is 5 minutes): status exits 0, JSON says ok.
+    let out = crate::support::process::command(&["outbox", "status", "--db", "mercado", "--json"], &env)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let st: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (st["mercado"]["pending"].as_i64(), st["mercado"]["ok"].as_bool()),
+        (Some(5), Some(true)),
+        "{st}"
+    );
+    // Late: past audit.atraso, status exits 1 naming it.
+    let late: std::collections::BTreeMap<&'static str, String> =
+        env.iter().map(|(k, v)| (*k, v.clone())).chain([("GIRO_AUDIT_ATRASO", "0s".to_string())]).collect();
+    let out =
+        crate::support::process::command(&["outbox", "status", "--db", "mercado"], &late).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("mercado: an event pending for"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

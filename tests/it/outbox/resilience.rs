@@ -1185,7 +1185,9 @@ async fn outbox_status_names_each_dead_letter_and_what_it_blocks_and_retry_bring
     let out =
         crate::support::process::command(&["outbox", "status", "--db", "mercado"], &env).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    // A dead letter: status says so, and exits 1 for a monitor.
+    assert_eq!(out.status.code(), Some(1), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("mercado: 1 FAILED"));
     assert!(
         text.contains(&e.event_id().to_string()) && text.contains("restocks of SKU 7894900011517 wait"),
         "{text}"
