@@ -401,12 +401,12 @@ pub async fn run<E: Evento>(
         C::Show { db, .. } | C::Retry { db, .. } | C::Discard { db, .. } | C::Redo { db, .. } => *db,
     };
     match db {
-        Servico::Mercado => executar::<E, Mercado>(args.command, config, db, &*reparos.mercado).await,
-        Servico::Estoque => executar::<E, Estoque>(args.command, config, db, &*reparos.estoque).await,
+        Servico::Mercado => executar::<Mercado>(args.command, config, db, &*reparos.mercado).await,
+        Servico::Estoque => executar::<Estoque>(args.command, config, db, &*reparos.estoque).await,
     }
 }
 
-async fn executar<E: Evento, S: 'static>(
+async fn executar<S: 'static>(
     cmd: OutboxCommand,
     config: &giro_infra::config::Config,
     servico: Servico,
