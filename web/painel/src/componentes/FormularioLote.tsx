@@ -67,7 +67,11 @@ export function FormularioLote() {
       ajudaSku = { texto: SKU_NOVO, tipo: 'info' };
     else if (consulta.data)
       ajudaSku = {
-        texto: `${consulta.data.descricao} · saldo ${formatarNumero(consulta.data.saldoDisponivel)}`,
+        texto:
+          `${consulta.data.descricao} · saldo ${formatarNumero(consulta.data.saldoDisponivel)}` +
+          (consulta.data.saldoVencido
+            ? ` · ${formatarNumero(consulta.data.saldoVencido)} vencidas (sem saída: dê baixa no Estoque)`
+            : ''),
         tipo: 'ok',
       };
   }
