@@ -40,6 +40,7 @@ async function darBaixa(page: Page, sku: string, lote: string, largura: number) 
   const linha = page.locator(`tr[data-lote="${lote}"]`);
   await expect(linha.getByText('Vencido', { exact: true })).toBeVisible();
   const botao = linha.getByRole('button', { name: 'Dar baixa' });
+  await botao.scrollIntoViewIfNeeded();
   await expect(botao).toBeInViewport();
   await botao.click();
   await expect(
@@ -157,7 +158,13 @@ test.describe('375 px', () => {
     await expect(page).toHaveURL(/#\/estoque$/);
     const pao = page.locator(`#estoque tr[data-sku="${PAO}"]`);
     await expect(pao).toBeVisible();
-    await expect(pao.locator('td[data-rotulo="Situação"]')).toBeInViewport();
+    await pao.scrollIntoViewIfNeeded();
+    for (const rotulo of ['Situação', 'Saldo válido', 'Vencido', 'Próxima validade']) {
+      const celula = pao.locator(`td[data-rotulo="${rotulo}"]`);
+      await expect(celula).toBeInViewport();
+      const c = (await celula.boundingBox())!;
+      expect(c.x + c.width, rotulo).toBeLessThanOrEqual(375);
+    }
     await semRolagemHorizontal(page);
     await foto(page, '375-estoque');
 
