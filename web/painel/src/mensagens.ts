@@ -19,6 +19,8 @@ export const ERRO_LOTE = 'Não foi possível registrar o lote. Tente de novo.';
 export const SKU_INVALIDO = 'EAN-8 ou GTIN de 12 a 14 dígitos.';
 export const SKU_NOVO = 'SKU novo: informe descrição e NCM.';
 export const SKU_ERRO = 'Não foi possível consultar o SKU.';
+export const VALIDADE_PASSADA =
+  'Esta validade já passou: o lote não atende demanda nenhuma. Confira a data na embalagem.';
 
 /** The inventory's words for a state or a filter (SPEC §6.2.1). */
 export const ROTULO_ESTADO: Record<FiltroEstado, string> = {
