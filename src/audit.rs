@@ -15,7 +15,8 @@
 //!   error. In normal operation an event is delivered within a second of its commit;
 //! - `solicitacao_aberta_sem_evento` — a request is open (PENDENTE / AGUARDANDO_LOTE) with no event
 //!   in flight either way and no open pent-up demand in estoque: nothing will ever close it;
-//! - `conservacao_lotes` — lots received ≠ units still in lots + units shipped, or the product's
+//! - `conservacao_lotes` — lots received ≠ units still in lots + units shipped + units written off
+//!   (`baixa_lote`), or the product's
 //!   `saldo_disponivel` ≠ the sum of its lots;
 //! - `conservacao_prateleira` — units shipped ≠ units on the shelf and in reservations (active or
 //!   paid) + units still in flight to mercado.
@@ -274,11 +275,13 @@ async fn respostas(
 async fn conservacao_lotes(e: &Client, d: &mut Vec<Divergencia>) -> Result<(), Ilegivel> {
     let linhas = e
         .query(
-            "SELECT p.sku, p.saldo_disponivel, coalesce(l.recebido, 0), coalesce(l.em_lotes, 0), coalesce(x.expedido, 0) \
+            "SELECT p.sku, p.saldo_disponivel, coalesce(l.recebido, 0), coalesce(l.em_lotes, 0), \
+                    coalesce(x.expedido, 0) + coalesce(b.baixado, 0) \
                FROM produto_estoque p \
                LEFT JOIN (SELECT sku, sum(quantidade)::bigint AS recebido, sum(quantidade_disponivel)::bigint AS em_lotes \
                             FROM lote GROUP BY sku) l ON l.sku = p.sku \
-               LEFT JOIN (SELECT sku, sum(qtd)::bigint AS expedido FROM reposicao_expedida GROUP BY sku) x ON x.sku = p.sku",
+               LEFT JOIN (SELECT sku, sum(qtd)::bigint AS expedido FROM reposicao_expedida GROUP BY sku) x ON x.sku = p.sku \
+               LEFT JOIN (SELECT sku, sum(qtd)::bigint AS baixado FROM baixa_lote GROUP BY sku) b ON b.sku = p.sku",
             &[],
         )
         .await
@@ -290,7 +293,9 @@ async fn conservacao_lotes(e: &Client, d: &mut Vec<Divergencia>) -> Result<(), I
             d.push(Divergencia {
                 sku: sku.clone(),
                 tipo: "conservacao_lotes",
-                detalhe: format!("recebido {recebido} ≠ em lotes {em_lotes} + expedido {expedido}"),
+                detalhe: format!(
+                    "recebido {recebido} ≠ em lotes {em_lotes} + expedido ou baixado {expedido}"
+                ),
             });
         }
         if i64::from(saldo) != em_lotes {

@@ -2,8 +2,10 @@
 //! /lotes`), then products (mercado, `POST /produtos`), so each registration inherits its
 //! classification and its first restock request finds a lot. Loading twice changes nothing and
 //! logs nothing: what is already there (the SKU in estoque, the product in mercado) is not sent
-//! again (a 409 from a race with another loader is still taken as "already there"). Pão and sabão get lots that expired yesterday: the warehouse does not ship them,
-//! the storefront shows them sold out and their pent-up demand stays open.
+//! again (a 409 from a race with another loader is still taken as "already there"). Pão and sabão
+//! get lots that expired yesterday: the warehouse does not ship them, the storefront shows them
+//! sold out and their pent-up demand stays open (they are sent with `confirmarVencido`, as goods
+//! that arrived expired would be: SPEC §6.2.1).
 
 use chrono::{Duration, NaiveDate, Utc};
 use serde_json::json;
@@ -137,7 +139,8 @@ pub async fn carregar(estoque: &Operador, mercado: &Operador) -> anyhow::Result<
         }
         let validade = if i.vencido { hoje - Duration::days(1) } else { hoje + Duration::days(120) };
         let body = json!({"sku": i.sku, "descricao": i.descricao, "ncm": i.ncm, "codigoLote": i.lote,
-                          "quantidade": QUANTIDADE_LOTE, "validade": validade.to_string()});
+                          "quantidade": QUANTIDADE_LOTE, "validade": validade.to_string(),
+                          "confirmarVencido": i.vencido});
         match estoque.post("/lotes", &body).await? {
             (201, _) => carga.lotes += 1,
             (409, _) => {}

@@ -9,10 +9,14 @@
 //! 3. In one transaction: the product is locked (or created); if still untagged and a
 //!    classification came back, it is stored with its `ProdutoClassificado`; the lot is received;
 //!    then the SKU's open demands are served oldest first (FEFO may pick an older valid lot).
-//! 4. The answer: `{"loteId","sku","saldoDisponivel","classificado","demandasAtendidas"}`.
+//! 4. The answer: `{"loteId","sku","saldoDisponivel","classificado","demandasAtendidas"}`;
+//!    `saldoDisponivel` counts valid units only (SPEC §6.2.1).
 //!
-//! A lot code already used for the SKU, or the same new SKU created in parallel, is a unique
-//! violation → 409 with the original's message.
+//! A lot whose `validade` is before today is refused (400) before the tag-worker is asked, unless
+//! the request confirms it (`"confirmarVencido": true`: goods that arrived expired, recorded to be
+//! written off); such a lot serves no demand and counts in no balance shown. A lot
+//! code already used for the SKU is found under the product's lock → 409 saying what to do; the
+//! same new SKU created in parallel is a unique violation → 409 ([`super::erro::CONFLITO`]).
 //!
 //! Decisions the spec leaves open: the 400 for field violations reads
 //! `"entrada de lote inválida: <campo> <mensagem>; …"` (sorted, the original's pt-BR messages,
@@ -24,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use super::classificacao::{self, ClienteTags};
 use super::Tx;
-use super::{agora, demanda, produto, ErroEstoque};
+use super::{agora, demanda, inventario, lote, produto, ErroEstoque};
 use crate::contracts::Violacoes;
 use crate::db::Db;
 
@@ -40,6 +44,9 @@ pub struct EntradaLoteRequest {
     pub quantidade: Option<i32>,
     /// `YYYY-MM-DD`; absent = no expiry.
     pub validade: Option<NaiveDate>,
+    /// `true` takes in a lot whose `validade` already passed (to record it, then write it off);
+    /// without it such a lot is refused.
+    pub confirmar_vencido: Option<bool>,
 }
 
 /// A validated intake command (the original's `EntradaLote`).
@@ -51,6 +58,7 @@ pub struct EntradaLote {
     pub codigo_lote: String,
     pub quantidade: i32,
     pub validade: Option<NaiveDate>,
+    pub confirmar_vencido: bool,
 }
 
 /// What `POST /lotes` answers (201).
@@ -93,6 +101,7 @@ impl EntradaLoteRequest {
             codigo_lote: codigo,
             quantidade,
             validade: self.validade,
+            confirmar_vencido: self.confirmar_vencido.unwrap_or(false),
         })
     }
 }
@@ -101,14 +110,31 @@ fn vazio(v: &Option<String>) -> bool {
     v.as_deref().is_none_or(|s| s.trim().is_empty())
 }
 
+/// The refusal of a lot whose `validade` passed, without `confirmarVencido`.
+pub fn lote_vencido(validade: NaiveDate) -> String {
+    format!(
+        "Lote vencido: a validade {} já passou. Confira a data na embalagem; um lote vencido só entra no \
+         estoque com a confirmação (confirmarVencido), para depois dar baixa nele.",
+        validade.format("%d/%m/%Y")
+    )
+}
+
 fn sku_novo(sku: &str) -> ErroEstoque {
     ErroEstoque::Invalido(format!("SKU novo exige descricao e ncm: {sku}"))
 }
 
 /// Registers the lot `e` (steps 1–4 of the module doc).
 pub async fn registrar(db: &Db, tags: &ClienteTags, e: EntradaLote) -> Result<LoteRegistrado, ErroEstoque> {
+    let agora = agora();
     let existente = {
         let client = db.client().await?;
+        // Refused before anything is asked or written: an expired lot never ships, so taking it
+        // in would only hide the demand it cannot serve behind a balance (SPEC §6.2.1).
+        if let Some(v) = e.validade.filter(|_| !e.confirmar_vencido) {
+            if v < lote::hoje(&client, agora).await? {
+                return Err(ErroEstoque::Invalido(lote_vencido(v)));
+            }
+        }
         produto::buscar(&client, &e.sku).await?
     };
     if existente.is_none() && (vazio(&e.descricao) || vazio(&e.ncm)) {
@@ -122,7 +148,6 @@ pub async fn registrar(db: &Db, tags: &ClienteTags, e: EntradaLote) -> Result<Lo
         None => tags.classificar(&e.sku, e.descricao.as_deref().unwrap_or_default()).await,
     };
 
-    let agora = agora();
     let mut client = db.client().await?;
     let tx = Tx::begin(db, &mut client).await?;
     let mut produto = match produto::bloquear(&tx, &e.sku).await? {
@@ -134,6 +159,15 @@ pub async fn registrar(db: &Db, tags: &ClienteTags, e: EntradaLote) -> Result<Lo
             _ => return Err(sku_novo(&e.sku)),
         },
     };
+    // Under the product's lock no other intake of this SKU runs: the check is definitive, and
+    // its message can say what to do (the constraint's cannot tell a repeat from a race).
+    if lote::por_codigo(&tx, &e.sku, &e.codigo_lote).await?.is_some() {
+        return Err(ErroEstoque::Recusado(format!(
+            "O lote {} já foi registrado para o SKU {}. Confira se esta entrada já foi feita; se é \
+             outro lote, use um código novo.",
+            e.codigo_lote, e.sku
+        )));
+    }
     if !produto.classificado() {
         if let Some(c) = &classificacao {
             classificacao::aplicar(&tx, &mut produto, c, agora).await?;
@@ -141,6 +175,7 @@ pub async fn registrar(db: &Db, tags: &ClienteTags, e: EntradaLote) -> Result<Lo
     }
     let lote_id = produto.receber_lote(&tx, &e.codigo_lote, e.quantidade, e.validade, agora).await?;
     let demandas_atendidas = demanda::atender_abertas(&tx, &mut produto, agora).await?;
+    let saldos = inventario::saldos(&*tx, &e.sku, agora).await?;
     let produto = produto.liberar();
     tx.commit().await?;
 
@@ -151,7 +186,7 @@ pub async fn registrar(db: &Db, tags: &ClienteTags, e: EntradaLote) -> Result<Lo
     Ok(LoteRegistrado {
         lote_id,
         sku: produto.sku.clone(),
-        saldo_disponivel: produto.saldo_disponivel,
+        saldo_disponivel: saldos.valido,
         classificado: produto.classificado(),
         demandas_atendidas,
     })

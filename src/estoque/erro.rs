@@ -5,8 +5,10 @@
 use crate::http::pg::{Politica, Restricao};
 
 /// The detail of estoque's 409 for a race on a constraint.
-pub const CONFLITO: &str =
-    "lote já registrado para este SKU, ou o SKU foi cadastrado em paralelo; tente novamente";
+/// A repeated lot code is answered before the constraint with its own message (`entrada_lote`):
+/// what reaches this one is a race, where sending again finds the SKU registered.
+pub const CONFLITO: &str = "Outra entrada registrou este SKU ou este lote ao mesmo tempo. Confira os lotes \
+     do SKU no painel e, se este ainda não estiver lá, envie a entrada de novo.";
 
 /// estoque's database-error policy: its constraints, its 409.
 pub const POLITICA: Politica = Politica { origem: "estoque", restricoes: RESTRICOES, conflito: CONFLITO };

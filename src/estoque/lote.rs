@@ -120,3 +120,42 @@ pub(super) async fn retirar(tx: &Tx<'_>, lote: &Lote, qtd: i32) -> Result<(), Er
     }
     Ok(())
 }
+
+/// The civil date "today" at `agora` in the warehouse's time zone, as SQL computes it for FEFO
+/// (so the intake's and the write-off's "expired" agree with what ships).
+pub async fn hoje(
+    c: &impl deadpool_postgres::GenericClient,
+    agora: DateTime<Utc>,
+) -> Result<NaiveDate, tokio_postgres::Error> {
+    let stmt = c.prepare_cached(concat!("SELECT ", hoje_sql!("$1"))).await?;
+    c.query_one(&stmt, &[&agora]).await?.try_get(0)
+}
+
+/// The lot `codigo_lote` of `sku`, if any (the product's row is locked by the caller).
+pub async fn por_codigo(
+    tx: &Tx<'_>,
+    sku: &str,
+    codigo_lote: &str,
+) -> Result<Option<Lote>, tokio_postgres::Error> {
+    let stmt = tx
+        .prepare_cached(
+            "SELECT id, sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel FROM lote \
+             WHERE sku = $1 AND codigo_lote = $2",
+        )
+        .await?;
+    tx.query_opt(&stmt, &[&sku, &codigo_lote]).await?.as_ref().map(de_linha).transpose()
+}
+
+/// Takes every unit left out of `lote` (a write-off); returns how many it held.
+pub(super) async fn zerar(tx: &Tx<'_>, lote: &Lote) -> Result<i32, ErroEstoque> {
+    let stmt = tx
+        .prepare_cached(
+            "UPDATE lote l SET quantidade_disponivel = 0 FROM (SELECT id, quantidade_disponivel FROM lote WHERE id = $1) antes \
+             WHERE l.id = antes.id RETURNING antes.quantidade_disponivel",
+        )
+        .await?;
+    match tx.query_opt(&stmt, &[&lote.id]).await? {
+        Some(r) => Ok(r.try_get(0)?),
+        None => Err(ErroEstoque::Interno(anyhow::anyhow!("lote {} sumiu", lote.codigo_lote))),
+    }
+}

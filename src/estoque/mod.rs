@@ -13,7 +13,9 @@
 //! - [`entrada_lote`] — `POST /lotes` (SPEC §3.13).
 //! - [`classificacao`] — the tag-worker client (SPEC §7.4) and applying a classification;
 //!   [`reclassificacao`] — the job that classifies untagged products later (SPEC §3.14).
-//! - [`painel`] — the dashboard's read-only queries (SPEC §6.2); [`routes`] — the thin handlers;
+//! - [`painel`] — the dashboard's read-only queries (SPEC §6.2); [`inventario`] — the inventory
+//!   (per SKU: valid and expired balance, lots, history) and the write-off of an expired lot
+//!   (`baixa_lote`, SPEC §6.2.1); [`routes`] — the thin handlers;
 //!   [`erro`] — its constraints by name.
 //! - [`Tx`] — a transaction in estoque's database, what every write above takes; a mercado
 //!   transaction does not compile there.
@@ -28,6 +30,7 @@ pub mod demanda;
 pub mod entrada_lote;
 pub mod erro;
 pub mod expedicao;
+pub mod inventario;
 pub mod lote;
 pub mod painel;
 pub mod produto;
@@ -96,6 +99,13 @@ pub enum ErroEstoque {
     /// A unique constraint (repeated lot code, the same new SKU created in parallel) → 409.
     #[error("{}", erro::CONFLITO)]
     Conflito,
+    /// The SKU or lot the path names does not exist → 404, detail = the message.
+    #[error("{0}")]
+    NaoEncontrado(String),
+    /// A request the current state refuses (a write-off of a lot still valid, a lot code already
+    /// used) → 409, detail = the message.
+    #[error("{0}")]
+    Recusado(String),
     /// No connection from the pool → 503.
     #[error(transparent)]
     Indisponivel(deadpool_postgres::PoolError),

@@ -8,8 +8,9 @@
 //! lots and demands, which are only touched while it is held.
 //!
 //! Invariant kept here: `saldo_disponivel = SUM(lote.quantidade_disponivel)` of the SKU (expired
-//! lots included): [`Bloqueado::receber_lote`] and [`Bloqueado::expedir`] change a lot and the
-//! balance together. The locked product is the aggregate root of its lots: this module calls
+//! lots included): [`Bloqueado::receber_lote`], [`Bloqueado::expedir`] and [`Bloqueado::baixar`]
+//! change a lot and the balance together. The column is bookkeeping: what is *shown* as a
+//! balance excludes expired units ([`super::inventario::Saldos`]). The locked product is the aggregate root of its lots: this module calls
 //! `lote`, never the other way.
 //!
 //! A [`Bloqueado`] borrows the transaction that locked it (its lifetime), so it cannot be kept
@@ -205,6 +206,21 @@ impl Bloqueado<'_> {
         lote::retirar(tx, lote, qtd).await?;
         self.0.saldo_disponivel = atualizar_saldo(tx, &self.0.sku, -qtd).await?;
         Ok(())
+    }
+
+    /// Writes off every unit left in `lote` (an expired lot, checked by the caller): the lot
+    /// goes to zero and the balance down with it, keeping `saldo_disponivel` = the sum of the
+    /// lots. Returns the units written off.
+    pub async fn baixar(&mut self, tx: &Tx<'_>, lote: &Lote) -> Result<i32, ErroEstoque> {
+        if lote.sku != self.0.sku {
+            return Err(ErroEstoque::Invalido(format!(
+                "lote {} não pertence ao SKU {}",
+                lote.codigo_lote, self.0.sku
+            )));
+        }
+        let qtd = lote::zerar(tx, lote).await?;
+        self.0.saldo_disponivel = atualizar_saldo(tx, &self.0.sku, -qtd).await?;
+        Ok(qtd)
     }
 
     /// Stores the classification (the original's `classificar`): tags not empty, categoria not

@@ -6,6 +6,8 @@
 //! | `GET /produtos/{sku}` | service token (mercado's product lookup) or operator |
 //! | `POST /lotes` | operator + CSRF (CSRF checked first, as Spring does) |
 //! | `GET /painel/resumo`, `/painel/demandas`, `/painel/reposicoes?limite=` | operator |
+//! | `GET /painel/estoque?busca=&estado=&pagina=&tamanho=`, `GET /painel/estoque/{sku}` | operator |
+//! | `POST /painel/estoque/{sku}/lotes/{codigoLote}/baixa` | operator + CSRF |
 //!
 //! Errors are problem+json ([`Problem`]): a rule violation 400 (detail = the message), a unique
 //! conflict 409, and the database's failures by the one policy ([`super::erro::POLITICA`]: 503
@@ -19,16 +21,16 @@ use axum::http::StatusCode;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::Router;
+use axum::{Extension, Router};
 use serde::{Deserialize, Serialize};
 
 use super::classificacao::ClienteTags;
 use super::entrada_lote::{self, EntradaLoteRequest};
 use super::erro::POLITICA;
-use super::{agora, painel, produto, ErroEstoque};
+use super::{agora, inventario, painel, produto, ErroEstoque};
 use crate::contracts::sku_valido;
 use crate::db::{Db, DbError};
-use crate::http::auth::{self, Seguranca};
+use crate::http::auth::{self, Principal, Seguranca};
 use crate::http::extract::{AppJson, AppPath, AppQuery};
 use crate::http::Problem;
 
@@ -47,14 +49,20 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
     let lotes = Router::new()
         .route("/lotes", post(registrar_lote))
         .route_layer(from_fn(auth::require_operador))
-        .route_layer(from_fn_with_state(seguranca, auth::csrf));
+        .route_layer(from_fn_with_state(seguranca.clone(), auth::csrf));
     let painel = Router::new()
         .route("/painel/resumo", get(resumo))
         .route("/painel/demandas", get(demandas))
         .route("/painel/reposicoes", get(reposicoes))
+        .route("/painel/estoque", get(inventario_listar))
+        .route("/painel/estoque/{sku}", get(inventario_detalhe))
         .route_layer(from_fn(auth::require_operador));
+    let baixa = Router::new()
+        .route("/painel/estoque/{sku}/lotes/{codigoLote}/baixa", post(baixar_lote))
+        .route_layer(from_fn(auth::require_operador))
+        .route_layer(from_fn_with_state(seguranca.clone(), auth::csrf));
     let openapi = Router::new().route("/openapi.json", get(crate::http::openapi::estoque));
-    produtos.merge(lotes).merge(painel).merge(openapi).with_state(estado)
+    produtos.merge(lotes).merge(painel).merge(baixa).merge(openapi).with_state(estado)
 }
 
 impl IntoResponse for ErroEstoque {
@@ -62,6 +70,8 @@ impl IntoResponse for ErroEstoque {
         match self {
             ErroEstoque::Invalido(m) => Problem::bad_request(m).into_response(),
             e @ ErroEstoque::Conflito => Problem::new(StatusCode::CONFLICT, e.to_string()).into_response(),
+            ErroEstoque::NaoEncontrado(m) => Problem::new(StatusCode::NOT_FOUND, m).into_response(),
+            ErroEstoque::Recusado(m) => Problem::new(StatusCode::CONFLICT, m).into_response(),
             ErroEstoque::Indisponivel(e) => POLITICA.responder(&DbError::Pool(e)).into_response(),
             ErroEstoque::Interno(e) => POLITICA.responder_cadeia(&e).into_response(),
         }
@@ -77,7 +87,10 @@ struct ProdutoResposta {
     ncm: String,
     tags: Option<Vec<String>>,
     categoria: Option<String>,
+    /// Valid units only (SPEC §6.2.1): expired units are never shown as balance.
     saldo_disponivel: i32,
+    /// Units in expired lots, waiting to be written off.
+    saldo_vencido: i32,
 }
 
 async fn produto_por_sku(State(e): St, AppPath(sku): AppPath<String>) -> Result<Response, ErroEstoque> {
@@ -86,18 +99,20 @@ async fn produto_por_sku(State(e): St, AppPath(sku): AppPath<String>) -> Result<
         return Ok(StatusCode::NOT_FOUND.into_response());
     }
     let client = e.db.client().await?;
-    Ok(match produto::buscar(&client, &sku).await? {
-        None => StatusCode::NOT_FOUND.into_response(),
-        Some(p) => AppJson(ProdutoResposta {
-            sku: p.sku,
-            descricao: p.descricao,
-            ncm: p.ncm,
-            tags: p.tags,
-            categoria: p.categoria,
-            saldo_disponivel: p.saldo_disponivel,
-        })
-        .into_response(),
+    let Some(p) = produto::buscar(&client, &sku).await? else {
+        return Ok(StatusCode::NOT_FOUND.into_response());
+    };
+    let saldos = inventario::saldos(&client, &sku, agora()).await?;
+    Ok(AppJson(ProdutoResposta {
+        sku: p.sku,
+        descricao: p.descricao,
+        ncm: p.ncm,
+        tags: p.tags,
+        categoria: p.categoria,
+        saldo_disponivel: saldos.valido,
+        saldo_vencido: saldos.vencido,
     })
+    .into_response())
 }
 
 async fn registrar_lote(
@@ -137,4 +152,39 @@ async fn reposicoes(
     };
     let client = e.db.client().await?;
     Ok(AppJson(painel::reposicoes(&client, painel::limite(pedido)).await?))
+}
+
+async fn inventario_listar(
+    State(e): St,
+    AppQuery(q): AppQuery<inventario::FiltroRequest>,
+) -> Result<AppJson<inventario::Pagina>, ErroEstoque> {
+    let filtro = q.validar()?;
+    let client = e.db.client().await?;
+    Ok(AppJson(inventario::listar(&client, &filtro, agora()).await?))
+}
+
+async fn inventario_detalhe(
+    State(e): St,
+    AppPath(sku): AppPath<String>,
+) -> Result<AppJson<inventario::Detalhe>, ErroEstoque> {
+    let nao_encontrado = || {
+        ErroEstoque::NaoEncontrado(format!("O SKU {sku} não está cadastrado no estoque. Confira o código."))
+    };
+    if !sku_valido(&sku) {
+        return Err(nao_encontrado());
+    }
+    let client = e.db.client().await?;
+    inventario::detalhe(&client, &sku, agora()).await?.map(AppJson).ok_or_else(nao_encontrado)
+}
+
+async fn baixar_lote(
+    State(e): St,
+    Extension(principal): Extension<Principal>,
+    AppPath((sku, codigo_lote)): AppPath<(String, String)>,
+) -> Result<AppJson<inventario::Baixa>, ErroEstoque> {
+    // require_operador let only an operator through; the name is who answers for the loss.
+    let Principal::Operador(operador) = principal else {
+        return Err(ErroEstoque::Interno(anyhow::anyhow!("write-off without an operator")));
+    };
+    Ok(AppJson(inventario::baixar(&e.db, &sku, &codigo_lote, &operador, agora()).await?))
 }

@@ -174,6 +174,24 @@ pub async fn mudar_status(tx: &Tx<'_>, id: i64, status: StatusSolicitacao) -> Re
     Ok(())
 }
 
+/// Of `skus`, those with a restock **in flight**: a request sent to the warehouse and not yet
+/// answered (`PENDENTE`, which a shipment keeps until it is credited). A request the warehouse
+/// denied for lack of balance (`AGUARDANDO_LOTE`) waits for a lot nobody has promised: what the
+/// storefront says differs (SPEC §8.1).
+pub async fn em_transito(
+    db: &impl deadpool_postgres::GenericClient,
+    skus: &[&str],
+) -> Result<std::collections::HashSet<String>, ErroMercado> {
+    if skus.is_empty() {
+        return Ok(Default::default());
+    }
+    let stmt = db
+        .prepare_cached("SELECT sku FROM solicitacao_reposicao WHERE status = 'PENDENTE' AND sku = ANY($1)")
+        .await?;
+    let linhas = db.query(&stmt, &[&skus]).await?;
+    Ok(linhas.iter().map(|r| r.try_get(0)).collect::<Result<_, _>>()?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::StatusSolicitacao::*;

@@ -40,10 +40,12 @@ test('catálogo: hero, chips de categoria, busca e vazios', async ({ page }) => 
     'Padaria',
   ]);
 
-  // A sold-out product: selo, "Reposição a caminho", no button.
+  // A sold-out product whose only lot expired: selo, no button, and no promise of a restock —
+  // the warehouse denied the request for lack of a valid lot (issue 26).
   const pao = page.locator(`article[data-sku="${PAO}"]`);
-  await expect(pao.getByText('Esgotado')).toBeVisible();
-  await expect(pao.getByText('Reposição a caminho')).toBeVisible();
+  await expect(pao.getByText('Esgotado', { exact: true })).toBeVisible();
+  await expect(pao.getByText('Esgotado — aguardando novo lote')).toBeVisible();
+  await expect(pao.getByText('Reposição a caminho')).toHaveCount(0);
   await expect(pao.getByRole('button')).toHaveCount(0);
   const coca = page.locator(`article[data-sku="${COCA}"]`);
   await expect(coca.getByText('Em estoque')).toBeVisible();
@@ -59,7 +61,7 @@ test('catálogo: hero, chips de categoria, busca e vazios', async ({ page }) => 
   await expect(page.getByRole('heading', { name: 'O estoque que gira sozinho' })).toHaveCount(0);
   await expect(cartoes).toHaveCount(2);
   await expect(
-    page.locator(`article[data-sku="${SABAO}"]`).getByText('Reposição a caminho'),
+    page.locator(`article[data-sku="${SABAO}"]`).getByText('Esgotado — aguardando novo lote'),
   ).toBeVisible();
   await expect(chips.getByText('Limpeza')).toHaveAttribute('aria-current', 'page');
   await foto(page, 'vitrine-categoria');
@@ -122,10 +124,10 @@ test('produto: trilha, preço, SKU, quantidade na prateleira, tags; esgotado; 40
   await expect(page).toHaveURL(/\?categoria=bebidas$/);
 
   await page.goto(`${principal().vitrine}/produtos/${PAO}`);
-  await expect(page.getByText('Esgotado')).toBeVisible();
+  await expect(page.getByText('Esgotado', { exact: true })).toBeVisible();
   await expect(
     page.getByText(
-      'Acabou na prateleira. A reposição já foi pedida ao estoque e o produto volta sozinho.',
+      'Acabou na prateleira e o estoque está sem lote válido. O produto volta sozinho assim que chegar um lote novo.',
     ),
   ).toBeVisible();
   await expect(page.getByRole('button', { name: 'Adicionar ao carrinho' })).toHaveCount(0);

@@ -91,7 +91,11 @@ test('reposição "enviando" enquanto o mercado não responde, "entregue" quando
   await page.getByRole('button', { name: 'Entrar' }).click();
   const form = page.locator('#entrada-lote');
   await form.getByLabel('SKU/EAN').fill(PAO);
-  await expect(form.getByText('PAO DE FORMA INTEGRAL 400G · saldo 60')).toBeVisible();
+  await expect(
+    form.getByText(
+      'PAO DE FORMA INTEGRAL 400G · saldo 0 · 60 vencidas (sem saída: dê baixa no Estoque)',
+    ),
+  ).toBeVisible();
 
   process.kill(m.pidMercado, 'SIGSTOP'); // the market stops answering
   try {
@@ -100,7 +104,7 @@ test('reposição "enviando" enquanto o mercado não responde, "entregue" quando
     await form.getByLabel('Validade').fill(diaSaoPaulo(60));
     await form.getByRole('button', { name: 'Dar entrada no estoque' }).click();
     await expect(page.getByTestId('resultado-lote')).toHaveText(
-      'Lote L-PAO-02 registrado. Saldo do SKU: 78. 1 demanda reprimida atendida. Tags pendentes: o produto será reclassificado depois.',
+      'Lote L-PAO-02 registrado. Saldo do SKU: 18. 1 demanda reprimida atendida. Tags pendentes: o produto será reclassificado depois.',
     );
     const linha = page.locator(`#reposicoes tr[data-sku="${PAO}"]`);
     await expect(linha.getByRole('cell')).toHaveText([

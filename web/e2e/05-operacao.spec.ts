@@ -61,6 +61,7 @@ test('painel: um evento que falhou aparece com o erro, é reenviado pela página
     codigoLote: 'L-MEL-V',
     quantidade: 5,
     validade: diaSaoPaulo(-1),
+    confirmarVencido: true,
   });
   expect(vencido.status, JSON.stringify(vencido.corpo)).toBe(201);
   const p = await mercado.post('/produtos', {

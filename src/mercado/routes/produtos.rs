@@ -15,7 +15,7 @@ use crate::http::extract::{AppJson, AppPath, AppQuery};
 use crate::mercado::cadastro::{self, NovoProduto};
 use crate::mercado::erro::ErroMercado;
 use crate::mercado::prateleira::ProdutoVitrine;
-use crate::mercado::{dinheiro, produto};
+use crate::mercado::{dinheiro, produto, reposicao};
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -30,6 +30,9 @@ pub struct ProdutoResposta {
     pub categoria: Option<String>,
     /// `[]` when the product has no classification.
     pub tags: Vec<String>,
+    /// A restock request is in flight for the SKU (sent, not yet answered): the storefront says
+    /// "Reposição a caminho" only then, else "Esgotado — aguardando novo lote" (SPEC §8.1).
+    pub reposicao_a_caminho: bool,
 }
 
 impl From<ProdutoVitrine> for ProdutoResposta {
@@ -42,8 +45,25 @@ impl From<ProdutoVitrine> for ProdutoResposta {
             disponivel: p.prateleira,
             categoria: p.categoria,
             tags: p.tags.unwrap_or_default(),
+            reposicao_a_caminho: false,
         }
     }
+}
+
+/// The answers for `produtos`, each knowing whether a restock is in flight for it (one query).
+async fn respostas(
+    db: &impl deadpool_postgres::GenericClient,
+    produtos: Vec<ProdutoVitrine>,
+) -> Result<Vec<ProdutoResposta>, ErroMercado> {
+    let skus: Vec<&str> = produtos.iter().map(|p| p.sku.as_str()).collect();
+    let a_caminho = reposicao::em_transito(db, &skus).await?;
+    Ok(produtos
+        .into_iter()
+        .map(|p| {
+            let em_voo = a_caminho.contains(&p.sku);
+            ProdutoResposta { reposicao_a_caminho: em_voo, ..ProdutoResposta::from(p) }
+        })
+        .collect())
 }
 
 #[derive(Debug, Deserialize)]
@@ -64,7 +84,7 @@ pub async fn listar(
     let (categoria, busca) = (filtro(f.categoria), filtro(f.busca));
     let client = e.db.client().await?;
     let produtos = produto::listar(&client, categoria.as_deref(), busca.as_deref()).await?;
-    Ok(AppJson(produtos.into_iter().map(ProdutoResposta::from).collect::<Vec<_>>()).into_response())
+    Ok(AppJson(respostas(&client, produtos).await?).into_response())
 }
 
 pub async fn buscar(
@@ -77,7 +97,7 @@ pub async fn buscar(
     }
     let client = e.db.client().await?;
     Ok(match produto::buscar(&client, &sku).await? {
-        Some(p) => AppJson(ProdutoResposta::from(p)).into_response(),
+        Some(p) => AppJson(respostas(&client, vec![p]).await?.remove(0)).into_response(),
         // The original's empty-bodied 404.
         None => StatusCode::NOT_FOUND.into_response(),
     })
@@ -136,6 +156,7 @@ pub async fn cadastrar(
     let novo = req.validar()?;
     let p = cadastro::cadastrar(&e.db, &e.catalogo, &novo, crate::mercado::agora()).await?;
     let location = format!("/produtos/{}", p.sku);
-    Ok((StatusCode::CREATED, [(header::LOCATION, location)], AppJson(ProdutoResposta::from(p)))
-        .into_response())
+    let client = e.db.client().await?;
+    let resposta = respostas(&client, vec![p]).await?.remove(0);
+    Ok((StatusCode::CREATED, [(header::LOCATION, location)], AppJson(resposta)).into_response())
 }

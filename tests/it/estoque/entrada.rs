@@ -64,9 +64,10 @@ async fn a_lot_of_6_ships_6_and_closes_the_demand_of_16() {
 }
 
 #[tokio::test]
-async fn an_expired_lot_serves_no_demand_but_counts_in_the_balance() {
-    let app = estoque(&[]).await;
-    produto(&app, COCA, "COCA COLA 2L PET", Some(&["coca"])).await;
+async fn an_expired_lot_is_refused_unless_confirmed_and_then_serves_nothing() {
+    let worker = FakeWorker::start(Modo::Ok).await;
+    let app = estoque(&[("TAG_WORKER_URL", &worker.url)]).await;
+    produto(&app, COCA, "COCA COLA 2L PET", None).await;
     let pedido = Uuid::new_v4();
     assert_eq!(solicitar(&app, pedido, COCA, 16).await, 204);
     let op = Operador::login(&app).await;
@@ -79,11 +80,64 @@ async fn an_expired_lot_serves_no_demand_but_counts_in_the_balance() {
     )
     .await;
 
-    assert_eq!(status, 201, "{body}");
-    assert_eq!(body["demandasAtendidas"], 0);
-    assert_eq!(body["saldoDisponivel"], 30);
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(
+        body["detail"],
+        format!(
+            "Lote vencido: a validade {} já passou. Confira a data na embalagem; um lote vencido só entra no \
+             estoque com a confirmação (confirmarVencido), para depois dar baixa nele.",
+            ontem.format("%d/%m/%Y")
+        )
+    );
+    assert_eq!(saldo(&app, COCA).await, 0);
+    let n: i64 = app.db.client().await.query_one("SELECT count(*) FROM lote", &[]).await.unwrap().get(0);
+    assert_eq!(n, 0);
+    assert_eq!(worker.chamadas(), 0, "refused before the tag-worker is asked");
     assert_eq!(outbox(&app).await.len(), 1, "only the earlier denial");
     assert_eq!(demandas_abertas(&app, COCA).await, vec![(16, pedido)]);
+
+    // Confirmed: taken in to be written off; it serves no demand and is no balance.
+    let (status, body) = registrar_lote(
+        &app,
+        &op,
+        json!({"sku": COCA, "codigoLote": "L-VENCIDO", "quantidade": 30, "validade": ontem, "confirmarVencido": true}),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["demandasAtendidas"], 0);
+    assert_eq!(body["saldoDisponivel"], 0);
+    assert_eq!(saldo(&app, COCA).await, 30, "the bookkeeping balance holds it until it is written off");
+    assert_eq!(demandas_abertas(&app, COCA).await, vec![(16, pedido)]);
+
+    // A lot whose validade is today still ships: it is taken in and serves the demand.
+    let hoje = hoje_mais(&app, 0).await;
+    let (status, body) = registrar_lote(
+        &app,
+        &op,
+        json!({"sku": COCA, "codigoLote": "L-HOJE", "quantidade": 30, "validade": hoje}),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["demandasAtendidas"], 1);
+    assert_eq!(body["saldoDisponivel"], 14);
+}
+
+#[tokio::test]
+async fn the_balance_answered_counts_valid_units_only() {
+    let app = estoque(&[]).await;
+    produto(&app, COCA, "COCA COLA 2L PET", Some(&["coca"])).await;
+    lote(&app, COCA, "L-VELHO", 60, Some(-1)).await;
+    let op = Operador::login(&app).await;
+
+    let (status, body) =
+        registrar_lote(&app, &op, json!({"sku": COCA, "codigoLote": "L-NOVO", "quantidade": 5})).await;
+
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["saldoDisponivel"], 5, "the 60 expired units are not balance");
+    let res = app.as_servico(app.http.get(app.url(&format!("/produtos/{COCA}")))).send().await.unwrap();
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["saldoDisponivel"], 5);
+    assert_eq!(body["saldoVencido"], 60);
 }
 
 #[tokio::test]
@@ -172,7 +226,7 @@ async fn a_new_sku_is_classified_and_its_produto_classificado_commits_with_the_l
     assert_eq!(
         res.json::<Value>().await.unwrap(),
         json!({"sku": COCA, "descricao": "COCA COLA 2L PET", "ncm": "22021000", "tags": ["coca", "cola", "2l", "pet"],
-               "categoria": "bebidas", "saldoDisponivel": 60})
+               "categoria": "bebidas", "saldoDisponivel": 60, "saldoVencido": 0})
     );
 }
 
@@ -272,7 +326,10 @@ async fn a_repeated_lot_code_is_409_and_changes_nothing() {
     assert_eq!(status, 409);
     assert_eq!(
         problem["detail"],
-        "lote já registrado para este SKU, ou o SKU foi cadastrado em paralelo; tente novamente"
+        format!(
+            "O lote L-1 já foi registrado para o SKU {COCA}. Confira se esta entrada já foi feita; se é outro lote, \
+             use um código novo."
+        )
     );
     assert_eq!(problem["status"], 409);
     assert_eq!(saldo(&app, COCA).await, 10);
@@ -407,10 +464,7 @@ async fn the_same_new_sku_created_in_parallel_is_409() {
 
     let (status, problem) = pedido.await.unwrap();
     assert_eq!(status, 409);
-    assert_eq!(
-        problem["detail"],
-        "lote já registrado para este SKU, ou o SKU foi cadastrado em paralelo; tente novamente"
-    );
+    assert_eq!(problem["detail"], giro::estoque::erro::CONFLITO);
     let n: i64 = c.query_one("SELECT count(*) FROM lote", &[]).await.unwrap().get(0);
     assert_eq!(n, 0);
 }

@@ -1,10 +1,12 @@
 //! estoque, the warehouse: restock fulfilment ([`atendimento`]), classification by the
-//! tag-worker, lot intake ([`entrada`]), the dashboard ([`painel`]), the real tag-worker's
+//! tag-worker, lot intake ([`entrada`]), the dashboard ([`painel`]), the inventory and write-off
+//! ([`inventario`]), the real tag-worker's
 //! contract, and the contract fixtures ([`fixtures`]).
 
 mod atendimento;
 mod classificacao;
 mod entrada;
 pub mod fixtures;
+mod inventario;
 mod painel;
 mod tag_worker;

@@ -45,6 +45,9 @@ const ESTOQUE: &[(&str, &str, Quem)] = &[
     ("GET", "/painel/resumo", Quem::Operador),
     ("GET", "/painel/demandas", Quem::Operador),
     ("GET", "/painel/reposicoes", Quem::Operador),
+    ("GET", "/painel/estoque", Quem::Operador),
+    ("GET", "/painel/estoque/{}", Quem::Operador),
+    ("POST", "/painel/estoque/{}/lotes/{}/baixa", Quem::Operador),
     ("POST", "/eventos", Quem::Servico),
     ("POST", "/eventos/lote", Quem::Servico),
     ("POST", "/sessao", Quem::Anonimo),
@@ -191,7 +194,8 @@ fn query(r: &mut fastrand::Rng) -> String {
     if r.bool() {
         return String::new();
     }
-    let chaves = ["busca", "categoria", "limite", "status", "tipo", "pagina", "tamanho", "forcar", "x"];
+    let chaves =
+        ["busca", "categoria", "limite", "status", "tipo", "pagina", "tamanho", "forcar", "estado", "x"];
     let pares: Vec<String> = (0..r.usize(1..4))
         .map(|_| {
             let v: String = (0..r.usize(..12)).map(|_| format!("%{:02X}", r.u8(..))).collect();

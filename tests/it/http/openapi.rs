@@ -279,6 +279,10 @@ fn request_example(d: &Value, template: &str, method: &str) -> Value {
     d["paths"][template][method]["requestBody"]["content"]["application/json"]["example"].clone()
 }
 
+fn lote_exemplo(d: &Value) -> Value {
+    request_example(d, "/lotes", "post")
+}
+
 #[tokio::test]
 async fn estoque_answers_as_its_document_says() {
     let app = spawn_app(Servico::Estoque, &[("TAG_WORKER_URL", "http://127.0.0.1:9")]).await;
@@ -299,6 +303,38 @@ async fn estoque_answers_as_its_document_says() {
     check(&app, &d, Some(&op), "GET", "/painel/reposicoes", "/painel/reposicoes?limite=x", None).await;
     check(&app, &d, Some(&op), "GET", "/produtos/{sku}", "/produtos/7894900011517", None).await;
     check(&app, &d, Some(&op), "GET", "/produtos/{sku}", "/produtos/7890000000017", None).await;
+    // The inventory (issue 26): the list, a bad filter, a SKU, an unknown one, and write-offs
+    // of an expired lot (200, then 409: nothing left), of a valid lot and of an unknown one.
+    let sku = lote_exemplo(&d)["sku"].as_str().unwrap().to_string();
+    let vencido = json!({"sku": sku, "codigoLote": "L-OPENAPI-V", "quantidade": 3, "validade": "2020-01-20",
+                         "confirmarVencido": true});
+    assert_eq!(check(&app, &d, Some(&op), "POST", "/lotes", "/lotes", Some(vencido)).await.0, 201);
+    let t = "/painel/estoque";
+    check(&app, &d, Some(&op), "GET", t, t, None).await;
+    check(&app, &d, Some(&op), "GET", t, "/painel/estoque?estado=vencido", None).await;
+    check(
+        &app,
+        &d,
+        Some(&op),
+        "GET",
+        t,
+        "/painel/estoque?busca=coca&estado=com-saldo&pagina=1&tamanho=5",
+        None,
+    )
+    .await;
+    let t = "/painel/estoque/{sku}";
+    assert_eq!(check(&app, &d, Some(&op), "GET", t, &format!("/painel/estoque/{sku}"), None).await.0, 200);
+    assert_eq!(check(&app, &d, Some(&op), "GET", t, "/painel/estoque/7890000000017", None).await.0, 404);
+    let t = "/painel/estoque/{sku}/lotes/{codigoLote}/baixa";
+    let baixa = format!("/painel/estoque/{sku}/lotes/L-OPENAPI-V/baixa");
+    assert_eq!(check(&app, &d, Some(&op), "POST", t, &baixa, None).await.0, 200);
+    assert_eq!(check(&app, &d, Some(&op), "POST", t, &baixa, None).await.0, 409);
+    let valido =
+        format!("/painel/estoque/{sku}/lotes/{}/baixa", lote_exemplo(&d)["codigoLote"].as_str().unwrap());
+    assert_eq!(check(&app, &d, Some(&op), "POST", t, &valido, None).await.0, 409);
+    let nenhum = format!("/painel/estoque/{sku}/lotes/NENHUM/baixa");
+    assert_eq!(check(&app, &d, Some(&op), "POST", t, &nenhum, None).await.0, 404);
+    assert_eq!(check(&app, &d, None, "POST", t, &nenhum, None).await.0, 403, "no CSRF");
     let t = "/operacao/outbox/eventos";
     check(&app, &d, Some(&op), "GET", t, t, None).await;
     check(&app, &d, Some(&op), "GET", t, "/operacao/outbox/eventos?status=perdido", None).await;

@@ -57,7 +57,7 @@ async fn a_product_is_answered_as_produto_resposta_and_an_unknown_one_is_an_empt
     assert_eq!(
         res.json::<Value>().await.unwrap(),
         json!({"sku": COCA, "nome": "Coca-Cola 2L PET", "preco": 8.99, "status": "DISPONIVEL", "disponivel": 10,
-               "categoria": "bebidas", "tags": ["refrigerante", "2l"]})
+               "categoria": "bebidas", "tags": ["refrigerante", "2l"], "reposicaoACaminho": false})
     );
     let texto = app.http.get(app.url("/produtos/7891962047205")).send().await.unwrap().text().await.unwrap();
     assert!(texto.contains(r#""preco":7.90"#), "the column's scale, as the original: {texto}");
@@ -68,6 +68,53 @@ async fn a_product_is_answered_as_produto_resposta_and_an_unknown_one_is_an_empt
         assert_eq!(res.status(), 404);
         assert!(res.text().await.unwrap().is_empty(), "the original's empty-bodied 404");
     }
+}
+
+/// Honest copy (issue 26): "Reposição a caminho" only while a request is in flight (PENDENTE); a
+/// request the warehouse could not serve (AGUARDANDO_LOTE), or none, is no restock on its way.
+#[tokio::test]
+async fn reposicao_a_caminho_is_true_only_while_a_request_is_pending() {
+    let app = mercado(&[]).await;
+    let pao = "7891962047205";
+    produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 0, 6, 24).await;
+    produto(&app, pao, "Pão de Forma Integral", "7.90", 0, 4, 12).await;
+    produto(&app, BANANA, "Banana Prata", "5.90", 0, 4, 12).await;
+    let c = app.db.client().await;
+    for (sku, status) in [(COCA, "PENDENTE"), (pao, "AGUARDANDO_LOTE"), (BANANA, "ATENDIDA")] {
+        c.execute(
+            "INSERT INTO solicitacao_reposicao (event_id, sku, qtd_solicitada, status, criado_em) \
+             VALUES ($1, $2, 12, $3, now())",
+            &[&uuid::Uuid::new_v4(), &sku, &status],
+        )
+        .await
+        .unwrap();
+    }
+
+    let lista: Value = app.http.get(app.url("/produtos")).send().await.unwrap().json().await.unwrap();
+    let mut a_caminho: Vec<(String, bool)> = lista
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["sku"].as_str().unwrap().to_string(), p["reposicaoACaminho"].as_bool().unwrap()))
+        .collect();
+    a_caminho.sort();
+    assert_eq!(
+        a_caminho,
+        vec![(BANANA.to_string(), false), (pao.to_string(), false), (COCA.to_string(), true)]
+    );
+    for (sku, esperado) in [(COCA, true), (pao, false), (BANANA, false)] {
+        let p: Value =
+            app.http.get(app.url(&format!("/produtos/{sku}"))).send().await.unwrap().json().await.unwrap();
+        assert_eq!(p["reposicaoACaminho"], esperado, "{sku}");
+    }
+
+    // The warehouse answers "no balance": nothing is on its way any more.
+    c.execute("UPDATE solicitacao_reposicao SET status = 'AGUARDANDO_LOTE' WHERE sku = $1", &[&COCA])
+        .await
+        .unwrap();
+    let p: Value =
+        app.http.get(app.url(&format!("/produtos/{COCA}"))).send().await.unwrap().json().await.unwrap();
+    assert_eq!(p["reposicaoACaminho"], false);
 }
 
 #[tokio::test]

@@ -130,3 +130,30 @@ async fn an_unreadable_database_is_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read the estoque database"));
 }
+
+/// A write-off (issue 26) takes units out of a lot with no shipment: the audit counts them
+/// (received = in lots + shipped + written off), so the real one leaves it clean and a write-off
+/// whose record is lost is named.
+#[tokio::test]
+async fn a_write_off_keeps_the_audit_clean_and_a_lost_record_of_one_is_named() {
+    let m = market().await;
+    let lote = serde_json::json!({"sku": COCA, "codigoLote": "L-COCA-V", "quantidade": 7,
+                                  "validade": "2020-01-20", "confirmarVencido": true});
+    let res = m.op_estoque.on(m.estoque.http.post(m.estoque.url("/lotes"))).json(&lote).send().await.unwrap();
+    assert_eq!(res.status(), 201);
+    let res = m
+        .op_estoque
+        .on(m.estoque.http.post(m.estoque.url(&format!("/painel/estoque/{COCA}/lotes/L-COCA-V/baixa"))))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+
+    let (code, r) = audit(&m);
+    assert_eq!(code, 0, "{r:#}");
+
+    m.estoque.db.client().await.batch_execute("DELETE FROM baixa_lote").await.unwrap();
+    let (code, r) = audit(&m);
+    assert_eq!(code, 1);
+    assert_eq!(kinds(&r), vec!["conservacao_lotes"], "{r:#}");
+}

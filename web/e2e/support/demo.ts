@@ -60,6 +60,7 @@ export async function carregarDemo(estoque: Operador, mercado: Operador): Promis
       codigoLote: i.lote,
       quantidade: QUANTIDADE_LOTE,
       validade: diaSaoPaulo(i.vencido ? -1 : 120),
+      confirmarVencido: i.vencido,
     });
     if (r.status !== 201)
       throw new Error(`POST /lotes ${i.lote}: ${r.status} ${JSON.stringify(r.corpo)}`);

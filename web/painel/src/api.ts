@@ -13,7 +13,77 @@ export interface ProdutoEstoque {
   ncm: string;
   tags: string[] | null;
   categoria: string | null;
+  /** Valid units only (SPEC §6.2.1). */
   saldoDisponivel: number;
+  /** Units in expired lots (absent from an older estoque). */
+  saldoVencido?: number;
+}
+
+/** A SKU's state in the inventory: a partition (SPEC §6.2.1). */
+export type EstadoSku = 'com-saldo' | 'so-vencido' | 'zerado';
+
+/** The list's `estado` filter: a state, or one of the KPIs' groups. */
+export type FiltroEstado = EstadoSku | 'sem-saldo-valido' | 'vencendo' | 'com-demanda';
+
+export interface ItemInventario {
+  sku: string;
+  descricao: string;
+  categoria: string | null;
+  estado: EstadoSku;
+  saldoValido: number;
+  saldoVencido: number;
+  demandaAberta: number;
+  demandasAbertas: number;
+  proximaValidade: string | null;
+}
+
+export interface PaginaInventario {
+  itens: ItemInventario[];
+  total: number;
+  pagina: number;
+  tamanho: number;
+}
+
+export interface LoteInventario {
+  codigoLote: string;
+  quantidade: number;
+  quantidadeDisponivel: number;
+  validade: string | null;
+  vencido: boolean;
+  recebidoEm: string;
+}
+
+export interface Movimento {
+  tipo: 'entrada' | 'expedicao' | 'baixa';
+  quando: string;
+  codigoLote: string;
+  qtd: number;
+  operador?: string;
+  eventId?: string;
+}
+
+export interface DetalheInventario extends ItemInventario {
+  ncm: string;
+  tags: string[] | null;
+  lotes: LoteInventario[];
+  movimentos: Movimento[];
+}
+
+export interface Baixa {
+  sku: string;
+  codigoLote: string;
+  qtd: number;
+  operador: string;
+  baixadoEm: string;
+  saldoValido: number;
+  saldoVencido: number;
+}
+
+export interface FiltroInventario {
+  busca?: string;
+  estado?: FiltroEstado;
+  pagina?: number;
+  tamanho?: number;
 }
 
 export interface Resumo {
@@ -46,6 +116,8 @@ export interface EntradaLote {
   codigoLote: string;
   quantidade: number;
   validade?: string;
+  /** Takes in a lot already expired (to write it off); without it such a lot is refused. */
+  confirmarVencido?: boolean;
   descricao?: string;
   ncm?: string;
 }
@@ -84,4 +156,28 @@ export function registrarLote(entrada: EntradaLote): Promise<LoteRegistrado> {
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(entrada),
   });
+}
+
+/** The query string of a filter (blank values left out). */
+export function consultaInventario(f: FiltroInventario): string {
+  const q = new URLSearchParams();
+  if (f.busca?.trim()) q.set('busca', f.busca.trim());
+  if (f.estado) q.set('estado', f.estado);
+  if (f.pagina && f.pagina > 1) q.set('pagina', String(f.pagina));
+  if (f.tamanho) q.set('tamanho', String(f.tamanho));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+export const inventario = (f: FiltroInventario) =>
+  pedir<PaginaInventario>(`/painel/estoque${consultaInventario(f)}`);
+
+export const inventarioSku = (sku: string) =>
+  pedir<DetalheInventario>(`/painel/estoque/${encodeURIComponent(sku)}`);
+
+export function baixarLote(sku: string, codigoLote: string): Promise<Baixa> {
+  return pedir<Baixa>(
+    `/painel/estoque/${encodeURIComponent(sku)}/lotes/${encodeURIComponent(codigoLote)}/baixa`,
+    { method: 'POST' },
+  );
 }

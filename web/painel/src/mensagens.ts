@@ -1,6 +1,6 @@
 // Texts of the dashboard that depend on data (SPEC §8.2).
 import { formatarNumero } from '../../shared/formato';
-import type { LoteRegistrado } from './api';
+import type { Baixa, FiltroEstado, LoteRegistrado, Movimento } from './api';
 
 export function mensagemLoteRegistrado(codigoLote: string, r: LoteRegistrado): string {
   let m = `Lote ${codigoLote} registrado. Saldo do SKU: ${formatarNumero(r.saldoDisponivel)}.`;
@@ -19,3 +19,41 @@ export const ERRO_LOTE = 'Não foi possível registrar o lote. Tente de novo.';
 export const SKU_INVALIDO = 'EAN-8 ou GTIN de 12 a 14 dígitos.';
 export const SKU_NOVO = 'SKU novo: informe descrição e NCM.';
 export const SKU_ERRO = 'Não foi possível consultar o SKU.';
+export const VALIDADE_PASSADA =
+  'Esta validade já passou: o lote não atende demanda nenhuma. Confira a data na embalagem.';
+
+/** The inventory's words for a state or a filter (SPEC §6.2.1). */
+export const ROTULO_ESTADO: Record<FiltroEstado, string> = {
+  'com-saldo': 'Com saldo válido',
+  'so-vencido': 'Só vencido',
+  zerado: 'Zerado',
+  'sem-saldo-valido': 'Sem saldo válido',
+  vencendo: 'Vencendo em 30 dias',
+  'com-demanda': 'Com demanda reprimida',
+};
+
+/** `2026-10-05` → `05/10/2026` (a civil date: no time zone to apply). */
+export function formatarData(data: string): string {
+  const [a, m, d] = data.split('-');
+  return `${d}/${m}/${a}`;
+}
+
+export function unidades(n: number): string {
+  return n === 1 ? '1 unidade' : `${formatarNumero(n)} unidades`;
+}
+
+export function mensagemBaixa(b: Baixa): string {
+  return `Baixa registrada: ${unidades(b.qtd)} do lote ${b.codigoLote} saíram do estoque.`;
+}
+
+export function vazioEstoque(busca: string | undefined, estado: FiltroEstado | undefined): string {
+  if (busca) return `Nenhum SKU encontrado para “${busca}”.`;
+  if (estado) return `Nenhum SKU na situação “${ROTULO_ESTADO[estado]}”.`;
+  return 'Nenhum SKU cadastrado no estoque ainda.';
+}
+
+export const ROTULO_MOVIMENTO: Record<Movimento['tipo'], string> = {
+  entrada: 'Entrada',
+  expedicao: 'Expedição',
+  baixa: 'Baixa',
+};

@@ -13,6 +13,8 @@ export interface Produto {
   disponivel: number;
   categoria: string | null;
   tags: string[];
+  /** A restock is in flight for the SKU (sent to the warehouse, not yet answered). */
+  reposicaoACaminho?: boolean;
 }
 
 export type StatusPedido = 'AGUARDANDO_PAGAMENTO' | 'PAGO' | 'CANCELADO' | 'EXPIRADO';

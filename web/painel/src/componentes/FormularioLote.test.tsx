@@ -1,7 +1,7 @@
 import { act, fireEvent, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { fetchFalso, renderizar } from '../teste-util';
-import { FormularioLote } from './FormularioLote';
+import { FormularioLote, hojeSaoPaulo } from './FormularioLote';
 
 const PAO = '7891962047205';
 const NOVO = '7890000000123';
@@ -111,6 +111,62 @@ describe('FormularioLote', () => {
     // The form is reset.
     expect((screen.getByLabelText('SKU/EAN') as HTMLInputElement).value).toBe('');
     expect((screen.getByLabelText('Código do lote') as HTMLInputElement).value).toBe('');
+  });
+
+  it('a validade already past: says so, and sends confirmarVencido only when the box is ticked', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    document.cookie = 'XSRF-ESTOQUE=tok; path=/';
+    const f = fetchFalso({
+      [`GET /api/produtos/${PAO}`]: {
+        status: 200,
+        corpo: {
+          sku: PAO,
+          descricao: 'PAO DE FORMA',
+          ncm: '19059090',
+          tags: null,
+          categoria: null,
+          saldoDisponivel: 0,
+          saldoVencido: 60,
+        },
+      },
+      'POST /api/lotes': {
+        status: 201,
+        corpo: {
+          loteId: 9,
+          sku: PAO,
+          saldoDisponivel: 0,
+          classificado: true,
+          demandasAtendidas: 0,
+        },
+      },
+    });
+    renderizar(<FormularioLote />);
+    await digitarSku(PAO);
+    await screen.findByText(
+      'PAO DE FORMA · saldo 0 · 60 vencidas (sem saída: dê baixa no Estoque)',
+    );
+    const ontem = hojeSaoPaulo(Date.now() - 86_400_000);
+    preencher('5', 'L-VENCIDO', hojeSaoPaulo());
+    expect(screen.queryByLabelText('O lote chegou vencido: registrar para dar baixa')).toBeNull();
+    preencher('5', 'L-VENCIDO', ontem);
+    expect(
+      screen.getByText(
+        'Esta validade já passou: o lote não atende demanda nenhuma. Confira a data na embalagem.',
+      ),
+    ).toBeTruthy();
+    fireEvent.click(screen.getByLabelText('O lote chegou vencido: registrar para dar baixa'));
+    fireEvent.click(screen.getByRole('button', { name: 'Dar entrada no estoque' }));
+    await screen.findByTestId('resultado-lote');
+    const post = f.mock.calls.findIndex(
+      (c) => (c as unknown as [string, RequestInit])[1]?.method === 'POST',
+    );
+    expect(corpo(f, post)).toEqual({
+      sku: PAO,
+      codigoLote: 'L-VENCIDO',
+      quantidade: 5,
+      validade: ontem,
+      confirmarVencido: true,
+    });
   });
 
   it('a new SKU (404): shows Descrição and NCM and sends them', async () => {

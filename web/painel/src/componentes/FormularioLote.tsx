@@ -3,17 +3,41 @@ import { useState, type FormEvent } from 'react';
 import { formatarNumero } from '../../../shared/formato';
 import { NCM, skuValido } from '../../../shared/sku';
 import { ErroApi, produto, registrarLote, type EntradaLote } from '../api';
-import { ERRO_LOTE, mensagemLoteRegistrado, SKU_ERRO, SKU_INVALIDO, SKU_NOVO } from '../mensagens';
+import {
+  ERRO_LOTE,
+  mensagemLoteRegistrado,
+  SKU_ERRO,
+  SKU_INVALIDO,
+  SKU_NOVO,
+  VALIDADE_PASSADA,
+} from '../mensagens';
 import { useAtrasado } from '../useAtrasado';
 
-const VAZIO = { sku: '', quantidade: '', codigoLote: '', validade: '', descricao: '', ncm: '' };
+const VAZIO = {
+  sku: '',
+  quantidade: '',
+  codigoLote: '',
+  validade: '',
+  descricao: '',
+  ncm: '',
+  confirmarVencido: false,
+};
+
+/** Today in São Paulo (UTC−3 all year since 2019), as estoque counts expiry: `YYYY-MM-DD`. */
+export function hojeSaoPaulo(agora: number = Date.now()): string {
+  return new Date(agora - 3 * 3600_000).toISOString().slice(0, 10);
+}
 
 export function FormularioLote() {
   const cliente = useQueryClient();
   const [f, setF] = useState(VAZIO);
   const [resultado, setResultado] = useState<{ ok: boolean; texto: string } | null>(null);
-  const campo = (k: keyof typeof VAZIO) => (e: { target: { value: string } }) =>
-    setF((v) => ({ ...v, [k]: e.target.value }));
+  const campo =
+    (k: Exclude<keyof typeof VAZIO, 'confirmarVencido'>) => (e: { target: { value: string } }) =>
+      setF((v) => ({ ...v, [k]: e.target.value }));
+  // A validade already past: estoque refuses the lot unless the entry confirms it arrived expired
+  // (recorded to be written off; SPEC §6.2.1).
+  const vencido = f.validade !== '' && f.validade < hojeSaoPaulo();
 
   const sku = useAtrasado(f.sku.trim(), 300);
   const valido = skuValido(sku);
@@ -52,6 +76,7 @@ export function FormularioLote() {
       quantidade: Number.parseInt(f.quantidade, 10),
     };
     if (f.validade) entrada.validade = f.validade;
+    if (vencido && f.confirmarVencido) entrada.confirmarVencido = true;
     if (novo) {
       entrada.descricao = f.descricao.trim();
       entrada.ncm = f.ncm.trim();
@@ -67,7 +92,11 @@ export function FormularioLote() {
       ajudaSku = { texto: SKU_NOVO, tipo: 'info' };
     else if (consulta.data)
       ajudaSku = {
-        texto: `${consulta.data.descricao} · saldo ${formatarNumero(consulta.data.saldoDisponivel)}`,
+        texto:
+          `${consulta.data.descricao} · saldo ${formatarNumero(consulta.data.saldoDisponivel)}` +
+          (consulta.data.saldoVencido
+            ? ` · ${formatarNumero(consulta.data.saldoVencido)} vencidas (sem saída: dê baixa no Estoque)`
+            : ''),
         tipo: 'ok',
       };
   }
@@ -154,8 +183,29 @@ export function FormularioLote() {
         </div>
         <div className="campo">
           <label htmlFor="lote-validade">Validade</label>
-          <input id="lote-validade" type="date" value={f.validade} onChange={campo('validade')} />
+          <input
+            id="lote-validade"
+            type="date"
+            value={f.validade}
+            onChange={campo('validade')}
+            aria-describedby="lote-validade-ajuda"
+          />
+          <span id="lote-validade-ajuda" className="ajuda ajuda-erro" role="status">
+            {vencido ? VALIDADE_PASSADA : ''}
+          </span>
         </div>
+        {vencido && (
+          <div className="campo campo-largo campo-confirmacao">
+            <label>
+              <input
+                type="checkbox"
+                checked={f.confirmarVencido}
+                onChange={(e) => setF((v) => ({ ...v, confirmarVencido: e.target.checked }))}
+              />{' '}
+              O lote chegou vencido: registrar para dar baixa
+            </label>
+          </div>
+        )}
         <div className="formulario-acoes">
           <button type="submit" className="btn btn-secundario" disabled={registro.isPending}>
             {registro.isPending ? 'Registrando…' : 'Dar entrada no estoque'}

@@ -3,12 +3,26 @@ import { formatarNumero } from '../../../shared/formato';
 import { ErroCarregamento } from '../../../shared/Operador';
 import { resumo, servico } from '../api';
 import { ATUALIZACAO_MS } from '../consultas';
+import { hrefEstoque } from '../rota';
 
+// Each KPI opens the inventory filtered to the SKUs it counts (SPEC §6.2.1).
 const CARTOES = [
-  { chave: 'skusCadastrados', rotulo: 'SKUs cadastrados' },
-  { chave: 'skusSemSaldo', rotulo: 'SKUs sem saldo válido' },
-  { chave: 'demandasAbertas', rotulo: 'Demanda reprimida' },
-  { chave: 'lotesVencendo', rotulo: 'Lotes vencendo em 30 dias' },
+  { chave: 'skusCadastrados', rotulo: 'SKUs cadastrados', href: hrefEstoque() },
+  {
+    chave: 'skusSemSaldo',
+    rotulo: 'SKUs sem saldo válido',
+    href: hrefEstoque({ estado: 'sem-saldo-valido' }),
+  },
+  {
+    chave: 'demandasAbertas',
+    rotulo: 'Demanda reprimida',
+    href: hrefEstoque({ estado: 'com-demanda' }),
+  },
+  {
+    chave: 'lotesVencendo',
+    rotulo: 'Lotes vencendo em 30 dias',
+    href: hrefEstoque({ estado: 'vencendo' }),
+  },
 ] as const;
 
 export function Kpis() {
@@ -22,10 +36,15 @@ export function Kpis() {
   return (
     <section className="kpis" aria-label="Indicadores">
       {CARTOES.map((c) => (
-        <div key={c.chave} className={`cartao kpi kpi-${c.chave}`} data-testid={`kpi-${c.chave}`}>
+        <a
+          key={c.chave}
+          href={c.href}
+          className={`cartao kpi kpi-${c.chave}`}
+          data-testid={`kpi-${c.chave}`}
+        >
           <span className="t-small muted kpi-rotulo">{c.rotulo}</span>
           <span className="kpi-valor">{q.data ? formatarNumero(q.data[c.chave]) : '—'}</span>
-        </div>
+        </a>
       ))}
     </section>
   );

@@ -92,6 +92,7 @@ describe('Painel', () => {
         .getAllByRole('link')
         .map((a) => [a.textContent, a.getAttribute('href')]),
     ).toEqual([
+      ['Estoque', '#/estoque'],
       ['Entrada de lote', '#entrada-lote'],
       ['Demanda reprimida', '#demanda-reprimida'],
       ['Reposições', '#reposicoes'],

@@ -2,6 +2,8 @@ import { ConsoleEventos } from '../../../shared/ConsoleEventos';
 import { apiEventos } from '../../../shared/eventos';
 import { CascaOperador } from '../../../shared/Operador';
 import { pedir, servico, type Sessao } from '../api';
+import { hrefEstoque, useRota } from '../rota';
+import { PaginaEstoque, PaginaSku } from './Estoque';
 import { FormularioLote } from './FormularioLote';
 import { Kpis } from './Kpis';
 import { TabelaDemanda, TabelaReposicoes } from './Tabelas';
@@ -12,6 +14,7 @@ export const URL_VITRINE: string = import.meta.env.VITE_VITRINE_URL || 'http://l
 const EVENTOS = apiEventos(pedir);
 
 export function Painel({ sessao }: { sessao: Sessao }) {
+  const rota = useRota();
   return (
     <CascaOperador
       servico={servico}
@@ -21,6 +24,9 @@ export function Painel({ sessao }: { sessao: Sessao }) {
       urlVitrine={URL_VITRINE}
       navegacao={
         <>
+          <a href={hrefEstoque()} aria-current={rota.pagina !== 'painel' ? 'page' : undefined}>
+            Estoque
+          </a>
           <a href="#entrada-lote">Entrada de lote</a>
           <a href="#demanda-reprimida">Demanda reprimida</a>
           <a href="#reposicoes">Reposições</a>
@@ -29,10 +35,18 @@ export function Painel({ sessao }: { sessao: Sessao }) {
       }
     >
       <Kpis />
-      <FormularioLote />
-      <TabelaDemanda />
-      <TabelaReposicoes />
-      <ConsoleEventos api={EVENTOS} chave="painel" servico="estoque" />
+      {rota.pagina === 'estoque' ? (
+        <PaginaEstoque key={JSON.stringify(rota.filtro)} filtro={rota.filtro} />
+      ) : rota.pagina === 'sku' ? (
+        <PaginaSku key={rota.sku} sku={rota.sku} />
+      ) : (
+        <>
+          <FormularioLote />
+          <TabelaDemanda />
+          <TabelaReposicoes />
+          <ConsoleEventos api={EVENTOS} chave="painel" servico="estoque" />
+        </>
+      )}
     </CascaOperador>
   );
 }

@@ -31,7 +31,7 @@ export function TabelaDemanda() {
         <p className="muted vazio">Nenhum pedido do mercado esperando saldo.</p>
       ) : (
         <div className="tabela-rolagem">
-          <table>
+          <table className="tabela-cartoes">
             <thead>
               <tr>
                 <th scope="col">SKU</th>
@@ -45,10 +45,14 @@ export function TabelaDemanda() {
             <tbody>
               {q.data.map((d) => (
                 <tr key={d.id} data-sku={d.sku}>
-                  <td className="mono">{d.sku}</td>
-                  <td>{d.descricao}</td>
-                  <td className="num mono">{formatarNumero(d.qtdSolicitada)}</td>
-                  <td>
+                  <td className="mono" data-rotulo="SKU">
+                    {d.sku}
+                  </td>
+                  <td data-rotulo="Produto">{d.descricao}</td>
+                  <td className="num mono" data-rotulo="Qtd">
+                    {formatarNumero(d.qtdSolicitada)}
+                  </td>
+                  <td data-rotulo="Desde">
                     <time dateTime={d.registradoEm}>{tempoRelativo(d.registradoEm, agora)}</time>
                   </td>
                 </tr>
@@ -80,7 +84,7 @@ export function TabelaReposicoes() {
         <p className="muted vazio">Nenhum lote enviado ao mercado ainda.</p>
       ) : (
         <div className="tabela-rolagem">
-          <table>
+          <table className="tabela-cartoes">
             <thead>
               <tr>
                 <th scope="col">Quando</th>
@@ -96,14 +100,20 @@ export function TabelaReposicoes() {
             <tbody>
               {q.data.map((r) => (
                 <tr key={r.eventId} data-event-id={r.eventId} data-sku={r.sku}>
-                  <td>
+                  <td data-rotulo="Quando">
                     <time dateTime={r.expedidoEm}>{quandoCurto(r.expedidoEm)}</time>
                   </td>
-                  <td className="mono">{r.sku}</td>
-                  <td>{r.descricao}</td>
-                  <td className="num mono">{formatarNumero(r.qtd)}</td>
-                  <td className="mono">{r.codigoLote}</td>
-                  <td>
+                  <td className="mono" data-rotulo="SKU">
+                    {r.sku}
+                  </td>
+                  <td data-rotulo="Produto">{r.descricao}</td>
+                  <td className="num mono" data-rotulo="Qtd">
+                    {formatarNumero(r.qtd)}
+                  </td>
+                  <td className="mono" data-rotulo="Lote">
+                    {r.codigoLote}
+                  </td>
+                  <td data-rotulo="Status">
                     {r.entregueEm ? (
                       <span className="selo selo-ok">entregue</span>
                     ) : (

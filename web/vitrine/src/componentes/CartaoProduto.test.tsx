@@ -38,11 +38,29 @@ describe('CartaoProduto', () => {
     expect(screen.getByRole('status').textContent).toBe('');
   });
 
-  it('shows a sold-out product with "Reposição a caminho" and no button', () => {
-    renderizar(<CartaoProduto produto={{ ...coca, status: 'ESGOTADO', disponivel: 0 }} />);
+  it('shows a sold-out product with "Reposição a caminho" only while a restock is in flight, and no button', () => {
+    const { unmount } = renderizar(
+      <CartaoProduto
+        produto={{ ...coca, status: 'ESGOTADO', disponivel: 0, reposicaoACaminho: true }}
+      />,
+    );
     expect(screen.getByText('Esgotado')).toBeTruthy();
     expect(screen.getByText('Reposição a caminho')).toBeTruthy();
     expect(screen.queryByRole('button')).toBeNull();
     expect(screen.queryByText('Em estoque')).toBeNull();
+    unmount();
+  });
+
+  it('says "Esgotado — aguardando novo lote" when nothing is on its way', () => {
+    for (const reposicaoACaminho of [false, undefined]) {
+      const { unmount } = renderizar(
+        <CartaoProduto
+          produto={{ ...coca, status: 'ESGOTADO', disponivel: 0, reposicaoACaminho }}
+        />,
+      );
+      expect(screen.getByText('Esgotado — aguardando novo lote')).toBeTruthy();
+      expect(screen.queryByText('Reposição a caminho')).toBeNull();
+      unmount();
+    }
   });
 });

@@ -4,6 +4,7 @@ import { formatarDinheiro } from '../../../shared/formato';
 import type { Produto } from '../api';
 import { useCarrinho } from '../CarrinhoContext';
 import { rotuloCategoria } from '../categorias';
+import { AGUARDANDO_LOTE, REPOSICAO_A_CAMINHO } from '../mensagens';
 import { Monograma } from './Monograma';
 import { Selo } from './Selo';
 
@@ -34,7 +35,9 @@ export function CartaoProduto({ produto }: { produto: Produto }) {
           <span className="preco mono">{formatarDinheiro(produto.preco)}</span>
         </div>
         {esgotado ? (
-          <p className="reposicao-a-caminho t-small">Reposição a caminho</p>
+          <p className="reposicao-a-caminho t-small">
+            {produto.reposicaoACaminho ? REPOSICAO_A_CAMINHO : AGUARDANDO_LOTE}
+          </p>
         ) : (
           <button
             type="button"

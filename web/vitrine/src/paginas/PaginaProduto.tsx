@@ -5,6 +5,7 @@ import { formatarDinheiro } from '../../../shared/formato';
 import { buscarProduto } from '../api';
 import { useCarrinho } from '../CarrinhoContext';
 import { rotuloCategoria } from '../categorias';
+import { ESGOTADO_A_CAMINHO, ESGOTADO_SEM_LOTE } from '../mensagens';
 import { Carregando, ErroCarregar } from '../componentes/Estados';
 import { Monograma } from '../componentes/Monograma';
 import { Quantidade } from '../componentes/Quantidade';
@@ -58,7 +59,7 @@ export function PaginaProduto() {
           </p>
           {esgotado ? (
             <p className="aviso aviso-info">
-              Acabou na prateleira. A reposição já foi pedida ao estoque e o produto volta sozinho.
+              {p.reposicaoACaminho ? ESGOTADO_A_CAMINHO : ESGOTADO_SEM_LOTE}
             </p>
           ) : (
             <div className="produto-compra">

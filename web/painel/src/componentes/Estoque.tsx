@@ -1,0 +1,388 @@
+// The inventory (SPEC §6.2.1): the list of SKUs with their valid and expired balance, filtered by
+// text and state (the KPIs link here filtered), and one SKU's page: its lots in FEFO order, the
+// write-off of an expired lot behind a confirmation, and its history.
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { formatarNumero, quandoCurto } from '../../../shared/formato';
+import { ErroCarregamento } from '../../../shared/Operador';
+import {
+  baixarLote,
+  ErroApi,
+  inventario,
+  inventarioSku,
+  servico,
+  type EstadoSku,
+  type FiltroEstado,
+  type FiltroInventario,
+  type LoteInventario,
+} from '../api';
+import { ATUALIZACAO_MS } from '../consultas';
+import {
+  formatarData,
+  mensagemBaixa,
+  ROTULO_ESTADO,
+  ROTULO_MOVIMENTO,
+  unidades,
+  vazioEstoque,
+} from '../mensagens';
+import { ESTADOS, hrefEstoque, hrefSku } from '../rota';
+
+const CLASSE_ESTADO: Record<EstadoSku, string> = {
+  'com-saldo': 'selo selo-ok',
+  'so-vencido': 'selo selo-alerta',
+  zerado: 'selo selo-esgotado',
+};
+
+function irPara(hash: string) {
+  window.location.hash = hash;
+}
+
+export function PaginaEstoque({ filtro }: { filtro: FiltroInventario }) {
+  const [busca, setBusca] = useState(filtro.busca ?? '');
+  const q = useQuery({
+    queryKey: ['painel', 'estoque', filtro],
+    queryFn: () => inventario(filtro),
+    refetchInterval: ATUALIZACAO_MS,
+  });
+  const paginas = q.data ? Math.max(1, Math.ceil(q.data.total / q.data.tamanho)) : 1;
+  const pagina = filtro.pagina ?? 1;
+
+  function buscar(e: FormEvent) {
+    e.preventDefault();
+    irPara(hrefEstoque({ ...filtro, busca, pagina: 1 }));
+  }
+
+  return (
+    <section id="estoque" className="cartao secao" aria-labelledby="titulo-estoque">
+      <div className="secao-cabecalho">
+        <h2 id="titulo-estoque" className="t-title">
+          Estoque
+        </h2>
+        {q.data && (
+          <p className="t-small muted subtitulo" data-testid="estoque-total">
+            {q.data.total === 1 ? '1 SKU' : `${formatarNumero(q.data.total)} SKUs`}
+          </p>
+        )}
+      </div>
+      <form className="filtros-estoque" role="search" onSubmit={buscar}>
+        <div className="campo">
+          <label htmlFor="estoque-busca">Buscar</label>
+          <input
+            id="estoque-busca"
+            type="search"
+            maxLength={100}
+            placeholder="Descrição ou SKU"
+            value={busca}
+            onChange={(e) => setBusca(e.target.value)}
+          />
+        </div>
+        <div className="campo">
+          <label htmlFor="estoque-estado">Situação</label>
+          <select
+            id="estoque-estado"
+            value={filtro.estado ?? ''}
+            onChange={(e) =>
+              irPara(
+                hrefEstoque({
+                  ...filtro,
+                  estado: (e.target.value || undefined) as FiltroEstado | undefined,
+                  pagina: 1,
+                }),
+              )
+            }
+          >
+            <option value="">Todas</option>
+            {ESTADOS.map((s) => (
+              <option key={s} value={s}>
+                {ROTULO_ESTADO[s]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" className="btn btn-secundario">
+          Buscar
+        </button>
+      </form>
+      {q.isError && !q.data ? (
+        <ErroCarregamento servico={servico} erro={q.error} aoTentar={() => q.refetch()} />
+      ) : !q.data ? (
+        <p className="muted">Carregando…</p>
+      ) : q.data.itens.length === 0 ? (
+        <p className="muted vazio">{vazioEstoque(filtro.busca, filtro.estado)}</p>
+      ) : (
+        <>
+          <div className="tabela-rolagem">
+            <table className="tabela-cartoes">
+              <thead>
+                <tr>
+                  <th scope="col">SKU</th>
+                  <th scope="col">Produto</th>
+                  <th scope="col">Situação</th>
+                  <th scope="col" className="num">
+                    Saldo válido
+                  </th>
+                  <th scope="col" className="num">
+                    Vencido
+                  </th>
+                  <th scope="col" className="num">
+                    Demanda
+                  </th>
+                  <th scope="col">Próxima validade</th>
+                </tr>
+              </thead>
+              <tbody>
+                {q.data.itens.map((i) => (
+                  <tr key={i.sku} data-sku={i.sku} data-estado={i.estado}>
+                    <td className="mono" data-rotulo="SKU">
+                      <a href={hrefSku(i.sku)}>{i.sku}</a>
+                    </td>
+                    <td data-rotulo="Produto">{i.descricao}</td>
+                    <td data-rotulo="Situação">
+                      <span className={CLASSE_ESTADO[i.estado]}>{ROTULO_ESTADO[i.estado]}</span>
+                    </td>
+                    <td className="num mono" data-rotulo="Saldo válido">
+                      {formatarNumero(i.saldoValido)}
+                    </td>
+                    <td className="num mono" data-rotulo="Vencido">
+                      {formatarNumero(i.saldoVencido)}
+                    </td>
+                    <td className="num mono" data-rotulo="Demanda">
+                      {formatarNumero(i.demandaAberta)}
+                    </td>
+                    <td data-rotulo="Próxima validade">
+                      {i.proximaValidade ? formatarData(i.proximaValidade) : '—'}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {paginas > 1 && (
+            <nav className="paginacao" aria-label="Páginas do estoque">
+              <a
+                className="btn btn-contorno"
+                aria-disabled={pagina <= 1}
+                href={pagina <= 1 ? undefined : hrefEstoque({ ...filtro, pagina: pagina - 1 })}
+              >
+                Anterior
+              </a>
+              <span className="t-small">
+                Página {pagina} de {paginas}
+              </span>
+              <a
+                className="btn btn-contorno"
+                aria-disabled={pagina >= paginas}
+                href={
+                  pagina >= paginas ? undefined : hrefEstoque({ ...filtro, pagina: pagina + 1 })
+                }
+              >
+                Próxima
+              </a>
+            </nav>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+export function PaginaSku({ sku }: { sku: string }) {
+  const cliente = useQueryClient();
+  const [confirmando, setConfirmando] = useState<LoteInventario | null>(null);
+  const [aviso, setAviso] = useState<{ tipo: 'ok' | 'erro'; texto: string } | null>(null);
+  const q = useQuery({
+    queryKey: ['painel', 'estoque', 'sku', sku],
+    queryFn: () => inventarioSku(sku),
+    refetchInterval: ATUALIZACAO_MS,
+  });
+  const baixa = useMutation({
+    mutationFn: (l: LoteInventario) => baixarLote(sku, l.codigoLote),
+    onSuccess: (b) => {
+      setAviso({ tipo: 'ok', texto: mensagemBaixa(b) });
+      void cliente.invalidateQueries({ queryKey: ['painel'] });
+    },
+    onError: (e) =>
+      setAviso({
+        tipo: 'erro',
+        texto:
+          (e instanceof ErroApi && e.detalhe) ||
+          'Não foi possível dar baixa no lote. Tente de novo.',
+      }),
+    onSettled: () => setConfirmando(null),
+  });
+  const naoExiste = q.error instanceof ErroApi && q.error.status === 404;
+  const proximo = q.data?.lotes.find((l) => !l.vencido)?.codigoLote;
+
+  return (
+    <section id="estoque-sku" className="cartao secao" aria-labelledby="titulo-sku">
+      <a className="voltar t-small" href={hrefEstoque()}>
+        ← Estoque
+      </a>
+      {naoExiste ? (
+        <>
+          <h2 id="titulo-sku" className="t-title">
+            SKU <span className="mono">{sku}</span>
+          </h2>
+          <p className="muted">{q.error instanceof ErroApi ? q.error.detalhe : null}</p>
+        </>
+      ) : q.isError && !q.data ? (
+        <ErroCarregamento servico={servico} erro={q.error} aoTentar={() => q.refetch()} />
+      ) : !q.data ? (
+        <p className="muted">Carregando…</p>
+      ) : (
+        <>
+          <div className="secao-cabecalho">
+            <h2 id="titulo-sku" className="t-title">
+              {q.data.descricao}
+            </h2>
+            <span className="mono t-small muted">SKU {q.data.sku}</span>
+            <span className={CLASSE_ESTADO[q.data.estado]}>{ROTULO_ESTADO[q.data.estado]}</span>
+          </div>
+          <dl className="saldos-sku">
+            <div>
+              <dt className="t-small muted">Saldo válido</dt>
+              <dd data-testid="sku-saldo-valido">{formatarNumero(q.data.saldoValido)}</dd>
+            </div>
+            <div>
+              <dt className="t-small muted">Vencido</dt>
+              <dd data-testid="sku-saldo-vencido">{formatarNumero(q.data.saldoVencido)}</dd>
+            </div>
+            <div>
+              <dt className="t-small muted">Demanda reprimida</dt>
+              <dd>{formatarNumero(q.data.demandaAberta)}</dd>
+            </div>
+          </dl>
+          <p aria-live="polite" className={aviso ? `ajuda ajuda-${aviso.tipo}` : 'ajuda'}>
+            {aviso?.texto}
+          </p>
+          <h3 className="t-label">Lotes (ordem de saída)</h3>
+          {q.data.lotes.length === 0 ? (
+            <p className="muted vazio">Nenhum lote com unidades.</p>
+          ) : (
+            <div className="tabela-rolagem">
+              <table className="tabela-cartoes">
+                <thead>
+                  <tr>
+                    <th scope="col">Lote</th>
+                    <th scope="col">Validade</th>
+                    <th scope="col">Situação</th>
+                    <th scope="col" className="num">
+                      Disponível
+                    </th>
+                    <th scope="col">Entrada</th>
+                    <th scope="col">Ações</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {q.data.lotes.map((l) => (
+                    <tr key={l.codigoLote} data-lote={l.codigoLote} data-vencido={l.vencido}>
+                      <td className="mono" data-rotulo="Lote">
+                        {l.codigoLote}
+                      </td>
+                      <td data-rotulo="Validade">
+                        {l.validade ? formatarData(l.validade) : 'Sem validade'}
+                      </td>
+                      <td data-rotulo="Situação">
+                        {l.vencido ? (
+                          <span className="selo selo-esgotado">Vencido</span>
+                        ) : l.codigoLote === proximo ? (
+                          <span className="selo selo-info">Próximo a sair</span>
+                        ) : (
+                          <span className="selo selo-ok">Válido</span>
+                        )}
+                      </td>
+                      <td className="num mono" data-rotulo="Disponível">
+                        {formatarNumero(l.quantidadeDisponivel)} de {formatarNumero(l.quantidade)}
+                      </td>
+                      <td data-rotulo="Entrada">
+                        <time dateTime={l.recebidoEm}>{quandoCurto(l.recebidoEm)}</time>
+                      </td>
+                      <td data-rotulo="Ações" className="lote-acoes">
+                        {!l.vencido ? (
+                          <span className="muted">—</span>
+                        ) : confirmando?.codigoLote === l.codigoLote ? (
+                          <div className="confirmacao" role="group" aria-label="Confirmar baixa">
+                            <span className="t-small">
+                              Dar baixa em {unidades(l.quantidadeDisponivel)} do lote {l.codigoLote}
+                              ? Elas saem do estoque de vez.
+                            </span>
+                            <button
+                              type="button"
+                              className="btn btn-perigo"
+                              disabled={baixa.isPending}
+                              onClick={() => baixa.mutate(l)}
+                            >
+                              Confirmar baixa
+                            </button>
+                            <button
+                              type="button"
+                              className="btn btn-link"
+                              onClick={() => setConfirmando(null)}
+                            >
+                              Cancelar
+                            </button>
+                          </div>
+                        ) : (
+                          <button
+                            type="button"
+                            className="btn btn-contorno"
+                            disabled={baixa.isPending}
+                            onClick={() => {
+                              setAviso(null);
+                              setConfirmando(l);
+                            }}
+                          >
+                            Dar baixa
+                          </button>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          <h3 className="t-label">Histórico</h3>
+          {q.data.movimentos.length === 0 ? (
+            <p className="muted vazio">Nenhuma movimentação ainda.</p>
+          ) : (
+            <div className="tabela-rolagem">
+              <table className="tabela-cartoes" aria-label="Histórico do SKU">
+                <thead>
+                  <tr>
+                    <th scope="col">Quando</th>
+                    <th scope="col">Movimento</th>
+                    <th scope="col">Lote</th>
+                    <th scope="col" className="num">
+                      Qtd
+                    </th>
+                    <th scope="col">Por</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {q.data.movimentos.map((m, i) => (
+                    <tr key={`${m.tipo}-${m.codigoLote}-${m.quando}-${i}`} data-movimento={m.tipo}>
+                      <td data-rotulo="Quando">
+                        <time dateTime={m.quando}>{quandoCurto(m.quando)}</time>
+                      </td>
+                      <td data-rotulo="Movimento">{ROTULO_MOVIMENTO[m.tipo]}</td>
+                      <td className="mono" data-rotulo="Lote">
+                        {m.codigoLote}
+                      </td>
+                      <td className="num mono" data-rotulo="Qtd">
+                        {m.tipo === 'entrada' ? '+' : '−'}
+                        {formatarNumero(m.qtd)}
+                      </td>
+                      <td data-rotulo="Por">{m.operador ?? '—'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
