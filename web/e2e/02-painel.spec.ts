@@ -100,9 +100,10 @@ test('painel: KPIs, demanda reprimida e reposições recentes do catálogo de de
     'Eventos',
     'Ver a vitrine',
   ]);
+  // The storefront's URL is a run-time setting of the dashboard's listener (web.url-vitrine).
   await expect(lateral.getByRole('link', { name: 'Ver a vitrine' })).toHaveAttribute(
     'href',
-    'http://localhost:15173',
+    principal().vitrine,
   );
 
   const demanda = page.locator('#demanda-reprimida');

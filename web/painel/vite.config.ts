@@ -3,7 +3,8 @@ import react from '@vitejs/plugin-react';
 
 // Built into dist/, which estoque serves on its web listener (SPEC §9.5); in `npm run dev:painel`
 // the dev server forwards /api to the estoque API the same way (prefix removed).
-// VITE_VITRINE_URL (build time) is the storefront the sidebar links to.
+// The storefront the sidebar links to is read at run time from the listener's /config.json
+// (web.url-vitrine), not baked into the build.
 export default defineConfig({
   plugins: [react()],
   server: {

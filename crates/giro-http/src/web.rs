@@ -20,6 +20,10 @@
 //!   at quality 11 cost ~12 ms of CPU per request for the 297 KB bundle), on the fly for a file
 //!   without them and for `/api` answers.
 //!
+//! - `/config.json`: what a front must know at run time, not baked into its build (issue 27): the
+//!   dashboard's link to the storefront (`web.url-vitrine`, else `web.porta-vitrine` on the
+//!   dashboard's own host).
+//!
 //! The listener is off unless `web.dir-*` names a folder; the API listener stays API-only.
 
 use std::net::SocketAddr;
@@ -49,6 +53,12 @@ pub type Rota = (Method, &'static str);
 /// The router of a web listener: the built front in `dir`, `/api/*` forwarded to `api` when it
 /// is one of `rotas` (else 404).
 pub fn router(dir: &Path, api: Router, rotas: &[Rota]) -> Router {
+    router_com(dir, api, rotas, serde_json::json!({}))
+}
+
+/// [`router`] with the front's run-time settings, answered at `/config.json`.
+pub fn router_com(dir: &Path, api: Router, rotas: &[Rota], ajustes: serde_json::Value) -> Router {
+    let ajustes = ajustes.to_string();
     let permitidas = filtro(rotas);
     let index = dir.join("index.html");
     // The `.br`/`.gz` files the build made (web/scripts/comprimir.mjs) are served as they are when
@@ -65,8 +75,14 @@ pub fn router(dir: &Path, api: Router, rotas: &[Rota]) -> Router {
         .then(|| pasta().append_index_html_on_directories(true).fallback(arquivo(operador_index)));
     Router::new()
         .fallback(move |req: Request| {
-            let (api, assets, pages, operador, permitidas) =
-                (api.clone(), assets.clone(), pages.clone(), operador.clone(), permitidas.clone());
+            let (api, assets, pages, operador, permitidas, ajustes) = (
+                api.clone(),
+                assets.clone(),
+                pages.clone(),
+                operador.clone(),
+                permitidas.clone(),
+                ajustes.clone(),
+            );
             async move {
                 let mut req = req;
                 if let Some(res) = normalizar(&mut req) {
@@ -75,6 +91,10 @@ pub fn router(dir: &Path, api: Router, rotas: &[Rota]) -> Router {
                 let path = req.uri().path();
                 if path == "/api" || path.starts_with("/api/") {
                     return forward(api, permitidas, req).await;
+                }
+                if path == "/config.json" && req.method() == Method::GET {
+                    let h = [(header::CONTENT_TYPE, "application/json"), (header::CACHE_CONTROL, REVALIDATE)];
+                    return (h, ajustes.clone()).into_response();
                 }
                 let (served, cache) = if path.starts_with("/assets/") {
                     (assets.oneshot(req).await, LONG_CACHE)
@@ -255,5 +275,12 @@ pub async fn bind(
         Servico::Estoque => "dashboard",
     };
     tracing::info!(service = %servico, addr = %listener.local_addr()?, dir = %dir.display(), "giro {servico} serves the {front} on http://{}", listener.local_addr()?);
-    Ok(Some((listener, router(&dir, api.clone(), rotas))))
+    let ajustes = match servico {
+        Servico::Estoque => serde_json::json!({
+            "urlVitrine": config.web.url_vitrine,
+            "portaVitrine": config.web.porta_vitrine,
+        }),
+        Servico::Mercado => serde_json::json!({}),
+    };
+    Ok(Some((listener, router_com(&dir, api.clone(), rotas, ajustes))))
 }

@@ -274,3 +274,20 @@ async fn the_storefront_forwards_only_its_pages_routes_and_health_sub_routes_fol
     giro.signal("TERM");
     giro.wait_exit(Duration::from_secs(10)).await.expect("giro did not stop after SIGTERM");
 }
+
+/// The dashboard's link to the storefront is a run-time setting (issue 27), answered by its
+/// listener at `/config.json`, not a constant baked into the build.
+#[tokio::test]
+async fn the_dashboard_listener_answers_its_run_time_settings() {
+    let dir = crate::support::process::scratch_dir();
+    std::fs::write(dir.join("index.html"), "<!doctype html><title>painel</title>").unwrap();
+    let ajustes = serde_json::json!({"urlVitrine": "https://loja.exemplo", "portaVitrine": 15173});
+    let router = giro::http::web::router_com(&dir, axum::Router::new(), &[], ajustes.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    let res = reqwest::get(format!("http://{addr}/config.json")).await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["cache-control"], "no-cache");
+    assert_eq!(res.json::<serde_json::Value>().await.unwrap(), ajustes);
+}

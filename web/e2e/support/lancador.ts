@@ -224,6 +224,7 @@ export class Lancador {
         GIRO_TAGS_RECLASSIFICACAO_HABILITADA: 'false',
         GIRO_WEB_DIR_PAINEL: join(WEB, 'painel/dist'),
         GIRO_WEB_PORTA_PAINEL: String(pPainel),
+        GIRO_WEB_URL_VITRINE: `http://127.0.0.1:${pVitrine}`,
       });
       const mercado = this.iniciar(`${nome}-mercado`, giro, ['mercado', 'serve'], {
         ...comum,

@@ -128,6 +128,7 @@ pub const KEYS: &[Key] = &[
     k("web.porta-painel", "GIRO_WEB_PORTA_PAINEL"),
     k("web.dir-vitrine", "GIRO_WEB_DIR_VITRINE"),
     k("web.dir-painel", "GIRO_WEB_DIR_PAINEL"),
+    k("web.url-vitrine", "GIRO_WEB_URL_VITRINE"),
     k("publisher.porta-metricas", "GIRO_PUBLISHER_PORTA_METRICAS"),
 ];
 

@@ -170,6 +170,8 @@ pub struct WebConfig {
     pub porta_painel: u16,
     pub dir_vitrine: Option<PathBuf>,
     pub dir_painel: Option<PathBuf>,
+    /// The storefront's public URL, for the dashboard's link (`/config.json` of its listener).
+    pub url_vitrine: Option<String>,
 }
 
 /// Bounds every listener applies (issue 13): how long a client may take to send its headers, its
@@ -419,6 +421,7 @@ impl Config {
             },
             web: WebConfig {
                 porta_vitrine: r.parse("web.porta-vitrine")?,
+                url_vitrine: r.opt("web.url-vitrine", Reader::url)?,
                 porta_painel: r.parse("web.porta-painel")?,
                 dir_vitrine: r.opt_string("web.dir-vitrine").map(PathBuf::from),
                 dir_painel: r.opt_string("web.dir-painel").map(PathBuf::from),

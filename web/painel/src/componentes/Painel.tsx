@@ -2,26 +2,25 @@ import { ConsoleEventos } from '../../../shared/ConsoleEventos';
 import { apiEventos } from '../../../shared/eventos';
 import { CascaOperador } from '../../../shared/Operador';
 import { pedir, servico, type Sessao } from '../api';
+import { useUrlVitrine } from '../config';
 import { hrefEstoque, useRota } from '../rota';
 import { PaginaEstoque, PaginaSku } from './Estoque';
 import { FormularioLote } from './FormularioLote';
 import { Kpis } from './Kpis';
 import { TabelaDemanda, TabelaReposicoes } from './Tabelas';
 
-/** The storefront the sidebar links to (build time: VITE_VITRINE_URL). */
-export const URL_VITRINE: string = import.meta.env.VITE_VITRINE_URL || 'http://localhost:15173';
-
 const EVENTOS = apiEventos(pedir);
 
 export function Painel({ sessao }: { sessao: Sessao }) {
   const rota = useRota();
+  const urlVitrine = useUrlVitrine();
   return (
     <CascaOperador
       servico={servico}
       sessao={sessao}
       titulo="Painel do estoque"
       rotuloNavegacao="Navegação do painel"
-      urlVitrine={URL_VITRINE}
+      urlVitrine={urlVitrine}
       navegacao={
         <>
           <a href={hrefEstoque()} aria-current={rota.pagina !== 'painel' ? 'page' : undefined}>
