@@ -65,7 +65,12 @@ pub enum Command {
     Bench(BenchArgs),
     /// A complete local market: private PostgreSQL, migrations, both services with their
     /// publishers, the tag-worker and web fronts when available, the demo catalogue; Ctrl-C stops all.
-    Dev,
+    Dev {
+        /// Also leave something for the event console to show: a dead letter in mercado's
+        /// outbox (a restock request estoque refuses) and a delayed event in estoque's.
+        #[arg(long = "with-faults", alias = "com-falhas")]
+        com_falhas: bool,
+    },
     /// Read both databases and report every disagreement between mercado and estoque, per SKU
     /// (exit 0 all agree, 1 disagreements, 2 a database cannot be read).
     Audit {

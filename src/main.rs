@@ -42,7 +42,7 @@ async fn dispatch(cli: Cli, config: Config) -> anyhow::Result<()> {
                 .map_err(giro::http::pg::para_comando)
         }
         Command::Bench(a) => giro::bench::run(a).await,
-        Command::Dev => giro::dev::run(cli.config, shutdown()).await,
+        Command::Dev { com_falhas } => giro::dev::run(cli.config, com_falhas, shutdown()).await,
         Command::Config { .. } | Command::Audit { .. } => Ok(()),
     }
 }

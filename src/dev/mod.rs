@@ -155,7 +155,11 @@ async fn build_web(root: &Path) {
 
 /// `giro dev`: starts the private cluster unless it runs already, and stops it again at the end
 /// when it started it, whatever way the market ends.
-pub async fn run(config_file: Option<PathBuf>, shutdown: CancellationToken) -> anyhow::Result<()> {
+pub async fn run(
+    config_file: Option<PathBuf>,
+    com_falhas: bool,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
     let root = checkout();
     let pg = root.join("scripts/pg");
     let running = Command::new(&pg).arg("status").stdin(Stdio::null()).stdout(Stdio::null()).status().await;
@@ -172,7 +176,7 @@ pub async fn run(config_file: Option<PathBuf>, shutdown: CancellationToken) -> a
         String::from_utf8_lossy(&out.stderr)
     );
     eprintln!("giro dev: PostgreSQL running ({})", String::from_utf8_lossy(&out.stdout).trim());
-    let result = market(&root, config_file, shutdown).await;
+    let result = market(&root, config_file, com_falhas, shutdown).await;
     if started_here {
         eprintln!("giro dev: stopping the PostgreSQL cluster it started (scripts/pg stop)");
         let _ = Command::new(&pg).arg("stop").stdin(Stdio::null()).stdout(Stdio::null()).status().await;
@@ -211,6 +215,7 @@ const MARCA_DOTENV: &str = "# Development secrets written by `giro dev`";
 async fn market(
     root: &Path,
     config_file: Option<PathBuf>,
+    com_falhas: bool,
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
     let root = root.to_path_buf();
@@ -298,7 +303,11 @@ async fn market(
             operador.senha.expose(),
         )
         .await?;
-        demo::carregar(&e, &m).await
+        let carga = demo::carregar(&e, &m).await?;
+        if com_falhas {
+            falhas(&config).await?;
+        }
+        Ok(carga)
     };
     let carga = tokio::select! {
         r = ready => r,
@@ -354,4 +363,58 @@ async fn market(
             Ok(())
         }
     }
+}
+
+/// `giro dev --with-faults`: something for the event console to show and act on, made through the
+/// real paths — a `ReposicaoSolicitada` estoque's receiver refuses (a quantity of 0: a 400, so a
+/// dead letter at once) in mercado's outbox, and a `ProdutoClassificado` in estoque's outbox held
+/// back ten minutes as if its last three attempts had failed (a delayed event).
+async fn falhas(config: &Config) -> anyhow::Result<()> {
+    use crate::config::Servico;
+    use crate::contracts::{EventoIntegracao, ProdutoClassificado, ReposicaoSolicitada};
+    // `atrasar`: held back in the same transaction, so no publisher can send it first.
+    async fn registrar(
+        config: &Config,
+        s: Servico,
+        e: EventoIntegracao,
+        atrasar: bool,
+    ) -> anyhow::Result<()> {
+        let pool = crate::db::pool(&config.servico(s).db, 1, config.db_timeout)?;
+        let db = crate::db::Db::new(pool, true);
+        let mut client = db.client().await?;
+        let tx = db.begin(&mut client).await?;
+        crate::outbox::registrar(&tx, &e).await?;
+        if atrasar {
+            tx.execute(
+                "UPDATE outbox_event SET tentativas = 3, proxima_tentativa_em = now() + interval '10 minutes', \
+                 ultimo_erro = 'giro dev --with-faults: three failed attempts, simulated' WHERE id = $1",
+                &[&e.event_id()],
+            )
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+    let sku = demo::CATALOGO[0].sku.to_string();
+    let morta = uuid::Uuid::new_v4();
+    let pedido = ReposicaoSolicitada {
+        event_id: morta,
+        sku: sku.clone(),
+        qtd_faltante: 0,
+        ocorrido_em: chrono::Utc::now(),
+    };
+    registrar(config, Servico::Mercado, EventoIntegracao::ReposicaoSolicitada(pedido), false).await?;
+    let atrasada = uuid::Uuid::new_v4();
+    let classificado = ProdutoClassificado {
+        event_id: atrasada,
+        sku,
+        tags: vec!["refrigerante".into()],
+        categoria: "bebidas".into(),
+        ocorrido_em: chrono::Utc::now(),
+    };
+    registrar(config, Servico::Estoque, EventoIntegracao::ProdutoClassificado(classificado), true).await?;
+    eprintln!(
+        "giro dev: --with-faults: dead letter {morta} in mercado's outbox, delayed event {atrasada} in estoque's (see Eventos)"
+    );
+    Ok(())
 }

@@ -28,7 +28,8 @@ async fn giro_dev_brings_the_market_up_with_the_demo_catalogue_and_stops_on_sigt
     ]
     .into_iter()
     .collect();
-    let cmd = command(&["dev"], &env);
+    // The first start also leaves the console something to show (--with-faults).
+    let cmd = command(&["dev", "--with-faults"], &env);
     let dir = cmd.get_current_dir().unwrap().to_path_buf();
     let mut giro = Giro::spawn_command(cmd);
     giro.wait_for_line("the market is up", Duration::from_secs(60)).await;
@@ -69,6 +70,28 @@ async fn giro_dev_brings_the_market_up_with_the_demo_catalogue_and_stops_on_sigt
     let (_, resumo) = op.get("/painel/resumo").await.unwrap();
     assert_eq!(resumo["demandasAbertas"], 2);
     assert_eq!(resumo["skusCadastrados"], 8);
+
+    // --with-faults: a dead letter in mercado's outbox, a delayed event in estoque's.
+    let m = mercado_db.client().await;
+    wait_until(Duration::from_secs(30), "the dead letter", || async {
+        let n: i64 = m
+            .query_one("SELECT count(*) FROM outbox_event WHERE status = 'FAILED' AND (payload->>'qtdFaltante')::int = 0", &[])
+            .await
+            .ok()?
+            .get(0);
+        (n == 1).then_some(())
+    })
+    .await;
+    let e = estoque_db.client().await;
+    let atrasado: i64 = e
+        .query_one(
+            "SELECT count(*) FROM outbox_event WHERE status = 'PENDING' AND tentativas = 3 AND proxima_tentativa_em > now()",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(atrasado, 1, "the delayed event");
 
     // The banner prints the development login it generated.
     assert!(giro.log().contains(&format!("operator     operador / {senha}")), "{}", giro.log());
