@@ -153,7 +153,8 @@ pub async fn status_text<E: Evento>(c: &impl GenericClient, agora: DateTime<Utc>
                 out,
                 "oldest pending: {} ({}s ago)",
                 instante::formatar(&t),
-                (agora - t).num_seconds().max(0)
+                // By the database's clock: this terminal's may be off.
+                s.oldest_pending_age_s.map_or_else(|| (agora - t).num_seconds().max(0), |a| a as i64)
             );
         }
         None => out.push_str("oldest pending: none\n"),

@@ -135,7 +135,11 @@ async fn resumo<S: 'static>(State(e): St<S>) -> Result<AppJson<Resumo>, Problem>
         enviados: s.sent,
         falhos: s.failed,
         pendente_mais_antigo_em: s.oldest_pending,
-        pendente_mais_antigo_segundos: s.oldest_pending.map(|t| (agora - t).num_seconds().max(0)),
+        // By the database's clock, like the metric: this replica's may be off.
+        pendente_mais_antigo_segundos: s
+            .oldest_pending_age_s
+            .map(|a| a as i64)
+            .or_else(|| s.oldest_pending.map(|t| (agora - t).num_seconds().max(0))),
         retencao_inbox_segundos: e.inbox_retencao.as_secs(),
     }))
 }
