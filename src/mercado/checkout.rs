@@ -80,6 +80,7 @@ fn chave_do_cliente(cliente: Option<IpAddr>, chave: &str) -> String {
 }
 
 /// How long an `Idempotency-Key` is remembered.
+/// Written as `interval '1 day'` in this module's SQL too.
 pub const VALIDADE_CHAVE: chrono::Duration = chrono::Duration::days(1);
 
 /// Closes an order for `itens` at `agora`; its reservations expire at `agora + ttl`.
@@ -97,14 +98,17 @@ fn assinatura(itens: &BTreeMap<String, i32>) -> String {
     itens.iter().map(|(s, q)| format!("{s}:{q}")).collect::<Vec<_>>().join(",")
 }
 
-/// Claims `$1` chave for `$2` itens and `$3` pedido_id at `$4` agora, or takes over a key that
-/// expired (`criado_em <= $5`); returns a row when this checkout holds the key. A key another
+/// Claims `$1` chave for `$2` itens and `$3` pedido_id, stamped with the database's `now()`, or
+/// takes over a key that expired (`$4` is the caller's instant less a day); returns a row when this checkout holds the key. A key another
 /// transaction holds uncommitted makes this wait for it: then it returns nothing if the other
 /// committed (a replay), a row if it rolled back. The foreign key to `pedido` is checked at commit
 /// (deferred, V15), so the key is taken before the order row exists.
-const TOMAR_CHAVE: &str = "INSERT INTO checkout_idempotencia AS k (chave, itens, pedido_id, criado_em) VALUES ($1, $2, $3, $4) \
+// A key's age is the database's clock (issue 30): stamped with now(), and expired only when older
+// than a day by *both* the database's clock and the caller's instant ($4, a day before it), so a
+// replica whose clock runs ahead cannot take, purge or ignore a key another replica just took.
+const TOMAR_CHAVE: &str = "INSERT INTO checkout_idempotencia AS k (chave, itens, pedido_id, criado_em) VALUES ($1, $2, $3, now()) \
                            ON CONFLICT (chave) DO UPDATE SET itens = EXCLUDED.itens, pedido_id = EXCLUDED.pedido_id, criado_em = EXCLUDED.criado_em \
-                           WHERE k.criado_em <= $5 RETURNING 1";
+                           WHERE k.criado_em <= LEAST($4, now() - interval '1 day') RETURNING 1";
 
 /// The order an unexpired `chave` already closed: `Ok(None)` when there is none; a 422 when it
 /// was used for other items.
@@ -119,7 +123,7 @@ async fn repetido(
             "SELECT k.itens, p.id, p.total, p.criado_em, \
                     (SELECT min(r.expira_em) FROM reserva r WHERE r.pedido_id = p.id) AS expira \
              FROM checkout_idempotencia k JOIN pedido p ON p.id = k.pedido_id \
-             WHERE k.chave = $1 AND k.criado_em > $2",
+             WHERE k.chave = $1 AND k.criado_em > LEAST($2, now() - interval '1 day')",
         )
         .await?;
     let Some(row) = c.query_opt(&stmt, &[&chave, &(agora - VALIDADE_CHAVE)]).await? else {
@@ -143,7 +147,7 @@ pub async fn purgar_chaves(db: &Db, agora: DateTime<Utc>, limite: i64) -> Result
     Ok(client
         .execute(
             "DELETE FROM checkout_idempotencia WHERE chave IN \
-             (SELECT chave FROM checkout_idempotencia WHERE criado_em <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
+             (SELECT chave FROM checkout_idempotencia WHERE criado_em <= LEAST($1, now() - interval '1 day') LIMIT $2 FOR UPDATE SKIP LOCKED)",
             &[&(agora - VALIDADE_CHAVE), &limite],
         )
         .await?)
@@ -220,7 +224,7 @@ pub async fn fechar_com(
             (Some(chave), 0) => {
                 let claim = async {
                     let stmt = tx.prepare_cached(TOMAR_CHAVE).await?;
-                    tx.query_opt(&stmt, &[chave, &assinado, &pedido_id, &agora, &(agora - VALIDADE_CHAVE)])
+                    tx.query_opt(&stmt, &[chave, &assinado, &pedido_id, &(agora - VALIDADE_CHAVE)])
                         .await
                 };
                 let (tomada, travado) = tokio::join!(claim, produto::travar(&tx, sku));
