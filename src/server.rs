@@ -222,9 +222,12 @@ pub fn rotas_web(servico: Servico) -> Vec<http::web::Rota> {
         // The event console (web/shared/eventos.ts), on both fronts.
         (get.clone(), "/operacao/outbox"),
         (get.clone(), "/operacao/outbox/eventos"),
+        (get.clone(), "/operacao/outbox/eventos/{id}"),
         (delete.clone(), "/operacao/outbox/eventos/{id}"),
         (post.clone(), "/operacao/outbox/eventos/{id}/reenvio"),
+        (post.clone(), "/operacao/outbox/eventos/{id}/refazer"),
         (post.clone(), "/operacao/outbox/reenvio"),
+        (post.clone(), "/operacao/outbox/descarte"),
     ];
     rotas.extend(match servico {
         Servico::Mercado => vec![
@@ -244,6 +247,9 @@ pub fn rotas_web(servico: Servico) -> Vec<http::web::Rota> {
             (get.clone(), "/painel/resumo"),
             (get.clone(), "/painel/demandas"),
             (get.clone(), "/painel/reposicoes"),
+            (get.clone(), "/painel/estoque"),
+            (get.clone(), "/painel/estoque/{sku}"),
+            (post.clone(), "/painel/estoque/{sku}/lotes/{codigoLote}/baixa"),
             (get, "/produtos/{sku}"),
             (post, "/lotes"),
         ],
