@@ -224,8 +224,7 @@ pub async fn fechar_com(
             (Some(chave), 0) => {
                 let claim = async {
                     let stmt = tx.prepare_cached(TOMAR_CHAVE).await?;
-                    tx.query_opt(&stmt, &[chave, &assinado, &pedido_id, &(agora - VALIDADE_CHAVE)])
-                        .await
+                    tx.query_opt(&stmt, &[chave, &assinado, &pedido_id, &(agora - VALIDADE_CHAVE)]).await
                 };
                 let (tomada, travado) = tokio::join!(claim, produto::travar(&tx, sku));
                 if tomada?.is_none() {

@@ -291,3 +291,75 @@ async fn the_dashboard_listener_answers_its_run_time_settings() {
     assert_eq!(res.headers()["cache-control"], "no-cache");
     assert_eq!(res.json::<serde_json::Value>().await.unwrap(), ajustes);
 }
+
+/// Every path a front's API client asks for (`pedir<…>('/…')` in web/) is one the web listener
+/// forwards (`server::rotas_web`): a route added to the API and called by a front but not listed
+/// would answer 404 through the listener, as the Estoque page did once.
+#[test]
+fn every_api_path_the_fronts_call_is_forwarded_by_their_web_listener() {
+    use giro::config::Servico;
+    let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+    fn arquivos(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() && p.file_name().is_some_and(|n| n != "node_modules" && n != "dist") {
+                arquivos(&p, out);
+            } else if p.extension().is_some_and(|x| x == "ts" || x == "tsx")
+                && !p.to_string_lossy().contains(".test.")
+            {
+                out.push(p);
+            }
+        }
+    }
+    // `/pedidos/${encodeURIComponent(id)}/pagamento${q}` → `/pedidos/{}/pagamento`.
+    fn caminho(literal: &str) -> String {
+        let mut out = String::new();
+        let mut resto = literal;
+        while let Some(i) = resto.find("${") {
+            out.push_str(&resto[..i]);
+            let fim = resto[i..].find('}').map_or(resto.len(), |f| i + f + 1);
+            if out.ends_with('/') {
+                out.push_str("{}");
+                resto = &resto[fim..];
+            } else {
+                resto = ""; // a query string appended: the path ends here
+            }
+        }
+        out.push_str(resto);
+        out.split('?').next().unwrap_or("").to_string()
+    }
+    let casa = |modelo: &str, p: &str| {
+        let (m, c): (Vec<&str>, Vec<&str>) = (modelo.split('/').collect(), p.split('/').collect());
+        m.len() == c.len() && m.iter().zip(&c).all(|(a, b)| a == b || (a.starts_with('{') && !b.is_empty()))
+    };
+    let mut vistos = 0;
+    for (pasta, servicos) in [
+        ("vitrine/src", vec![Servico::Mercado]),
+        ("painel/src", vec![Servico::Estoque]),
+        ("shared", vec![Servico::Mercado, Servico::Estoque]),
+    ] {
+        let mut fs = Vec::new();
+        arquivos(&web.join(pasta), &mut fs);
+        for f in fs {
+            let texto = std::fs::read_to_string(&f).unwrap();
+            for (i, _) in texto.match_indices("pedir<") {
+                let depois = &texto[i..];
+                let Some(abre) = depois.find('(') else { continue };
+                let arg = depois[abre + 1..].trim_start();
+                let Some(aspa) = arg.chars().next().filter(|c| *c == '\'' || *c == '`') else { continue };
+                let Some(fim) = arg[1..].find(aspa) else { continue };
+                let p = caminho(&arg[1..1 + fim]);
+                vistos += 1;
+                for s in &servicos {
+                    let rotas = giro::server::rotas_web(*s);
+                    assert!(
+                        rotas.iter().any(|(_, modelo)| casa(modelo, &p)),
+                        "{} asks for {p}, which {s}'s web listener does not forward (server::rotas_web)",
+                        f.display()
+                    );
+                }
+            }
+        }
+    }
+    assert!(vistos >= 15, "only {vistos} API calls found in web/: the scan is broken");
+}
