@@ -296,11 +296,13 @@ async fn reservas_do_cliente(
             return Err(ErroMercado::ReservasDemaisDoProduto { sku: sku.clone(), max, espera: None });
         }
     }
+    // Held until the database's clock passes the deadline (the expiry sweep's clock): a replica
+    // whose clock runs ahead must not count another's fresh reservations as gone.
     let stmt = tx
         .prepare_cached(
             "SELECT r.sku, SUM(r.qtd)::bigint AS retidas, MIN(r.expira_em) AS proxima \
              FROM pedido p JOIN reserva r ON r.pedido_id = p.id \
-             WHERE p.cliente = $1 AND p.status = 'AGUARDANDO_PAGAMENTO' AND r.status = 'ATIVA' AND r.expira_em > $2 \
+             WHERE p.cliente = $1 AND p.status = 'AGUARDANDO_PAGAMENTO' AND r.status = 'ATIVA' AND r.expira_em > LEAST($2, now()) \
              GROUP BY r.sku",
         )
         .await?;
