@@ -448,7 +448,8 @@ async fn pgbench(
             "{};",
             bind(
                 achar("INSERT INTO reserva", "")?,
-                &[rid, sku, "1", pid, "now() + interval '15 minutes'", "'ATIVA'"]
+                // The deadline is the database's now() + the TTL in seconds (issue 30).
+                &[rid, sku, "1", pid, "900", "'ATIVA'"]
             )?
         ),
         "COMMIT;".to_string(),
