@@ -47,6 +47,16 @@ fn giro_bench_checkout_runs_and_reports_json() {
     assert_eq!(r["checkout"]["comChave"]["falhas"], 0);
     assert!(r["servicos"]["mercado"]["rssOciosoKb"].as_u64().unwrap() > 0);
     assert!(r["servicos"]["estoque"]["prontoMs"].as_f64().is_some());
+    // Where pgbench is installed (CI's PostgreSQL), the reference runs: a checkout statement that
+    // changed shape must change the reference's script with it, not silently drop the ratio.
+    let pgbench = std::fs::read_dir("/usr/lib/postgresql")
+        .map(|d| d.flatten().any(|v| v.path().join("bin/pgbench").is_file()))
+        .unwrap_or(false);
+    if pgbench {
+        let referencia = &r["checkout"]["referencia"];
+        assert!(referencia["erro"].is_null(), "pgbench reference failed: {referencia}");
+        assert!(referencia["pgbenchTps"].as_f64().is_some_and(|t| t > 0.0), "{referencia}");
+    }
 }
 
 #[test]
