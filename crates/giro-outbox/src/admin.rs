@@ -143,6 +143,15 @@ pub use super::store::{linha, Linha};
 /// blocks ([`Evento::bloqueio`]) or, when nothing, its aggregate key.
 pub async fn status_text<E: Evento>(c: &impl GenericClient, agora: DateTime<Utc>) -> anyhow::Result<String> {
     let s = crate::store::status(c).await?;
+    status_text_de::<E>(c, &s, agora).await
+}
+
+/// [`status_text`] from counts already read.
+async fn status_text_de<E: Evento>(
+    c: &impl GenericClient,
+    s: &store::Contagem,
+    agora: DateTime<Utc>,
+) -> anyhow::Result<String> {
     let mut out = String::new();
     for (status, n) in [(Status::Pending, s.pending), (Status::Sent, s.sent), (Status::Failed, s.failed)] {
         let _ = writeln!(out, "{status:<7} {n}");
@@ -191,6 +200,13 @@ fn quando(v: &str) -> Result<DateTime<Utc>, String> {
         .map_err(|_| format!("{v:?} is neither an RFC 3339 instant nor a duration such as 1h"))
 }
 
+/// One connection to `s`'s database; a failure to reach it names the database and its variable.
+async fn conectar(config: &giro_infra::config::Config, s: Servico) -> anyhow::Result<giro_infra::db::Client> {
+    let db = &config.servico(s).db;
+    let pool = giro_infra::db::pool(db, 1, config.db_timeout)?;
+    pool.get().await.map_err(|e| giro_infra::db::nomear_conexao(e.into(), s, db))
+}
+
 fn servicos(db: Option<Servico>) -> Vec<Servico> {
     db.map_or_else(|| vec![Servico::Mercado, Servico::Estoque], |s| vec![s])
 }
@@ -218,11 +234,7 @@ async fn status_de_todos<E: Evento>(
     let mut problemas = Vec::new();
     let mut todos = serde_json::Map::new();
     for s in servicos(db) {
-        let pool = giro_infra::db::pool(&config.servico(s).db, 1, config.db_timeout)?;
-        let client = pool
-            .get()
-            .await
-            .map_err(|e| giro_infra::db::nomear_conexao(e.into(), s, &config.servico(s).db))?;
+        let client = conectar(config, s).await?;
         let c = &**client;
         let cont = store::status(c).await?;
         let atraso = config.audit_atraso.as_secs_f64();
@@ -258,7 +270,7 @@ async fn status_de_todos<E: Evento>(
             if db.is_none() {
                 println!("== {s}");
             }
-            print!("{}", status_text::<E>(c, Utc::now()).await?);
+            print!("{}", status_text_de::<E>(c, &cont, Utc::now()).await?);
         }
     }
     if json {
@@ -286,11 +298,7 @@ async fn list_de_todos(
     }
     let mut todas = Vec::new();
     for s in servicos(db) {
-        let pool = giro_infra::db::pool(&config.servico(s).db, 1, config.db_timeout)?;
-        let client = pool
-            .get()
-            .await
-            .map_err(|e| giro_infra::db::nomear_conexao(e.into(), s, &config.servico(s).db))?;
+        let client = conectar(config, s).await?;
         let linhas = list(&**client, filtro, limite).await?;
         if !json {
             if db.is_none() {
