@@ -101,9 +101,10 @@ pub struct BenchArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
-    /// Checkout over HTTP at N concurrent shoppers against a real `giro mercado serve` (without,
-    /// then with an `Idempotency-Key` per order, as the storefront sends it), pgbench
-    /// with the same transaction as the reference, and each service's start-up time and memory.
+    /// Checkout over HTTP at N concurrent shoppers against a real `giro mercado serve` (without
+    /// and with an `Idempotency-Key` per order, as the storefront sends it, in alternating
+    /// halves), pgbench with the same transaction as the reference, and each service's start-up
+    /// time and memory.
     Checkout {
         /// Concurrent shoppers (and pgbench clients).
         #[arg(long = "clients", alias = "clientes", default_value_t = 16)]
@@ -172,6 +173,17 @@ pub enum BenchCommand {
         /// Jobs each peer enqueues and works.
         #[arg(long, default_value_t = 10_000)]
         jobs: usize,
+    },
+    /// The restock round trip (request created → shelf credited) at a steady rate, with a real
+    /// mercado and estoque and their embedded publishers at the shipped defaults.
+    #[command(alias = "reposicao")]
+    Restock {
+        /// Checkouts per second, each asking for one restock.
+        #[arg(long = "rate", alias = "taxa", default_value_t = 100)]
+        taxa: u32,
+        /// Seconds of load.
+        #[arg(long = "seconds", alias = "segundos", default_value_t = 20)]
+        segundos: u64,
     },
 }
 

@@ -7,6 +7,7 @@ pub mod haproxy;
 pub mod peers;
 pub mod processos;
 pub mod relay;
+pub mod reposicao;
 pub mod scratch;
 
 use std::time::Duration;
@@ -337,6 +338,14 @@ pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
                 eventos,
                 publicadores,
                 jobs,
+            })
+            .await?
+        }
+        BenchCommand::Restock { taxa, segundos } => {
+            crate::bench::reposicao::run(crate::bench::reposicao::RestockArgs {
+                admin_url: args.pg_url,
+                taxa,
+                duracao: Duration::from_secs(segundos),
             })
             .await?
         }

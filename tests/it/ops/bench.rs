@@ -60,6 +60,18 @@ fn giro_bench_checkout_runs_and_reports_json() {
 }
 
 #[test]
+fn giro_bench_restock_runs_the_round_trip_and_reports_json() {
+    let r = bench(&["bench", "restock", "--rate", "20", "--seconds", "1"]);
+    let x = &r["reposicao"];
+    assert_eq!(x["pedidos"], 20, "{x}");
+    assert_eq!(x["falhas"], 0, "{x}");
+    // Every order asked for one restock, and every request's round trip was read back.
+    assert_eq!(x["solicitacoes"], 20, "{x}");
+    assert!(x["p99Ms"].as_f64().is_some_and(|p| p > 0.0), "{x}");
+    assert!(x["partes"]["pedidoAteEstoque"]["p50Ms"].as_f64().is_some(), "{x}");
+}
+
+#[test]
 fn giro_bench_checkout_puts_haproxy_in_front_of_several_replicas() {
     crate::support::lb::haproxy_bin();
     let r = bench(&["bench", "checkout", "--clientes", "2", "--segundos", "1", "--replicas", "2"]);
