@@ -174,6 +174,17 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 10_000)]
         jobs: usize,
     },
+    /// Abandoned carts: N unpaid orders with a short reservation TTL against a real mercado at the
+    /// shipped defaults; how late after its deadline each is expired (its units held meanwhile).
+    #[command(alias = "expiracao")]
+    Expiry {
+        /// Unpaid orders to close.
+        #[arg(long = "orders", alias = "pedidos", default_value_t = 1500)]
+        pedidos: usize,
+        /// The reservations' TTL (reserva.ttl) for the run.
+        #[arg(long, default_value = "10s", value_parser = crate::config::duration::parse)]
+        ttl: std::time::Duration,
+    },
     /// The restock round trip (request created → shelf credited) at a steady rate, with a real
     /// mercado and estoque and their embedded publishers at the shipped defaults.
     #[command(alias = "reposicao")]

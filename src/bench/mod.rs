@@ -3,6 +3,7 @@
 //! recorded in `BENCHMARKS.md`. Speed is measured here, never by timed tests.
 
 pub mod checkout;
+pub mod expiracao;
 pub mod haproxy;
 pub mod peers;
 pub mod processos;
@@ -338,6 +339,14 @@ pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
                 eventos,
                 publicadores,
                 jobs,
+            })
+            .await?
+        }
+        BenchCommand::Expiry { pedidos, ttl } => {
+            crate::bench::expiracao::run(crate::bench::expiracao::ExpiryArgs {
+                admin_url: args.pg_url,
+                pedidos,
+                ttl,
             })
             .await?
         }

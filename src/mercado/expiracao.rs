@@ -1,6 +1,12 @@
-//! Reservation expiry (SPEC §3.7, the original's `ExpiracaoDeReservas`): every
-//! `reserva.intervalo-expiracao`, the orders whose reservations are past their deadline give their
-//! units back to the shelf and become EXPIRADO, in batches of `reserva.lote-expiracao`.
+//! Reservation expiry (SPEC §3.7, the original's `ExpiracaoDeReservas`): the orders whose
+//! reservations are past their deadline give their units back to the shelf and become EXPIRADO,
+//! in batches of `reserva.lote-expiracao`.
+//!
+//! **The sweep wakes at the next deadline**, not only every `reserva.intervalo-expiracao`: after
+//! a round it reads the earliest active reservation's deadline (the database's clock) and sleeps
+//! until just after it, the interval being only the longest wait ([`espera_ate`]). With the
+//! original's fixed 30 s a reservation could stay held up to 30 s past its deadline, its units
+//! shown sold out meanwhile (issue 29: 1 353 of 1 503 orders still held 106 s in).
 //!
 //! **A round drains what is due**: a batch that came back full and expired something is followed
 //! at once by the next, so the sweep keeps up with any rate of abandoned carts (one batch per
@@ -97,12 +103,48 @@ pub async fn agendar(db: Db, intervalo: Duration, lote: i64, shutdown: Cancellat
             tracing::info!(pedidos = expirados, "expired orders returned their units");
         }
         vivo.ok();
+        let espera = match proximo_prazo(&db).await {
+            Ok(prazo) => espera_ate(prazo, intervalo),
+            Err(e) => {
+                tracing::warn!(error = %e, "reading the next reservation deadline failed; sweeping again after the interval");
+                intervalo
+            }
+        };
         tokio::select! {
             _ = shutdown.cancelled() => break,
-            _ = tokio::time::sleep(intervalo) => {}
+            _ = tokio::time::sleep(espera) => {}
         }
     }
     tracing::info!("reservation expiry sweep stopped");
+}
+
+/// How long until the earliest active reservation is due, by the database's clock: `Some(0)`
+/// when one is due already, `None` when none is active. One read of the partial index on
+/// `expira_em`.
+pub async fn proximo_prazo(db: &Db) -> Result<Option<Duration>, ErroMercado> {
+    let client = db.client().await?;
+    let stmt = client
+        .prepare_cached(
+            "SELECT GREATEST(EXTRACT(EPOCH FROM min(expira_em) - now()), 0)::float8 FROM reserva WHERE status = 'ATIVA'",
+        )
+        .await?;
+    let secs: Option<f64> = client.query_one(&stmt, &[]).await?.get(0);
+    Ok(secs.map(|s| Duration::from_secs_f64(s.max(0.0))))
+}
+
+/// What is left due after a round is held by a payment in progress, or failing: looked at
+/// again after this, not spun on.
+pub const PAUSA_SE_VENCIDA: Duration = Duration::from_secs(1);
+
+/// The sweep's next wait: until the earliest deadline (a hair after it, so it is due), never
+/// longer than `intervalo` (a reservation written later with a shorter TTL, by a replica
+/// configured otherwise, is still found in time) and never a spin on a deadline already past.
+pub fn espera_ate(prazo: Option<Duration>, intervalo: Duration) -> Duration {
+    match prazo {
+        None => intervalo,
+        Some(d) if d.is_zero() => PAUSA_SE_VENCIDA.min(intervalo),
+        Some(d) => (d + Duration::from_millis(10)).min(intervalo),
+    }
 }
 
 /// One round as if the database's clock read `agora` (tests): returns how many orders it
@@ -212,4 +254,23 @@ pub async fn expirar_pedido(db: &Db, id: Uuid, agora: Option<DateTime<Utc>>) -> 
     tracing::info!(pedido = %id, "order expired; units back on the shelf");
     metrics::counter!("giro_orders_total", "event" => "expired").increment(1);
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sweep_sleeps_until_the_next_deadline_within_the_interval_and_never_spins() {
+        let intervalo = Duration::from_secs(30);
+        assert_eq!(espera_ate(None, intervalo), intervalo, "nothing active: the interval");
+        assert_eq!(espera_ate(Some(Duration::from_secs(4)), intervalo), Duration::from_millis(4010));
+        assert_eq!(
+            espera_ate(Some(Duration::from_secs(90)), intervalo),
+            intervalo,
+            "never past the interval"
+        );
+        assert_eq!(espera_ate(Some(Duration::ZERO), intervalo), PAUSA_SE_VENCIDA, "held or failing: no spin");
+        assert_eq!(espera_ate(Some(Duration::ZERO), Duration::from_millis(200)), Duration::from_millis(200));
+    }
 }

@@ -91,7 +91,11 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Mercado>> {
     let reserva = &ctx.config.reserva;
     let estado = Arc::new(routes::Estado { db: ctx.db.clone(), catalogo, ttl: reserva.ttl });
     if reserva.expiracao_habilitada {
-        let (db, intervalo, lote) = (ctx.db.clone(), reserva.intervalo_expiracao, reserva.lote_expiracao);
+        // Never asleep longer than a TTL: a reservation written just after the sweep found none
+        // is due a TTL later, and the sweep must be awake to see it then.
+        let intervalo =
+            reserva.intervalo_expiracao.min(reserva.ttl).max(std::time::Duration::from_millis(100));
+        let (db, lote) = (ctx.db.clone(), reserva.lote_expiracao);
         ctx.supervisionar("expiracao-reservas", true, move |vivo, shutdown| {
             expiracao::agendar(db.clone(), intervalo, lote, shutdown, vivo)
         });

@@ -270,3 +270,42 @@ async fn the_sweep_drains_every_due_order_in_one_round_not_one_batch_per_interva
     sweep.await.unwrap();
     assert_eq!(prateleira(&app, COCA).await.0, 10 + 300, "each order's unit back once");
 }
+
+#[tokio::test]
+async fn the_sweep_wakes_at_the_next_deadline_not_at_its_interval() {
+    let app = mercado(&[]).await;
+    produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 10, 1, 20).await;
+    // One unpaid order due 2 s from now (the database's clock), written before the sweep starts:
+    // its first round finds nothing due yet.
+    app.db
+        .client()
+        .await
+        .batch_execute(&format!(
+            "WITH p AS (INSERT INTO pedido (id, status, total, criado_em, cliente) \
+                 VALUES (gen_random_uuid(), 'AGUARDANDO_PAGAMENTO', 8.99, now(), NULL) RETURNING id) \
+             INSERT INTO reserva (id, sku, qtd, pedido_id, expira_em, status) \
+                 SELECT gen_random_uuid(), '{COCA}', 1, id, now() + interval '2 seconds', 'ATIVA' FROM p"
+        ))
+        .await
+        .unwrap();
+    // An interval of an hour: the order can only expire in this test's lifetime if the sweep
+    // slept until its deadline instead.
+    let stop = tokio_util::sync::CancellationToken::new();
+    let sweep = tokio::spawn(expiracao::agendar(
+        app.dbh.clone(),
+        Duration::from_secs(3600),
+        50,
+        stop.clone(),
+        giro::supervisor::Vivo::detached("expiracao"),
+    ));
+    wait_until(Duration::from_secs(120), "the order expired at its deadline", || async {
+        let c = app.db.client().await;
+        let e: i64 =
+            c.query_one("SELECT count(*) FROM pedido WHERE status = 'EXPIRADO'", &[]).await.unwrap().get(0);
+        (e == 1).then_some(())
+    })
+    .await;
+    stop.cancel();
+    sweep.await.unwrap();
+    assert_eq!(prateleira(&app, COCA).await.0, 11, "its unit back on the shelf");
+}

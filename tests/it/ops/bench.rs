@@ -72,6 +72,16 @@ fn giro_bench_restock_runs_the_round_trip_and_reports_json() {
 }
 
 #[test]
+fn giro_bench_expiry_reports_how_late_abandoned_orders_are_expired() {
+    let r = bench(&["bench", "expiry", "--orders", "40", "--ttl", "1s"]);
+    let x = &r["expiracao"];
+    assert_eq!(x["pedidos"], 40, "{x}");
+    assert_eq!(x["recusados"], 0, "{x}");
+    assert_eq!(x["naoExpirados"], 0, "every order expired: {x}");
+    assert!(x["atrasoMaxS"].as_f64().is_some(), "{x}");
+}
+
+#[test]
 fn giro_bench_checkout_puts_haproxy_in_front_of_several_replicas() {
     crate::support::lb::haproxy_bin();
     let r = bench(&["bench", "checkout", "--clientes", "2", "--segundos", "1", "--replicas", "2"]);
