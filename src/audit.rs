@@ -103,14 +103,30 @@ pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio,
     let janela = agora - chrono::Duration::from_std(config.inbox_retencao).unwrap_or(chrono::Duration::MAX);
     let atraso = agora - chrono::Duration::from_std(config.audit_atraso).unwrap_or(chrono::Duration::MAX);
     let mut d = Vec::new();
+    // Progress on stderr (the report is stdout): on a large shop each step takes seconds, and an
+    // operator watching a nightly run sees which one it is in.
+    let t0 = std::time::Instant::now();
+    let passo = |n: usize, o_que: &str, d: &[Divergencia]| {
+        eprintln!(
+            "audit: {n}/6 {o_que} ({:.1} s, {} disagreement(s) so far)",
+            t0.elapsed().as_secs_f64(),
+            d.len()
+        )
+    };
     eventos_parados(&m, "mercado", agora, atraso, &mut d).await?;
     eventos_parados(&e, "estoque", agora, atraso, &mut d).await?;
+    passo(1, "dead and late events read", &d);
     solicitacoes(&m, &e, janela, &mut d).await?;
+    passo(2, "restock requests matched with estoque's inbox", &d);
     respostas(&m, &e, janela, &mut d).await?;
+    passo(3, "answers matched with mercado's inbox", &d);
     conservacao_lotes(&e, &mut d).await?;
+    passo(4, "units in lots conserved", &d);
     conservacao_prateleira(&m, &e, &mut d).await?;
+    passo(5, "units on shelves conserved", &d);
     d.sort();
     d.dedup();
+    passo(6, "done", &d);
     Ok(Relatorio { concorda: d.is_empty(), divergencias: d })
 }
 

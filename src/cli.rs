@@ -174,6 +174,16 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 10_000)]
         jobs: usize,
     },
+    /// `giro audit` on a large shop: N restocks per side that went right, written in SQL, then the
+    /// real `giro audit` timed on them.
+    Audit {
+        /// Events per side (requests in mercado's outbox, answers in estoque's).
+        #[arg(long = "events", alias = "eventos", default_value_t = 150_000)]
+        eventos: i32,
+        /// Products the requests spread over.
+        #[arg(long = "products", alias = "produtos", default_value_t = 20_000)]
+        produtos: i32,
+    },
     /// Abandoned carts: N unpaid orders with a short reservation TTL against a real mercado at the
     /// shipped defaults; how late after its deadline each is expired (its units held meanwhile).
     #[command(alias = "expiracao")]

@@ -2,6 +2,7 @@
 //! pointed at, with a progress display on stderr and a JSON result. Figures and method are
 //! recorded in `BENCHMARKS.md`. Speed is measured here, never by timed tests.
 
+pub mod auditoria;
 pub mod checkout;
 pub mod expiracao;
 pub mod haproxy;
@@ -339,6 +340,14 @@ pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
                 eventos,
                 publicadores,
                 jobs,
+            })
+            .await?
+        }
+        BenchCommand::Audit { eventos, produtos } => {
+            crate::bench::auditoria::run(crate::bench::auditoria::AuditArgs {
+                admin_url: args.pg_url,
+                eventos,
+                produtos,
             })
             .await?
         }

@@ -72,6 +72,14 @@ fn giro_bench_restock_runs_the_round_trip_and_reports_json() {
 }
 
 #[test]
+fn giro_bench_audit_times_an_agreeing_audit_of_a_generated_shop() {
+    // The bench itself fails unless the real `giro audit` agrees (exit 0) on what it generated.
+    let r = bench(&["bench", "audit", "--events", "500", "--products", "50"]);
+    assert_eq!(r["auditoria"]["eventosPorLado"], 500, "{r}");
+    assert!(r["auditoria"]["segundos"].as_f64().is_some(), "{r}");
+}
+
+#[test]
 fn giro_bench_expiry_reports_how_late_abandoned_orders_are_expired() {
     let r = bench(&["bench", "expiry", "--orders", "40", "--ttl", "1s"]);
     let x = &r["expiracao"];
