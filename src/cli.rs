@@ -195,6 +195,16 @@ pub enum BenchCommand {
         #[arg(long, default_value = "10s", value_parser = crate::config::duration::parse)]
         ttl: std::time::Duration,
     },
+    /// Memory over time with nothing scraping: mercado, a separate publisher and estoque under a
+    /// steady checkout-and-restock load; resident memory every 30 s.
+    Soak {
+        /// Checkouts per second, each asking for one restock.
+        #[arg(long = "rate", alias = "taxa", default_value_t = 200)]
+        taxa: u32,
+        /// Minutes of load.
+        #[arg(long = "minutes", alias = "minutos", default_value_t = 30)]
+        minutos: u64,
+    },
     /// The restock round trip (request created → shelf credited) at a steady rate, with a real
     /// mercado and estoque and their embedded publishers at the shipped defaults.
     #[command(alias = "reposicao")]

@@ -11,6 +11,7 @@ pub mod processos;
 pub mod relay;
 pub mod reposicao;
 pub mod scratch;
+pub mod soak;
 
 use std::time::Duration;
 
@@ -358,6 +359,10 @@ pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
                 ttl,
             })
             .await?
+        }
+        BenchCommand::Soak { taxa, minutos } => {
+            crate::bench::soak::run(crate::bench::soak::SoakArgs { admin_url: args.pg_url, taxa, minutos })
+                .await?
         }
         BenchCommand::Restock { taxa, segundos } => {
             crate::bench::reposicao::run(crate::bench::reposicao::RestockArgs {

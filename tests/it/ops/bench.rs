@@ -80,6 +80,15 @@ fn giro_bench_audit_times_an_agreeing_audit_of_a_generated_shop() {
 }
 
 #[test]
+fn giro_bench_soak_samples_the_memory_of_mercado_and_a_separate_publisher() {
+    // Minute 0 only: the run starts everything, loads and samples; the minutes are the bench's.
+    let r = bench(&["bench", "soak", "--rate", "20", "--minutes", "0"]);
+    let amostra = &r["soak"]["amostras"][0];
+    assert!(amostra["mercadoKb"].as_u64().is_some_and(|k| k > 0), "{r}");
+    assert!(amostra["publisherKb"].as_u64().is_some_and(|k| k > 0), "{r}");
+}
+
+#[test]
 fn giro_bench_expiry_reports_how_late_abandoned_orders_are_expired() {
     let r = bench(&["bench", "expiry", "--orders", "40", "--ttl", "1s"]);
     let x = &r["expiracao"];

@@ -1,0 +1,170 @@
+//! Memory over time with nothing scraping `/metrics` (`giro bench soak`): a real `giro mercado
+//! serve` (its embedded publisher off), a separate `giro publisher --db mercado` (no metrics
+//! port: nothing could ever scrape it) and a real `giro estoque serve`, at the shipped defaults,
+//! under a steady load of checkouts (`--rate`) that each ask for a restock, so every part of the
+//! request and relay paths runs, for `--minutes`. The resident memory (VmRSS) of mercado and of
+//! the publisher is sampled every 30 s and reported at each minute mark; what matters is the
+//! slope: a process that keeps something per request grows with the minutes.
+
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tokio::process::Command;
+use tokio_postgres::NoTls;
+use uuid::Uuid;
+
+use crate::bench::checkout::{iniciar_com, rss_kb};
+use crate::bench::scratch::Scratch;
+use crate::config::Servico;
+
+pub struct SoakArgs {
+    pub admin_url: String,
+    pub taxa: u32,
+    pub minutos: u64,
+}
+
+const PRODUTOS: u32 = 500;
+const NIVEL: i32 = 10;
+
+fn porta_livre() -> anyhow::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+pub async fn run(args: SoakArgs) -> anyhow::Result<serde_json::Value> {
+    let mercado = Scratch::create(&args.admin_url, Servico::Mercado).await?;
+    let estoque = Scratch::create(&args.admin_url, Servico::Estoque).await?;
+    let r = medir(&args, &mercado, &estoque).await;
+    mercado.drop_db().await?;
+    estoque.drop_db().await?;
+    r
+}
+
+async fn medir(args: &SoakArgs, mercado: &Scratch, estoque: &Scratch) -> anyhow::Result<serde_json::Value> {
+    let conectar = |s: &Scratch| {
+        let pg = s.db.pg.clone();
+        async move {
+            let (c, conn) = pg.connect(NoTls).await?;
+            tokio::spawn(async move {
+                let _ = conn.await;
+            });
+            anyhow::Ok(c)
+        }
+    };
+    let (m, e) = (conectar(mercado).await?, conectar(estoque).await?);
+    m.execute(
+        "INSERT INTO produto_vitrine (sku, nome, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status) \
+         SELECT (7890000000000 + g)::text, 'Produto ' || g, 9.99, $2, $2, $2, 'DISPONIVEL' FROM generate_series(1, $1::int) g",
+        &[&(PRODUTOS as i32), &NIVEL],
+    )
+    .await?;
+    e.batch_execute(&format!(
+        "INSERT INTO produto_estoque (sku, descricao, ncm, saldo_disponivel) \
+         SELECT (7890000000000 + g)::text, 'Produto ' || g, '22030000', 1000000000 FROM generate_series(1, {PRODUTOS}) g; \
+         INSERT INTO lote (sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel) \
+         SELECT sku, 'L-SOAK', 1000000000, NULL, now(), 1000000000 FROM produto_estoque"
+    ))
+    .await?;
+
+    let segredo = || format!("{}{}", Uuid::new_v4().simple(), Uuid::new_v4().simple());
+    let (pm, pe) = (porta_livre()?, porta_livre()?);
+    let mut env: BTreeMap<&str, String> = BTreeMap::new();
+    env.insert("MERCADO_DB_URL", mercado.url());
+    env.insert("ESTOQUE_DB_URL", estoque.url());
+    env.insert("MERCADO_TOKEN_SERVICO", segredo());
+    env.insert("ESTOQUE_TOKEN_SERVICO", segredo());
+    env.insert("OPERADOR_USUARIO", "bench".into());
+    env.insert("OPERADOR_SENHA", segredo());
+    env.insert("MERCADO_PORTA", pm.to_string());
+    env.insert("ESTOQUE_PORTA", pe.to_string());
+    env.insert("MERCADO_EVENTOS_URL", format!("http://127.0.0.1:{pm}"));
+    env.insert("ESTOQUE_EVENTOS_URL", format!("http://127.0.0.1:{pe}"));
+    env.insert("ESTOQUE_URL", format!("http://127.0.0.1:{pe}"));
+    env.insert("GIRO_HTTP_ENDERECO", "127.0.0.1".into());
+    env.insert("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false".into());
+    // Every simulated shopper is 127.0.0.1: the per-address checkout bounds would stop the run.
+    env.insert("GIRO_CHECKOUT_MAX_POR_MINUTO", "0".into());
+    env.insert("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "0".into());
+    env.insert("GIRO_CHECKOUT_MAX_UNIDADES_POR_PRODUTO", "0".into());
+    env.insert("GIRO_HTTP_MAX_CONEXOES_POR_ENDERECO", "100000".into());
+    env.insert("RUST_LOG", "warn,giro::server=info".into());
+    let est = iniciar_com("estoque", &env, true).await?;
+    let merc = iniciar_com("mercado", &env, false).await?;
+    let mut publicador = Command::new(std::env::current_exe()?);
+    publicador
+        .args(["publisher", "--db", "mercado"])
+        .env_clear()
+        .current_dir(std::env::temp_dir())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    for (k, v) in &env {
+        publicador.env(k, v);
+    }
+    publicador.env("RUST_LOG", "warn");
+    let publicador = publicador.spawn()?;
+    let (pid_m, pid_p) = (merc.child.id().unwrap_or(0), publicador.id().unwrap_or(0));
+
+    // The load: open loop at `taxa`, one unit each, cycling through the products.
+    let feitos = Arc::new(AtomicU64::new(0));
+    let falhas = Arc::new(AtomicU64::new(0));
+    let carga = {
+        let (feitos, falhas) = (feitos.clone(), falhas.clone());
+        let url = Arc::new(format!("http://{}/pedidos", merc.addr));
+        let taxa = args.taxa;
+        let http = reqwest::Client::builder().http1_only().build()?;
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs_f64(1.0 / f64::from(taxa.max(1))));
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            for i in 0u64.. {
+                tick.tick().await;
+                let (http, url, feitos, falhas) = (http.clone(), url.clone(), feitos.clone(), falhas.clone());
+                let sku = format!("{}", 7_890_000_000_001u64 + i % u64::from(PRODUTOS));
+                tokio::spawn(async move {
+                    let r = http
+                        .post(url.as_str())
+                        .json(&json!({"itens": [{"sku": sku, "qtd": 1}]}))
+                        .send()
+                        .await;
+                    match r.map(|r| r.status().as_u16()) {
+                        Ok(201) => feitos.fetch_add(1, Ordering::Relaxed),
+                        _ => falhas.fetch_add(1, Ordering::Relaxed),
+                    };
+                });
+            }
+        })
+    };
+
+    let inicio = Instant::now();
+    let mut amostras = Vec::new();
+    let total = Duration::from_secs(args.minutos * 60);
+    let mut proxima = Duration::ZERO;
+    while proxima <= total {
+        tokio::time::sleep_until((inicio + proxima).into()).await;
+        let (rm, _) = rss_kb(pid_m);
+        let (rp, _) = rss_kb(pid_p);
+        let (re, _) = rss_kb(est.child.id().unwrap_or(0));
+        let min = proxima.as_secs_f64() / 60.0;
+        eprintln!(
+            "  {min:>5.1} min: mercado {rm} kB, publisher {rp} kB, estoque {re} kB; {} orders, {} failed",
+            feitos.load(Ordering::Relaxed),
+            falhas.load(Ordering::Relaxed)
+        );
+        amostras.push(json!({"minuto": min, "mercadoKb": rm, "publisherKb": rp, "estoqueKb": re,
+                             "pedidos": feitos.load(Ordering::Relaxed)}));
+        proxima += Duration::from_secs(30);
+    }
+    carga.abort();
+    drop((merc, est, publicador));
+    let segundos = inicio.elapsed().as_secs_f64();
+    Ok(json!({"soak": {
+        "taxa": args.taxa, "minutos": args.minutos, "pedidos": feitos.load(Ordering::Relaxed),
+        "falhas": falhas.load(Ordering::Relaxed),
+        "pedidosPorSegundo": (feitos.load(Ordering::Relaxed) as f64 / segundos).round(),
+        "amostras": amostras,
+    }}))
+}
