@@ -83,6 +83,29 @@ impl Scratch {
     /// Role and database `mercado` (in `tablespace` when given), migrated, with one product on the
     /// shelf; a real `giro mercado serve` on it, with a pool of 4.
     async fn mercado(&self, tablespace: Option<&str>) -> (Giro, std::net::SocketAddr, reqwest::Client) {
+        let url = self.banco_mercado(tablespace).await;
+        let dummy = TestDb::new(Servico::Mercado).await;
+        // Every checkout comes from 127.0.0.1: the per-client bounds are not what is tested here.
+        let env = real::env(
+            Servico::Mercado,
+            &dummy,
+            &[
+                ("MERCADO_DB_URL", &url),
+                ("GIRO_DB_TIMEOUT", "3s"),
+                ("GIRO_CHECKOUT_MAX_UNIDADES_POR_PRODUTO", "0"),
+                ("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "0"),
+                ("GIRO_CHECKOUT_MAX_POR_MINUTO", "0"),
+            ],
+        );
+        let mut giro = Giro::spawn(&["mercado", "serve"], &env);
+        let addr = giro.wait_listening().await;
+        let http = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().expect("client");
+        (giro, addr, http)
+    }
+
+    /// Role and database `mercado` (in `tablespace` when given), migrated, with one product on the
+    /// shelf, and a role `intruso` for the other client; returns mercado's URL.
+    async fn banco_mercado(&self, tablespace: Option<&str>) -> String {
         let admin = self.admin("postgres").await;
         let ts = tablespace.map(|t| format!(" TABLESPACE {t}")).unwrap_or_default();
         admin
@@ -106,23 +129,22 @@ impl Scratch {
             )
             .await
             .expect("product");
-        let dummy = TestDb::new(Servico::Mercado).await;
-        // Every checkout comes from 127.0.0.1: the per-client bounds are not what is tested here.
-        let env = real::env(
-            Servico::Mercado,
-            &dummy,
-            &[
-                ("MERCADO_DB_URL", &url),
-                ("GIRO_DB_TIMEOUT", "3s"),
-                ("GIRO_CHECKOUT_MAX_UNIDADES_POR_PRODUTO", "0"),
-                ("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "0"),
-                ("GIRO_CHECKOUT_MAX_POR_MINUTO", "0"),
-            ],
-        );
-        let mut giro = Giro::spawn(&["mercado", "serve"], &env);
-        let addr = giro.wait_listening().await;
-        let http = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().expect("client");
-        (giro, addr, http)
+        url
+    }
+
+    /// Takes every connection slot left to ordinary roles, as another client would; the sessions
+    /// are held until the returned list is dropped.
+    async fn tomar_conexoes(&self) -> Vec<tokio_postgres::Client> {
+        let mut intruso = Vec::new();
+        let recusa = loop {
+            match self.connect("intruso", "postgres").await {
+                Ok(c) => intruso.push(c),
+                Err(e) => break e,
+            }
+            assert!(intruso.len() < 100, "max_connections never refused a session");
+        };
+        assert_eq!(recusa.code(), Some(&tokio_postgres::error::SqlState::TOO_MANY_CONNECTIONS), "{recusa}");
+        intruso
     }
 }
 
@@ -153,15 +175,7 @@ async fn connection_slots_taken_by_another_client_leave_readyz_200_and_checkouts
     assert_eq!(readyz(&http, addr).await.0, 200);
 
     // Another client takes every slot left to ordinary roles.
-    let mut intruso = Vec::new();
-    let recusa = loop {
-        match pg.connect("intruso", "postgres").await {
-            Ok(c) => intruso.push(c),
-            Err(e) => break e,
-        }
-        assert!(intruso.len() < 50, "max_connections never refused a session");
-    };
-    assert_eq!(recusa.code(), Some(&tokio_postgres::error::SqlState::TOO_MANY_CONNECTIONS), "{recusa}");
+    let intruso = pg.tomar_conexoes().await;
 
     // For longer than the new-session check's cache: readiness stays 200, checkouts succeed.
     let inicio = Instant::now();
@@ -223,4 +237,69 @@ async fn a_full_disk_answers_503_with_retry_after_and_readyz_503_then_201_and_20
     .await;
     assert_eq!(checkout(&http, addr).await.status(), 201);
     assert_eq!(readyz(&http, addr).await.0, 200);
+}
+
+/// The same behind a real HAProxy under load (issue 30.4): two mercado replicas on the scratch
+/// cluster, shoppers through the balancer, and another client holding every free connection slot
+/// for longer than HAProxy needs to take a replica out (3 failed checks a second apart). No
+/// replica is marked DOWN and no shopper gets the balancer's 503: every checkout is a 201.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn connection_slots_taken_under_load_behind_haproxy_take_no_replica_out_and_refuse_no_shopper() {
+    crate::support::lb::haproxy_bin();
+    let Some(pg) = Scratch::start(&["--max-connections", "40"]) else { return };
+    let url = pg.banco_mercado(None).await;
+    let estoque = TestDb::new(Servico::Estoque).await;
+    let f = crate::support::lb::Frota::new(url, estoque.url(), 2, &[("GIRO_DB_POOL_MAX", "4")]).await;
+    let base = f.mercado_url();
+    let http = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().expect("client");
+    let comprar = |http: reqwest::Client, base: String| async move {
+        let r = http
+            .post(format!("{base}/pedidos"))
+            .json(&json!({"itens": [{"sku": SKU, "qtd": 1}]}))
+            .send()
+            .await
+            .expect("POST /pedidos");
+        let s = r.status().as_u16();
+        (s, if s == 201 { String::new() } else { r.text().await.unwrap_or_default() })
+    };
+    // Rounds of 8 checkouts at once: both replicas open their four pooled sessions.
+    for _ in 0..3 {
+        let rodada: Vec<_> = (0..8).map(|_| comprar(http.clone(), base.clone())).collect();
+        for (s, corpo) in futures_util::future::join_all(rodada).await {
+            assert_eq!(s, 201, "warm-up checkout: {corpo}");
+        }
+    }
+    f.lb.todos_up(Duration::from_secs(30)).await;
+    let quedas = f.lb.quedas().await;
+
+    let intruso = pg.tomar_conexoes().await;
+    // Four shoppers for 6 s (twice what HAProxy needs to take a replica out), every answer kept.
+    let fim = Instant::now() + Duration::from_secs(6);
+    let compradores: Vec<_> = (0..4)
+        .map(|_| {
+            let (http, base) = (http.clone(), base.clone());
+            tokio::spawn(async move {
+                let mut respostas = Vec::new();
+                while Instant::now() < fim {
+                    respostas.push(comprar(http.clone(), base.clone()).await);
+                }
+                respostas
+            })
+        })
+        .collect();
+    let mut respostas = Vec::new();
+    for c in compradores {
+        respostas.extend(c.await.expect("shopper"));
+    }
+    let recusadas: Vec<_> = respostas.iter().filter(|(s, _)| *s != 201).collect();
+    assert!(
+        recusadas.is_empty(),
+        "{} of {} checkouts not 201 while another client held the free slots: {:?}",
+        recusadas.len(),
+        respostas.len(),
+        &recusadas[..recusadas.len().min(3)]
+    );
+    assert_eq!(f.lb.quedas().await, quedas, "a replica was taken out: {:?}", f.lb.estados().await);
+    assert!(respostas.len() >= 8, "the load ran: {} checkouts", respostas.len());
+    drop(intruso);
 }
