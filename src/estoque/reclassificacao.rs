@@ -120,7 +120,7 @@ pub async fn rodada_com(
     let r = classificar(db, cliente, limite, pulados).await;
     if guarda.query_one("SELECT pg_advisory_unlock($1)", &[&LOCK_KEY]).await.is_err() {
         // The lock must not stay with a pooled session: drop the connection (and its lock).
-        drop(deadpool_postgres::Object::take(guarda));
+        guarda.descartar();
     }
     r
 }

@@ -147,13 +147,9 @@ async fn lote_da_rodada(
     let fora = evitados.ativos();
     let ids: Vec<Uuid> = {
         let client = db.client().await?;
-        let stmt = client
-            .prepare_cached(
-                "SELECT pedido_id FROM reserva WHERE status = 'ATIVA' AND expira_em <= COALESCE($1, now()) AND NOT (pedido_id = ANY($3)) \
-                 GROUP BY pedido_id ORDER BY min(expira_em) LIMIT $2",
-            )
-            .await?;
-        client.query(&stmt, &[&agora, &limite, &fora]).await?.iter().map(|r| r.get(0)).collect()
+        let stmt = "SELECT pedido_id FROM reserva WHERE status = 'ATIVA' AND expira_em <= COALESCE($1, now()) AND NOT (pedido_id = ANY($3)) \
+                 GROUP BY pedido_id ORDER BY min(expira_em) LIMIT $2";
+        client.query(stmt, &[&agora, &limite, &fora]).await?.iter().map(|r| r.get(0)).collect()
     };
     let selecionados = ids.len();
     let mut expirados = 0;

@@ -43,7 +43,11 @@ pub struct Pool {
 impl Pool {
     /// A connection from the pool (waits at most the pool's timeout).
     pub async fn get(&self) -> Result<Client, deadpool_postgres::PoolError> {
-        Ok(Client { inner: self.inner.get().await?, pooler: self.pooler, limites_locais: self.limites_locais.clone() })
+        Ok(Client {
+            inner: self.inner.get().await?,
+            pooler: self.pooler,
+            limites_locais: self.limites_locais.clone(),
+        })
     }
 
     /// How full the pool is.
@@ -92,6 +96,20 @@ impl Client {
 
     pub fn pooler(&self) -> Pooler {
         self.pooler
+    }
+}
+
+/// A connection of its own (tools, tests) has no statement cache: it sends unnamed statements,
+/// which are right through any pooler.
+impl sql::Base for tokio_postgres::Client {
+    fn pooler(&self) -> Pooler {
+        Pooler::Transacao
+    }
+    async fn preparar(&self, sql: &str) -> Result<tokio_postgres::Statement, tokio_postgres::Error> {
+        self.prepare(sql).await
+    }
+    fn pg(&self) -> &(impl tokio_postgres::GenericClient + Sync) {
+        self
     }
 }
 
@@ -377,9 +395,10 @@ pub async fn ready(pool: &Pool, fresh: bool, timeout: Duration) -> anyhow::Resul
             // A connection of the pool's own settings, outside the pool; closed when dropped.
             // Simple protocol: no named statement, whatever the pooler.
             let c = deadpool::managed::Manager::create(pool.inner.manager()).await?;
-            let writable = c.simple_query(WRITABLE).await?.into_iter().any(|m| {
-                matches!(m, tokio_postgres::SimpleQueryMessage::Row(r) if r.get(0) == Some("t"))
-            });
+            let writable =
+                c.simple_query(WRITABLE).await?.into_iter().any(
+                    |m| matches!(m, tokio_postgres::SimpleQueryMessage::Row(r) if r.get(0) == Some("t")),
+                );
             anyhow::ensure!(writable, "the database is read-only for new sessions");
         }
         anyhow::Ok(())

@@ -118,7 +118,8 @@ impl<T> PgTipo for tokio_postgres::types::Json<T> {
 /// `&impl Sql`.
 pub trait Sql: Sync {
     /// Every row of `sql`.
-    fn query(&self, sql: &str, params: &[&dyn Param]) -> impl Future<Output = Result<Vec<Row>, Error>> + Send;
+    fn query(&self, sql: &str, params: &[&dyn Param])
+        -> impl Future<Output = Result<Vec<Row>, Error>> + Send;
     /// Exactly one row (an error otherwise).
     fn query_one(&self, sql: &str, params: &[&dyn Param]) -> impl Future<Output = Result<Row, Error>> + Send;
     /// At most one row (an error when more).
@@ -140,7 +141,10 @@ mod privado {
     use super::*;
     pub trait Base: Sync {
         fn pooler(&self) -> Pooler;
-        fn preparar(&self, sql: &str) -> impl Future<Output = Result<tokio_postgres::Statement, Error>> + Send;
+        fn preparar(
+            &self,
+            sql: &str,
+        ) -> impl Future<Output = Result<tokio_postgres::Statement, Error>> + Send;
         fn pg(&self) -> &(impl tokio_postgres::GenericClient + Sync);
     }
 }
@@ -186,3 +190,30 @@ impl<B: Base> Sql for B {
         }
     }
 }
+
+/// The [`Sql`] methods as inherent methods of `$t`, so calling them needs no import.
+macro_rules! inherentes {
+    ([$($g:tt)*] $t:ty) => {
+        impl<$($g)*> $t {
+            /// Every row of `sql` ([`Sql::query`]).
+            pub async fn query(&self, sql: &str, params: &[&dyn Param]) -> Result<Vec<Row>, Error> {
+                Sql::query(self, sql, params).await
+            }
+            /// Exactly one row ([`Sql::query_one`]).
+            pub async fn query_one(&self, sql: &str, params: &[&dyn Param]) -> Result<Row, Error> {
+                Sql::query_one(self, sql, params).await
+            }
+            /// At most one row ([`Sql::query_opt`]).
+            pub async fn query_opt(&self, sql: &str, params: &[&dyn Param]) -> Result<Option<Row>, Error> {
+                Sql::query_opt(self, sql, params).await
+            }
+            /// The number of rows changed ([`Sql::execute`]).
+            pub async fn execute(&self, sql: &str, params: &[&dyn Param]) -> Result<u64, Error> {
+                Sql::execute(self, sql, params).await
+            }
+        }
+    };
+}
+
+inherentes!([] super::Client);
+inherentes!(['a, S] super::Tx<'a, S>);
