@@ -208,7 +208,15 @@ impl Publisher {
             cfg.transporte,
         )?
         .named(par.nome());
-        let listen = listen.then(|| config.servico(servico).db.clone());
+        // Through a transaction pooler a session lasts one transaction, so a LISTEN there would
+        // never hear: listen on PostgreSQL itself (`db-url-direta`) when configured, else poll.
+        let own = config.servico(servico);
+        let listen = listen
+            .then(|| match config.db_limites.pooler {
+                giro_infra::db::Pooler::Nenhum => Some(own.db.clone()),
+                giro_infra::db::Pooler::Transacao => own.db_direta.clone(),
+            })
+            .flatten();
         Ok(Publisher::new(servico.nome(), pool, peer, cfg, signal, listen))
     }
 
