@@ -30,9 +30,9 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use crate::db::Client;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use tokio_postgres::{Client, NoTls};
 use uuid::Uuid;
 
 use crate::config::{Config, DbConfig, Servico};
@@ -68,16 +68,16 @@ pub struct Ilegivel {
     pub source: anyhow::Error,
 }
 
-async fn connect(db: &DbConfig, servico: Servico) -> Result<Client, Ilegivel> {
-    let (c, conn) = db.pg.connect(NoTls).await.map_err(|e| Ilegivel {
+/// One connection with the services' own settings (`db.pooler` included: the audit reads
+/// through the same pooler the services write through).
+async fn connect(config: &Config, db: &DbConfig, servico: Servico) -> Result<Client, Ilegivel> {
+    let erro = |e: anyhow::Error| Ilegivel {
         db: servico.nome(),
         // Names the database, its host and variable, and the cause, once.
-        source: crate::db::nomear_conexao(e.into(), servico, db),
-    })?;
-    tokio::spawn(async move {
-        let _ = conn.await;
-    });
-    Ok(c)
+        source: crate::db::nomear_conexao(e, servico, db),
+    };
+    let pool = crate::db::pool_with(db, 1, config.db_timeout, config.db_limites).map_err(erro)?;
+    pool.get().await.map_err(|e| erro(e.into()))
 }
 
 /// Ids of `ids` present in `tabela.coluna` of the other database.
@@ -98,8 +98,8 @@ fn falha(db: &'static str) -> impl Fn(tokio_postgres::Error) -> Ilegivel {
 
 /// Every check, read-only, on both databases at `agora`; the divergences sorted.
 pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio, Ilegivel> {
-    let m = connect(&config.mercado.db, Servico::Mercado).await?;
-    let e = connect(&config.estoque.db, Servico::Estoque).await?;
+    let m = connect(config, &config.mercado.db, Servico::Mercado).await?;
+    let e = connect(config, &config.estoque.db, Servico::Estoque).await?;
     let janela = agora - chrono::Duration::from_std(config.inbox_retencao).unwrap_or(chrono::Duration::MAX);
     let atraso = agora - chrono::Duration::from_std(config.audit_atraso).unwrap_or(chrono::Duration::MAX);
     let mut d = Vec::new();

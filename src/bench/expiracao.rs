@@ -1,6 +1,6 @@
 //! Abandoned carts (`giro bench expiry`): a real `giro mercado serve` at the shipped defaults
 //! (the expiry sweep's interval and batch included), `--orders` unpaid orders closed as fast as
-//! 16 shoppers can with a short reservation TTL (`--ttl`), then nobody pays. How late is each
+//! 8 shoppers can with a short reservation TTL (`--ttl`), then nobody pays. How late is each
 //! order expired after its deadline — while it is late, its units are held off the shelf.
 //!
 //! Lateness is read by watching the count of EXPIRADO orders (every 100 ms): the k-th order to
@@ -28,6 +28,9 @@ pub struct ExpiryArgs {
 }
 
 const PRODUTOS: i32 = 100;
+
+/// Shoppers closing the orders at once (the pool is sized for them, as `giro bench checkout` does).
+const SHOPPERS: usize = 8;
 
 pub async fn run(args: ExpiryArgs) -> anyhow::Result<serde_json::Value> {
     let mercado = Scratch::create(&args.admin_url, Servico::Mercado).await?;
@@ -59,6 +62,7 @@ async fn medir(args: &ExpiryArgs, mercado: &Scratch, estoque: &Scratch) -> anyho
     env.insert("OPERADOR_SENHA", segredo());
     env.insert("MERCADO_PORTA", "0".into());
     env.insert("GIRO_HTTP_ENDERECO", "127.0.0.1".into());
+    env.insert("GIRO_DB_POOL_MAX", SHOPPERS.to_string());
     env.insert("GIRO_RESERVA_TTL", format!("{}ms", args.ttl.as_millis()));
     // Every simulated shopper is 127.0.0.1: the per-address checkout bounds would stop the run.
     env.insert("GIRO_CHECKOUT_MAX_POR_MINUTO", "0".into());
@@ -73,28 +77,33 @@ async fn medir(args: &ExpiryArgs, mercado: &Scratch, estoque: &Scratch) -> anyho
     let proximo = Arc::new(AtomicUsize::new(0));
     let inicio = Instant::now();
     let mut tarefas = tokio::task::JoinSet::new();
-    for _ in 0..16 {
+    for _ in 0..SHOPPERS {
         let (http, url, proximo, total) = (http.clone(), url.clone(), proximo.clone(), args.pedidos);
         tarefas.spawn(async move {
-            let mut falhas = 0usize;
+            let mut falhas = Vec::new();
             loop {
                 let i = proximo.fetch_add(1, Ordering::Relaxed);
                 if i >= total {
                     return falhas;
                 }
                 let sku = format!("{}", 7_890_000_000_001u64 + (i as u64 % PRODUTOS as u64));
-                let r =
-                    http.post(url.as_str()).json(&json!({"itens": [{"sku": sku, "qtd": 2}]})).send().await;
-                if r.map(|r| r.status().as_u16()).unwrap_or(0) != 201 {
-                    falhas += 1;
+                match http.post(url.as_str()).json(&json!({"itens": [{"sku": sku, "qtd": 2}]})).send().await {
+                    Ok(r) if r.status().as_u16() == 201 => {}
+                    Ok(r) => falhas.push(format!(
+                        "{}: {}",
+                        r.status().as_u16(),
+                        r.text().await.unwrap_or_default()
+                    )),
+                    Err(e) => falhas.push(e.to_string()),
                 }
             }
         });
     }
-    let mut falhas = 0;
+    let mut recusas: Vec<String> = Vec::new();
     while let Some(f) = tarefas.join_next().await {
-        falhas += f?;
+        recusas.extend(f?);
     }
+    let falhas = recusas.len();
     let fechamento = inicio.elapsed();
     eprintln!(
         "  {} unpaid orders closed in {:.1} s ({falhas} refused), TTL {:?}",
@@ -147,5 +156,6 @@ async fn medir(args: &ExpiryArgs, mercado: &Scratch, estoque: &Scratch) -> anyho
         "atrasoP99S": (ms(percentile(&atrasos, 99.0)) / 10.0).round() / 100.0,
         "atrasoMaxS": (ms(max) / 10.0).round() / 100.0,
         "naoExpirados": nao_expirados,
+        "recusas": &recusas[..recusas.len().min(3)],
     }}))
 }

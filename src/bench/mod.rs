@@ -164,7 +164,7 @@ pub fn ms(d: Duration) -> f64 {
 /// Events delivered so far.
 pub(crate) async fn count_sent(db: &crate::db::Db) -> anyhow::Result<i64> {
     let c = db.client().await?;
-    Ok(crate::outbox::store::count(&**c, crate::outbox::Status::Sent).await?)
+    Ok(crate::outbox::store::count(&c, crate::outbox::Status::Sent).await?)
 }
 
 /// Empties both outboxes and inboxes between runs.

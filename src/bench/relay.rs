@@ -83,7 +83,7 @@ async fn start_estoque(config: &Config, shutdown: &CancellationToken) -> anyhow:
 /// Events not yet settled (the partial index keeps this cheap however many SENT rows there are).
 async fn count_pending(db: &Db) -> anyhow::Result<i64> {
     let c = db.client().await?;
-    Ok(crate::outbox::store::count(&**c, crate::outbox::Status::Pending).await?)
+    Ok(crate::outbox::store::count(&c, crate::outbox::Status::Pending).await?)
 }
 
 pub async fn run(args: RelayArgs) -> anyhow::Result<serde_json::Value> {

@@ -33,25 +33,18 @@ pub async fn registrar(
     solicitacao_original: Uuid,
     agora: DateTime<Utc>,
 ) -> Result<(), tokio_postgres::Error> {
-    let stmt = tx
-        .prepare_cached(
-            "INSERT INTO demanda_reprimida (sku, qtd_solicitada, solicitacao_original, atendida, registrado_em) \
-             VALUES ($1, $2, $3, FALSE, $4)",
-        )
-        .await?;
-    tx.execute(&stmt, &[&produto.sku, &qtd_solicitada, &solicitacao_original, &agora]).await?;
+    let stmt =
+        "INSERT INTO demanda_reprimida (sku, qtd_solicitada, solicitacao_original, atendida, registrado_em) \
+             VALUES ($1, $2, $3, FALSE, $4)";
+    tx.execute(stmt, &[&produto.sku, &qtd_solicitada, &solicitacao_original, &agora]).await?;
     Ok(())
 }
 
 /// The open demands of `produto`, in the order they are served (`registrado_em`, then `id`).
 pub async fn abertas(tx: &Tx<'_>, produto: &Bloqueado<'_>) -> Result<Vec<Demanda>, tokio_postgres::Error> {
-    let stmt = tx
-        .prepare_cached(
-            "SELECT id, sku, qtd_solicitada, solicitacao_original, registrado_em FROM demanda_reprimida \
-             WHERE sku = $1 AND NOT atendida ORDER BY registrado_em, id",
-        )
-        .await?;
-    tx.query(&stmt, &[&produto.sku])
+    let stmt = "SELECT id, sku, qtd_solicitada, solicitacao_original, registrado_em FROM demanda_reprimida \
+             WHERE sku = $1 AND NOT atendida ORDER BY registrado_em, id";
+    tx.query(stmt, &[&produto.sku])
         .await?
         .iter()
         .map(|r| {
@@ -67,8 +60,8 @@ pub async fn abertas(tx: &Tx<'_>, produto: &Bloqueado<'_>) -> Result<Vec<Demanda
 }
 
 async fn marcar_atendida(tx: &Tx<'_>, id: i64) -> Result<(), tokio_postgres::Error> {
-    let stmt = tx.prepare_cached("UPDATE demanda_reprimida SET atendida = TRUE WHERE id = $1").await?;
-    tx.execute(&stmt, &[&id]).await?;
+    let stmt = "UPDATE demanda_reprimida SET atendida = TRUE WHERE id = $1";
+    tx.execute(stmt, &[&id]).await?;
     Ok(())
 }
 
@@ -104,7 +97,7 @@ pub async fn atender_abertas(
 
 /// `giro_open_demand{age}`: open pent-up demand (requests waiting for a lot) by how long it has
 /// waited — under an hour, under a day, longer — and the units it asks; read at scrape time.
-pub fn metricas(c: &tokio_postgres::Client) -> futures_util::future::BoxFuture<'_, String> {
+pub fn metricas(c: &crate::db::Client) -> futures_util::future::BoxFuture<'_, String> {
     Box::pin(async move {
         const SQL: &str = "SELECT count(*) FILTER (WHERE registrado_em > now() - interval '1 hour'), \
                                   count(*) FILTER (WHERE registrado_em <= now() - interval '1 hour' AND registrado_em > now() - interval '1 day'), \

@@ -175,7 +175,7 @@ pub async fn registrar(db: &Db, tags: &ClienteTags, e: EntradaLote) -> Result<Lo
     }
     let lote_id = produto.receber_lote(&tx, &e.codigo_lote, e.quantidade, e.validade, agora).await?;
     let demandas_atendidas = demanda::atender_abertas(&tx, &mut produto, agora).await?;
-    let saldos = inventario::saldos(&*tx, &e.sku, agora).await?;
+    let saldos = inventario::saldos(&tx, &e.sku, agora).await?;
     let produto = produto.liberar();
     tx.commit().await?;
 

@@ -56,14 +56,10 @@ async fn registrar_expedida(
     enviada: &ReposicaoEnviada,
     lote_id: i64,
 ) -> Result<(), tokio_postgres::Error> {
-    let stmt = tx
-        .prepare_cached(
-            "INSERT INTO reposicao_expedida (event_id, correlation_id, sku, lote_id, qtd, expedido_em) \
-             VALUES ($1, $2, $3, $4, $5, $6)",
-        )
-        .await?;
+    let stmt = "INSERT INTO reposicao_expedida (event_id, correlation_id, sku, lote_id, qtd, expedido_em) \
+             VALUES ($1, $2, $3, $4, $5, $6)";
     tx.execute(
-        &stmt,
+        stmt,
         &[
             &enviada.event_id,
             &enviada.correlation_id,

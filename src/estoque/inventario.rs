@@ -200,11 +200,10 @@ pub async fn listar(
     f: &Filtro,
     agora: DateTime<Utc>,
 ) -> Result<Pagina, tokio_postgres::Error> {
-    let stmt = client
-        .prepare_cached(concat!(
-            "WITH s AS (",
-            saldos_sql!(),
-            "WHERE ($2::text IS NULL OR p.descricao ILIKE $2 ESCAPE '\\' OR p.sku LIKE $3 ESCAPE '\\') \
+    let stmt = concat!(
+        "WITH s AS (",
+        saldos_sql!(),
+        "WHERE ($2::text IS NULL OR p.descricao ILIKE $2 ESCAPE '\\' OR p.sku LIKE $3 ESCAPE '\\') \
               GROUP BY p.sku, d.qtd, d.n), \
              f AS (SELECT * FROM s WHERE CASE $4::text \
                 WHEN 'com-saldo' THEN valido > 0 \
@@ -212,14 +211,13 @@ pub async fn listar(
                 WHEN 'zerado' THEN valido = 0 AND vencido = 0 \
                 WHEN 'sem-saldo-valido' THEN valido = 0 \
                 WHEN 'vencendo' THEN proxima_validade <= ",
-            hoje_sql!("$1"),
-            " + $7::int \
+        hoje_sql!("$1"),
+        " + $7::int \
                 WHEN 'com-demanda' THEN demandas > 0 \
                 ELSE true END) \
              SELECT t.total, pg.* FROM (SELECT count(*) AS total FROM f) t \
                LEFT JOIN LATERAL (SELECT * FROM f ORDER BY descricao, sku LIMIT $5 OFFSET $6) pg ON true"
-        ))
-        .await?;
+    );
     let (contem, prefixo) = match &f.busca {
         Some(b) => {
             let e = escapar_like(b);
@@ -230,7 +228,7 @@ pub async fn listar(
     let estado_nome = f.estado.map(FiltroEstado::nome);
     let offset = (f.pagina - 1) * f.tamanho;
     let linhas = client
-        .query(&stmt, &[&agora, &contem, &prefixo, &estado_nome, &f.tamanho, &offset, &DIAS_ALERTA_VALIDADE])
+        .query(stmt, &[&agora, &contem, &prefixo, &estado_nome, &f.tamanho, &offset, &DIAS_ALERTA_VALIDADE])
         .await?;
     let mut total = 0;
     let mut itens = Vec::with_capacity(linhas.len());
@@ -262,20 +260,18 @@ pub struct Saldos {
 
 /// The [`Saldos`] of `sku` at `agora` (zero for an unknown SKU).
 pub async fn saldos(
-    c: &impl deadpool_postgres::GenericClient,
+    c: &impl crate::db::Sql,
     sku: &str,
     agora: DateTime<Utc>,
 ) -> Result<Saldos, tokio_postgres::Error> {
-    let stmt = c
-        .prepare_cached(concat!(
-            "SELECT coalesce(sum(quantidade_disponivel) FILTER (WHERE validade IS NULL OR validade >= ",
-            hoje_sql!("$2"),
-            "), 0)::int, coalesce(sum(quantidade_disponivel) FILTER (WHERE validade < ",
-            hoje_sql!("$2"),
-            "), 0)::int FROM lote WHERE sku = $1 AND quantidade_disponivel > 0"
-        ))
-        .await?;
-    let r = c.query_one(&stmt, &[&sku, &agora]).await?;
+    let stmt = concat!(
+        "SELECT coalesce(sum(quantidade_disponivel) FILTER (WHERE validade IS NULL OR validade >= ",
+        hoje_sql!("$2"),
+        "), 0)::int, coalesce(sum(quantidade_disponivel) FILTER (WHERE validade < ",
+        hoje_sql!("$2"),
+        "), 0)::int FROM lote WHERE sku = $1 AND quantidade_disponivel > 0"
+    );
+    let r = c.query_one(stmt, &[&sku, &agora]).await?;
     Ok(Saldos { valido: r.try_get(0)?, vencido: r.try_get(1)? })
 }
 
@@ -331,9 +327,8 @@ pub async fn detalhe(
     sku: &str,
     agora: DateTime<Utc>,
 ) -> Result<Option<Detalhe>, tokio_postgres::Error> {
-    let stmt =
-        client.prepare_cached(concat!(saldos_sql!(), "WHERE p.sku = $2 GROUP BY p.sku, d.qtd, d.n")).await?;
-    let Some(r) = client.query_opt(&stmt, &[&agora, &sku]).await? else { return Ok(None) };
+    let stmt = concat!(saldos_sql!(), "WHERE p.sku = $2 GROUP BY p.sku, d.qtd, d.n");
+    let Some(r) = client.query_opt(stmt, &[&agora, &sku]).await? else { return Ok(None) };
     let (valido, vencido): (i64, i64) = (r.try_get("valido")?, r.try_get("vencido")?);
     let item = ItemInventario {
         sku: r.try_get("sku")?,
@@ -349,18 +344,16 @@ pub async fn detalhe(
     let p = produto::buscar(client, sku).await?;
     let (ncm, tags) = p.map(|p| (p.ncm, p.tags)).unwrap_or_default();
 
-    let stmt = client
-        .prepare_cached(concat!(
-            "SELECT codigo_lote, quantidade, quantidade_disponivel, validade, recebido_em, \
+    let stmt = concat!(
+        "SELECT codigo_lote, quantidade, quantidade_disponivel, validade, recebido_em, \
                     coalesce(validade < ",
-            hoje_sql!("$2"),
-            ", false) AS vencido \
+        hoje_sql!("$2"),
+        ", false) AS vencido \
                FROM lote WHERE sku = $1 AND quantidade_disponivel > 0 \
               ORDER BY 6, validade ASC NULLS LAST, recebido_em ASC, id ASC"
-        ))
-        .await?;
+    );
     let lotes = client
-        .query(&stmt, &[&sku, &agora])
+        .query(stmt, &[&sku, &agora])
         .await?
         .iter()
         .map(|r| {
@@ -375,9 +368,7 @@ pub async fn detalhe(
         })
         .collect::<Result<Vec<_>, tokio_postgres::Error>>()?;
 
-    let stmt = client
-        .prepare_cached(
-            "SELECT tipo, quando, codigo_lote, qtd, operador, event_id FROM ( \
+    let stmt = "SELECT tipo, quando, codigo_lote, qtd, operador, event_id FROM ( \
                  SELECT 'entrada' AS tipo, l.recebido_em AS quando, l.codigo_lote, l.quantidade AS qtd, \
                         NULL::text AS operador, NULL::uuid AS event_id, l.id AS ordem \
                    FROM lote l WHERE l.sku = $1 \
@@ -387,11 +378,9 @@ pub async fn detalhe(
                  UNION ALL \
                  SELECT 'baixa', b.baixado_em, l.codigo_lote, b.qtd, b.operador::text, NULL, b.id \
                    FROM baixa_lote b JOIN lote l ON l.id = b.lote_id WHERE b.sku = $1 \
-             ) m ORDER BY quando DESC, ordem DESC LIMIT $2",
-        )
-        .await?;
+             ) m ORDER BY quando DESC, ordem DESC LIMIT $2";
     let movimentos = client
-        .query(&stmt, &[&sku, &MOVIMENTOS_MAXIMO])
+        .query(stmt, &[&sku, &MOVIMENTOS_MAXIMO])
         .await?
         .iter()
         .map(|r| {
@@ -450,7 +439,7 @@ pub async fn baixar(
             "O lote {codigo_lote} não existe para o SKU {sku}. Confira o código na lista de lotes."
         )));
     };
-    let hoje = lote::hoje(&*tx, agora).await?;
+    let hoje = lote::hoje(&tx, agora).await?;
     match l.validade {
         None => {
             return Err(ErroEstoque::Recusado(format!(
@@ -471,13 +460,9 @@ pub async fn baixar(
         )));
     }
     let qtd = produto.baixar(&tx, &l).await?;
-    let stmt = tx
-        .prepare_cached(
-            "INSERT INTO baixa_lote (lote_id, sku, qtd, operador, baixado_em) VALUES ($1, $2, $3, $4, $5)",
-        )
-        .await?;
-    tx.execute(&stmt, &[&l.id, &sku, &qtd, &operador, &agora]).await?;
-    let s = saldos(&*tx, sku, agora).await?;
+    let stmt = "INSERT INTO baixa_lote (lote_id, sku, qtd, operador, baixado_em) VALUES ($1, $2, $3, $4, $5)";
+    tx.execute(stmt, &[&l.id, &sku, &qtd, &operador, &agora]).await?;
+    let s = saldos(&tx, sku, agora).await?;
     tx.commit().await?;
     tracing::info!(sku, lote = codigo_lote, qtd, operador, "expired lot written off");
     Ok(Baixa {

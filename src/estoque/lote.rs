@@ -70,14 +70,11 @@ pub(super) async fn inserir(
     if quantidade <= 0 {
         return Err(ErroEstoque::Invalido(format!("quantidade do lote deve ser positiva: {quantidade}")));
     }
-    let stmt = tx
-        .prepare_cached(
-            "INSERT INTO lote (sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel) \
-             VALUES ($1, $2, $3, $4, $5, $3) RETURNING id",
-        )
-        .await?;
+    let stmt =
+        "INSERT INTO lote (sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel) \
+             VALUES ($1, $2, $3, $4, $5, $3) RETURNING id";
     let id: i64 =
-        tx.query_one(&stmt, &[&sku, &codigo_lote, &quantidade, &validade, &recebido_em]).await?.try_get(0)?;
+        tx.query_one(stmt, &[&sku, &codigo_lote, &quantidade, &validade, &recebido_em]).await?.try_get(0)?;
     Ok(id)
 }
 
@@ -87,15 +84,13 @@ pub async fn proximo_para_expedir(
     sku: &str,
     agora: DateTime<Utc>,
 ) -> Result<Option<Lote>, tokio_postgres::Error> {
-    let stmt = tx
-        .prepare_cached(concat!(
-            "SELECT id, sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel FROM lote \
+    let stmt = concat!(
+        "SELECT id, sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel FROM lote \
              WHERE sku = $1 AND quantidade_disponivel > 0 AND (validade IS NULL OR validade >= ",
-            hoje_sql!("$2"),
-            ") ORDER BY validade ASC NULLS LAST, recebido_em ASC, id ASC LIMIT 1"
-        ))
-        .await?;
-    tx.query_opt(&stmt, &[&sku, &agora]).await?.as_ref().map(de_linha).transpose()
+        hoje_sql!("$2"),
+        ") ORDER BY validade ASC NULLS LAST, recebido_em ASC, id ASC LIMIT 1"
+    );
+    tx.query_opt(stmt, &[&sku, &agora]).await?.as_ref().map(de_linha).transpose()
 }
 
 /// Takes `qtd` units out of `lote` (the original's `Lote.retirar`: 0 < qtd ≤ available).
@@ -106,13 +101,9 @@ pub(super) async fn retirar(tx: &Tx<'_>, lote: &Lote, qtd: i32) -> Result<(), Er
             lote.codigo_lote
         )));
     }
-    let stmt = tx
-        .prepare_cached(
-            "UPDATE lote SET quantidade_disponivel = quantidade_disponivel - $2 \
-             WHERE id = $1 AND quantidade_disponivel >= $2",
-        )
-        .await?;
-    if tx.execute(&stmt, &[&lote.id, &qtd]).await? != 1 {
+    let stmt = "UPDATE lote SET quantidade_disponivel = quantidade_disponivel - $2 \
+             WHERE id = $1 AND quantidade_disponivel >= $2";
+    if tx.execute(stmt, &[&lote.id, &qtd]).await? != 1 {
         return Err(ErroEstoque::Interno(anyhow::anyhow!(
             "lote {} sem {qtd} unidades disponíveis",
             lote.codigo_lote
@@ -123,12 +114,9 @@ pub(super) async fn retirar(tx: &Tx<'_>, lote: &Lote, qtd: i32) -> Result<(), Er
 
 /// The civil date "today" at `agora` in the warehouse's time zone, as SQL computes it for FEFO
 /// (so the intake's and the write-off's "expired" agree with what ships).
-pub async fn hoje(
-    c: &impl deadpool_postgres::GenericClient,
-    agora: DateTime<Utc>,
-) -> Result<NaiveDate, tokio_postgres::Error> {
-    let stmt = c.prepare_cached(concat!("SELECT ", hoje_sql!("$1"))).await?;
-    c.query_one(&stmt, &[&agora]).await?.try_get(0)
+pub async fn hoje(c: &impl crate::db::Sql, agora: DateTime<Utc>) -> Result<NaiveDate, tokio_postgres::Error> {
+    let stmt = concat!("SELECT ", hoje_sql!("$1"));
+    c.query_one(stmt, &[&agora]).await?.try_get(0)
 }
 
 /// The lot `codigo_lote` of `sku`, if any (the product's row is locked by the caller).
@@ -137,24 +125,17 @@ pub async fn por_codigo(
     sku: &str,
     codigo_lote: &str,
 ) -> Result<Option<Lote>, tokio_postgres::Error> {
-    let stmt = tx
-        .prepare_cached(
-            "SELECT id, sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel FROM lote \
-             WHERE sku = $1 AND codigo_lote = $2",
-        )
-        .await?;
-    tx.query_opt(&stmt, &[&sku, &codigo_lote]).await?.as_ref().map(de_linha).transpose()
+    let stmt =
+        "SELECT id, sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel FROM lote \
+             WHERE sku = $1 AND codigo_lote = $2";
+    tx.query_opt(stmt, &[&sku, &codigo_lote]).await?.as_ref().map(de_linha).transpose()
 }
 
 /// Takes every unit left out of `lote` (a write-off); returns how many it held.
 pub(super) async fn zerar(tx: &Tx<'_>, lote: &Lote) -> Result<i32, ErroEstoque> {
-    let stmt = tx
-        .prepare_cached(
-            "UPDATE lote l SET quantidade_disponivel = 0 FROM (SELECT id, quantidade_disponivel FROM lote WHERE id = $1) antes \
-             WHERE l.id = antes.id RETURNING antes.quantidade_disponivel",
-        )
-        .await?;
-    match tx.query_opt(&stmt, &[&lote.id]).await? {
+    let stmt = "UPDATE lote l SET quantidade_disponivel = 0 FROM (SELECT id, quantidade_disponivel FROM lote WHERE id = $1) antes \
+             WHERE l.id = antes.id RETURNING antes.quantidade_disponivel";
+    match tx.query_opt(stmt, &[&lote.id]).await? {
         Some(r) => Ok(r.try_get(0)?),
         None => Err(ErroEstoque::Interno(anyhow::anyhow!("lote {} sumiu", lote.codigo_lote))),
     }

@@ -62,23 +62,21 @@ pub struct ReposicaoRecente {
 
 /// The four KPIs at `agora`.
 pub async fn resumo(client: &Client, agora: DateTime<Utc>) -> Result<Resumo, tokio_postgres::Error> {
-    let stmt = client
-        .prepare_cached(concat!(
-            "SELECT (SELECT count(*) FROM produto_estoque) AS skus, \
+    let stmt = concat!(
+        "SELECT (SELECT count(*) FROM produto_estoque) AS skus, \
                     (SELECT count(*) FROM produto_estoque p WHERE NOT EXISTS ( \
                          SELECT 1 FROM lote l WHERE l.sku = p.sku AND l.quantidade_disponivel > 0 \
                             AND (l.validade IS NULL OR l.validade >= ",
-            hoje_sql!("$1"),
-            "))) AS sem_saldo, \
+        hoje_sql!("$1"),
+        "))) AS sem_saldo, \
                     (SELECT count(*) FROM demanda_reprimida WHERE NOT atendida) AS demandas, \
                     (SELECT count(*) FROM lote WHERE quantidade_disponivel > 0 AND validade BETWEEN ",
-            hoje_sql!("$1"),
-            " AND ",
-            hoje_sql!("$1"),
-            " + $2::int) AS vencendo"
-        ))
-        .await?;
-    let row = client.query_one(&stmt, &[&agora, &DIAS_ALERTA_VALIDADE]).await?;
+        hoje_sql!("$1"),
+        " AND ",
+        hoje_sql!("$1"),
+        " + $2::int) AS vencendo"
+    );
+    let row = client.query_one(stmt, &[&agora, &DIAS_ALERTA_VALIDADE]).await?;
     Ok(Resumo {
         skus_cadastrados: row.try_get("skus")?,
         skus_sem_saldo: row.try_get("sem_saldo")?,
@@ -89,15 +87,11 @@ pub async fn resumo(client: &Client, agora: DateTime<Utc>) -> Result<Resumo, tok
 
 /// Open demands in the order they will be served (`registrado_em`, then `id`).
 pub async fn demandas(client: &Client) -> Result<Vec<DemandaAberta>, tokio_postgres::Error> {
-    let stmt = client
-        .prepare_cached(
-            "SELECT d.id, d.sku, p.descricao, d.qtd_solicitada, d.registrado_em \
+    let stmt = "SELECT d.id, d.sku, p.descricao, d.qtd_solicitada, d.registrado_em \
                FROM demanda_reprimida d JOIN produto_estoque p ON p.sku = d.sku \
-              WHERE NOT d.atendida ORDER BY d.registrado_em, d.id",
-        )
-        .await?;
+              WHERE NOT d.atendida ORDER BY d.registrado_em, d.id";
     client
-        .query(&stmt, &[])
+        .query(stmt, &[])
         .await?
         .iter()
         .map(|r| {
@@ -122,17 +116,13 @@ pub async fn reposicoes(
     client: &Client,
     limite: i64,
 ) -> Result<Vec<ReposicaoRecente>, tokio_postgres::Error> {
-    let stmt = client
-        .prepare_cached(
-            "SELECT r.event_id, r.sku, p.descricao, r.qtd, l.codigo_lote, r.expedido_em, r.entregue_em \
+    let stmt = "SELECT r.event_id, r.sku, p.descricao, r.qtd, l.codigo_lote, r.expedido_em, r.entregue_em \
                FROM reposicao_expedida r \
                JOIN produto_estoque p ON p.sku = r.sku \
                JOIN lote l ON l.id = r.lote_id \
-              ORDER BY r.expedido_em DESC, r.id DESC LIMIT $1",
-        )
-        .await?;
+              ORDER BY r.expedido_em DESC, r.id DESC LIMIT $1";
     client
-        .query(&stmt, &[&limite])
+        .query(stmt, &[&limite])
         .await?
         .iter()
         .map(|r| {

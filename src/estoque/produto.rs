@@ -74,16 +74,15 @@ fn de_linha(row: &Row) -> Result<Produto, tokio_postgres::Error> {
 
 /// Reads a product without locking it (reads, and the intake's look-up before its transaction).
 pub async fn buscar(client: &Client, sku: &str) -> Result<Option<Produto>, tokio_postgres::Error> {
-    let stmt =
-        client.prepare_cached(&format!("SELECT {COLUNAS} FROM produto_estoque WHERE sku = $1")).await?;
-    client.query_opt(&stmt, &[&sku]).await?.as_ref().map(de_linha).transpose()
+    let stmt = &format!("SELECT {COLUNAS} FROM produto_estoque WHERE sku = $1");
+    client.query_opt(stmt, &[&sku]).await?.as_ref().map(de_linha).transpose()
 }
 
 /// Locks the product's row (`SELECT … FOR UPDATE`); `None` when the SKU is unknown.
 pub async fn bloquear<'t>(tx: &'t Tx<'_>, sku: &str) -> Result<Option<Bloqueado<'t>>, tokio_postgres::Error> {
-    let stmt = tx.prepare_cached(&sql_bloquear()).await?;
+    let stmt = &sql_bloquear();
     Ok(tx
-        .query_opt(&stmt, &[&sku])
+        .query_opt(stmt, &[&sku])
         .await?
         .as_ref()
         .map(de_linha)
@@ -110,10 +109,8 @@ pub async fn criar<'t>(
     if !(ncm.len() == 8 && ncm.bytes().all(|b| b.is_ascii_digit())) {
         return Err(ErroEstoque::Invalido(format!("NCM inválido (esperado 8 dígitos): {ncm}")));
     }
-    let stmt = tx
-        .prepare_cached("INSERT INTO produto_estoque (sku, descricao, ncm, saldo_disponivel, versao) VALUES ($1, $2, $3, 0, 0)")
-        .await?;
-    tx.execute(&stmt, &[&sku, &descricao, &ncm]).await?;
+    let stmt = "INSERT INTO produto_estoque (sku, descricao, ncm, saldo_disponivel, versao) VALUES ($1, $2, $3, 0, 0)";
+    tx.execute(stmt, &[&sku, &descricao, &ncm]).await?;
     Ok(Bloqueado(
         Produto {
             sku: sku.to_string(),
@@ -129,12 +126,8 @@ pub async fn criar<'t>(
 
 /// Up to `limite` products without tags, by SKU (the re-classification job's `semTags`).
 pub async fn sem_tags(client: &Client, limite: i64) -> Result<Vec<Produto>, tokio_postgres::Error> {
-    let stmt = client
-        .prepare_cached(&format!(
-            "SELECT {COLUNAS} FROM produto_estoque WHERE tags IS NULL ORDER BY sku LIMIT $1"
-        ))
-        .await?;
-    client.query(&stmt, &[&limite]).await?.iter().map(de_linha).collect()
+    let stmt = &format!("SELECT {COLUNAS} FROM produto_estoque WHERE tags IS NULL ORDER BY sku LIMIT $1");
+    client.query(stmt, &[&limite]).await?.iter().map(de_linha).collect()
 }
 
 /// [`sem_tags`] leaving out the SKUs in `exceto` (products the worker could not classify lately).
@@ -143,12 +136,10 @@ pub async fn sem_tags_exceto(
     limite: i64,
     exceto: &[String],
 ) -> Result<Vec<Produto>, tokio_postgres::Error> {
-    let stmt = client
-        .prepare_cached(&format!(
+    let stmt = &format!(
             "SELECT {COLUNAS} FROM produto_estoque WHERE tags IS NULL AND NOT (sku = ANY($2)) ORDER BY sku LIMIT $1"
-        ))
-        .await?;
-    client.query(&stmt, &[&limite, &exceto]).await?.iter().map(de_linha).collect()
+        );
+    client.query(stmt, &[&limite, &exceto]).await?.iter().map(de_linha).collect()
 }
 
 impl Bloqueado<'_> {
@@ -237,12 +228,8 @@ impl Bloqueado<'_> {
         if categoria.trim().is_empty() {
             return Err(ErroEstoque::Invalido("classificação sem categoria".into()));
         }
-        let stmt = tx
-            .prepare_cached(
-                "UPDATE produto_estoque SET tags = $2, categoria = $3, versao = versao + 1 WHERE sku = $1",
-            )
-            .await?;
-        tx.execute(&stmt, &[&self.0.sku, &Json(tags), &categoria]).await?;
+        let stmt = "UPDATE produto_estoque SET tags = $2, categoria = $3, versao = versao + 1 WHERE sku = $1";
+        tx.execute(stmt, &[&self.0.sku, &Json(tags), &categoria]).await?;
         self.0.tags = Some(tags.to_vec());
         self.0.categoria = Some(categoria.to_string());
         Ok(())
@@ -250,13 +237,9 @@ impl Bloqueado<'_> {
 }
 
 async fn atualizar_saldo(tx: &Tx<'_>, sku: &str, delta: i32) -> Result<i32, tokio_postgres::Error> {
-    let stmt = tx
-        .prepare_cached(
-            "UPDATE produto_estoque SET saldo_disponivel = saldo_disponivel + $2, versao = versao + 1 \
-             WHERE sku = $1 RETURNING saldo_disponivel",
-        )
-        .await?;
-    tx.query_one(&stmt, &[&sku, &delta]).await?.try_get(0)
+    let stmt = "UPDATE produto_estoque SET saldo_disponivel = saldo_disponivel + $2, versao = versao + 1 \
+             WHERE sku = $1 RETURNING saldo_disponivel";
+    tx.query_one(stmt, &[&sku, &delta]).await?.try_get(0)
 }
 
 /// The product lock that serving a request starts with: `$1` sku.

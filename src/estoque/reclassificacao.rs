@@ -13,10 +13,16 @@
 //! **stops only when the worker itself is down** (no answer, 5xx): no point paying a timeout per
 //! product.
 //!
-//! **Several replicas**: one round at a time across all of them, through a session **advisory
-//! lock** (`pg_try_advisory_lock`) held by the round on one pooled connection; a replica that does
-//! not get it skips its round. (The per-product lock and the "still untagged" check would already
-//! prevent a double classification; the advisory lock saves the duplicate worker calls.)
+//! **Several replicas**: one round at a time across all of them, through a transaction-scoped
+//! **advisory lock** (`pg_try_advisory_xact_lock`) taken in a guard transaction that the round
+//! keeps open on one pooled connection and ends when it is over; a replica that does not get it
+//! skips its round. Transaction-scoped, not a session lock, so it is right behind a transaction
+//! pooler (`db.pooler = "transacao"`: the guard transaction pins one server connection, and a
+//! session lock could be released on another) and can never stay behind on a pooled connection:
+//! the end of the transaction, or the loss of its connection, releases it. The guard transaction
+//! is exempt from `idle_in_transaction_session_timeout` (it is idle while the worker is asked).
+//! (The per-product lock and the "still untagged" check would already prevent a double
+//! classification; the advisory lock saves the duplicate worker calls.)
 //!
 //! The loop runs under the service's supervisor; a failed round is logged and the next one runs
 //! on schedule; it stops when the service shuts down.
@@ -111,16 +117,19 @@ pub async fn rodada_com(
     limite: i64,
     pulados: &mut Pulados,
 ) -> anyhow::Result<usize> {
-    let guarda = db.client().await?;
-    let locked: bool = guarda.query_one("SELECT pg_try_advisory_lock($1)", &[&LOCK_KEY]).await?.get(0);
+    let mut conexao = db.client().await?;
+    let guarda = Tx::begin(db, &mut conexao).await?;
+    guarda.batch_execute("SET LOCAL idle_in_transaction_session_timeout = 0").await?;
+    let locked: bool = guarda.query_one("SELECT pg_try_advisory_xact_lock($1)", &[&LOCK_KEY]).await?.get(0);
     if !locked {
         tracing::debug!("re-classification round held by another replica; skipped");
+        guarda.rollback().await?;
         return Ok(0);
     }
     let r = classificar(db, cliente, limite, pulados).await;
-    if guarda.query_one("SELECT pg_advisory_unlock($1)", &[&LOCK_KEY]).await.is_err() {
-        // The lock must not stay with a pooled session: drop the connection (and its lock).
-        drop(deadpool_postgres::Object::take(guarda));
+    // Releases the lock; had the connection failed meanwhile, the lock went with it.
+    if guarda.rollback().await.is_err() {
+        conexao.descartar();
     }
     r
 }

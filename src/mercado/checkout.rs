@@ -21,7 +21,7 @@ use super::produto::Travado;
 use super::Tx;
 use super::{produto, reposicao, reserva};
 use crate::db::Db;
-use tokio_postgres::types::ToSql;
+use crate::db::Param;
 
 /// The largest value of `pedido.total` (`NUMERIC(12,2)`).
 const TOTAL_MAXIMO: Decimal = Decimal::from_parts(3_567_587_327, 232, 0, false, 2);
@@ -114,20 +114,16 @@ const TOMAR_CHAVE: &str = "INSERT INTO checkout_idempotencia AS k (chave, itens,
 /// The order an unexpired `chave` already closed: `Ok(None)` when there is none; a 422 when it
 /// was used for other items.
 async fn repetido(
-    c: &impl deadpool_postgres::GenericClient,
+    c: &impl crate::db::Sql,
     chave: &str,
     itens: &str,
     agora: DateTime<Utc>,
 ) -> Result<Option<PedidoFechado>, ErroMercado> {
-    let stmt = c
-        .prepare_cached(
-            "SELECT k.itens, p.id, p.total, p.criado_em, \
+    let stmt = "SELECT k.itens, p.id, p.total, p.criado_em, \
                     (SELECT min(r.expira_em) FROM reserva r WHERE r.pedido_id = p.id) AS expira \
              FROM checkout_idempotencia k JOIN pedido p ON p.id = k.pedido_id \
-             WHERE k.chave = $1 AND k.criado_em > LEAST($2, now() - interval '1 day')",
-        )
-        .await?;
-    let Some(row) = c.query_opt(&stmt, &[&chave, &(agora - VALIDADE_CHAVE)]).await? else {
+             WHERE k.chave = $1 AND k.criado_em > LEAST($2, now() - interval '1 day')";
+    let Some(row) = c.query_opt(stmt, &[&chave, &(agora - VALIDADE_CHAVE)]).await? else {
         return Ok(None);
     };
     if row.try_get::<_, String>("itens")? != itens {
@@ -224,8 +220,8 @@ pub async fn fechar_com(
             // trip): a replay is found by the claim's conflict, with no lookup beforehand.
             (Some(chave), 0) => {
                 let claim = async {
-                    let stmt = tx.prepare_cached(TOMAR_CHAVE).await?;
-                    tx.query_opt(&stmt, &[chave, &assinado, &pedido_id, &(agora - VALIDADE_CHAVE)]).await
+                    let stmt = TOMAR_CHAVE;
+                    tx.query_opt(stmt, &[chave, &assinado, &pedido_id, &(agora - VALIDADE_CHAVE)]).await
                 };
                 let (tomada, travado) = tokio::join!(claim, produto::travar(&tx, sku));
                 if tomada?.is_none() {
@@ -299,15 +295,11 @@ async fn reservas_do_cliente(
     }
     // Held until the database's clock passes the deadline (the expiry sweep's clock): a replica
     // whose clock runs ahead must not count another's fresh reservations as gone.
-    let stmt = tx
-        .prepare_cached(
-            "SELECT r.sku, SUM(r.qtd)::bigint AS retidas, MIN(r.expira_em) AS proxima \
+    let stmt = "SELECT r.sku, SUM(r.qtd)::bigint AS retidas, MIN(r.expira_em) AS proxima \
              FROM pedido p JOIN reserva r ON r.pedido_id = p.id \
              WHERE p.cliente = $1 AND p.status = 'AGUARDANDO_PAGAMENTO' AND r.status = 'ATIVA' AND r.expira_em > LEAST($2, now()) \
-             GROUP BY r.sku",
-        )
-        .await?;
-    let rows = tx.query(&stmt, &[&ip, &agora]).await?;
+             GROUP BY r.sku";
+    let rows = tx.query(stmt, &[&ip, &agora]).await?;
     let (mut retidas, mut proxima) = (0i64, None::<DateTime<Utc>>);
     let espera = |p: Option<DateTime<Utc>>| p.and_then(|p| (p - agora).to_std().ok());
     for row in &rows {
@@ -347,32 +339,31 @@ async fn gravar(
     ttl: Duration,
     cliente: Option<IpAddr>,
 ) -> Result<DateTime<Utc>, ErroMercado> {
-    type P<'a> = &'a (dyn ToSql + Sync);
-    let (upd, ped, item, res, prazo) = (
-        tx.prepare_cached(produto::SALVAR_PRATELEIRA).await?,
-        tx.prepare_cached(pedido::INSERIR).await?,
-        tx.prepare_cached(pedido::INSERIR_ITEM).await?,
-        tx.prepare_cached(reserva::INSERIR).await?,
-        tx.prepare_cached(reserva::PRAZO).await?,
-    );
+    let (upd, ped, item, res, prazo) =
+        (produto::SALVAR_PRATELEIRA, pedido::INSERIR, pedido::INSERIR_ITEM, reserva::INSERIR, reserva::PRAZO);
     // The reservations' deadline is the database's clock (SPEC §4.7), read in the same pipeline.
     let ttl_s = ttl.as_secs_f64();
     let status: Vec<&'static str> = tocados.iter().map(|p| p.status.como_texto()).collect();
     let reservas: Vec<Uuid> = linhas.iter().map(|_| Uuid::new_v4()).collect();
+    // Every statement's parameters first: the pipelined futures borrow them.
+    let prateleiras: Vec<[&dyn Param; 3]> =
+        tocados.iter().zip(&status).map(|(p, st)| [&p.sku as &dyn Param, &p.prateleira, st]).collect();
+    let cabeca = [&pedido_id as &dyn Param, &total, &agora, &cliente];
+    let itens: Vec<[&dyn Param; 4]> =
+        linhas.iter().map(|l| [&pedido_id as &dyn Param, &l.sku, &l.qtd, &l.preco_unitario]).collect();
+    let reservadas: Vec<[&dyn Param; 5]> = linhas
+        .iter()
+        .zip(&reservas)
+        .map(|(l, id)| [id as &dyn Param, &l.sku, &l.qtd, &pedido_id, &ttl_s])
+        .collect();
+    let params_prazo = [&ttl_s as &dyn Param];
     let mut escritas = Vec::with_capacity(1 + tocados.len() + 2 * linhas.len());
-    for (p, st) in tocados.iter().zip(&status) {
-        escritas.push(tx.execute_raw(&upd, vec![&p.sku as P, &p.prateleira, st]));
-    }
-    escritas.push(tx.execute_raw(&ped, vec![&pedido_id as P, &total, &agora, &cliente]));
-    for l in linhas {
-        escritas.push(tx.execute_raw(&item, vec![&pedido_id as P, &l.sku, &l.qtd, &l.preco_unitario]));
-    }
-    for (l, id) in linhas.iter().zip(&reservas) {
-        escritas.push(tx.execute_raw(&res, vec![id as P, &l.sku, &l.qtd, &pedido_id, &ttl_s]));
-    }
-    let params: [P; 1] = [&ttl_s];
+    escritas.extend(prateleiras.iter().map(|p| tx.execute(upd, p)));
+    escritas.push(tx.execute(ped, &cabeca));
+    escritas.extend(itens.iter().map(|p| tx.execute(item, p)));
+    escritas.extend(reservadas.iter().map(|p| tx.execute(res, p)));
     let (escritas, expira_em) =
-        tokio::join!(futures_util::future::try_join_all(escritas), tx.query_one(&prazo, &params));
+        tokio::join!(futures_util::future::try_join_all(escritas), tx.query_one(prazo, &params_prazo));
     escritas?;
     Ok(expira_em?.get(0))
 }

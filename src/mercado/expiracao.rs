@@ -123,12 +123,13 @@ pub async fn agendar(db: Db, intervalo: Duration, lote: i64, shutdown: Cancellat
 /// `expira_em`.
 pub async fn proximo_prazo(db: &Db) -> Result<Option<Duration>, ErroMercado> {
     let client = db.client().await?;
-    let stmt = client
-        .prepare_cached(
+    let secs: Option<f64> = client
+        .query_one(
             "SELECT GREATEST(EXTRACT(EPOCH FROM min(expira_em) - now()), 0)::float8 FROM reserva WHERE status = 'ATIVA'",
+            &[],
         )
-        .await?;
-    let secs: Option<f64> = client.query_one(&stmt, &[]).await?.get(0);
+        .await?
+        .get(0);
     Ok(secs.map(|s| Duration::from_secs_f64(s.max(0.0))))
 }
 
@@ -189,13 +190,9 @@ async fn lote_da_rodada(
     let fora = evitados.ativos();
     let ids: Vec<Uuid> = {
         let client = db.client().await?;
-        let stmt = client
-            .prepare_cached(
-                "SELECT pedido_id FROM reserva WHERE status = 'ATIVA' AND expira_em <= COALESCE($1, now()) AND NOT (pedido_id = ANY($3)) \
-                 GROUP BY pedido_id ORDER BY min(expira_em) LIMIT $2",
-            )
-            .await?;
-        client.query(&stmt, &[&agora, &limite, &fora]).await?.iter().map(|r| r.get(0)).collect()
+        let stmt = "SELECT pedido_id FROM reserva WHERE status = 'ATIVA' AND expira_em <= COALESCE($1, now()) AND NOT (pedido_id = ANY($3)) \
+                 GROUP BY pedido_id ORDER BY min(expira_em) LIMIT $2";
+        client.query(stmt, &[&agora, &limite, &fora]).await?.iter().map(|r| r.get(0)).collect()
     };
     let selecionados = ids.len();
     let mut expirados = 0;

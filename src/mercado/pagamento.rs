@@ -33,7 +33,7 @@ pub async fn pagar(db: &Db, id: Uuid, agora: Option<DateTime<Utc>>) -> Result<Pe
         }
         tracing::info!(pedido = %id, "order paid");
     }
-    let detalhe = pedido::detalhe(&*tx, id).await?.ok_or(ErroMercado::PedidoNaoEncontrado(id))?;
+    let detalhe = pedido::detalhe(&tx, id).await?.ok_or(ErroMercado::PedidoNaoEncontrado(id))?;
     tx.commit().await?;
     if pago_agora {
         metrics::counter!("giro_orders_total", "event" => "paid").increment(1);

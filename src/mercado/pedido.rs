@@ -1,8 +1,8 @@
 //! Orders (`pedido`, `item_pedido`): the status machine, their SQL, and the order detail the
 //! routes answer with (`PedidoDetalhe`, SPEC §6.3).
 
+use crate::db::Sql;
 use chrono::{DateTime, Utc};
-use deadpool_postgres::GenericClient;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
@@ -79,15 +79,15 @@ pub const INSERIR_ITEM: &str =
 
 /// Locks the order, waiting for a lock held elsewhere (payment).
 pub async fn travar(tx: &Tx<'_>, id: Uuid) -> Result<Option<StatusPedido>, ErroMercado> {
-    let stmt = tx.prepare_cached("SELECT status FROM pedido WHERE id = $1 FOR UPDATE").await?;
-    status_de(tx.query_opt(&stmt, &[&id]).await?)
+    let stmt = "SELECT status FROM pedido WHERE id = $1 FOR UPDATE";
+    status_de(tx.query_opt(stmt, &[&id]).await?)
 }
 
 /// Locks the order unless someone else holds it (the expiry sweep: a payment in progress or
 /// another replica is never waited for). `None` when locked or gone.
 pub async fn travar_sem_esperar(tx: &Tx<'_>, id: Uuid) -> Result<Option<StatusPedido>, ErroMercado> {
-    let stmt = tx.prepare_cached("SELECT status FROM pedido WHERE id = $1 FOR UPDATE SKIP LOCKED").await?;
-    status_de(tx.query_opt(&stmt, &[&id]).await?)
+    let stmt = "SELECT status FROM pedido WHERE id = $1 FOR UPDATE SKIP LOCKED";
+    status_de(tx.query_opt(stmt, &[&id]).await?)
 }
 
 fn status_de(r: Option<tokio_postgres::Row>) -> Result<Option<StatusPedido>, ErroMercado> {
@@ -98,8 +98,8 @@ fn status_de(r: Option<tokio_postgres::Row>) -> Result<Option<StatusPedido>, Err
 }
 
 pub async fn mudar_status(tx: &Tx<'_>, id: Uuid, status: StatusPedido) -> Result<(), ErroMercado> {
-    let stmt = tx.prepare_cached("UPDATE pedido SET status = $2 WHERE id = $1").await?;
-    tx.execute(&stmt, &[&id, &status.como_texto()]).await?;
+    let stmt = "UPDATE pedido SET status = $2 WHERE id = $1";
+    tx.execute(stmt, &[&id, &status.como_texto()]).await?;
     Ok(())
 }
 
@@ -130,26 +130,18 @@ pub struct PedidoDetalhe {
     pub itens: Vec<ItemDetalhe>,
 }
 
-pub async fn detalhe(db: &impl GenericClient, id: Uuid) -> Result<Option<PedidoDetalhe>, ErroMercado> {
-    let stmt = db
-        .prepare_cached(
-            "SELECT p.status, p.total, p.criado_em, \
+pub async fn detalhe(db: &impl Sql, id: Uuid) -> Result<Option<PedidoDetalhe>, ErroMercado> {
+    let stmt = "SELECT p.status, p.total, p.criado_em, \
                     (SELECT min(r.expira_em) FROM reserva r WHERE r.pedido_id = p.id) AS reserva_expira_em \
-             FROM pedido p WHERE p.id = $1",
-        )
-        .await?;
-    let Some(p) = db.query_opt(&stmt, &[&id]).await? else {
+             FROM pedido p WHERE p.id = $1";
+    let Some(p) = db.query_opt(stmt, &[&id]).await? else {
         return Ok(None);
     };
-    let itens = db
-        .prepare_cached(
-            "SELECT i.sku, coalesce(v.nome, i.sku) AS nome, i.qtd, i.preco_unitario \
+    let itens = "SELECT i.sku, coalesce(v.nome, i.sku) AS nome, i.qtd, i.preco_unitario \
              FROM item_pedido i LEFT JOIN produto_vitrine v ON v.sku = i.sku \
-             WHERE i.pedido_id = $1 ORDER BY i.id",
-        )
-        .await?;
+             WHERE i.pedido_id = $1 ORDER BY i.id";
     let itens = db
-        .query(&itens, &[&id])
+        .query(itens, &[&id])
         .await?
         .iter()
         .map(|r| {

@@ -13,8 +13,8 @@
 use std::marker::PhantomData;
 use std::ops::Deref;
 
+use crate::db::Sql;
 use chrono::{DateTime, Utc};
-use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
 use super::erro::ErroMercado;
@@ -93,22 +93,20 @@ fn tags_json(p: &ProdutoVitrine) -> Option<serde_json::Value> {
     p.tags.as_ref().map(|t| serde_json::Value::from(t.clone()))
 }
 
-pub async fn existe(db: &impl GenericClient, sku: &str) -> Result<bool, ErroMercado> {
-    let stmt = db.prepare_cached("SELECT 1 FROM produto_vitrine WHERE sku = $1").await?;
-    Ok(db.query_opt(&stmt, &[&sku]).await?.is_some())
+pub async fn existe(db: &impl Sql, sku: &str) -> Result<bool, ErroMercado> {
+    let stmt = "SELECT 1 FROM produto_vitrine WHERE sku = $1";
+    Ok(db.query_opt(stmt, &[&sku]).await?.is_some())
 }
 
-pub async fn buscar(db: &impl GenericClient, sku: &str) -> Result<Option<ProdutoVitrine>, ErroMercado> {
-    let stmt = db.prepare_cached(&format!("SELECT {COLUNAS} FROM produto_vitrine WHERE sku = $1")).await?;
-    db.query_opt(&stmt, &[&sku]).await?.as_ref().map(de_linha).transpose()
+pub async fn buscar(db: &impl Sql, sku: &str) -> Result<Option<ProdutoVitrine>, ErroMercado> {
+    let stmt = &format!("SELECT {COLUNAS} FROM produto_vitrine WHERE sku = $1");
+    db.query_opt(stmt, &[&sku]).await?.as_ref().map(de_linha).transpose()
 }
 
 /// Locks the product's row until the transaction ends; `None` when the SKU is not in the storefront.
 pub async fn travar<'t>(tx: &'t Tx<'_>, sku: &str) -> Result<Option<Travado<'t>>, ErroMercado> {
-    let stmt = tx
-        .prepare_cached(&format!("SELECT {COLUNAS} FROM produto_vitrine WHERE sku = $1 FOR UPDATE"))
-        .await?;
-    let p = tx.query_opt(&stmt, &[&sku]).await?.as_ref().map(de_linha).transpose()?;
+    let stmt = &format!("SELECT {COLUNAS} FROM produto_vitrine WHERE sku = $1 FOR UPDATE");
+    let p = tx.query_opt(stmt, &[&sku]).await?.as_ref().map(de_linha).transpose()?;
     Ok(p.map(|p| Travado(p, PhantomData)))
 }
 
@@ -127,20 +125,18 @@ pub fn escapar_like(s: &str) -> String {
 /// The storefront listing: available first, then by name (then SKU, so ties are stable).
 /// `busca` matches the name case-insensitively, literally, or the exact SKU.
 pub async fn listar(
-    db: &impl GenericClient,
+    db: &impl Sql,
     categoria: Option<&str>,
     busca: Option<&str>,
 ) -> Result<Vec<ProdutoVitrine>, ErroMercado> {
-    let stmt = db
-        .prepare_cached(&format!(
+    let stmt = &format!(
             "SELECT {COLUNAS} FROM produto_vitrine \
              WHERE ($1::text IS NULL OR categoria = $1) \
                AND ($2::text IS NULL OR lower(nome) LIKE '%' || lower($3::text) || '%' ESCAPE '\\' OR sku = $2) \
              ORDER BY CASE WHEN status = 'DISPONIVEL' THEN 0 ELSE 1 END, nome, sku"
-        ))
-        .await?;
+        );
     let padrao = busca.map(escapar_like);
-    let rows = db.query(&stmt, &[&categoria, &busca, &padrao]).await?;
+    let rows = db.query(stmt, &[&categoria, &busca, &padrao]).await?;
     rows.iter().map(de_linha).collect()
 }
 
@@ -148,16 +144,14 @@ pub async fn listar(
 /// SKU was registered concurrently. `classificado_em` is clamped to the database's clock, as in
 /// [`salvar_classificacao`].
 pub async fn inserir<'t>(tx: &'t Tx<'_>, p: ProdutoVitrine) -> Result<Option<Travado<'t>>, ErroMercado> {
-    let stmt = tx
-        .prepare_cached(&format!(
+    let stmt = &format!(
             "INSERT INTO produto_vitrine ({COLUNAS}, versao) \
              VALUES ($1, $2, $3, $4, CASE WHEN $5::timestamptz IS NULL THEN NULL ELSE LEAST($5, now()) END, $6, $7, $8, $9, $10, 0) \
              ON CONFLICT (sku) DO NOTHING"
-        ))
-        .await?;
+        );
     let n = tx
         .execute(
-            &stmt,
+            stmt,
             &[
                 &p.sku,
                 &p.nome,
@@ -183,8 +177,8 @@ pub(super) const SALVAR_PRATELEIRA: &str =
 
 /// `SALVAR_PRATELEIRA` for one locked product.
 pub async fn salvar_prateleira(tx: &Tx<'_>, p: &Travado<'_>) -> Result<(), ErroMercado> {
-    let stmt = tx.prepare_cached(SALVAR_PRATELEIRA).await?;
-    tx.execute(&stmt, &[&p.sku, &p.prateleira, &p.status.como_texto()]).await?;
+    let stmt = SALVAR_PRATELEIRA;
+    tx.execute(stmt, &[&p.sku, &p.prateleira, &p.status.como_texto()]).await?;
     Ok(())
 }
 
@@ -192,13 +186,9 @@ pub async fn salvar_prateleira(tx: &Tx<'_>, p: &Travado<'_>) -> Result<(), ErroM
 /// database's clock (SPEC §4.7): a sender whose clock runs ahead cannot stamp a classification
 /// that later ones, from a fixed clock, would never beat ("newer wins" compares with it).
 pub async fn salvar_classificacao(tx: &Tx<'_>, p: &Travado<'_>) -> Result<(), ErroMercado> {
-    let stmt = tx
-        .prepare_cached(
-            "UPDATE produto_vitrine SET tags = $2, categoria = $3, classificado_em = LEAST($4, now()), versao = versao + 1 WHERE sku = $1",
-        )
-        .await?;
+    let stmt = "UPDATE produto_vitrine SET tags = $2, categoria = $3, classificado_em = LEAST($4, now()), versao = versao + 1 WHERE sku = $1";
     let classificado_em: Option<DateTime<Utc>> = p.classificado_em;
-    tx.execute(&stmt, &[&p.sku, &tags_json(p), &p.categoria, &classificado_em]).await?;
+    tx.execute(stmt, &[&p.sku, &tags_json(p), &p.categoria, &classificado_em]).await?;
     Ok(())
 }
 

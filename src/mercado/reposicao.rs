@@ -127,21 +127,16 @@ pub async fn avaliar(
 }
 
 async fn tem_em_aberto(tx: &Tx<'_>, sku: &str) -> Result<bool, ErroMercado> {
-    let stmt = tx
-        .prepare_cached("SELECT 1 FROM solicitacao_reposicao WHERE sku = $1 AND status IN ('PENDENTE', 'AGUARDANDO_LOTE')")
-        .await?;
-    Ok(tx.query_opt(&stmt, &[&sku]).await?.is_some())
+    let stmt =
+        "SELECT 1 FROM solicitacao_reposicao WHERE sku = $1 AND status IN ('PENDENTE', 'AGUARDANDO_LOTE')";
+    Ok(tx.query_opt(stmt, &[&sku]).await?.is_some())
 }
 
 async fn inserir_pendente(tx: &Tx<'_>, e: &ReposicaoSolicitada) -> Result<bool, ErroMercado> {
-    let stmt = tx
-        .prepare_cached(
-            "INSERT INTO solicitacao_reposicao (event_id, sku, qtd_solicitada, status, criado_em) \
+    let stmt = "INSERT INTO solicitacao_reposicao (event_id, sku, qtd_solicitada, status, criado_em) \
              VALUES ($1, $2, $3, 'PENDENTE', $4) \
-             ON CONFLICT (sku) WHERE status IN ('PENDENTE', 'AGUARDANDO_LOTE') DO NOTHING",
-        )
-        .await?;
-    Ok(tx.execute(&stmt, &[&e.event_id, &e.sku, &e.qtd_faltante, &e.ocorrido_em]).await? == 1)
+             ON CONFLICT (sku) WHERE status IN ('PENDENTE', 'AGUARDANDO_LOTE') DO NOTHING";
+    Ok(tx.execute(stmt, &[&e.event_id, &e.sku, &e.qtd_faltante, &e.ocorrido_em]).await? == 1)
 }
 
 /// The request whose `ReposicaoSolicitada` had `event_id` (an answer's `correlationId`), locked.
@@ -149,12 +144,8 @@ pub async fn travar_por_evento(
     tx: &Tx<'_>,
     event_id: Uuid,
 ) -> Result<Option<SolicitacaoReposicao>, ErroMercado> {
-    let stmt = tx
-        .prepare_cached(
-            "SELECT id, event_id, sku, qtd_solicitada, status, criado_em FROM solicitacao_reposicao WHERE event_id = $1 FOR UPDATE",
-        )
-        .await?;
-    let Some(r) = tx.query_opt(&stmt, &[&event_id]).await? else {
+    let stmt = "SELECT id, event_id, sku, qtd_solicitada, status, criado_em FROM solicitacao_reposicao WHERE event_id = $1 FOR UPDATE";
+    let Some(r) = tx.query_opt(stmt, &[&event_id]).await? else {
         return Ok(None);
     };
     let status: String = r.try_get("status")?;
@@ -169,8 +160,8 @@ pub async fn travar_por_evento(
 }
 
 pub async fn mudar_status(tx: &Tx<'_>, id: i64, status: StatusSolicitacao) -> Result<(), ErroMercado> {
-    let stmt = tx.prepare_cached("UPDATE solicitacao_reposicao SET status = $2 WHERE id = $1").await?;
-    tx.execute(&stmt, &[&id, &status.como_texto()]).await?;
+    let stmt = "UPDATE solicitacao_reposicao SET status = $2 WHERE id = $1";
+    tx.execute(stmt, &[&id, &status.como_texto()]).await?;
     Ok(())
 }
 
@@ -179,16 +170,14 @@ pub async fn mudar_status(tx: &Tx<'_>, id: i64, status: StatusSolicitacao) -> Re
 /// denied for lack of balance (`AGUARDANDO_LOTE`) waits for a lot nobody has promised: what the
 /// storefront says differs (SPEC §8.1).
 pub async fn em_transito(
-    db: &impl deadpool_postgres::GenericClient,
+    db: &impl crate::db::Sql,
     skus: &[&str],
 ) -> Result<std::collections::HashSet<String>, ErroMercado> {
     if skus.is_empty() {
         return Ok(Default::default());
     }
-    let stmt = db
-        .prepare_cached("SELECT sku FROM solicitacao_reposicao WHERE status = 'PENDENTE' AND sku = ANY($1)")
-        .await?;
-    let linhas = db.query(&stmt, &[&skus]).await?;
+    let stmt = "SELECT sku FROM solicitacao_reposicao WHERE status = 'PENDENTE' AND sku = ANY($1)";
+    let linhas = db.query(stmt, &[&skus]).await?;
     Ok(linhas.iter().map(|r| r.try_get(0)).collect::<Result<_, _>>()?)
 }
 

@@ -70,13 +70,9 @@ pub async fn do_pedido(
     pedido_id: Uuid,
     agora: Option<DateTime<Utc>>,
 ) -> Result<Vec<Reserva>, ErroMercado> {
-    let stmt = tx
-        .prepare_cached(
-            "SELECT id, sku, qtd, expira_em, status, expira_em <= COALESCE($2, now()) AS vencida \
-               FROM reserva WHERE pedido_id = $1 ORDER BY sku, id",
-        )
-        .await?;
-    tx.query(&stmt, &[&pedido_id, &agora])
+    let stmt = "SELECT id, sku, qtd, expira_em, status, expira_em <= COALESCE($2, now()) AS vencida \
+               FROM reserva WHERE pedido_id = $1 ORDER BY sku, id";
+    tx.query(stmt, &[&pedido_id, &agora])
         .await?
         .iter()
         .map(|r| {
@@ -94,16 +90,12 @@ pub async fn do_pedido(
 
 /// `confirmar()` for every active reservation of a paid order.
 pub async fn confirmar_do_pedido(tx: &Tx<'_>, pedido_id: Uuid) -> Result<u64, ErroMercado> {
-    let stmt = tx
-        .prepare_cached("UPDATE reserva SET status = 'CONFIRMADA' WHERE pedido_id = $1 AND status = 'ATIVA'")
-        .await?;
-    Ok(tx.execute(&stmt, &[&pedido_id]).await?)
+    let stmt = "UPDATE reserva SET status = 'CONFIRMADA' WHERE pedido_id = $1 AND status = 'ATIVA'";
+    Ok(tx.execute(stmt, &[&pedido_id]).await?)
 }
 
 /// `expirar()`: ATIVA → EXPIRADA; false when it was no longer active.
 pub async fn expirar(tx: &Tx<'_>, id: Uuid) -> Result<bool, ErroMercado> {
-    let stmt = tx
-        .prepare_cached("UPDATE reserva SET status = 'EXPIRADA' WHERE id = $1 AND status = 'ATIVA'")
-        .await?;
-    Ok(tx.execute(&stmt, &[&id]).await? == 1)
+    let stmt = "UPDATE reserva SET status = 'EXPIRADA' WHERE id = $1 AND status = 'ATIVA'";
+    Ok(tx.execute(stmt, &[&id]).await? == 1)
 }

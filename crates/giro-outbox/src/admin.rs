@@ -13,7 +13,7 @@
 use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
-use tokio_postgres::GenericClient;
+use giro_infra::db::Sql;
 use uuid::Uuid;
 
 use crate::evento::Evento;
@@ -141,14 +141,14 @@ pub use super::store::{linha, Linha};
 
 /// `giro outbox status`: the counts, the oldest pending event, and each dead letter with what it
 /// blocks ([`Evento::bloqueio`]) or, when nothing, its aggregate key.
-pub async fn status_text<E: Evento>(c: &impl GenericClient, agora: DateTime<Utc>) -> anyhow::Result<String> {
+pub async fn status_text<E: Evento>(c: &impl Sql, agora: DateTime<Utc>) -> anyhow::Result<String> {
     let s = crate::store::status(c).await?;
     status_text_de::<E>(c, &s, agora).await
 }
 
 /// [`status_text`] from counts already read.
 async fn status_text_de<E: Evento>(
-    c: &impl GenericClient,
+    c: &impl Sql,
     s: &store::Contagem,
     agora: DateTime<Utc>,
 ) -> anyhow::Result<String> {
@@ -186,7 +186,7 @@ async fn status_text_de<E: Evento>(
 
 pub use super::store::Filtro;
 
-pub async fn list(c: &impl GenericClient, filtro: &Filtro, limite: i64) -> anyhow::Result<Vec<Linha>> {
+pub async fn list(c: &impl Sql, filtro: &Filtro, limite: i64) -> anyhow::Result<Vec<Linha>> {
     Ok(store::list(c, filtro, limite).await?)
 }
 
@@ -235,7 +235,7 @@ async fn status_de_todos<E: Evento>(
     let mut todos = serde_json::Map::new();
     for s in servicos(db) {
         let client = conectar(config, s).await?;
-        let c = &**client;
+        let c = &client;
         let cont = store::status(c).await?;
         let atraso = config.audit_atraso.as_secs_f64();
         let atrasado = cont.oldest_pending_age_s.is_some_and(|a| a > atraso);
@@ -299,7 +299,7 @@ async fn list_de_todos(
     let mut todas = Vec::new();
     for s in servicos(db) {
         let client = conectar(config, s).await?;
-        let linhas = list(&**client, filtro, limite).await?;
+        let linhas = list(&client, filtro, limite).await?;
         if !json {
             if db.is_none() {
                 println!("== {s}");
@@ -347,11 +347,7 @@ pub fn quem() -> String {
 }
 
 /// `giro outbox show`: the event, its actions and its history, as text.
-pub async fn show_text<S: 'static>(
-    c: &impl GenericClient,
-    reparo: &dyn Reparo<S>,
-    id: Uuid,
-) -> anyhow::Result<String> {
+pub async fn show_text<S: 'static>(c: &impl Sql, reparo: &dyn Reparo<S>, id: Uuid) -> anyhow::Result<String> {
     let Some(row) = store::one(c, id).await? else { anyhow::bail!("event {id} not found in this outbox") };
     let l = linha(&row);
     let mut out = list_text(std::slice::from_ref(&l));
@@ -427,7 +423,7 @@ async fn executar<S: 'static>(
     let agora = Utc::now();
     match cmd {
         C::Status { .. } | C::List { .. } => unreachable!("answered for every outbox by run"),
-        C::Show { id, .. } => print!("{}", show_text(&**db.client().await?, reparo, id).await?),
+        C::Show { id, .. } => print!("{}", show_text(&db.client().await?, reparo, id).await?),
         C::Retry { id, failed, force, motivo, .. } => {
             let r = Registro { por: quem(), motivo };
             if failed {

@@ -128,7 +128,7 @@ pub struct Resumo {
 
 async fn resumo<S: 'static>(State(e): St<S>) -> Result<AppJson<Resumo>, Problem> {
     let client = e.db.client().await.map_err(db_problem)?;
-    let s = store::status(&**client).await.map_err(db_problem)?;
+    let s = store::status(&client).await.map_err(db_problem)?;
     let agora = Utc::now();
     Ok(AppJson(Resumo {
         pendentes: s.pending,
@@ -202,7 +202,7 @@ async fn eventos<E: Evento, S: 'static>(
     let pagina = inteiro("pagina", &f.pagina, 1, 1_000_000, 1)?;
     let tamanho = inteiro("tamanho", &f.tamanho, 1, TAMANHO_MAX, TAMANHO_PADRAO)?;
     let client = e.db.client().await.map_err(db_problem)?;
-    let (rows, total) = store::page(&**client, status, tipo.as_deref(), tamanho, (pagina - 1) * tamanho)
+    let (rows, total) = store::page(&client, status, tipo.as_deref(), tamanho, (pagina - 1) * tamanho)
         .await
         .map_err(db_problem)?;
     let eventos: Vec<Linha> = rows.iter().map(admin::linha).collect();
@@ -325,10 +325,10 @@ async fn um<S: 'static>(
 ) -> Result<AppJson<Detalhe>, Problem> {
     let id = id(p)?;
     let client = e.db.client().await.map_err(db_problem)?;
-    let row = store::one(&**client, id).await.map_err(db_problem)?.ok_or_else(|| nao_encontrado(id))?;
+    let row = store::one(&client, id).await.map_err(db_problem)?.ok_or_else(|| nao_encontrado(id))?;
     let evento = admin::linha(&row);
     let opcoes = if evento.status == Status::Failed { e.reparo.opcoes(&evento.tipo) } else { Vec::new() };
-    let historico = saida::historico(&**client, id).await.map_err(db_problem)?;
+    let historico = saida::historico(&client, id).await.map_err(db_problem)?;
     Ok(AppJson(Detalhe { evento, opcoes, historico }))
 }
 

@@ -13,7 +13,7 @@ use giro_infra::db::Pool;
 
 /// Series a service adds, read at scrape time on the same connection (business gauges such as
 /// estoque's open demand by age): Prometheus text, `# HELP`/`# TYPE` included.
-pub type Extra = for<'a> fn(&'a tokio_postgres::Client) -> futures_util::future::BoxFuture<'a, String>;
+pub type Extra = for<'a> fn(&'a giro_infra::db::Client) -> futures_util::future::BoxFuture<'a, String>;
 
 pub fn router(pool: Pool) -> Router {
     router_com(pool, None)
@@ -32,7 +32,7 @@ async fn scrape(State((pool, extra)): State<(Pool, Option<Extra>)>) -> Response 
     text.push_str("# HELP giro_outbox_events Outbox rows by status\n# TYPE giro_outbox_events gauge\n");
     text.push_str("# HELP giro_outbox_oldest_pending_seconds Age of the oldest PENDING outbox row\n# TYPE giro_outbox_oldest_pending_seconds gauge\n");
     match pool.get().await {
-        Ok(client) => match crate::store::status(&**client).await {
+        Ok(client) => match crate::store::status(&client).await {
             Ok(s) => {
                 if let Some(f) = extra {
                     text.push_str(&f(&client).await);

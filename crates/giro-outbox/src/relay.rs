@@ -208,7 +208,15 @@ impl Publisher {
             cfg.transporte,
         )?
         .named(par.nome());
-        let listen = listen.then(|| config.servico(servico).db.clone());
+        // Through a transaction pooler a session lasts one transaction, so a LISTEN there would
+        // never hear: listen on PostgreSQL itself (`db-url-direta`) when configured, else poll.
+        let own = config.servico(servico);
+        let listen = listen
+            .then(|| match config.db_limites.pooler {
+                giro_infra::db::Pooler::Nenhum => Some(own.db.clone()),
+                giro_infra::db::Pooler::Transacao => own.db_direta.clone(),
+            })
+            .flatten();
         Ok(Publisher::new(servico.nome(), pool, peer, cfg, signal, listen))
     }
 
@@ -425,7 +433,7 @@ impl Publisher {
         }
         let released = async {
             let client = self.pool.get().await?;
-            anyhow::Ok(store::make_due(&**client, self.cfg.lote as i64).await?)
+            anyhow::Ok(store::make_due(&client, self.cfg.lote as i64).await?)
         }
         .await;
         match released {
@@ -487,7 +495,7 @@ impl Publisher {
         let at = Instant::now();
         let claimed = {
             let client = self.pool.get().await?;
-            store::claim(&**client, agora.into(), asked as i64, self.cfg.visibilidade, token).await?
+            store::claim(&client, agora.into(), asked as i64, self.cfg.visibilidade, token).await?
             // The connection goes back to the pool here: none is held while delivering.
         };
         self.adapt(asked, claimed.len());
@@ -526,8 +534,8 @@ impl Publisher {
             }
         }
         let client = self.pool.get().await?;
-        store::mark_sent(&**client, &sent, token).await?;
-        store::mark_failed(&**client, &failures, token).await?;
+        store::mark_sent(&client, &sent, token).await?;
+        store::mark_failed(&client, &failures, token).await?;
         drop(client);
         self.after_round(&r);
         Ok(r)
@@ -600,7 +608,7 @@ impl Publisher {
         let agora = agora.into();
         let mut sent = 0;
         for _ in 0..100 {
-            let n = store::prune_sent(&**client, agora, self.cfg.retencao, PRUNE_BATCH).await?;
+            let n = store::prune_sent(&client, agora, self.cfg.retencao, PRUNE_BATCH).await?;
             sent += n;
             if n < PRUNE_BATCH as u64 {
                 break;

@@ -25,8 +25,8 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use futures_util::future::BoxFuture;
+use giro_infra::db::Sql;
 use serde::Serialize;
-use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
 use crate::status::Status;
@@ -239,7 +239,7 @@ pub fn pode_reenviar(
     Ok(())
 }
 
-async fn travar(c: &impl GenericClient, id: Uuid) -> Result<Linha, SaidaErro> {
+async fn travar(c: &impl Sql, id: Uuid) -> Result<Linha, SaidaErro> {
     let row = c
         .query_opt(&format!("SELECT {COLS} FROM outbox_event WHERE id = $1 FOR UPDATE"), &[&id])
         .await?
@@ -258,7 +258,7 @@ pub async fn reenviar(
 ) -> Result<Feito, SaidaErro> {
     let mut client = db.client().await?;
     let tx = db.begin(&mut client).await?;
-    let l = travar(&**tx, id).await?;
+    let l = travar(&tx, id).await?;
     pode_reenviar(&l, agora, inbox_retencao, forcar)?;
     let ids = [id];
     let por = cortar(&r.por, 200);
@@ -272,7 +272,7 @@ pub async fn reenviar(
 
 /// The oldest dead letter older than `inbox_retencao`, if any: what refuses an unforced replay-all.
 async fn mais_antigo(
-    c: &impl GenericClient,
+    c: &impl Sql,
     agora: DateTime<Utc>,
     inbox_retencao: Duration,
 ) -> Result<Option<(Uuid, DateTime<Utc>)>, tokio_postgres::Error> {
@@ -299,7 +299,7 @@ pub async fn reenviar_todos(
     let inicio = Instant::now();
     let client = db.client().await?;
     if !forcar {
-        if let Some((id, criado)) = mais_antigo(&**client, agora, inbox_retencao).await? {
+        if let Some((id, criado)) = mais_antigo(&client, agora, inbox_retencao).await? {
             return Err(SaidaErro::Antigo {
                 id,
                 age_days: (agora - criado).num_days(),
@@ -311,26 +311,22 @@ pub async fn reenviar_todos(
     let motivo = r.motivo.as_deref().map(|m| cortar(m, 500));
     // One statement per page: pick the page (skipping rows another operator holds), record it,
     // put it back to PENDING. The INSERT reads the rows as they were (FAILED).
-    let stmt = client
-        .prepare_cached(
-            "WITH p AS (SELECT id FROM outbox_event WHERE status = 'FAILED' ORDER BY criado_em LIMIT $1 FOR UPDATE SKIP LOCKED), \
+    let stmt = "WITH p AS (SELECT id FROM outbox_event WHERE status = 'FAILED' ORDER BY criado_em LIMIT $1 FOR UPDATE SKIP LOCKED), \
                   a AS (INSERT INTO outbox_event_arquivo \
                            (event_id, tipo, payload, status, criado_em, tentativas, ultimo_erro, acao, por, motivo) \
                         SELECT o.id, o.tipo, o.payload, o.status, o.criado_em, o.tentativas, o.ultimo_erro, 'reenviar', $2, $3 \
                           FROM outbox_event o JOIN p USING (id)) \
              UPDATE outbox_event o SET status = 'PENDING', tentativas = 0, proxima_tentativa_em = now(), \
                     lease_token = NULL, enviado_em = NULL \
-               FROM p WHERE o.id = p.id",
-        )
-        .await?;
+               FROM p WHERE o.id = p.id";
     let mut lote = Lote::default();
     // Rows replayed here may fail again while this runs; at most the initial count's pages are
     // walked, so a receiver refusing everything cannot keep it looping.
-    let total = store::count(&**client, Status::Failed).await?;
+    let total = store::count(&client, Status::Failed).await?;
     let mut paginas = total / PAGINA + 1;
     while paginas > 0 && inicio.elapsed() < prazo {
         paginas -= 1;
-        let n = client.execute(&stmt, &[&PAGINA, &por, &motivo]).await?;
+        let n = client.execute(stmt, &[&PAGINA, &por, &motivo]).await?;
         lote.feitos += n;
         if n > 0 {
             db.signal.wake.notify_one();
@@ -339,7 +335,7 @@ pub async fn reenviar_todos(
             break;
         }
     }
-    lote.restantes = store::count(&**client, Status::Failed).await?;
+    lote.restantes = store::count(&client, Status::Failed).await?;
     Ok(lote)
 }
 
@@ -355,7 +351,7 @@ pub async fn executar<S: 'static>(
     debug_assert!(acao != Acao::Reenviar, "a replay is reenviar()");
     let mut client = db.client().await?;
     let tx = Tx::<S>::begin(db, &mut client).await?;
-    let l = travar(&**tx, id).await?;
+    let l = travar(&tx, id).await?;
     if l.status != Status::Failed {
         return Err(SaidaErro::NaoFalhou { id, status: l.status, acao });
     }
@@ -374,14 +370,14 @@ pub async fn executar<S: 'static>(
     }
     let linhas = [l];
     let resultado = reparo.aplicar(&tx, acao, &linhas).await.map_err(SaidaErro::Reparo)?;
-    arquivar(&**tx, &[id], acao, r, &resultado).await?;
+    arquivar(&tx, &[id], acao, r, &resultado).await?;
     tx.commit().await?;
     let [l] = linhas;
     Ok(Feito { acao, evento: l, resultado })
 }
 
 async fn arquivar(
-    c: &impl GenericClient,
+    c: &impl Sql,
     ids: &[Uuid],
     acao: Acao,
     r: &Registro,
@@ -429,13 +425,13 @@ pub async fn descartar_todos<S: 'static>(
         }
         let resultado = reparo.aplicar(&tx, Acao::Descartar, &linhas).await.map_err(SaidaErro::Reparo)?;
         let ids: Vec<Uuid> = linhas.iter().map(|l| l.id).collect();
-        lote.feitos += arquivar(&**tx, &ids, Acao::Descartar, r, &resultado).await?;
+        lote.feitos += arquivar(&tx, &ids, Acao::Descartar, r, &resultado).await?;
         tx.commit().await?;
         if (linhas.len() as i64) < PAGINA {
             break;
         }
     }
-    let c = &**client;
+    let c = &client;
     lote.restantes = c
         .query_one(
             "SELECT count(*) FROM outbox_event WHERE status = 'FAILED' AND tipo = ANY($1)",
@@ -456,7 +452,7 @@ pub async fn descartar_todos<S: 'static>(
 /// Of `ids`, those discarded or redone (archived out of the outbox): an audit reads a missing
 /// outbox row as "pruned after delivery" unless it is here.
 pub async fn arquivados(
-    c: &impl GenericClient,
+    c: &impl Sql,
     ids: &[Uuid],
 ) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {
     let mut out = std::collections::HashSet::new();
@@ -475,7 +471,7 @@ pub async fn arquivados(
 }
 
 /// The actions recorded for an event, newest first: (acao, por, motivo, resultado, em).
-pub async fn historico(c: &impl GenericClient, id: Uuid) -> Result<Vec<Registrado>, tokio_postgres::Error> {
+pub async fn historico(c: &impl Sql, id: Uuid) -> Result<Vec<Registrado>, tokio_postgres::Error> {
     Ok(c.query(
         "SELECT acao, por, motivo, resultado, em FROM outbox_event_arquivo WHERE event_id = $1 ORDER BY em DESC, id DESC",
         &[&id],

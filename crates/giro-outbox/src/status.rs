@@ -61,6 +61,11 @@ impl<'a> FromSql<'a> for Status {
     }
 }
 
+/// Bound as text (the column is `VARCHAR(10)`) where no statement is prepared ([`giro_infra::db::Sql`]).
+impl giro_infra::db::PgTipo for Status {
+    const TIPO: Type = Type::TEXT;
+}
+
 impl ToSql for Status {
     fn to_sql(
         &self,

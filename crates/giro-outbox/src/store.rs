@@ -23,7 +23,7 @@
 //! synchronous: those are what must survive.
 
 use chrono::{DateTime, Utc};
-use tokio_postgres::GenericClient;
+use giro_infra::db::Sql;
 use uuid::Uuid;
 
 use crate::evento::Evento;
@@ -80,8 +80,8 @@ pub async fn registrar<S, E: Evento>(tx: &Tx<'_, S>, evento: &E) -> Result<(), t
         traceparent,
     };
     if let Err(linha) = adiar(linha) {
-        let stmt = tx.prepare_cached(REGISTRAR).await?;
-        tx.execute(&stmt, &[&linha.id, &linha.tipo, &linha.payload, &linha.traceparent]).await?;
+        let stmt = REGISTRAR;
+        tx.execute(stmt, &[&linha.id, &linha.tipo, &linha.payload, &linha.traceparent]).await?;
     }
     if tx.mark_event_written() && tx.notify_pg() {
         tx.execute("SELECT pg_notify($1, '')", &[&CHANNEL]).await?;
@@ -140,8 +140,8 @@ pub async fn gravar_adiados<S>(tx: &Tx<'_, S>, linhas: &[Adiado]) -> Result<(), 
     let tipos: Vec<&str> = linhas.iter().map(|l| l.tipo.as_str()).collect();
     let payloads: Vec<&serde_json::Value> = linhas.iter().map(|l| &l.payload).collect();
     let traces: Vec<&str> = linhas.iter().map(|l| l.traceparent.as_str()).collect();
-    let stmt = tx.prepare_cached(REGISTRAR_VARIOS).await?;
-    tx.execute(&stmt, &[&ids, &tipos, &payloads, &traces]).await?;
+    let stmt = REGISTRAR_VARIOS;
+    tx.execute(stmt, &[&ids, &tipos, &payloads, &traces]).await?;
     Ok(())
 }
 
@@ -164,7 +164,7 @@ pub struct Claimed {
 /// statement that commits at once: no transaction stays open while they are delivered, and rows
 /// another publisher holds are skipped without waiting. `agora`: `None` = the database's clock.
 pub async fn claim(
-    c: &impl GenericClient,
+    c: &impl Sql,
     agora: Option<DateTime<Utc>>,
     limite: i64,
     lease: std::time::Duration,
@@ -188,11 +188,7 @@ pub async fn claim(
 }
 
 /// Marks delivered events `SENT` in one statement; only rows still under `token` change.
-pub async fn mark_sent(
-    c: &impl GenericClient,
-    ids: &[Uuid],
-    token: Uuid,
-) -> Result<u64, tokio_postgres::Error> {
+pub async fn mark_sent(c: &impl Sql, ids: &[Uuid], token: Uuid) -> Result<u64, tokio_postgres::Error> {
     if ids.is_empty() {
         return Ok(0);
     }
@@ -213,7 +209,7 @@ pub struct Failure {
 /// `proxima` is `None` (the publisher decided: a permanent refusal, or the delivery deadline or
 /// the attempt limit reached). Only rows still under `token` change.
 pub async fn mark_failed(
-    c: &impl GenericClient,
+    c: &impl Sql,
     failures: &[Failure],
     token: Uuid,
 ) -> Result<u64, tokio_postgres::Error> {
@@ -240,7 +236,7 @@ pub async fn mark_failed(
 /// Makes up to `limite` events waiting in backoff due now, by the database's clock (the peer is
 /// back: no reason to wait out the backoff); returns how many. Leased rows are left to their
 /// publisher.
-pub async fn make_due(c: &impl GenericClient, limite: i64) -> Result<u64, tokio_postgres::Error> {
+pub async fn make_due(c: &impl Sql, limite: i64) -> Result<u64, tokio_postgres::Error> {
     c.execute(
         "UPDATE outbox_event SET proxima_tentativa_em = now() WHERE id IN ( \
              SELECT id FROM outbox_event \
@@ -258,7 +254,7 @@ pub fn truncate(s: &str, max: usize) -> String {
 /// Deletes at most `limite` `SENT` rows delivered more than `retencao` before `agora` (`None` =
 /// the database's clock); returns how many.
 pub async fn prune_sent(
-    c: &impl GenericClient,
+    c: &impl Sql,
     agora: Option<DateTime<Utc>>,
     retencao: std::time::Duration,
     limite: i64,
@@ -287,11 +283,11 @@ pub struct Contagem {
 
 /// How many events are in `status` (planned with the value, so `PENDING` and `SENT` use their
 /// partial indexes).
-pub async fn count(c: &impl GenericClient, status: Status) -> Result<i64, tokio_postgres::Error> {
+pub async fn count(c: &impl Sql, status: Status) -> Result<i64, tokio_postgres::Error> {
     Ok(c.query_one("SELECT count(*) FROM outbox_event WHERE status = $1", &[&status]).await?.get(0))
 }
 
-pub async fn status(c: &impl GenericClient) -> Result<Contagem, tokio_postgres::Error> {
+pub async fn status(c: &impl Sql) -> Result<Contagem, tokio_postgres::Error> {
     let mut s = Contagem::default();
     for r in c.query("SELECT status, count(*) FROM outbox_event GROUP BY status", &[]).await? {
         let n: i64 = r.get(1);
@@ -318,16 +314,13 @@ pub async fn status(c: &impl GenericClient) -> Result<Contagem, tokio_postgres::
 // ---- The event console (`/operacao/outbox`, `outbox::console`): one event, and a filtered page ----
 
 /// One event with the console's columns ([`COLS`]), if it exists.
-pub async fn one(
-    c: &impl GenericClient,
-    id: Uuid,
-) -> Result<Option<tokio_postgres::Row>, tokio_postgres::Error> {
+pub async fn one(c: &impl Sql, id: Uuid) -> Result<Option<tokio_postgres::Row>, tokio_postgres::Error> {
     c.query_opt(&format!("SELECT {} FROM outbox_event WHERE id = $1", COLS), &[&id]).await
 }
 
 /// A page of events, newest first, optionally of one status and one type, and how many match.
 pub async fn page(
-    c: &impl GenericClient,
+    c: &impl Sql,
     status: Option<Status>,
     tipo: Option<&str>,
     limite: i64,
@@ -400,7 +393,7 @@ pub fn linha(r: &tokio_postgres::Row) -> Linha {
 /// Up to `limite` dead letters, oldest first: id, tipo, the aggregate key (the payload at
 /// `caminho`, [`Evento::CAMINHO_CHAVE`]), the last error.
 pub async fn failed_with_key(
-    c: &impl GenericClient,
+    c: &impl Sql,
     caminho: &[&str],
     limite: i64,
 ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
@@ -425,11 +418,7 @@ pub struct Filtro {
 }
 
 /// Newest first. An operator's look, not a hot path: it may sort the outbox (retention bounds it).
-pub async fn list(
-    c: &impl GenericClient,
-    f: &Filtro,
-    limite: i64,
-) -> Result<Vec<Linha>, tokio_postgres::Error> {
+pub async fn list(c: &impl Sql, f: &Filtro, limite: i64) -> Result<Vec<Linha>, tokio_postgres::Error> {
     let rows = c
         .query(
             &format!(
@@ -446,17 +435,14 @@ pub async fn list(
 }
 
 /// When the event was created, if it exists.
-pub async fn criado_em(
-    c: &impl GenericClient,
-    id: Uuid,
-) -> Result<Option<DateTime<Utc>>, tokio_postgres::Error> {
+pub async fn criado_em(c: &impl Sql, id: Uuid) -> Result<Option<DateTime<Utc>>, tokio_postgres::Error> {
     Ok(c.query_opt("SELECT criado_em FROM outbox_event WHERE id = $1", &[&id]).await?.map(|r| r.get(0)))
 }
 
 /// `ids` back to `PENDING`, attempts reset, due at `agora` or the database's `now()`, whichever
 /// is earlier (an operator's clock ahead does not delay a retry); returns how many changed.
 pub async fn back_to_pending(
-    c: &impl GenericClient,
+    c: &impl Sql,
     ids: &[Uuid],
     agora: DateTime<Utc>,
 ) -> Result<u64, tokio_postgres::Error> {
@@ -469,7 +455,7 @@ pub async fn back_to_pending(
 }
 
 /// The ids of every dead letter, oldest first.
-pub async fn failed_ids(c: &impl GenericClient) -> Result<Vec<Uuid>, tokio_postgres::Error> {
+pub async fn failed_ids(c: &impl Sql) -> Result<Vec<Uuid>, tokio_postgres::Error> {
     Ok(c.query("SELECT id FROM outbox_event WHERE status = 'FAILED' ORDER BY criado_em", &[])
         .await?
         .iter()
@@ -478,10 +464,7 @@ pub async fn failed_ids(c: &impl GenericClient) -> Result<Vec<Uuid>, tokio_postg
 }
 
 /// Deletes the event if it is a dead letter; returns it as it was.
-pub async fn discard_failed(
-    c: &impl GenericClient,
-    id: Uuid,
-) -> Result<Option<Linha>, tokio_postgres::Error> {
+pub async fn discard_failed(c: &impl Sql, id: Uuid) -> Result<Option<Linha>, tokio_postgres::Error> {
     let row = c
         .query_opt(
             &format!("DELETE FROM outbox_event WHERE id = $1 AND status = 'FAILED' RETURNING {COLS}"),
@@ -502,7 +485,7 @@ const IDS_POR_CONSULTA: usize = 10_000;
 /// oldest first: id, tipo, the aggregate key (the payload at `caminho`), the last error (`''`
 /// when none), criado_em, tentativas.
 pub async fn delayed(
-    c: &impl GenericClient,
+    c: &impl Sql,
     caminho: &[&str],
     criado_antes: DateTime<Utc>,
     tentativas_min: i32,
@@ -518,7 +501,7 @@ pub async fn delayed(
 /// The status of each of `ids` that still has a row (a missing one was pruned after `SENT`, or
 /// discarded).
 pub async fn statuses(
-    c: &impl GenericClient,
+    c: &impl Sql,
     ids: &[Uuid],
 ) -> Result<std::collections::HashMap<Uuid, Status>, tokio_postgres::Error> {
     let mut out = std::collections::HashMap::with_capacity(ids.len());
@@ -534,7 +517,7 @@ pub async fn statuses(
 /// of `tipos`: for example the requests whose answers are still on their way, when an answer
 /// carries the request's id.
 pub async fn pending_referencing(
-    c: &impl GenericClient,
+    c: &impl Sql,
     tipos: &[&str],
     caminho: &[&str],
     valores: &[Uuid],
@@ -558,7 +541,7 @@ pub async fn pending_referencing(
 /// `SENT` events created at or after `desde`: id, tipo, the aggregate key (the payload at
 /// `caminho`).
 pub async fn sent_since(
-    c: &impl GenericClient,
+    c: &impl Sql,
     caminho: &[&str],
     desde: DateTime<Utc>,
 ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {

@@ -52,7 +52,7 @@ impl From<ProdutoVitrine> for ProdutoResposta {
 
 /// The answers for `produtos`, each knowing whether a restock is in flight for it (one query).
 async fn respostas(
-    db: &impl deadpool_postgres::GenericClient,
+    db: &impl crate::db::Sql,
     produtos: Vec<ProdutoVitrine>,
 ) -> Result<Vec<ProdutoResposta>, ErroMercado> {
     let skus: Vec<&str> = produtos.iter().map(|p| p.sku.as_str()).collect();

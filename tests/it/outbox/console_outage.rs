@@ -283,7 +283,7 @@ async fn the_cli_console_logic_fails_as_unavailable_while_postgresql_is_down() {
     let c = Console::start(PoolLimits::default()).await;
     let id = c.insert("FAILED").await;
     let client = c.outbox.pool.get().await.expect("a connection before the outage");
-    let cc = &**client;
+    let cc = &client;
     assert!(admin::status_text::<EventoIntegracao>(cc, Utc::now())
         .await
         .expect("status")

@@ -98,6 +98,10 @@ pub struct ServicoConfig {
     /// The schema owner `giro migrate` connects as, when it is not the runtime role (`db`'s):
     /// migrations run with it, then the runtime role is granted what the service does (DML).
     pub db_ddl: Option<DbConfig>,
+    /// PostgreSQL itself, past any connection pooler (`db-url-direta`): the separate publisher's
+    /// `LISTEN` and `giro migrate` (when `db-url-ddl` is not set) use it under `db.pooler =
+    /// "transacao"`, where a session outlives no transaction on `db-url`.
+    pub db_direta: Option<DbConfig>,
     pub porta: u16,
     /// Base URL where this service receives events (`POST {url}/eventos`); its peer's publisher sends there.
     pub eventos_url: String,
@@ -337,6 +341,7 @@ impl Config {
             Ok(ServicoConfig {
                 db: r.db(n)?,
                 db_ddl: r.opt(&format!("{n}.db-url-ddl"), |r, k| r.db_url(k, n))?,
+                db_direta: r.opt(&format!("{n}.db-url-direta"), |r, k| r.db_url(k, n))?,
                 porta: r.parse(&format!("{n}.porta"))?,
                 eventos_url: r.url(&format!("{n}.eventos-url"))?,
                 token_servico: r.secret(&format!("{n}.token-servico"), 32, true)?,
@@ -361,6 +366,7 @@ impl Config {
                 lock_timeout: r.duration("db.timeout-lock")?,
                 idle_in_transaction_timeout: r.duration("db.timeout-transacao-ociosa")?,
                 vida_maxima: r.duration("db.vida-maxima")?,
+                pooler: r.parse("db.pooler")?,
             },
             endereco: r.parse("http.endereco")?,
             prazo_desligamento: r.duration("http.prazo-desligamento")?,
@@ -660,6 +666,9 @@ pub struct PoolLimits {
     /// `idle_in_transaction_session_timeout`: a session left idle inside a transaction is ended.
     pub idle_in_transaction_timeout: Duration,
     pub vida_maxima: Duration,
+    /// A transaction pooler in front of the database (`db.pooler`): the limits are then sent
+    /// as `SET LOCAL` with each transaction, not as startup options ([`crate::db::Pooler`]).
+    pub pooler: crate::db::Pooler,
 }
 
 impl Default for PoolLimits {
@@ -669,6 +678,7 @@ impl Default for PoolLimits {
             lock_timeout: Duration::ZERO,
             idle_in_transaction_timeout: Duration::ZERO,
             vida_maxima: VIDA_MAXIMA_PADRAO,
+            pooler: crate::db::Pooler::Nenhum,
         }
     }
 }

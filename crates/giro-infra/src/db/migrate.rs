@@ -68,7 +68,8 @@ pub async fn command(
     }
     for &s in servicos {
         let own = config.servico(s);
-        let db = own.db_ddl.as_ref().unwrap_or(&own.db);
+        // Past any transaction pooler: the schema owner's URL, else the direct one, else `db-url`.
+        let db = own.db_ddl.as_ref().or(own.db_direta.as_ref()).unwrap_or(&own.db);
         let applied = run(s, db).await.map_err(|e| crate::db::nomear_conexao(e, s, db))?;
         tracing::info!(db = %s, applied = applied.len(), "migrations applied: {}", applied.join(", "));
         if let (Some(ddl), Some(papel)) = (&own.db_ddl, own.db.pg.get_user()) {

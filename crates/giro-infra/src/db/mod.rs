@@ -13,9 +13,9 @@
 //! after the commit, so the publisher never looks before the row is visible.
 
 pub mod migrate;
+pub mod sql;
 
 use std::marker::PhantomData;
-use std::ops::Deref;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -27,8 +27,103 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::DbConfig;
 
-pub type Pool = deadpool_postgres::Pool;
-pub type Client = deadpool_postgres::Client;
+pub use sql::{Param, PgTipo, Pooler, Sql};
+pub use tokio_postgres::Row;
+
+/// A service's connection pool; it hands out [`Client`]s, which send SQL only through [`Sql`].
+#[derive(Clone)]
+pub struct Pool {
+    inner: deadpool_postgres::Pool,
+    pooler: Pooler,
+    /// `SET LOCAL` of the session limits, sent after each `BEGIN` under [`Pooler::Transacao`]
+    /// (empty when none); under [`Pooler::Nenhum`] they are startup options instead.
+    limites_locais: Arc<str>,
+}
+
+impl Pool {
+    /// A connection from the pool (waits at most the pool's timeout).
+    pub async fn get(&self) -> Result<Client, deadpool_postgres::PoolError> {
+        Ok(Client {
+            inner: self.inner.get().await?,
+            pooler: self.pooler,
+            limites_locais: self.limites_locais.clone(),
+        })
+    }
+
+    /// How full the pool is.
+    pub fn status(&self) -> deadpool_postgres::Status {
+        self.inner.status()
+    }
+
+    pub fn pooler(&self) -> Pooler {
+        self.pooler
+    }
+}
+
+/// A pooled connection. It sends SQL through [`Sql`] (and the simple-query protocol, which names
+/// no statement: [`Client::batch_execute`]); it has no way to the raw tokio-postgres client.
+pub struct Client {
+    inner: deadpool_postgres::Client,
+    pooler: Pooler,
+    limites_locais: Arc<str>,
+}
+
+impl Client {
+    /// Runs `sql` (one statement or several, no parameters) with the simple-query protocol.
+    pub async fn batch_execute(&self, sql: &str) -> Result<(), tokio_postgres::Error> {
+        self.inner.batch_execute(sql).await
+    }
+
+    /// Runs `sql` with the simple-query protocol and returns its messages.
+    pub async fn simple_query(
+        &self,
+        sql: &str,
+    ) -> Result<Vec<tokio_postgres::SimpleQueryMessage>, tokio_postgres::Error> {
+        self.inner.simple_query(sql).await
+    }
+
+    /// Opens a transaction whose database its opener does not state and that wakes no publisher
+    /// (infrastructure: readiness probes, throttling counters).
+    pub async fn transaction(&mut self) -> Result<Tx<'_, AnyDb>, tokio_postgres::Error> {
+        Tx::abrir(self, Arc::new(OutboxSignal::default())).await
+    }
+
+    /// Closes this connection instead of returning it to the pool (its session holds state
+    /// that must not be handed out again).
+    pub fn descartar(self) {
+        drop(deadpool_postgres::Object::take(self.inner));
+    }
+
+    pub fn pooler(&self) -> Pooler {
+        self.pooler
+    }
+}
+
+/// A connection of its own (tools, tests) has no statement cache: it sends unnamed statements,
+/// which are right through any pooler.
+impl sql::Base for tokio_postgres::Client {
+    fn pooler(&self) -> Pooler {
+        Pooler::Transacao
+    }
+    async fn preparar(&self, sql: &str) -> Result<tokio_postgres::Statement, tokio_postgres::Error> {
+        self.prepare(sql).await
+    }
+    fn pg(&self) -> &(impl tokio_postgres::GenericClient + Sync) {
+        self
+    }
+}
+
+impl sql::Base for Client {
+    fn pooler(&self) -> Pooler {
+        self.pooler
+    }
+    async fn preparar(&self, sql: &str) -> Result<tokio_postgres::Statement, tokio_postgres::Error> {
+        self.inner.prepare_cached(sql).await
+    }
+    fn pg(&self) -> &(impl tokio_postgres::GenericClient + Sync) {
+        &**self.inner
+    }
+}
 
 pub use crate::config::{PoolLimits, VIDA_MAXIMA_PADRAO};
 
@@ -54,21 +149,27 @@ pub fn pool_with(
     pg.keepalives(true);
     pg.keepalives_idle(Duration::from_secs(30));
     let mut options = pg.get_options().unwrap_or_default().to_string();
+    let mut locais = String::new();
     for (name, d) in [
         ("statement_timeout", limits.statement_timeout),
         ("lock_timeout", limits.lock_timeout),
         ("idle_in_transaction_session_timeout", limits.idle_in_transaction_timeout),
     ] {
         if !d.is_zero() {
-            options.push_str(&format!(" -c {name}={}", d.as_millis()));
+            match limits.pooler {
+                Pooler::Nenhum => options.push_str(&format!(" -c {name}={}", d.as_millis())),
+                Pooler::Transacao => locais.push_str(&format!("SET LOCAL {name} = {};", d.as_millis())),
+            }
         }
     }
+    // A transaction pooler refuses the `options` startup parameter (PgBouncer: "unsupported
+    // startup parameter"): under it the limits go with each transaction instead.
     if !options.trim().is_empty() {
         pg.options(options.trim());
     }
     let manager = Manager::from_config(pg, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
     let vida = limits.vida_maxima;
-    let pool = Pool::builder(manager)
+    let pool = deadpool_postgres::Pool::builder(manager)
         .max_size(max_size)
         .runtime(Runtime::Tokio1)
         .wait_timeout(Some(timeout))
@@ -84,7 +185,7 @@ pub fn pool_with(
             Ok(())
         }))
         .build()?;
-    Ok(pool)
+    Ok(Pool { inner: pool, pooler: limits.pooler, limites_locais: locais.into() })
 }
 
 /// The instant every process-wide measure of time here is taken from.
@@ -280,24 +381,24 @@ const WRITABLE: &str = "SELECT NOT (pg_is_in_recovery() OR current_setting('tran
 pub async fn ready(pool: &Pool, fresh: bool, timeout: Duration) -> anyhow::Result<()> {
     let check = async {
         let client = pool.get().await?;
-        let writable: bool = client
-            .query_one(WRITABLE, &[])
-            .await
-            .inspect_err(|e| {
-                note_error(e);
-            })?
-            .get(0);
-        if !writable {
+        let writable = client.query_one(WRITABLE, &[]).await.inspect_err(|e| {
+            note_error(e);
+        })?;
+        if !writable.get::<_, bool>(0) {
             let now = epoch().elapsed().as_nanos().max(1) as u64;
             TAINTED_AT.store(now, Ordering::Relaxed);
-            drop(deadpool_postgres::Object::take(client));
+            client.descartar();
             anyhow::bail!("the database is read-only");
         }
         drop(client);
         if fresh {
             // A connection of the pool's own settings, outside the pool; closed when dropped.
-            let c = deadpool::managed::Manager::create(pool.manager()).await?;
-            let writable: bool = c.query_one(WRITABLE, &[]).await?.get(0);
+            // Simple protocol: no named statement, whatever the pooler.
+            let c = deadpool::managed::Manager::create(pool.inner.manager()).await?;
+            let writable =
+                c.simple_query(WRITABLE).await?.into_iter().any(
+                    |m| matches!(m, tokio_postgres::SimpleQueryMessage::Row(r) if r.get(0) == Some("t")),
+                );
             anyhow::ensure!(writable, "the database is read-only for new sessions");
         }
         anyhow::Ok(())
@@ -429,16 +530,22 @@ pub enum AnyDb {}
 /// estoque one is expected does not compile (the doctest is on `giro::mercado::Tx`).
 pub struct Tx<'a, S> {
     inner: deadpool_postgres::Transaction<'a>,
+    pooler: Pooler,
     signal: Arc<OutboxSignal>,
     wrote_event: AtomicBool,
     // `fn() -> S`: the marker is never held, so it changes neither Send nor Sync.
     servico: PhantomData<fn() -> S>,
 }
 
-impl<'a, S> Deref for Tx<'a, S> {
-    type Target = deadpool_postgres::Transaction<'a>;
-    fn deref(&self) -> &Self::Target {
-        &self.inner
+impl<S> sql::Base for Tx<'_, S> {
+    fn pooler(&self) -> Pooler {
+        self.pooler
+    }
+    async fn preparar(&self, sql: &str) -> Result<tokio_postgres::Statement, tokio_postgres::Error> {
+        self.inner.prepare_cached(sql).await
+    }
+    fn pg(&self) -> &(impl tokio_postgres::GenericClient + Sync) {
+        &*self.inner
     }
 }
 
@@ -446,8 +553,20 @@ impl<'a, S> Tx<'a, S> {
     /// Opens a business transaction on `client` from `db`'s pool (READ COMMITTED, as the
     /// original); `S` is the caller's: `mercado::Tx::begin(&db, &mut client)`.
     pub async fn begin(db: &Db, client: &'a mut Client) -> Result<Self, DbError> {
-        let inner = client.transaction().await?;
-        Ok(Tx { inner, signal: db.signal.clone(), wrote_event: AtomicBool::new(false), servico: PhantomData })
+        Ok(Tx::abrir(client, db.signal.clone()).await?)
+    }
+
+    /// `BEGIN`, then under a transaction pooler the session limits as `SET LOCAL` (one more
+    /// round trip; they last until this transaction ends, so nothing leaks to the next client of
+    /// the same server connection).
+    async fn abrir(client: &'a mut Client, signal: Arc<OutboxSignal>) -> Result<Self, tokio_postgres::Error> {
+        let pooler = client.pooler;
+        let locais = client.limites_locais.clone();
+        let inner = client.inner.transaction().await?;
+        if !locais.is_empty() {
+            inner.batch_execute(&locais).await?;
+        }
+        Ok(Tx { inner, pooler, signal, wrote_event: AtomicBool::new(false), servico: PhantomData })
     }
 }
 
@@ -460,6 +579,11 @@ impl<S> Tx<'_, S> {
 
     pub fn notify_pg(&self) -> bool {
         self.signal.notify_pg
+    }
+
+    /// Runs `sql` (one statement or several, no parameters) with the simple-query protocol.
+    pub async fn batch_execute(&self, sql: &str) -> Result<(), tokio_postgres::Error> {
+        self.inner.batch_execute(sql).await
     }
 
     pub async fn commit(self) -> Result<(), tokio_postgres::Error> {

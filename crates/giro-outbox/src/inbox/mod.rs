@@ -16,17 +16,15 @@ use giro_infra::db::Tx;
 /// Records `event_id` as processed (at the database's `now()`, what retention counts from); true
 /// when it is new (apply the effect), false for a duplicate.
 pub async fn registrar_se_novo<S>(tx: &Tx<'_, S>, event_id: Uuid) -> Result<bool, tokio_postgres::Error> {
-    let stmt = tx
-        .prepare_cached("INSERT INTO inbox_event (event_id, processado_em) VALUES ($1, now()) ON CONFLICT (event_id) DO NOTHING")
-        .await?;
-    Ok(tx.execute(&stmt, &[&event_id]).await? == 1)
+    let stmt = "INSERT INTO inbox_event (event_id, processado_em) VALUES ($1, now()) ON CONFLICT (event_id) DO NOTHING";
+    Ok(tx.execute(stmt, &[&event_id]).await? == 1)
 }
 
 /// Deletes at most `limite` inbox rows processed more than `retencao` before `agora` (`None` =
 /// the database's clock; SPEC §9.1 retention); returns how many. Rows another sweep holds are
 /// skipped.
 pub async fn prune(
-    c: &impl tokio_postgres::GenericClient,
+    c: &impl giro_infra::db::Sql,
     agora: Option<DateTime<Utc>>,
     retencao: std::time::Duration,
     limite: i64,
@@ -51,6 +49,6 @@ pub async fn registrar_novos<S>(
     tx: &Tx<'_, S>,
     event_ids: &[Uuid],
 ) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {
-    let stmt = tx.prepare_cached(REGISTRAR_NOVOS).await?;
-    Ok(tx.query(&stmt, &[&event_ids]).await?.iter().map(|r| r.get(0)).collect())
+    let stmt = REGISTRAR_NOVOS;
+    Ok(tx.query(stmt, &[&event_ids]).await?.iter().map(|r| r.get(0)).collect())
 }

@@ -46,7 +46,7 @@ impl RetencaoInbox {
         let client = self.pool.get().await?;
         let mut total = 0;
         for _ in 0..LOTES_POR_VARREDURA {
-            let n = super::prune(&**client, agora, self.retencao, LOTE).await?;
+            let n = super::prune(&client, agora, self.retencao, LOTE).await?;
             total += n;
             if n < LOTE as u64 {
                 break;

@@ -125,11 +125,11 @@ impl Seguranca {
         };
         let chave = self.chave_sessoes.linha(id);
         let c = self.pool.get().await?;
-        let Some((usuario, antiga)) = store::buscar(&**c, &chave, VISTA_PASSO_S).await? else {
+        let Some((usuario, antiga)) = store::buscar(&c, &chave, VISTA_PASSO_S).await? else {
             return Ok(None);
         };
         if antiga {
-            store::marcar_vista(&**c, &chave).await?;
+            store::marcar_vista(&c, &chave).await?;
         }
         Ok(Some(usuario))
     }
@@ -139,7 +139,7 @@ impl Seguranca {
         let id = random_token();
         let c = self.pool.get().await?;
         store::inserir(
-            &**c,
+            &c,
             &self.chave_sessoes.linha(&id),
             usuario,
             self.ttl,
@@ -156,7 +156,7 @@ impl Seguranca {
             return Ok(());
         };
         let c = self.pool.get().await?;
-        store::apagar(&**c, &self.chave_sessoes.linha(id)).await?;
+        store::apagar(&c, &self.chave_sessoes.linha(id)).await?;
         Ok(())
     }
 
@@ -180,7 +180,7 @@ pub async fn purgar_outras_credenciais(
     let mut total = 0;
     loop {
         let c = seg.pool.get().await?;
-        let n = store::apagar_de_outras_credenciais(&**c, &credencial, lote).await?;
+        let n = store::apagar_de_outras_credenciais(&c, &credencial, lote).await?;
         total += n;
         if n < lote as u64 || shutdown.is_cancelled() {
             return Ok(total);
@@ -194,7 +194,7 @@ pub async fn purgar_expiradas(pool: &Pool, lote: i64, shutdown: &CancellationTok
     let mut total = 0;
     loop {
         let c = pool.get().await?;
-        let n = store::apagar_expiradas(&**c, lote).await?;
+        let n = store::apagar_expiradas(&c, lote).await?;
         total += n;
         if n < lote as u64 || shutdown.is_cancelled() {
             return Ok(total);

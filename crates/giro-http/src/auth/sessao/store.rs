@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
-use tokio_postgres::GenericClient;
+use giro_infra::db::Sql;
 
 /// The user of the live session `chave`, and whether its `vista_em` is older than `passo_s`
 /// seconds (time to refresh it).
 pub async fn buscar(
-    c: &impl GenericClient,
+    c: &impl Sql,
     chave: &[u8],
     passo_s: f64,
 ) -> Result<Option<(String, bool)>, tokio_postgres::Error> {
@@ -23,14 +23,14 @@ pub async fn buscar(
     Ok(row.map(|r| (r.get(0), r.get(1))))
 }
 
-pub async fn marcar_vista(c: &impl GenericClient, chave: &[u8]) -> Result<(), tokio_postgres::Error> {
+pub async fn marcar_vista(c: &impl Sql, chave: &[u8]) -> Result<(), tokio_postgres::Error> {
     c.execute("UPDATE sessao_operador SET vista_em = now() WHERE id_hash = $1", &[&chave]).await?;
     Ok(())
 }
 
 /// A new session of `usuario`, valid for `ttl` from now, opened with `credencial`.
 pub async fn inserir(
-    c: &impl GenericClient,
+    c: &impl Sql,
     chave: &[u8],
     usuario: &str,
     ttl: Duration,
@@ -45,13 +45,13 @@ pub async fn inserir(
     Ok(())
 }
 
-pub async fn apagar(c: &impl GenericClient, chave: &[u8]) -> Result<(), tokio_postgres::Error> {
+pub async fn apagar(c: &impl Sql, chave: &[u8]) -> Result<(), tokio_postgres::Error> {
     c.execute("DELETE FROM sessao_operador WHERE id_hash = $1", &[&chave]).await?;
     Ok(())
 }
 
 /// Deletes at most `lote` expired sessions, skipping rows another purge holds; returns how many.
-pub async fn apagar_expiradas(c: &impl GenericClient, lote: i64) -> Result<u64, tokio_postgres::Error> {
+pub async fn apagar_expiradas(c: &impl Sql, lote: i64) -> Result<u64, tokio_postgres::Error> {
     c.execute(
         "DELETE FROM sessao_operador WHERE id_hash IN ( \
              SELECT id_hash FROM sessao_operador WHERE expira_em <= now() \
@@ -64,7 +64,7 @@ pub async fn apagar_expiradas(c: &impl GenericClient, lote: i64) -> Result<u64, 
 /// Deletes at most `lote` sessions opened with other credentials than `credencial` (or before
 /// sessions had one), skipping rows another purge holds; returns how many.
 pub async fn apagar_de_outras_credenciais(
-    c: &impl GenericClient,
+    c: &impl Sql,
     credencial: &[u8],
     lote: i64,
 ) -> Result<u64, tokio_postgres::Error> {
