@@ -12,7 +12,9 @@
 //! [`Tx::commit`] also wakes the in-process publisher when the transaction wrote an outbox event,
 //! after the commit, so the publisher never looks before the row is visible.
 
+pub mod leitura;
 pub mod migrate;
+pub mod reexecucao;
 
 use std::marker::PhantomData;
 use std::ops::Deref;
@@ -144,6 +146,15 @@ pub fn trouble_of_sqlstate(c: &str) -> Option<Trouble> {
 /// Classifies a database error by SQLSTATE: `Some` when it is the database's trouble (answered
 /// 503, "try again"), `None` for an error about the request itself (a bug or a constraint).
 pub fn trouble(e: &tokio_postgres::Error) -> Option<Trouble> {
+    let t = trouble_sem_marca(e);
+    if t == Some(Trouble::StaleSession) {
+        // Whoever sorts the error, the request's attempt learns its session was lost.
+        reexecucao::sessao_perdida();
+    }
+    t
+}
+
+fn trouble_sem_marca(e: &tokio_postgres::Error) -> Option<Trouble> {
     if e.is_closed() {
         return Some(Trouble::StaleSession);
     }
@@ -363,11 +374,13 @@ pub struct OutboxSignal {
     pub idle: tokio::sync::watch::Sender<bool>,
 }
 
-/// A service's database: its pool and its outbox signal.
+/// A service's database: its pool and its outbox signal, and the read copy its public reads may
+/// use ([`leitura`]).
 #[derive(Clone)]
 pub struct Db {
     pub pool: Pool,
     pub signal: Arc<OutboxSignal>,
+    pub leitura: Option<Arc<leitura::Leitura>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -397,7 +410,7 @@ impl DbError {
 
 impl Db {
     pub fn new(pool: Pool, notify_pg: bool) -> Db {
-        Db { pool, signal: Arc::new(OutboxSignal { notify_pg, ..OutboxSignal::default() }) }
+        Db { pool, signal: Arc::new(OutboxSignal { notify_pg, ..OutboxSignal::default() }), leitura: None }
     }
 
     pub async fn client(&self) -> Result<Client, DbError> {
@@ -446,6 +459,7 @@ impl<'a, S> Tx<'a, S> {
     /// Opens a business transaction on `client` from `db`'s pool (READ COMMITTED, as the
     /// original); `S` is the caller's: `mercado::Tx::begin(&db, &mut client)`.
     pub async fn begin(db: &Db, client: &'a mut Client) -> Result<Self, DbError> {
+        reexecucao::transacao_aberta();
         let inner = client.transaction().await?;
         Ok(Tx { inner, signal: db.signal.clone(), wrote_event: AtomicBool::new(false), servico: PhantomData })
     }
@@ -465,6 +479,8 @@ impl<S> Tx<'_, S> {
     pub async fn commit(self) -> Result<(), tokio_postgres::Error> {
         let wrote = self.wrote_event.load(Ordering::Relaxed);
         let signal = self.signal.clone();
+        // From here the outcome may be unknown: the request is not re-run ([`reexecucao`]).
+        reexecucao::commit_enviado();
         self.inner.commit().await?;
         if wrote {
             signal.wake.notify_one();
