@@ -10,3 +10,4 @@ mod patroni;
 mod prontidao;
 mod reexecucao;
 mod replicas;
+mod rolagem;

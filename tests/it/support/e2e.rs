@@ -400,6 +400,8 @@ pub struct Stats {
     pub ambiguas: AtomicU64,
     pub pagos: AtomicU64,
     pub pagamento_recusado: AtomicU64,
+    /// A payment sent with no answer (the connection failed).
+    pub pagamento_sem_resposta: AtomicU64,
     /// Any other answer: a failure of the test.
     pub inesperadas: Mutex<Vec<String>>,
     /// Every checkout's outcome and when it came: the status, or 0 for no answer (a refused
@@ -557,7 +559,9 @@ async fn comprar(http: &reqwest::Client, url: &str, rng: &mut fastrand::Rng, sta
                         stats.pagamento_recusado.fetch_add(1, Ordering::SeqCst);
                     }
                     Ok(s) => stats.inesperadas.lock().unwrap().push(format!("payment of {id} answered {s}")),
-                    Err(_) => {}
+                    Err(_) => {
+                        stats.pagamento_sem_resposta.fetch_add(1, Ordering::SeqCst);
+                    }
                 }
             }
         }
