@@ -35,7 +35,7 @@ pub async fn uma_vez(req: Request, next: Next) -> Response {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
     let vazio = req.body().is_end_stream();
-    if !vazio && !tamanho.is_some_and(|n| n <= MAX_CORPO) {
+    if !vazio && tamanho.is_none_or(|n| n > MAX_CORPO) {
         // A body that cannot be kept: one attempt, as before.
         return tentar(false, next.run(req)).await.0;
     }
