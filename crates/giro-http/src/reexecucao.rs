@@ -4,31 +4,61 @@
 //!
 //! A request is re-run, once, when its first attempt answered 503 and:
 //! - a statement failed on a lost or stale session (class 08, 57P01–57P03, 25006 read-only after a
-//!   switchover, a closed connection) — not a timeout, a deadlock or a full disk, which a second
-//!   try at once would meet again;
+//!   switchover, a closed connection), or a new connection failed for such a reason — not a
+//!   timeout, a deadlock, a full disk or a pool with no free slot, which a second try at once would
+//!   meet again;
 //! - no COMMIT was sent (a COMMIT cut midway has an unknown outcome: its 503 stands, and the
 //!   client's `Idempotency-Key` makes its own retry safe);
 //! - it is a read (`GET`, `HEAD`), or its writes were in a business transaction (`Tx`): what was
-//!   written before the failure was rolled back with it;
+//!   written before the failure was rolled back with it — or it never got a connection at all
+//!   (a new one refused while the primary shuts down or fails over): nothing was sent;
 //! - its body was read whole here: a `Content-Length` of at most [`MAX_CORPO`] bytes, or none.
 //!
 //! The second attempt runs on a fresh connection (a stale-session error makes the pools drop every
-//! connection opened before it) and reads from the primary, not the read copy. Its answer is the
-//! answer, whatever it is. `giro_http_reexecucoes_total{resultado}` counts the re-runs by outcome.
+//! connection opened before it) and reads from the primary, not the read copy. It first waits, at
+//! most [`Espera::prazo`] (`db.espera-reexecucao`, 10 s), until the pool gives a session that can write: in a
+//! switchover the sessions the old leader ended fail at once, while the new leader is still
+//! seconds away, and a second attempt at once would fail too. Its answer is the answer, whatever
+//! it is. `giro_http_reexecucoes_total{resultado}` counts the re-runs by outcome.
+
+use std::time::Duration;
 
 use axum::body::{Body, Bytes, HttpBody};
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::{header, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::Response;
 
 use giro_infra::db::reexecucao::{tentar, Tentativa};
+use giro_infra::db::{self, Pool};
+
+/// What a second attempt waits for: a session of `pool` that can write, for at most `prazo`.
+#[derive(Clone)]
+pub struct Espera {
+    pub pool: Pool,
+    pub prazo: Duration,
+}
+
+impl Espera {
+    /// Until `pool` gives a writable session or `prazo` passes; the second attempt runs either way
+    /// (its own failure is then the answer).
+    async fn banco_de_volta(&self) {
+        let fim = tokio::time::Instant::now() + self.prazo;
+        loop {
+            let resta = fim.saturating_duration_since(tokio::time::Instant::now());
+            if resta.is_zero() || db::ready(&self.pool, false, resta).await.is_ok() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(200).min(resta)).await;
+        }
+    }
+}
 
 /// The largest body kept for a second attempt.
 pub const MAX_CORPO: usize = 256 * 1024;
 
 /// Middleware: see the module doc.
-pub async fn uma_vez(req: Request, next: Next) -> Response {
+pub async fn uma_vez(State(espera): State<Espera>, req: Request, next: Next) -> Response {
     let tamanho = req
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -61,6 +91,7 @@ pub async fn uma_vez(req: Request, next: Next) -> Response {
         return res;
     }
     tracing::warn!(method = %partes.method, path = %partes.uri.path(), "database session lost before COMMIT; running the request again on a fresh connection");
+    espera.banco_de_volta().await;
     let (res, _) = tentar(true, next.run(Request::from_parts(partes, Body::from(bytes)))).await;
     let resultado = if res.status().is_success() { "sucesso" } else { "falha" };
     metrics::counter!("giro_http_reexecucoes_total", "resultado" => resultado).increment(1);
@@ -73,5 +104,5 @@ pub fn reexecutavel(metodo: &Method, status: StatusCode, t: &Tentativa) -> bool 
     status == StatusCode::SERVICE_UNAVAILABLE
         && t.perdeu_sessao()
         && !t.enviou_commit()
-        && (leitura || t.abriu_transacao())
+        && (leitura || t.abriu_transacao() || !t.obteve_conexao())
 }

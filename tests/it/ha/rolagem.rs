@@ -11,6 +11,62 @@
 //! its answer, so the balancer takes it out before its listener closes and never sends a request
 //! on a connection the replica is closing.
 
+/// The drain alone: told SIGTERM, a replica with `GIRO_HTTP_DRENAGEM` keeps serving, its
+/// `/readyz` 503 `{"drenando": true}` and every answer with `Connection: close`, then exits 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_sigterm_a_draining_replica_answers_readyz_503_and_closes_each_connection_then_exits() {
+    use std::collections::BTreeMap;
+    use std::time::Duration;
+
+    use giro::config::Servico;
+
+    use crate::support::process::Giro;
+    use crate::support::{wait_until, TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
+
+    let db = TestDb::new(Servico::Mercado).await;
+    let env: BTreeMap<&str, String> = [
+        ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN.to_string()),
+        ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN.to_string()),
+        ("OPERADOR_USUARIO", OPERADOR.to_string()),
+        ("OPERADOR_SENHA", SENHA.to_string()),
+        ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
+        ("MERCADO_PORTA", "0".to_string()),
+        ("GIRO_OUTBOX_PUBLICADOR_EMBUTIDO", "false".to_string()),
+        ("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false".to_string()),
+        ("GIRO_HTTP_DRENAGEM", "4s".to_string()),
+        ("MERCADO_DB_URL", db.url()),
+    ]
+    .into_iter()
+    .collect();
+    let mut g = Giro::spawn(&["mercado", "serve"], &env);
+    let base = format!("http://{}", g.wait_listening().await);
+    let http = reqwest::Client::new();
+    wait_until(Duration::from_secs(30), "ready", || async {
+        (http.get(format!("{base}/readyz")).send().await.ok()?.status() == 200).then_some(())
+    })
+    .await;
+    let res = http.get(format!("{base}/produtos")).send().await.expect("GET /produtos");
+    assert!(res.headers().get("connection").is_none(), "kept alive before the signal");
+
+    g.signal("TERM");
+    let readyz = wait_until(Duration::from_secs(10), "/readyz 503 while draining", || async {
+        let r = http.get(format!("{base}/readyz")).send().await.ok()?;
+        (r.status() == 503).then_some(r)
+    })
+    .await;
+    assert!(readyz.headers().get("retry-after").is_some());
+    let corpo: serde_json::Value = readyz.json().await.expect("json");
+    assert_eq!(corpo["drenando"], true, "{corpo}");
+    let res = http.get(format!("{base}/produtos")).send().await.expect("served while draining");
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers().get("connection").and_then(|v| v.to_str().ok()), Some("close"));
+
+    let st = g.wait_exit(Duration::from_secs(30)).await;
+    assert!(st.is_some_and(|s| s.success()), "exit 0 after the drain: {st:?}\n{}", g.log());
+    assert!(g.log().contains("draining"), "{}", g.log());
+    assert!(http.get(format!("{base}/readyz")).send().await.is_err(), "the listener is closed");
+}
+
 mod e2e {
     use std::time::{Duration, Instant};
 

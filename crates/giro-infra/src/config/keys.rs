@@ -82,6 +82,7 @@ pub const KEYS: &[Key] = &[
     k("db.timeout-lock", "GIRO_DB_TIMEOUT_LOCK"),
     k("db.timeout-transacao-ociosa", "GIRO_DB_TIMEOUT_TRANSACAO_OCIOSA"),
     k("db.atraso-maximo-leitura", "GIRO_DB_ATRASO_MAXIMO_LEITURA"),
+    k("db.espera-reexecucao", "GIRO_DB_ESPERA_REEXECUCAO"),
     k("http.endereco", "GIRO_HTTP_ENDERECO"),
     k("http.prazo-desligamento", "GIRO_HTTP_PRAZO_DESLIGAMENTO"),
     k("http.drenagem", "GIRO_HTTP_DRENAGEM"),

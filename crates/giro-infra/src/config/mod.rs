@@ -253,6 +253,8 @@ pub struct Config {
     pub db_limites: PoolLimits,
     /// A read copy whose replay lags more than this is not read from (`crate::db::leitura`).
     pub db_atraso_maximo_leitura: Duration,
+    /// How long a request re-run after a lost session waits for a session that can write.
+    pub db_espera_reexecucao: Duration,
     pub endereco: std::net::IpAddr,
     pub prazo_desligamento: Duration,
     /// On SIGTERM, how long the listeners keep serving (every answer closing its connection,
@@ -372,6 +374,7 @@ impl Config {
                 vida_maxima: r.duration("db.vida-maxima")?,
             },
             db_atraso_maximo_leitura: r.duration("db.atraso-maximo-leitura")?,
+            db_espera_reexecucao: r.duration("db.espera-reexecucao")?,
             endereco: r.parse("http.endereco")?,
             prazo_desligamento: r.duration("http.prazo-desligamento")?,
             drenagem: r.duration("http.drenagem")?,

@@ -159,6 +159,7 @@ impl Db {
             let inicio = Instant::now();
             match l.pool.get().await {
                 Ok(c) => {
+                    super::reexecucao::conexao_obtida();
                     metrics::counter!("giro_db_leituras_total", "pool" => "leitura").increment(1);
                     return Ok(c);
                 }

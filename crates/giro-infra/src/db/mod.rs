@@ -386,9 +386,25 @@ pub struct Db {
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
     #[error("database unavailable: {0}")]
-    Pool(#[from] deadpool_postgres::PoolError),
+    Pool(deadpool_postgres::PoolError),
     #[error(transparent)]
     Pg(tokio_postgres::Error),
+}
+
+impl From<deadpool_postgres::PoolError> for DbError {
+    fn from(e: deadpool_postgres::PoolError) -> Self {
+        use deadpool_postgres::{PoolError, TimeoutType};
+        match &e {
+            // A new connection refused or cut (the server down, shutting down, failing over):
+            // sorting it marks the request's attempt ([`reexecucao`]).
+            PoolError::Backend(pg) => {
+                trouble(pg);
+            }
+            PoolError::Timeout(TimeoutType::Create) => reexecucao::sessao_perdida(),
+            _ => {}
+        }
+        DbError::Pool(e)
+    }
 }
 
 impl From<tokio_postgres::Error> for DbError {
@@ -414,7 +430,9 @@ impl Db {
     }
 
     pub async fn client(&self) -> Result<Client, DbError> {
-        Ok(self.pool.get().await?)
+        let c = self.pool.get().await?;
+        reexecucao::conexao_obtida();
+        Ok(c)
     }
 
     /// Opens a transaction on `client` without saying whose database it is: only code generic

@@ -20,6 +20,7 @@ pub struct Tentativa {
     /// This is the second attempt: reads avoid the read copy, and no third comes.
     pub segunda: bool,
     transacao: AtomicBool,
+    conexao: AtomicBool,
     commit: AtomicBool,
     sessao: AtomicBool,
 }
@@ -34,13 +35,18 @@ impl Tentativa {
         self.transacao.load(Ordering::Acquire)
     }
 
+    /// A connection was handed out ([`super::Db::client`]): statements may have run on it.
+    pub fn obteve_conexao(&self) -> bool {
+        self.conexao.load(Ordering::Acquire)
+    }
+
     /// A COMMIT was sent: its outcome may be unknown.
     pub fn enviou_commit(&self) -> bool {
         self.commit.load(Ordering::Acquire)
     }
 
     /// A statement failed on a lost or stale session (class 08, 57P01–57P03, 25006, a closed
-    /// connection).
+    /// connection), or a new connection could not be opened for such a reason.
     pub fn perdeu_sessao(&self) -> bool {
         self.sessao.load(Ordering::Acquire)
     }
@@ -59,6 +65,10 @@ fn marcar(f: impl FnOnce(&Tentativa)) {
 
 pub(super) fn transacao_aberta() {
     marcar(|t| t.transacao.store(true, Ordering::Release));
+}
+
+pub(super) fn conexao_obtida() {
+    marcar(|t| t.conexao.store(true, Ordering::Release));
 }
 
 pub(super) fn commit_enviado() {
