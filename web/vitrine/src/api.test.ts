@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ErroApi, fecharPedido } from './api';
+import { ErroApi, fecharPedido, pagarPedido } from './api';
 import { fetchFalso } from './teste-util';
 
 const ITENS = [{ sku: '7894900011517', qtd: 2 }];
@@ -53,5 +53,17 @@ describe('fecharPedido', () => {
       expect(f).toHaveBeenCalledTimes(1);
       vi.unstubAllGlobals();
     }
+  });
+
+  it('pagarPedido retries a 503 once (paying twice is a no-op) but not a 409', async () => {
+    const pago = { id: 'p-1', status: 'PAGO' };
+    const respostas = [{ status: 503 }, { status: 200, corpo: pago }];
+    const f = fetchFalso({ 'POST /api/pedidos/p-1/pagamento': () => respostas.shift()! });
+    await expect(pagarPedido('p-1', 0)).resolves.toEqual(pago);
+    expect(f).toHaveBeenCalledTimes(2);
+    vi.unstubAllGlobals();
+    const g = fetchFalso({ 'POST /api/pedidos/p-1/pagamento': { status: 409 } });
+    await expect(pagarPedido('p-1', 0)).rejects.toMatchObject({ status: 409 });
+    expect(g).toHaveBeenCalledTimes(1);
   });
 });

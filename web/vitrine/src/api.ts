@@ -112,6 +112,16 @@ export function buscarPedido(id: string): Promise<Pedido | null> {
   return talvez(pedir<Pedido>(`/pedidos/${encodeURIComponent(id)}`));
 }
 
-export function pagarPedido(id: string): Promise<Pedido> {
-  return pedir<Pedido>(`/pedidos/${encodeURIComponent(id)}/pagamento`, { method: 'POST' });
+/** Paying a paid order again changes nothing, so a 503 or a lost answer is retried once, after
+ * `pausaMs`, as a checkout is. */
+export async function pagarPedido(id: string, pausaMs = 1000): Promise<Pedido> {
+  const tentar = () =>
+    pedir<Pedido>(`/pedidos/${encodeURIComponent(id)}/pagamento`, { method: 'POST' });
+  try {
+    return await tentar();
+  } catch (e) {
+    if (!repetivel(e)) throw e;
+    await new Promise((r) => setTimeout(r, pausaMs));
+    return tentar();
+  }
 }
