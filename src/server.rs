@@ -116,7 +116,7 @@ pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
         // Innermost of the shared layers: a request whose session was lost before any COMMIT
         // runs again once, on a fresh connection (the throttle above counts it once).
         .layer(axum::middleware::from_fn_with_state(
-            http::reexecucao::Espera { pool: ctx.db.pool.clone(), prazo: ctx.config.db_espera_reexecucao },
+            http::reexecucao::Espera::new(ctx.db.pool.clone(), ctx.config.db_espera_reexecucao),
             http::reexecucao::uma_vez,
         ));
     // Counters in the service's database: every replica counts the same attempts.

@@ -15,13 +15,16 @@
 //! - its body was read whole here: a `Content-Length` of at most [`MAX_CORPO`] bytes, or none.
 //!
 //! The second attempt runs on a fresh connection (a stale-session error makes the pools drop every
-//! connection opened before it) and reads from the primary, not the read copy. It first waits, at
-//! most [`Espera::prazo`] (`db.espera-reexecucao`, 10 s), until the pool gives a session that can write: in a
-//! switchover the sessions the old leader ended fail at once, while the new leader is still
-//! seconds away, and a second attempt at once would fail too. Its answer is the answer, whatever
-//! it is. `giro_http_reexecucoes_total{resultado}` counts the re-runs by outcome.
+//! connection opened before it) and reads from the primary, not the read copy. It first waits until
+//! the pool gives a session that can write, at most `db.espera-reexecucao` (10 s) after the
+//! database was first seen gone ([`Espera`]): in a switchover the sessions the old leader ended
+//! fail at once, while the new leader is still seconds away, and a second attempt at once would
+//! fail too. Its answer is the answer, whatever it is. `giro_http_reexecucoes_total{resultado}` counts the re-runs by outcome.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use tokio::time::Instant;
 
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{Request, State};
@@ -32,21 +35,44 @@ use axum::response::Response;
 use giro_infra::db::reexecucao::{tentar, Tentativa};
 use giro_infra::db::{self, Pool};
 
-/// What a second attempt waits for: a session of `pool` that can write, for at most `prazo`.
+/// What a second attempt waits for: a session of `pool` that can write, for at most `prazo` after
+/// the database was first seen gone — a switchover's seconds are waited out, but in a long outage
+/// the requests after the first `prazo` answer 503 at once instead of each waiting it again.
 #[derive(Clone)]
 pub struct Espera {
-    pub pool: Pool,
-    pub prazo: Duration,
+    pool: Pool,
+    prazo: Duration,
+    /// Since when the database is gone, and when that was last seen (an outage older than
+    /// `prazo` without a sighting is over: the next one starts afresh).
+    fora: Arc<Mutex<Option<(Instant, Instant)>>>,
 }
 
 impl Espera {
-    /// Until `pool` gives a writable session or `prazo` passes; the second attempt runs either way
-    /// (its own failure is then the answer).
+    pub fn new(pool: Pool, prazo: Duration) -> Espera {
+        Espera { pool, prazo, fora: Arc::default() }
+    }
+
+    /// Until `pool` gives a writable session or the wait's end; the second attempt runs either
+    /// way (its own failure is then the answer).
     async fn banco_de_volta(&self) {
-        let fim = tokio::time::Instant::now() + self.prazo;
+        let agora = Instant::now();
+        let desde = {
+            let mut g = self.fora.lock().unwrap_or_else(|e| e.into_inner());
+            let desde = match *g {
+                Some((desde, visto)) if agora.saturating_duration_since(visto) <= self.prazo => desde,
+                _ => agora,
+            };
+            *g = Some((desde, agora));
+            desde
+        };
+        let fim = desde + self.prazo;
         loop {
-            let resta = fim.saturating_duration_since(tokio::time::Instant::now());
-            if resta.is_zero() || db::ready(&self.pool, false, resta).await.is_ok() {
+            let resta = fim.saturating_duration_since(Instant::now());
+            if resta.is_zero() {
+                return;
+            }
+            if db::ready(&self.pool, false, resta).await.is_ok() {
+                *self.fora.lock().unwrap_or_else(|e| e.into_inner()) = None;
                 return;
             }
             tokio::time::sleep(Duration::from_millis(200).min(resta)).await;

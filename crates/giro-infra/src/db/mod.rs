@@ -386,7 +386,7 @@ pub struct Db {
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
     #[error("database unavailable: {0}")]
-    Pool(deadpool_postgres::PoolError),
+    Pool(#[source] deadpool_postgres::PoolError),
     #[error(transparent)]
     Pg(tokio_postgres::Error),
 }
