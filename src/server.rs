@@ -32,6 +32,8 @@ pub struct Contexto {
     pub shutdown: CancellationToken,
     /// Restarts failed background loops; `/readyz` is 503 while a required one is down.
     pub supervisor: Arc<Supervisor>,
+    /// On while the listeners drain after SIGTERM (`http.drenagem`): `/readyz` is 503.
+    pub drenagem: http::drenagem::Drenagem,
 }
 
 impl Contexto {
@@ -95,10 +97,11 @@ pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
         .router
         .merge(http::auth::login::router(ctx.seguranca.clone()))
         .merge(receiver::router(ctx.db.clone(), role.consumidor, ctx.config.outbox.lote_max))
-        .merge(http::health::router(http::health::Prontidao::new(
+        .merge(http::health::router(http::health::Prontidao::drenando_com(
             ctx.db.pool.clone(),
             true,
             ctx.supervisor.clone(),
+            ctx.drenagem.clone(),
         )))
         .merge(crate::outbox::metrics::router_com(ctx.db.pool.clone(), role.metricas))
         .merge(crate::outbox::console::router_com::<EventoIntegracao, S>(
@@ -109,6 +112,12 @@ pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
                 timeout_requisicao: ctx.config.limites_http.timeout_requisicao,
                 reparo: role.reparo,
             },
+        ))
+        // Innermost of the shared layers: a request whose session was lost before any COMMIT
+        // runs again once, on a fresh connection (the throttle above counts it once).
+        .layer(axum::middleware::from_fn_with_state(
+            http::reexecucao::Espera::new(ctx.db.pool.clone(), ctx.config.db_espera_reexecucao),
+            http::reexecucao::uma_vez,
         ));
     // Counters in the service's database: every replica counts the same attempts.
     let limitador = http::limite::Limitador::new(
@@ -134,7 +143,18 @@ pub async fn run<S: 'static>(
     let own = config.servico(servico);
     let pool = db::pool_with(&own.db, config.db_pool_max, config.db_timeout, config.db_limites)?;
     db::registrar_pool(servico.nome(), &pool);
-    let db = Db::new(pool, config.outbox.notify);
+    let mut db = Db::new(pool, config.outbox.notify);
+    let leitura = match &own.db_leitura {
+        Some(cfg) => {
+            // Bounded waits: a dead standby sends reads to the primary quickly.
+            let p = db::pool_with(cfg, config.db_pool_max, db::leitura::ESPERA, config.db_limites)?;
+            db::registrar_pool(&format!("{}-leitura", servico.nome()), &p);
+            let l = db::leitura::Leitura::new(p, config.db_atraso_maximo_leitura);
+            db = db.com_leitura(l.clone());
+            Some(l)
+        }
+        None => None,
+    };
 
     let addr = SocketAddr::new(config.endereco, own.porta);
     let listener =
@@ -148,10 +168,16 @@ pub async fn run<S: 'static>(
         tasks: TaskTracker::new(),
         shutdown: shutdown.clone(),
         supervisor: Supervisor::new(),
+        drenagem: http::drenagem::Drenagem::default(),
     };
+    // The listeners stop `http.drenagem` after the signal; background loops at once.
+    let parar_http = ctx.drenagem.adiar(&shutdown, ctx.config.drenagem);
     let role = build(&ctx)?;
-    let router = app(&ctx, role);
-    start_web(&ctx, servico, &router).await?; // the built front on its own port (§9.5)
+    let router = ctx.drenagem.camada(app(&ctx, role));
+    start_web(&ctx, servico, &router, &parar_http).await?; // the built front on its own port (§9.5)
+    if let Some(l) = leitura {
+        ctx.tasks.spawn(db::leitura::vigiar(l, shutdown.clone()));
+    }
     crate::http::metrics::install();
     crate::otlp::init(&format!("giro-{}", servico.nome())); // on when OTEL_EXPORTER_OTLP_ENDPOINT is set
     if ctx.config.outbox.publicador_embutido {
@@ -193,7 +219,7 @@ pub async fn run<S: 'static>(
     ));
 
     tracing::info!(service = %servico, addr = %bound, "giro {servico} listening on http://{bound}");
-    let served = http::serve_config(listener, router, shutdown.clone(), &ctx.config).await;
+    let served = http::serve_config(listener, router, parar_http, &ctx.config).await;
     shutdown.cancel();
     ctx.tasks.close();
     if tokio::time::timeout(ctx.config.prazo_desligamento, ctx.tasks.wait()).await.is_err() {
@@ -258,10 +284,15 @@ pub fn rotas_web(servico: Servico) -> Vec<http::web::Rota> {
 }
 
 /// Starts the web listener of `servico` beside its API listener when a front is configured; it
-/// stops with the same shutdown token and grace period.
-async fn start_web(ctx: &Contexto, servico: Servico, api: &Router) -> anyhow::Result<()> {
+/// stops with the API's listener (`parar`: after the drain) and the same grace period.
+async fn start_web(
+    ctx: &Contexto,
+    servico: Servico,
+    api: &Router,
+    parar: &CancellationToken,
+) -> anyhow::Result<()> {
     if let Some((listener, web)) = http::web::bind(&ctx.config, servico, api, &rotas_web(servico)).await? {
-        let (shutdown, config) = (ctx.shutdown.clone(), ctx.config.clone());
+        let (shutdown, config) = (parar.clone(), ctx.config.clone());
         ctx.tasks.spawn(async move {
             if let Err(e) = http::serve_config(listener, web, shutdown, &config).await {
                 tracing::error!(error = %e, "web listener failed");

@@ -68,6 +68,7 @@ async fn start_estoque(config: &Config, shutdown: &CancellationToken) -> anyhow:
         tasks: TaskTracker::new(),
         shutdown: shutdown.clone(),
         supervisor: crate::supervisor::Supervisor::new(),
+        drenagem: Default::default(),
     };
     let role = crate::estoque::build(&ctx)?;
     let router = server::app(&ctx, role);

@@ -125,12 +125,14 @@ async fn registrar_lote(
 }
 
 async fn resumo(State(e): St) -> Result<AppJson<painel::Resumo>, ErroEstoque> {
-    let client = e.db.client().await?;
+    // A summary: a standby within the bound may serve it (`db::leitura`).
+    let client = e.db.leitura().await?;
     Ok(AppJson(painel::resumo(&client, agora()).await?))
 }
 
 async fn demandas(State(e): St) -> Result<AppJson<Vec<painel::DemandaAberta>>, ErroEstoque> {
-    let client = e.db.client().await?;
+    // A summary: a standby within the bound may serve it (`db::leitura`).
+    let client = e.db.leitura().await?;
     Ok(AppJson(painel::demandas(&client).await?))
 }
 
@@ -150,7 +152,8 @@ async fn reposicoes(
             ErroEstoque::Invalido(format!("parâmetro inválido: limite deve ser um número inteiro: {s}"))
         })?),
     };
-    let client = e.db.client().await?;
+    // A summary: a standby within the bound may serve it (`db::leitura`).
+    let client = e.db.leitura().await?;
     Ok(AppJson(painel::reposicoes(&client, painel::limite(pedido)).await?))
 }
 

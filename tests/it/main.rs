@@ -7,8 +7,8 @@
 mod support;
 
 // One module per component; the end-to-end fault scenarios are every test under an `e2e::`
-// module (this `e2e`, `outbox::resilience::e2e`, `ha::failover::e2e`, `ha::patroni::e2e`), run by
-// the e2e stage.
+// module (this `e2e`, `outbox::resilience::e2e`, `ha::failover::e2e`, `ha::patroni::e2e`,
+// `ha::rolagem::e2e`), run by the e2e stage.
 mod db;
 mod e2e;
 mod estoque;

@@ -9,6 +9,8 @@
 //! goes through again (a probe that has to allocate a new block: a temporary table created and
 //! rolled back); and no required background loop is down (see [`giro_infra::supervisor`]).
 //! Otherwise 503 with what is wrong and `Retry-After`; 200 again once it heals, without a restart.
+//! While the process drains on SIGTERM ([`crate::drenagem`]) it is 503 `{"drenando": true}`, so
+//! the balancer takes the replica out before its listener closes.
 //!
 //! What does **not** make it 503: a new session refused for lack of connection slots
 //! (`max_connections` taken by another client, SQLSTATE 53300) while the pool holds sessions —
@@ -40,12 +42,24 @@ pub struct Prontidao {
     /// Also open a new session to check it can write.
     pub fresh: bool,
     pub supervisor: Arc<Supervisor>,
+    /// While the process drains on SIGTERM, `/readyz` is 503 ([`crate::drenagem`]).
+    pub drenagem: crate::drenagem::Drenagem,
     last_fresh: Mutex<Option<(Instant, Result<(), String>)>>,
 }
 
 impl Prontidao {
     pub fn new(pool: Pool, fresh: bool, supervisor: Arc<Supervisor>) -> Arc<Prontidao> {
-        Arc::new(Prontidao { pool, fresh, supervisor, last_fresh: Mutex::new(None) })
+        Prontidao::drenando_com(pool, fresh, supervisor, crate::drenagem::Drenagem::default())
+    }
+
+    /// [`Prontidao::new`] answering 503 while `drenagem` is on.
+    pub fn drenando_com(
+        pool: Pool,
+        fresh: bool,
+        supervisor: Arc<Supervisor>,
+        drenagem: crate::drenagem::Drenagem,
+    ) -> Arc<Prontidao> {
+        Arc::new(Prontidao { pool, fresh, supervisor, drenagem, last_fresh: Mutex::new(None) })
     }
 
     /// Ok when the database can take writes (see the module doc).
@@ -146,6 +160,12 @@ async fn componente(State(p): State<Arc<Prontidao>>, uri: axum::http::Uri) -> Re
 }
 
 async fn ready(State(p): State<Arc<Prontidao>>) -> Response {
+    if p.drenagem.ativa() {
+        let mut res = (StatusCode::SERVICE_UNAVAILABLE, Json(json!({"status": "DOWN", "drenando": true})))
+            .into_response();
+        res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static(crate::problem::RETRY_AFTER));
+        return res;
+    }
     let down = p.supervisor.down();
     let database = p.database().await;
     if database.is_ok() && down.is_empty() {

@@ -95,6 +95,18 @@ fn describe() {
         "Restock round trip: from mercado's request to the shelf credited by the shipment"
     );
     metrics::describe_histogram!("giro_http_request_seconds", "HTTP request latency");
+    metrics::describe_counter!(
+        "giro_db_leituras_total",
+        "Public reads by the pool that served them (leitura: the read copy, primario: the primary)"
+    );
+    metrics::describe_gauge!(
+        "giro_db_atraso_leitura_segundos",
+        "The read copy's replay lag last measured, in seconds (-1: it did not answer)"
+    );
+    metrics::describe_counter!(
+        "giro_http_reexecucoes_total",
+        "Requests run a second time after their database session was lost before any COMMIT, by outcome"
+    );
 }
 
 /// What a separate `giro publisher` serves (`publisher.porta-metricas`): its own counters

@@ -82,7 +82,8 @@ pub async fn listar(
     AppQuery(f): AppQuery<Filtros>,
 ) -> Result<Response, ErroMercado> {
     let (categoria, busca) = (filtro(f.categoria), filtro(f.busca));
-    let client = e.db.client().await?;
+    // The catalogue: a standby within the bound may serve it (`db::leitura`).
+    let client = e.db.leitura().await?;
     let produtos = produto::listar(&client, categoria.as_deref(), busca.as_deref()).await?;
     Ok(AppJson(respostas(&client, produtos).await?).into_response())
 }
@@ -95,7 +96,7 @@ pub async fn buscar(
     if !crate::contracts::sku_valido(&sku) {
         return Ok(StatusCode::NOT_FOUND.into_response());
     }
-    let client = e.db.client().await?;
+    let client = e.db.leitura().await?;
     Ok(match produto::buscar(&client, &sku).await? {
         Some(p) => AppJson(respostas(&client, vec![p]).await?.remove(0)).into_response(),
         // The original's empty-bodied 404.

@@ -129,10 +129,10 @@ async fn a_service_with_several_hosts_connects_to_the_one_that_answers_in_both_u
 }
 
 /// A primary with a synchronous standby from `scripts/pg-standby`; both stopped and deleted on drop.
-struct Par {
+pub(super) struct Par {
     dir: String,
-    primary: u16,
-    standby: u16,
+    pub(super) primary: u16,
+    pub(super) standby: u16,
 }
 
 impl Par {
@@ -173,14 +173,14 @@ impl Par {
     }
 
     /// The multi-host URL of database `db`: the primary first, then the standby.
-    fn url(&self, db: &str) -> String {
+    pub(super) fn url(&self, db: &str) -> String {
         format!(
             "postgres://postgres:postgres@127.0.0.1:{},127.0.0.1:{}/{db}?target_session_attrs=read-write",
             self.primary, self.standby
         )
     }
 
-    async fn client(&self, db: &str) -> tokio_postgres::Client {
+    pub(super) async fn client(&self, db: &str) -> tokio_postgres::Client {
         let cfg: tokio_postgres::Config = self.url(db).parse().expect("url");
         crate::support::db::connect(&cfg).await
     }
@@ -202,7 +202,7 @@ impl Drop for Par {
 
 impl Par {
     /// A primary with its standby, holding both services' databases, migrated.
-    async fn with_databases() -> Par {
+    pub(super) async fn with_databases() -> Par {
         let par = Par::start();
         {
             let admin = par.client("postgres").await;

@@ -110,6 +110,7 @@ pub async fn spawn_app(servico: Servico, env: &[(&str, &str)]) -> TestApp {
         tasks: TaskTracker::new(),
         shutdown: shutdown.clone(),
         supervisor: giro::supervisor::Supervisor::new(),
+        drenagem: Default::default(),
     };
     // Each role's type says its database (`Role<Mercado>`, `Role<Estoque>`): one arm each.
     let router = match servico {
@@ -160,6 +161,7 @@ pub async fn spawn_replica(app: &TestApp, env: &[(&str, &str)]) -> Replica {
         tasks: TaskTracker::new(),
         shutdown: shutdown.clone(),
         supervisor: giro::supervisor::Supervisor::new(),
+        drenagem: Default::default(),
     };
     // Each role's type says its database (`Role<Mercado>`, `Role<Estoque>`): one arm each.
     let router = match servico {

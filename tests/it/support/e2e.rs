@@ -400,6 +400,11 @@ pub struct Stats {
     pub ambiguas: AtomicU64,
     pub pagos: AtomicU64,
     pub pagamento_recusado: AtomicU64,
+    /// A payment sent with no answer (the connection failed).
+    pub pagamento_sem_resposta: AtomicU64,
+    /// Shoppers as the storefront ([`Clientes::start_como_vitrine`]): checkouts and payments
+    /// sent a second time after a 503 or no answer.
+    pub repetidas: AtomicU64,
     /// Any other answer: a failure of the test.
     pub inesperadas: Mutex<Vec<String>>,
     /// Every checkout's outcome and when it came: the status, or 0 for no answer (a refused
@@ -442,6 +447,31 @@ pub struct Clientes {
 
 impl Clientes {
     pub fn start(mercado_url: String, n: usize, alvo: u64, pausa: Duration, pagar: f64) -> Clientes {
+        Clientes::iniciar(mercado_url, n, alvo, pausa, pagar, false)
+    }
+
+    /// [`Clientes::start`] with shoppers that behave as the storefront (web/vitrine/src/api.ts):
+    /// each checkout carries an `Idempotency-Key` and, on a 503 or no answer, is sent once more
+    /// with the same key a second later; a payment (a repeat is a no-op) likewise. The outcome
+    /// recorded is the last answer.
+    pub fn start_como_vitrine(
+        mercado_url: String,
+        n: usize,
+        alvo: u64,
+        pausa: Duration,
+        pagar: f64,
+    ) -> Clientes {
+        Clientes::iniciar(mercado_url, n, alvo, pausa, pagar, true)
+    }
+
+    fn iniciar(
+        mercado_url: String,
+        n: usize,
+        alvo: u64,
+        pausa: Duration,
+        pagar: f64,
+        vitrine: bool,
+    ) -> Clientes {
         let stats = Arc::new(Stats::default());
         let stop = Arc::new(AtomicBool::new(false));
         let http = reqwest::Client::builder()
@@ -456,7 +486,7 @@ impl Clientes {
                 tokio::spawn(async move {
                     let mut rng = fastrand::Rng::with_seed(0x61_726f + i as u64);
                     while !stop.load(Ordering::SeqCst) && stats.respondidas() < alvo {
-                        comprar(&http, &url, &mut rng, &stats, pagar).await;
+                        comprar(&http, &url, &mut rng, &stats, pagar, vitrine).await;
                         if !pausa.is_zero() {
                             tokio::time::sleep(pausa.mul_f64(0.5 + rng.f64())).await;
                         }
@@ -503,7 +533,19 @@ impl Drop for Clientes {
     }
 }
 
-async fn comprar(http: &reqwest::Client, url: &str, rng: &mut fastrand::Rng, stats: &Stats, pagar: f64) {
+/// A 503 or no answer, which the storefront tries once more.
+fn repetivel(r: &Result<reqwest::Response, reqwest::Error>) -> bool {
+    r.as_ref().map_or(true, |r| r.status() == 503)
+}
+
+async fn comprar(
+    http: &reqwest::Client,
+    url: &str,
+    rng: &mut fastrand::Rng,
+    stats: &Stats,
+    pagar: f64,
+    vitrine: bool,
+) {
     let n = rng.usize(1..=2);
     let mut skus: Vec<&str> = Vec::new();
     while skus.len() < n {
@@ -514,7 +556,18 @@ async fn comprar(http: &reqwest::Client, url: &str, rng: &mut fastrand::Rng, sta
     }
     let itens: Vec<(String, i64)> = skus.iter().map(|s| (s.to_string(), rng.i64(1..=3))).collect();
     let body = json!({"itens": itens.iter().map(|(s, q)| json!({"sku": s, "qtd": q})).collect::<Vec<_>>()});
-    let res = match http.post(format!("{url}/pedidos")).json(&body).send().await {
+    let chave = Uuid::new_v4().to_string();
+    let enviar = || {
+        let rb = http.post(format!("{url}/pedidos")).json(&body);
+        if vitrine { rb.header("idempotency-key", &chave) } else { rb }.send()
+    };
+    let mut r = enviar().await;
+    if vitrine && repetivel(&r) {
+        stats.repetidas.fetch_add(1, Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        r = enviar().await;
+    }
+    let res = match r {
         Ok(r) => r,
         Err(e) => {
             stats.linha.lock().unwrap().push((Instant::now(), 0));
@@ -543,12 +596,14 @@ async fn comprar(http: &reqwest::Client, url: &str, rng: &mut fastrand::Rng, sta
             stats.criados.fetch_add(1, Ordering::SeqCst);
             if rng.f64() < pagar {
                 let id = answer["pedidoId"].as_str().unwrap_or_default().to_string();
-                match http
-                    .post(format!("{url}/pedidos/{id}/pagamento"))
-                    .send()
-                    .await
-                    .map(|r| r.status().as_u16())
-                {
+                let pagamento = || http.post(format!("{url}/pedidos/{id}/pagamento")).send();
+                let mut r = pagamento().await;
+                if vitrine && repetivel(&r) {
+                    stats.repetidas.fetch_add(1, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    r = pagamento().await;
+                }
+                match r.map(|r| r.status().as_u16()) {
                     Ok(200) => {
                         stats.pagos.fetch_add(1, Ordering::SeqCst);
                     }
@@ -557,7 +612,9 @@ async fn comprar(http: &reqwest::Client, url: &str, rng: &mut fastrand::Rng, sta
                         stats.pagamento_recusado.fetch_add(1, Ordering::SeqCst);
                     }
                     Ok(s) => stats.inesperadas.lock().unwrap().push(format!("payment of {id} answered {s}")),
-                    Err(_) => {}
+                    Err(_) => {
+                        stats.pagamento_sem_resposta.fetch_add(1, Ordering::SeqCst);
+                    }
                 }
             }
         }

@@ -77,23 +77,51 @@ export function novaChave(): string {
   return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 }
 
+/** Whether a checkout's failure leaves its outcome unknown and worth one more try: a 503 (the
+ * database was briefly unavailable, or a COMMIT's answer was lost) or no answer at all. */
+function repetivel(e: unknown): boolean {
+  return e instanceof ErroApi && (e.status === 503 || e.status === 0);
+}
+
 /** `chave` is the checkout attempt's Idempotency-Key: a retry of the same cart sends the same
- * one, so an answer lost on the way never reserves twice. */
-export function fecharPedido(
+ * one, so an answer lost on the way never reserves twice. A 503 or a lost answer is retried
+ * once, after `pausaMs`, with the same key (one is made when none is given): the order the first
+ * try may have created is answered again, never a second one (issue 28). */
+export async function fecharPedido(
   itens: { sku: string; qtd: number }[],
   chave?: string,
+  pausaMs = 1000,
 ): Promise<PedidoFechado> {
-  return pedir<PedidoFechado>('/pedidos', {
-    method: 'POST',
-    body: JSON.stringify({ itens }),
-    headers: chave ? { 'Idempotency-Key': chave } : undefined,
-  });
+  const k = chave ?? novaChave();
+  const tentar = () =>
+    pedir<PedidoFechado>('/pedidos', {
+      method: 'POST',
+      body: JSON.stringify({ itens }),
+      headers: { 'Idempotency-Key': k },
+    });
+  try {
+    return await tentar();
+  } catch (e) {
+    if (!repetivel(e)) throw e;
+    await new Promise((r) => setTimeout(r, pausaMs));
+    return tentar();
+  }
 }
 
 export function buscarPedido(id: string): Promise<Pedido | null> {
   return talvez(pedir<Pedido>(`/pedidos/${encodeURIComponent(id)}`));
 }
 
-export function pagarPedido(id: string): Promise<Pedido> {
-  return pedir<Pedido>(`/pedidos/${encodeURIComponent(id)}/pagamento`, { method: 'POST' });
+/** Paying a paid order again changes nothing, so a 503 or a lost answer is retried once, after
+ * `pausaMs`, as a checkout is. */
+export async function pagarPedido(id: string, pausaMs = 1000): Promise<Pedido> {
+  const tentar = () =>
+    pedir<Pedido>(`/pedidos/${encodeURIComponent(id)}/pagamento`, { method: 'POST' });
+  try {
+    return await tentar();
+  } catch (e) {
+    if (!repetivel(e)) throw e;
+    await new Promise((r) => setTimeout(r, pausaMs));
+    return tentar();
+  }
 }

@@ -102,6 +102,9 @@ pub struct ServicoConfig {
     /// `LISTEN` and `giro migrate` (when `db-url-ddl` is not set) use it under `db.pooler =
     /// "transacao"`, where a session outlives no transaction on `db-url`.
     pub db_direta: Option<DbConfig>,
+    /// A read-only copy (a standby, or a balancer's replica port) for the public read routes
+    /// (`crate::db::leitura`); `None` = every read on `db`.
+    pub db_leitura: Option<DbConfig>,
     pub porta: u16,
     /// Base URL where this service receives events (`POST {url}/eventos`); its peer's publisher sends there.
     pub eventos_url: String,
@@ -252,8 +255,15 @@ pub struct Config {
     pub db_timeout: Duration,
     /// Session timeouts and connection lifetime of the services' and publishers' pools.
     pub db_limites: PoolLimits,
+    /// A read copy whose replay lags more than this is not read from (`crate::db::leitura`).
+    pub db_atraso_maximo_leitura: Duration,
+    /// How long a request re-run after a lost session waits for a session that can write.
+    pub db_espera_reexecucao: Duration,
     pub endereco: std::net::IpAddr,
     pub prazo_desligamento: Duration,
+    /// On SIGTERM, how long the listeners keep serving (every answer closing its connection,
+    /// `/readyz` 503) before they stop accepting: the balancer's time to take the replica out.
+    pub drenagem: Duration,
     pub limites_http: LimitesHttp,
     /// Proxies whose `X-Forwarded-For` is believed (addresses or CIDR blocks).
     pub proxies_confiaveis: Vec<String>,
@@ -342,6 +352,7 @@ impl Config {
                 db: r.db(n)?,
                 db_ddl: r.opt(&format!("{n}.db-url-ddl"), |r, k| r.db_url(k, n))?,
                 db_direta: r.opt(&format!("{n}.db-url-direta"), |r, k| r.db_url(k, n))?,
+                db_leitura: r.opt(&format!("{n}.db-url-leitura"), |r, k| r.db_url(k, n))?,
                 porta: r.parse(&format!("{n}.porta"))?,
                 eventos_url: r.url(&format!("{n}.eventos-url"))?,
                 token_servico: r.secret(&format!("{n}.token-servico"), 32, true)?,
@@ -368,8 +379,11 @@ impl Config {
                 vida_maxima: r.duration("db.vida-maxima")?,
                 pooler: r.parse("db.pooler")?,
             },
+            db_atraso_maximo_leitura: r.duration("db.atraso-maximo-leitura")?,
+            db_espera_reexecucao: r.duration("db.espera-reexecucao")?,
             endereco: r.parse("http.endereco")?,
             prazo_desligamento: r.duration("http.prazo-desligamento")?,
+            drenagem: r.duration("http.drenagem")?,
             limites_http: LimitesHttp {
                 timeout_cabecalho: r.duration("http.timeout-cabecalho")?,
                 timeout_corpo: r.duration("http.timeout-corpo")?,

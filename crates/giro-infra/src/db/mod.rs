@@ -12,7 +12,9 @@
 //! [`Tx::commit`] also wakes the in-process publisher when the transaction wrote an outbox event,
 //! after the commit, so the publisher never looks before the row is visible.
 
+pub mod leitura;
 pub mod migrate;
+pub mod reexecucao;
 pub mod sql;
 
 use std::marker::PhantomData;
@@ -245,6 +247,15 @@ pub fn trouble_of_sqlstate(c: &str) -> Option<Trouble> {
 /// Classifies a database error by SQLSTATE: `Some` when it is the database's trouble (answered
 /// 503, "try again"), `None` for an error about the request itself (a bug or a constraint).
 pub fn trouble(e: &tokio_postgres::Error) -> Option<Trouble> {
+    let t = trouble_sem_marca(e);
+    if t == Some(Trouble::StaleSession) {
+        // Whoever sorts the error, the request's attempt learns its session was lost.
+        reexecucao::sessao_perdida();
+    }
+    t
+}
+
+fn trouble_sem_marca(e: &tokio_postgres::Error) -> Option<Trouble> {
     if e.is_closed() {
         return Some(Trouble::StaleSession);
     }
@@ -464,19 +475,37 @@ pub struct OutboxSignal {
     pub idle: tokio::sync::watch::Sender<bool>,
 }
 
-/// A service's database: its pool and its outbox signal.
+/// A service's database: its pool and its outbox signal, and the read copy its public reads may
+/// use ([`leitura`]).
 #[derive(Clone)]
 pub struct Db {
     pub pool: Pool,
     pub signal: Arc<OutboxSignal>,
+    pub leitura: Option<Arc<leitura::Leitura>>,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
     #[error("database unavailable: {0}")]
-    Pool(#[from] deadpool_postgres::PoolError),
+    Pool(#[source] deadpool_postgres::PoolError),
     #[error(transparent)]
     Pg(tokio_postgres::Error),
+}
+
+impl From<deadpool_postgres::PoolError> for DbError {
+    fn from(e: deadpool_postgres::PoolError) -> Self {
+        use deadpool_postgres::{PoolError, TimeoutType};
+        match &e {
+            // A new connection refused or cut (the server down, shutting down, failing over):
+            // sorting it marks the request's attempt ([`reexecucao`]).
+            PoolError::Backend(pg) => {
+                trouble(pg);
+            }
+            PoolError::Timeout(TimeoutType::Create) => reexecucao::sessao_perdida(),
+            _ => {}
+        }
+        DbError::Pool(e)
+    }
 }
 
 impl From<tokio_postgres::Error> for DbError {
@@ -498,11 +527,13 @@ impl DbError {
 
 impl Db {
     pub fn new(pool: Pool, notify_pg: bool) -> Db {
-        Db { pool, signal: Arc::new(OutboxSignal { notify_pg, ..OutboxSignal::default() }) }
+        Db { pool, signal: Arc::new(OutboxSignal { notify_pg, ..OutboxSignal::default() }), leitura: None }
     }
 
     pub async fn client(&self) -> Result<Client, DbError> {
-        Ok(self.pool.get().await?)
+        let c = self.pool.get().await?;
+        reexecucao::conexao_obtida();
+        Ok(c)
     }
 
     /// Opens a transaction on `client` without saying whose database it is: only code generic
@@ -553,6 +584,7 @@ impl<'a, S> Tx<'a, S> {
     /// Opens a business transaction on `client` from `db`'s pool (READ COMMITTED, as the
     /// original); `S` is the caller's: `mercado::Tx::begin(&db, &mut client)`.
     pub async fn begin(db: &Db, client: &'a mut Client) -> Result<Self, DbError> {
+        reexecucao::transacao_aberta();
         Ok(Tx::abrir(client, db.signal.clone()).await?)
     }
 
@@ -589,6 +621,8 @@ impl<S> Tx<'_, S> {
     pub async fn commit(self) -> Result<(), tokio_postgres::Error> {
         let wrote = self.wrote_event.load(Ordering::Relaxed);
         let signal = self.signal.clone();
+        // From here the outcome may be unknown: the request is not re-run ([`reexecucao`]).
+        reexecucao::commit_enviado();
         self.inner.commit().await?;
         if wrote {
             signal.wake.notify_one();

@@ -1,0 +1,256 @@
+//! The re-run of a request whose database session was lost before its COMMIT (issue 28, point 5),
+//! with the real `giro` binary on the real PostgreSQL:
+//! - a checkout whose backend is terminated (`pg_terminate_backend`, SQLSTATE 57P01) between two
+//!   of its statements — held on a row lock the test owns — answers 201 once: the service ran it
+//!   again on a fresh connection, and there is one order, its units taken off the shelf once;
+//! - a checkout whose COMMIT reached the database but whose answer was cut (a proxy drops the
+//!   connection right after relaying COMMIT) answers 503 with `Retry-After`: its outcome is
+//!   unknown to the service, which does not run it again; the client's retry with the same
+//!   `Idempotency-Key` answers 201 with the same order, and there is one.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use giro::config::Servico;
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use crate::support::metrics::Metricas;
+use crate::support::process::Giro;
+use crate::support::{wait_until, TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
+
+const SKU: &str = "78900011";
+
+fn env(mercado_db_url: String) -> BTreeMap<&'static str, String> {
+    [
+        ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN.to_string()),
+        ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN.to_string()),
+        ("OPERADOR_USUARIO", OPERADOR.to_string()),
+        ("OPERADOR_SENHA", SENHA.to_string()),
+        ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
+        ("MERCADO_PORTA", "0".to_string()),
+        ("GIRO_OUTBOX_PUBLICADOR_EMBUTIDO", "false".to_string()),
+        ("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false".to_string()),
+        // No other transaction of the service commits while the test cuts one: no per-minute
+        // counter, no expiry sweep after the first.
+        ("GIRO_CHECKOUT_MAX_POR_MINUTO", "0".to_string()),
+        ("GIRO_RESERVA_INTERVALO_EXPIRACAO", "1h".to_string()),
+        // The checkout waits on the test's row lock longer than the default 5 s would allow.
+        ("GIRO_DB_TIMEOUT_LOCK", "60s".to_string()),
+        ("MERCADO_DB_URL", mercado_db_url),
+    ]
+    .into_iter()
+    .collect()
+}
+
+async fn com_produto(db: &TestDb) {
+    db.client()
+        .await
+        .execute(
+            "INSERT INTO produto_vitrine (sku, nome, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status) \
+             VALUES ($1, 'Produto', 5.00, 100, 1, 200, 'DISPONIVEL')",
+            &[&SKU],
+        )
+        .await
+        .expect("product");
+}
+
+async fn checkout(base: &str, chave: Option<&str>) -> (u16, Option<String>, Value) {
+    let mut rb = reqwest::Client::new()
+        .post(format!("{base}/pedidos"))
+        .json(&json!({"itens": [{"sku": SKU, "qtd": 2}]}))
+        .timeout(Duration::from_secs(60));
+    if let Some(k) = chave {
+        rb = rb.header("idempotency-key", k);
+    }
+    let res = rb.send().await.expect("POST /pedidos");
+    let status = res.status().as_u16();
+    let retry = res.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(str::to_string);
+    (status, retry, res.json().await.unwrap_or(Value::Null))
+}
+
+async fn pedidos_e_prateleira(db: &TestDb) -> (i64, i32) {
+    let c = db.client().await;
+    let n: i64 = c.query_one("SELECT count(*) FROM pedido", &[]).await.expect("orders").get(0);
+    let p: i32 = c
+        .query_one("SELECT estoque_prateleira FROM produto_vitrine WHERE sku = $1", &[&SKU])
+        .await
+        .expect("shelf")
+        .get(0);
+    (n, p)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_checkout_whose_backend_is_terminated_mid_transaction_is_run_again_and_answers_201_once() {
+    let db = TestDb::new(Servico::Mercado).await;
+    com_produto(&db).await;
+    let mut g = Giro::spawn(&["mercado", "serve"], &env(db.url()));
+    let base = format!("http://{}", g.wait_listening().await);
+    let antes = Metricas::de(&base).await;
+
+    // The test holds the product's row: the checkout's transaction waits on it midway.
+    let mut trava = db.client().await;
+    let tx = trava.transaction().await.expect("begin");
+    tx.execute("SELECT 1 FROM produto_vitrine WHERE sku = $1 FOR UPDATE", &[&SKU]).await.expect("lock");
+    let meu_pid: i32 = tx.query_one("SELECT pg_backend_pid()", &[]).await.expect("pid").get(0);
+    let b = base.clone();
+    let pedido = tokio::spawn(async move { checkout(&b, None).await });
+    let admin = crate::support::db::admin().await;
+    let esperando =
+        "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> $2 AND wait_event_type = 'Lock'";
+    let alvo: i32 = wait_until(Duration::from_secs(30), "the checkout waiting on the lock", || async {
+        admin.query_opt(esperando, &[&db.name, &meu_pid]).await.ok()?.map(|r| r.get(0))
+    })
+    .await;
+    // Every backend of the service terminated, the waiting one among them (57P01).
+    let mortos: i64 = admin
+        .query_one(
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+              WHERE datname = $1 AND pid <> $2 AND backend_type = 'client backend') t",
+            &[&db.name, &meu_pid],
+        )
+        .await
+        .expect("terminate")
+        .get(0);
+    assert!(mortos >= 1, "backend {alvo} terminated");
+    // The second attempt, on a fresh connection, waits on the same lock; then it is released.
+    wait_until(Duration::from_secs(30), "the second attempt waiting on the lock", || async {
+        let r = admin.query_opt(esperando, &[&db.name, &meu_pid]).await.ok()??;
+        (r.get::<_, i32>(0) != alvo).then_some(())
+    })
+    .await;
+    tx.rollback().await.expect("release");
+
+    let (status, _, corpo) = pedido.await.expect("checkout task");
+    assert_eq!(status, 201, "the checkout succeeded on its second attempt: {corpo}");
+    assert_eq!(pedidos_e_prateleira(&db).await, (1, 98), "one order, two units taken once");
+    let depois = Metricas::de(&base).await;
+    let rerun = |m: &Metricas| m.soma("giro_http_reexecucoes_total", "resultado=\"sucesso\"");
+    assert_eq!(rerun(&depois) - rerun(&antes), 1.0, "one re-run, successful");
+    assert!(g.log().contains("running the request again on a fresh connection"), "{}", g.log());
+}
+
+/// A proxy in front of PostgreSQL that, once armed, relays the next `COMMIT` a client sends, then
+/// drops the server's answer and closes the connection: the commit happened, the client cannot
+/// know.
+struct CorteNoCommit {
+    addr: SocketAddr,
+    armado: Arc<AtomicBool>,
+    cortes: Arc<std::sync::atomic::AtomicU32>,
+}
+
+/// The simple-query message tokio-postgres sends to commit: 'Q', length 11, "COMMIT\0".
+const COMMIT: &[u8] = b"Q\0\0\0\x0bCOMMIT\0";
+
+impl CorteNoCommit {
+    async fn start(alvo: SocketAddr) -> CorteNoCommit {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let armado = Arc::new(AtomicBool::new(false));
+        let cortes = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let (a, c) = (armado.clone(), cortes.clone());
+        tokio::spawn(async move {
+            while let Ok((cliente, _)) = listener.accept().await {
+                let Ok(servidor) = TcpStream::connect(alvo).await else { continue };
+                let (a, c) = (a.clone(), c.clone());
+                tokio::spawn(async move {
+                    let (mut cr, mut cw) = cliente.into_split();
+                    let (mut sr, mut sw) = servidor.into_split();
+                    let cortar = Arc::new(AtomicBool::new(false));
+                    let k = cortar.clone();
+                    let ida = async move {
+                        let mut buf = vec![0u8; 64 * 1024];
+                        loop {
+                            let n = match cr.read(&mut buf).await {
+                                Ok(0) | Err(_) => return,
+                                Ok(n) => n,
+                            };
+                            let chunk = &buf[..n];
+                            if chunk.windows(COMMIT.len()).any(|w| w == COMMIT)
+                                && a.swap(false, Ordering::SeqCst)
+                            {
+                                k.store(true, Ordering::SeqCst);
+                            }
+                            if sw.write_all(chunk).await.is_err() {
+                                return;
+                            }
+                        }
+                    };
+                    let volta = async move {
+                        let mut buf = vec![0u8; 64 * 1024];
+                        loop {
+                            let n = match sr.read(&mut buf).await {
+                                Ok(0) | Err(_) => return,
+                                Ok(n) => n,
+                            };
+                            if cortar.load(Ordering::SeqCst) {
+                                // The COMMIT's answer: dropped, and the connection with it.
+                                c.fetch_add(1, Ordering::SeqCst);
+                                return;
+                            }
+                            if cw.write_all(&buf[..n]).await.is_err() {
+                                return;
+                            }
+                        }
+                    };
+                    tokio::select! {
+                        _ = ida => {}
+                        _ = volta => {}
+                    }
+                });
+            }
+        });
+        CorteNoCommit { addr, armado, cortes }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_checkout_whose_commit_answer_is_lost_answers_503_and_its_retry_with_the_same_key_gives_the_same_order(
+) {
+    let db = TestDb::new(Servico::Mercado).await;
+    com_produto(&db).await;
+    let port = db.pg.get_ports().first().copied().unwrap_or(5432);
+    let proxy = CorteNoCommit::start(SocketAddr::from(([127, 0, 0, 1], port))).await;
+    let url = db.url().replace(&format!(":{port}/"), &format!(":{}/", proxy.addr.port()));
+    let mut g = Giro::spawn(&["mercado", "serve"], &env(url));
+    let base = format!("http://{}", g.wait_listening().await);
+    wait_until(Duration::from_secs(30), "mercado ready", || async {
+        (reqwest::get(format!("{base}/readyz")).await.ok()?.status() == 200).then_some(())
+    })
+    .await;
+    // A first checkout, whole, so the next one is the only transaction in flight.
+    assert_eq!(checkout(&base, None).await.0, 201);
+    let antes = Metricas::de(&base).await;
+
+    let chave = uuid::Uuid::new_v4().to_string();
+    proxy.armado.store(true, Ordering::SeqCst);
+    let (status, retry, corpo) = checkout(&base, Some(&chave)).await;
+    assert_eq!(proxy.cortes.load(Ordering::SeqCst), 1, "the COMMIT's answer was cut");
+    assert_eq!(status, 503, "an unknown outcome is a 503: {corpo}");
+    assert!(retry.is_some(), "with Retry-After");
+    assert_eq!(pedidos_e_prateleira(&db).await, (2, 96), "the commit happened: two orders");
+    let depois = Metricas::de(&base).await;
+    assert_eq!(
+        depois.soma("giro_http_reexecucoes_total", "") - antes.soma("giro_http_reexecucoes_total", ""),
+        0.0,
+        "a COMMIT sent is never run again by the service"
+    );
+
+    // The storefront's retry, same key: the same order, not a second one.
+    let id: String = db
+        .client()
+        .await
+        .query_one("SELECT id::text FROM pedido ORDER BY criado_em DESC LIMIT 1", &[])
+        .await
+        .expect("last order")
+        .get(0);
+    let (status, _, corpo) = checkout(&base, Some(&chave)).await;
+    assert_eq!(status, 201, "{corpo}");
+    assert_eq!(corpo["pedidoId"].as_str(), Some(id.as_str()), "the same order");
+    assert_eq!(pedidos_e_prateleira(&db).await, (2, 96), "still two orders");
+    drop(g);
+}
