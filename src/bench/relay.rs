@@ -383,7 +383,20 @@ async fn referencia_db(
     let script_mercado = [
         "\\set t random(1, 9000000000000000000)".to_string(),
         "\\set u random(1, 1000000000000)".to_string(),
-        format!("{};", bind(crate::outbox::store::CLAIM, &["NULL::timestamptz", &lote.to_string(), lease_s, token])),
+        format!(
+            "{};",
+            bind(
+                crate::outbox::store::CLAIM,
+                &[
+                    "NULL::timestamptz",
+                    &lote.to_string(),
+                    lease_s,
+                    token,
+                    &crate::outbox::store::parte_fresca(lote as i64).to_string(),
+                    &crate::outbox::store::FRESCOR.as_secs_f64().to_string(),
+                ]
+            )
+        ),
         format!(
             "{};",
             bind(

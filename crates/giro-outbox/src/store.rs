@@ -36,22 +36,57 @@ use giro_infra::db::Tx;
 pub const REGISTRAR: &str = "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, tentativas, proxima_tentativa_em, traceparent) \
                              VALUES ($1, $2, $3, 'PENDING', now(), 0, now(), $4)";
 
-/// `$1` agora (NULL = the database's clock), `$2` limite, `$3` the lease in seconds, `$4` token.
+/// How long an event due for the first time counts as fresh: the claim's fresh share
+/// ([`CLAIM`]) takes such events, newest first, ahead of the backlog. Long enough to cover a
+/// writer's transaction (its `criado_em` is the transaction's start) and a claim's round trip at
+/// any load; short enough that the tail of an outage's backlog written just before the peer came
+/// back is soon backlog again, not competition for live events.
+pub const FRESCOR: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// `$1` agora (NULL = the database's clock), `$2` limite, `$3` the lease in seconds, `$4` token,
+/// `$5` the fresh share (at most `limite`), `$6` the freshness window in seconds ([`FRESCOR`]).
+///
+/// **Fresh first** (issue 29): the claim takes up to `$5` rows among the *fresh* events — due
+/// for the first time (`tentativas = 0`) and created within the window — newest first, then fills
+/// the rest of `limite` with every other due row (retries, older first attempts) in the order of
+/// `proxima_tentativa_em`, as before. After an outage the backlog (rows already attempted, or
+/// older than the window) drains in the remaining share, at full speed whenever live traffic
+/// needs less than its share; events written now never queue behind it. Newest first inside the
+/// window: the tail of an outage written just before the peer came back does not go ahead of a
+/// shopper's request made now; a fresh row not taken within the window joins the backlog, so
+/// live traffic above the relay's capacity cannot starve anything either.
+///
 /// The attempt is counted here, at the claim: a delivery that crashes or hangs the publisher (a
 /// poison row) still counts one, and its lease is its backoff. Returns the event's age at the
 /// claim in seconds (by the same clock), for the delivery deadline.
-pub const CLAIM: &str = "WITH due AS ( \
+pub const CLAIM: &str = "WITH novos AS MATERIALIZED ( \
+                             SELECT id FROM outbox_event \
+                              WHERE status = 'PENDING' AND tentativas = 0 \
+                                AND criado_em > COALESCE($1, now()) - make_interval(secs => $6) \
+                                AND proxima_tentativa_em <= COALESCE($1, now()) \
+                              ORDER BY criado_em DESC \
+                              LIMIT $5 \
+                              FOR UPDATE SKIP LOCKED), \
+                         resto AS MATERIALIZED ( \
                              SELECT id FROM outbox_event \
                               WHERE status = 'PENDING' AND proxima_tentativa_em <= COALESCE($1, now()) \
+                                AND id <> ALL (ARRAY(SELECT id FROM novos)) \
                               ORDER BY proxima_tentativa_em \
-                              LIMIT $2 \
-                              FOR UPDATE SKIP LOCKED) \
+                              LIMIT $2 - (SELECT count(*) FROM novos) \
+                              FOR UPDATE SKIP LOCKED), \
+                         due AS (SELECT id FROM novos UNION ALL SELECT id FROM resto) \
                          UPDATE outbox_event o SET proxima_tentativa_em = COALESCE($1, now()) + make_interval(secs => $3), \
                                 lease_token = $4, tentativas = o.tentativas + 1 \
                            FROM due WHERE o.id = due.id \
                             AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off' \
                          RETURNING o.id, o.tipo, o.payload::text, o.tentativas, o.criado_em, o.traceparent, \
                                    extract(epoch FROM COALESCE($1, now()) - o.criado_em)::float8";
+
+/// The fresh share of a claim of `limite` rows: half, rounded up — live traffic gets at least
+/// half of every claim, the backlog at least the other half and all that live traffic leaves.
+pub fn parte_fresca(limite: i64) -> i64 {
+    (limite + 1) / 2
+}
 
 /// `$1` ids, `$2` token. `enviado_em` is the database's clock (retention counts from it).
 pub const MARK_SENT: &str = "UPDATE outbox_event SET status = 'SENT', enviado_em = now(), \
@@ -160,7 +195,14 @@ pub struct Claimed {
     pub idade: std::time::Duration,
 }
 
-/// Claims up to `limite` due events and leases them for `lease` under `token`, in one
+impl Claimed {
+    /// Whether the claim took it as fresh ([`CLAIM`]): its first attempt, younger than [`FRESCOR`].
+    pub fn fresco(&self) -> bool {
+        self.tentativas == 1 && self.idade < FRESCOR
+    }
+}
+
+/// Claims up to `limite` due events, fresh ones first ([`CLAIM`]), and leases them for `lease` under `token`, in one
 /// statement that commits at once: no transaction stays open while they are delivered, and rows
 /// another publisher holds are skipped without waiting. `agora`: `None` = the database's clock.
 pub async fn claim(
@@ -170,7 +212,12 @@ pub async fn claim(
     lease: std::time::Duration,
     token: Uuid,
 ) -> Result<Vec<Claimed>, tokio_postgres::Error> {
-    let rows = c.query(CLAIM, &[&agora, &limite, &lease.as_secs_f64(), &token]).await?;
+    let rows = c
+        .query(
+            CLAIM,
+            &[&agora, &limite, &lease.as_secs_f64(), &token, &parte_fresca(limite), &FRESCOR.as_secs_f64()],
+        )
+        .await?;
     let mut claimed: Vec<Claimed> = rows
         .iter()
         .map(|r| Claimed {
@@ -183,7 +230,8 @@ pub async fn claim(
             idade: std::time::Duration::try_from_secs_f64(r.get::<_, f64>(6)).unwrap_or_default(),
         })
         .collect();
-    claimed.sort_by_key(|e| e.criado_em);
+    // The fresh share goes out first (the first chunk), the rest oldest first.
+    claimed.sort_by_key(|e| (!e.fresco(), e.criado_em));
     Ok(claimed)
 }
 
