@@ -394,6 +394,8 @@ async fn referencia_db(
                     token,
                     &crate::outbox::store::parte_fresca(lote as i64).to_string(),
                     &crate::outbox::store::FRESCOR.as_secs_f64().to_string(),
+                    "NULL::timestamptz",
+                    "NULL::timestamptz",
                 ]
             )
         ),
