@@ -492,12 +492,14 @@ impl Publisher {
         let pisos = self.pisos(agora.is_none());
         let claimed = {
             let client = self.pool.get().await?;
-            store::claim_desde(&**client, agora, asked as i64, self.cfg.visibilidade, token, pisos).await?
+            let parte = self.cfg.parte_fresca;
+            store::claim_desde(&**client, agora, asked as i64, self.cfg.visibilidade, token, parte, pisos)
+                .await?
             // The connection goes back to the pool here: none is held while delivering.
         };
         if agora.is_none() {
             if let Ok(mut p) = self.pisos.lock() {
-                p.0 = pisos.depois(asked as i64, &claimed);
+                p.0 = pisos.depois(&claimed);
             }
         }
         let claimed = claimed.eventos;
@@ -507,13 +509,13 @@ impl Publisher {
     }
 
     /// The floors of the next claim ([`store::Pisos`]): none for a test's own `agora`
-    /// (`com_pisos` false) nor for a sweep, every [`store::VARREDURA`].
+    /// (`com_pisos` false) nor for a sweep, every `outbox.varredura`.
     fn pisos(&self, com_pisos: bool) -> store::Pisos {
         let Ok(mut p) = self.pisos.lock() else { return store::Pisos::default() };
         if !com_pisos {
             return store::Pisos::default();
         }
-        if p.1.is_none_or(|t| t.elapsed() >= store::VARREDURA) {
+        if p.1.is_none_or(|t| t.elapsed() >= self.cfg.varredura) {
             p.1 = Some(Instant::now());
             return store::Pisos::default();
         }

@@ -93,13 +93,9 @@ pub const CLAIM: &str = "WITH novos AS MATERIALIZED ( \
 /// How far behind the claim's instant a floor is set when a share's scan found everything its
 /// range held: a writer's row carries its transaction's start (`now()`), so a transaction that
 /// commits after the claim may bring a row up to its own duration older. A business transaction
-/// that writes an event lasts milliseconds; one longer than this waits for the next sweep.
+/// that writes an event lasts milliseconds; one longer than this waits for the next sweep
+/// (`outbox.varredura`).
 pub const FOLGA: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// How often a publisher claims with no floor (a sweep): a row written below a floor — by a
-/// writer's transaction longer than [`FOLGA`], or an operator's retry due in the past — is
-/// claimed within this. The sweep is the one claim whose scan a held xmin horizon still slows.
-pub const VARREDURA: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Where a claim's two index scans start. **Why**: a claim and a settle each leave the previous
 /// version of the row behind (a dead tuple), and its entries in the claim's indexes stay, at the
@@ -118,7 +114,8 @@ pub const VARREDURA: std::time::Duration = std::time::Duration::from_secs(10);
 /// - every row that becomes due later does so at or after the database's `now()` of the
 ///   statement that makes it due (a settle's backoff, a lease's end, [`make_due`]), so above any
 ///   floor; only a writer's transaction longer than [`FOLGA`] or an operator's retry can land
-///   below one, and a sweep ([`VARREDURA`]) claims with no floor at all.
+///   below one, and a sweep (every `outbox.varredura`, 10 s) claims with no floor at all: the
+///   one claim whose scan a held horizon still slows.
 ///
 /// A scan then visits only the dead entries of the last second or so, however long the horizon
 /// has been held. A test that passes its own `agora` claims with no floors.
@@ -132,10 +129,9 @@ pub struct Pisos {
 
 impl Pisos {
     /// The floors after a claim of `limite` rows under `self` that took `claimed`.
-    pub fn depois(self, limite: i64, claim: &Reclamados) -> Pisos {
-        let (claimed, agora) = (&claim.eventos, claim.agora);
+    pub fn depois(self, claim: &Reclamados) -> Pisos {
+        let (claimed, agora, limite, fresca) = (&claim.eventos, claim.agora, claim.limite, claim.fresca);
         let piso = agora - chrono::Duration::from_std(FOLGA).unwrap_or_default();
-        let fresca = parte_fresca(limite);
         let novos = claimed.iter().filter(|e| e.fresco_na_claim).count() as i64;
         let resto: Vec<&Claimed> = claimed.iter().filter(|e| !e.fresco_na_claim).collect();
         Pisos {
@@ -149,10 +145,13 @@ impl Pisos {
     }
 }
 
-/// The fresh share of a claim of `limite` rows: half, rounded up — live traffic gets at least
-/// half of every claim, the backlog at least the other half and all that live traffic leaves.
-pub fn parte_fresca(limite: i64) -> i64 {
-    (limite + 1) / 2
+/// The shipped `outbox.parte-fresca`: half of every claim for live traffic, at least half and
+/// all that live traffic leaves for the backlog.
+pub const PARTE_FRESCA: u8 = 50;
+
+/// The fresh share of a claim of `limite` rows at `percent` (`outbox.parte-fresca`), rounded up.
+pub fn parte_fresca(limite: i64, percent: u8) -> i64 {
+    (limite * i64::from(percent.min(100)) + 99) / 100
 }
 
 /// `$1` ids, `$2` token. `enviado_em` is the database's clock (retention counts from it).
@@ -272,6 +271,9 @@ pub struct Claimed {
 pub struct Reclamados {
     pub eventos: Vec<Claimed>,
     pub agora: DateTime<Utc>,
+    /// The rows asked for, and how many of them the fresh share could take.
+    pub limite: i64,
+    pub fresca: i64,
 }
 
 /// Claims up to `limite` due events, fresh ones first ([`CLAIM`]), and leases them for `lease`
@@ -285,18 +287,21 @@ pub async fn claim(
     lease: std::time::Duration,
     token: Uuid,
 ) -> Result<Vec<Claimed>, tokio_postgres::Error> {
-    Ok(claim_desde(c, agora, limite, lease, token, Pisos::default()).await?.eventos)
+    Ok(claim_desde(c, agora, limite, lease, token, PARTE_FRESCA, Pisos::default()).await?.eventos)
 }
 
-/// [`claim`] with each share's scan starting at its floor ([`Pisos`]).
+/// [`claim`] with `parte` percent of it for fresh events (`outbox.parte-fresca`) and each
+/// share's scan starting at its floor ([`Pisos`]).
 pub async fn claim_desde(
     c: &impl GenericClient,
     agora: Option<DateTime<Utc>>,
     limite: i64,
     lease: std::time::Duration,
     token: Uuid,
+    parte: u8,
     pisos: Pisos,
 ) -> Result<Reclamados, tokio_postgres::Error> {
+    let fresca = parte_fresca(limite, parte);
     let rows = c
         .query(
             CLAIM,
@@ -305,7 +310,7 @@ pub async fn claim_desde(
                 &limite,
                 &lease.as_secs_f64(),
                 &token,
-                &parte_fresca(limite),
+                &fresca,
                 &FRESCOR.as_secs_f64(),
                 &pisos.resto,
                 &pisos.novos,
@@ -334,7 +339,7 @@ pub async fn claim_desde(
         Some(r) => r.get(9),
         None => c.query_one("SELECT COALESCE($1, now())", &[&agora]).await?.get(0),
     };
-    Ok(Reclamados { eventos: claimed, agora })
+    Ok(Reclamados { eventos: claimed, agora, limite, fresca })
 }
 
 /// Marks delivered events `SENT` in one statement; only rows still under `token` change.

@@ -29,7 +29,10 @@ async fn eventos(c: &Client, n: i64, idade_s: f64) {
 /// One claim of up to `limite` rows under `pisos`, settled `SENT`; the rows it took.
 async fn claim_e_envio(c: &Client, limite: i64, pisos: Pisos) -> store::Reclamados {
     let token = Uuid::new_v4();
-    let claimed = store::claim_desde(c, None, limite, Duration::from_secs(30), token, pisos).await.unwrap();
+    let claimed =
+        store::claim_desde(c, None, limite, Duration::from_secs(30), token, store::PARTE_FRESCA, pisos)
+            .await
+            .unwrap();
     let ids: Vec<Uuid> = claimed.eventos.iter().map(|e| e.id).collect();
     store::mark_sent(c, &ids, token).await.unwrap();
     claimed
@@ -54,7 +57,10 @@ async fn claim_medida(c: &mut Client, limite: i64, pisos: Pisos) -> (usize, i64)
     let tx = c.transaction().await.unwrap();
     let antes = entradas_lidas(&tx).await;
     let token = Uuid::new_v4();
-    let claimed = store::claim_desde(&tx, None, limite, Duration::from_secs(30), token, pisos).await.unwrap();
+    let claimed =
+        store::claim_desde(&tx, None, limite, Duration::from_secs(30), token, store::PARTE_FRESCA, pisos)
+            .await
+            .unwrap();
     let lidas = entradas_lidas(&tx).await - antes;
     let ids: Vec<Uuid> = claimed.eventos.iter().map(|e| e.id).collect();
     store::mark_sent(&tx, &ids, token).await.unwrap();
@@ -81,7 +87,7 @@ async fn with_the_horizon_held_a_floored_claim_reads_none_of_the_dead_entries_an
     let mut pisos = Pisos::default();
     loop {
         let claimed = claim_e_envio(&c, 500, pisos).await;
-        pisos = pisos.depois(500, &claimed);
+        pisos = pisos.depois(&claimed);
         if claimed.eventos.len() < 500 {
             break;
         }
