@@ -160,6 +160,21 @@ pub enum BenchCommand {
         /// Also run the peers (bench/peers: graphile-worker, pg-boss) with N jobs each.
         #[arg(long = "peers", alias = "pares", value_name = "N")]
         pares: Option<usize>,
+        /// Instead of the runs above: N events waiting when the peer comes back, live events
+        /// meanwhile; their latency and the drain rate, before issue 29 and now (issue 29).
+        #[arg(long, value_name = "N")]
+        backlog: Option<usize>,
+        /// Live events per second while the backlog drains.
+        #[arg(long = "live-rate", alias = "taxa-viva", default_value_t = 20)]
+        taxa_viva: u32,
+        /// Instead of the runs above (or beside --backlog): a REPEATABLE READ transaction held
+        /// this long (e.g. 240s) beside a steady relay, after a --seconds baseline; rate and
+        /// delivery latency per phase, before issue 29 and now.
+        #[arg(long = "hold-horizon", alias = "segurar-horizonte", value_name = "DURATION", value_parser = crate::config::duration::parse)]
+        segurar_horizonte: Option<std::time::Duration>,
+        /// Writers committing events as fast as they can during --hold-horizon.
+        #[arg(long = "writers", alias = "escritores", default_value_t = 4)]
+        escritores: usize,
     },
     /// Girô's relay (separate publishers at the shipped defaults) beside graphile-worker and
     /// pg-boss working no-op jobs on the same cluster (bench/peers, node ≥ 20 and npm).

@@ -48,3 +48,5 @@ CREATE TABLE IF NOT EXISTS outbox_event_arquivo (
 CREATE INDEX IF NOT EXISTS ix_outbox_event_arquivo_evento ON outbox_event_arquivo (event_id);
 CREATE INDEX IF NOT EXISTS ix_outbox_event_arquivo_em ON outbox_event_arquivo (em);
 CREATE INDEX IF NOT EXISTS ix_outbox_event_falho ON outbox_event (criado_em) WHERE status = 'FAILED';
+-- The fresh share of a claim: events due for the first time, newest first (mercado V19, estoque V17).
+CREATE INDEX IF NOT EXISTS ix_outbox_event_novo ON outbox_event (criado_em) WHERE status = 'PENDING' AND tentativas = 0;

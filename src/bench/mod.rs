@@ -7,6 +7,7 @@ pub mod checkout;
 pub mod expiracao;
 pub mod haproxy;
 pub mod peers;
+pub mod pressao;
 pub mod processos;
 pub mod relay;
 pub mod reposicao;
@@ -309,6 +310,19 @@ pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
             })
             .await?
         }
+        BenchCommand::Relay { segundos, backlog, taxa_viva, segurar_horizonte, escritores, .. }
+            if backlog.is_some() || segurar_horizonte.is_some() =>
+        {
+            crate::bench::pressao::run(crate::bench::pressao::PressaoArgs {
+                admin_url: args.pg_url,
+                backlog,
+                taxa_viva,
+                segurar: segurar_horizonte,
+                base: std::time::Duration::from_secs(segundos),
+                escritores,
+            })
+            .await?
+        }
         BenchCommand::Relay {
             eventos,
             publicadores,
@@ -320,6 +334,7 @@ pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
             processos,
             lote_processos,
             pares,
+            ..
         } => {
             crate::bench::relay::run(crate::bench::relay::RelayArgs {
                 processos: processos.then_some(lote_processos),

@@ -40,7 +40,11 @@ pub struct RelayArgs {
     pub pares: Option<usize>,
 }
 
-fn bench_config(mercado: &Scratch, estoque: &Scratch, extra: &[(&str, String)]) -> anyhow::Result<Config> {
+pub(crate) fn bench_config(
+    mercado: &Scratch,
+    estoque: &Scratch,
+    extra: &[(&str, String)],
+) -> anyhow::Result<Config> {
     let token = |p: &str| format!("{p}-{}{}", Uuid::new_v4().simple(), Uuid::new_v4().simple());
     let mut env: BTreeMap<String, String> = BTreeMap::new();
     env.insert("MERCADO_DB_URL".into(), mercado.url());
@@ -59,7 +63,7 @@ fn bench_config(mercado: &Scratch, estoque: &Scratch, extra: &[(&str, String)]) 
 }
 
 /// Starts estoque's router on loopback; returns its base URL.
-async fn start_estoque(config: &Config, shutdown: &CancellationToken) -> anyhow::Result<String> {
+pub(crate) async fn start_estoque(config: &Config, shutdown: &CancellationToken) -> anyhow::Result<String> {
     let pool = db::pool(&config.estoque.db, config.db_pool_max, config.db_timeout)?;
     let ctx = Contexto {
         seguranca: server::seguranca(config, Servico::Estoque, &pool)?,
@@ -384,7 +388,22 @@ async fn referencia_db(
     let script_mercado = [
         "\\set t random(1, 9000000000000000000)".to_string(),
         "\\set u random(1, 1000000000000)".to_string(),
-        format!("{};", bind(crate::outbox::store::CLAIM, &["NULL::timestamptz", &lote.to_string(), lease_s, token])),
+        format!(
+            "{};",
+            bind(
+                crate::outbox::store::CLAIM,
+                &[
+                    "NULL::timestamptz",
+                    &lote.to_string(),
+                    lease_s,
+                    token,
+                    &crate::outbox::store::parte_fresca(lote as i64, crate::outbox::store::PARTE_FRESCA).to_string(),
+                    &crate::outbox::store::FRESCOR.as_secs_f64().to_string(),
+                    "NULL::timestamptz",
+                    "NULL::timestamptz",
+                ]
+            )
+        ),
         format!(
             "{};",
             bind(

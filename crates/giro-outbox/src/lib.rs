@@ -23,6 +23,14 @@
 //!                            or outbox.prazo-entrega passed ───────────► FAILED (dead letter; `giro outbox retry`)
 //! ```
 //!
+//! **Fresh first** (issue 29): a claim gives half its rows to events due for the first time and
+//! younger than [`store::FRESCOR`], newest first, and the rest to the backlog (retries, older
+//! first attempts) by `proxima_tentativa_em` — live events never queue behind an outage's
+//! backlog, and the backlog keeps at least half of every claim ([`store::CLAIM`] states the
+//! rule). **Floors**: each claim's index scans start where the previous claim left off
+//! ([`store::Pisos`]), so the dead versions a held xmin horizon keeps are not stepped over by
+//! every claim; a floorless sweep every `outbox.varredura` catches rows written below a floor.
+//!
 //! A publisher that dies mid-batch loses nothing: its rows come back when the lease ends. A late
 //! one cannot overwrite a newer attempt: its token no longer matches.
 //!

@@ -120,6 +120,8 @@ pub struct Publisher {
     last_probe: Mutex<Option<Instant>>,
     /// The next claim's size (`alvo`), between `outbox.lote` and `outbox.lote-max`.
     alvo: AtomicUsize,
+    /// Where the next claim's scans start, and when the last sweep (a claim with no floor) ran.
+    pisos: Mutex<(store::Pisos, Option<Instant>)>,
 }
 
 /// A claimed batch under its own lease and fencing token.
@@ -185,6 +187,7 @@ impl Publisher {
             reviving: AtomicBool::new(false),
             last_probe: Mutex::new(None),
             alvo: AtomicUsize::new(lote),
+            pisos: Mutex::new((store::Pisos::default(), None)),
         }
     }
 
@@ -493,14 +496,37 @@ impl Publisher {
         let token = Uuid::new_v4();
         let asked = self.alvo();
         let at = Instant::now();
+        let agora = agora.into();
+        let pisos = self.pisos(agora.is_none());
         let claimed = {
             let client = self.pool.get().await?;
-            store::claim(&client, agora.into(), asked as i64, self.cfg.visibilidade, token).await?
+            let parte = self.cfg.parte_fresca;
+            store::claim_desde(&client, agora, asked as i64, self.cfg.visibilidade, token, parte, pisos).await?
             // The connection goes back to the pool here: none is held while delivering.
         };
+        if agora.is_none() {
+            if let Ok(mut p) = self.pisos.lock() {
+                p.0 = pisos.depois(&claimed);
+            }
+        }
+        let claimed = claimed.eventos;
         self.adapt(asked, claimed.len());
         let full = claimed.len() >= asked;
         Ok(Claim { token, claimed, full, at })
+    }
+
+    /// The floors of the next claim ([`store::Pisos`]): none for a test's own `agora`
+    /// (`com_pisos` false) nor for a sweep, every `outbox.varredura`.
+    fn pisos(&self, com_pisos: bool) -> store::Pisos {
+        let Ok(mut p) = self.pisos.lock() else { return store::Pisos::default() };
+        if !com_pisos {
+            return store::Pisos::default();
+        }
+        if p.1.is_none_or(|t| t.elapsed() >= self.cfg.varredura) {
+            p.1 = Some(Instant::now());
+            return store::Pisos::default();
+        }
+        p.0
     }
 
     /// Claims, delivers and settles one batch (the loop's steps, one after another).

@@ -38,6 +38,33 @@ fn giro_bench_relay_runs_and_reports_json() {
 }
 
 #[test]
+fn giro_bench_relay_backlog_reports_live_latency_and_drain_rate_before_and_after() {
+    let r = bench(&["bench", "relay", "--backlog", "500", "--live-rate", "20"]);
+    for modo in ["antes", "depois"] {
+        let b = &r["backlog"][modo];
+        assert_eq!(b["eventos"], 500, "{r:#}");
+        assert!(b["eventosPorSegundo"].as_f64().unwrap() > 0.0, "{r:#}");
+        assert!(b["vivos"]["eventos"].as_u64().unwrap() >= 1, "live events written and delivered: {r:#}");
+        assert!(b["vivos"]["p99Ms"].as_f64().is_some(), "{r:#}");
+    }
+    assert!(r["horizonte"].is_null(), "only the case asked for runs");
+}
+
+#[test]
+fn giro_bench_relay_hold_horizon_reports_each_phase_before_and_after() {
+    let r = bench(&["bench", "relay", "--hold-horizon", "2s", "--seconds", "1", "--writers", "1"]);
+    for modo in ["antes", "depois"] {
+        let h = &r["horizonte"][modo];
+        for fase in ["base", "segurando"] {
+            assert!(h[fase]["latencia"]["eventos"].as_u64().unwrap() > 0, "{fase}: {r:#}");
+            assert!(h[fase]["eventosPorSegundo"].as_f64().unwrap() > 0.0, "{fase}: {r:#}");
+        }
+        assert!(!h["fatias"].as_array().unwrap().is_empty(), "{r:#}");
+        assert!(h["tuplasMortas"].as_i64().is_some() && h["razaoP99"].as_f64().is_some(), "{r:#}");
+    }
+}
+
+#[test]
 fn giro_bench_checkout_runs_and_reports_json() {
     let r = bench(&["bench", "checkout", "--clientes", "2", "--segundos", "1"]);
     assert!(r["checkout"]["pedidos"].as_u64().unwrap() > 0);

@@ -107,6 +107,8 @@ fn relay_config() -> OutboxConfig {
         notify: false,
         retencao: Duration::from_secs(7 * 86_400),
         transporte: Transporte::Lote,
+        parte_fresca: 50,
+        varredura: Duration::from_secs(10),
     }
 }
 

@@ -120,6 +120,8 @@ pub const KEYS: &[Key] = &[
     k("outbox.notify", "GIRO_OUTBOX_NOTIFY"),
     k("outbox.retencao", "GIRO_OUTBOX_RETENCAO"),
     k("outbox.transporte", "GIRO_OUTBOX_TRANSPORTE"),
+    k("outbox.parte-fresca", "GIRO_OUTBOX_PARTE_FRESCA"),
+    k("outbox.varredura", "GIRO_OUTBOX_VARREDURA"),
     k("inbox.retencao", "GIRO_INBOX_RETENCAO"),
     k("audit.atraso", "GIRO_AUDIT_ATRASO"),
     k("reserva.ttl", "GIRO_RESERVA_TTL"),

@@ -144,6 +144,12 @@ pub struct OutboxConfig {
     pub notify: bool,
     pub retencao: Duration,
     pub transporte: Transporte,
+    /// The share of every claim, in percent (0–100), given to fresh events ahead of the backlog
+    /// (giro-outbox's `store::CLAIM`); 0 claims strictly by `proxima_tentativa_em`.
+    pub parte_fresca: u8,
+    /// How often a claim scans its indexes from their start (a sweep) instead of from the floors
+    /// the previous claims left (giro-outbox's `store::Pisos`); zero = every claim.
+    pub varredura: Duration,
 }
 
 /// How a publisher sends a batch: `/eventos/lote` when the peer has it, or `/eventos` only.
@@ -422,6 +428,8 @@ impl Config {
                 notify: r.parse("outbox.notify")?,
                 retencao: r.duration("outbox.retencao")?,
                 transporte: r.choice("outbox.transporte")?,
+                parte_fresca: r.percent("outbox.parte-fresca")?,
+                varredura: r.duration("outbox.varredura")?,
             },
             inbox_retencao: r.duration("inbox.retencao")?,
             audit_atraso: r.duration("audit.atraso")?,
@@ -566,6 +574,14 @@ impl Reader<'_> {
 
     fn duration(&self, key: &str) -> Result<Duration, ConfigError> {
         self.ler(key, duration::parse)
+    }
+
+    /// A percentage: 0–100.
+    fn percent(&self, key: &str) -> Result<u8, ConfigError> {
+        self.ler(key, |v| match v.parse::<u8>() {
+            Ok(n) if n <= 100 => Ok(n),
+            _ => Err("expected a percentage from 0 to 100"),
+        })
     }
 
     /// An IPv6 prefix length: 1–128 (128 = every address its own client).

@@ -115,6 +115,19 @@ impl sql::Base for tokio_postgres::Client {
     }
 }
 
+/// A transaction on such a connection (tools, tests), likewise.
+impl sql::Base for tokio_postgres::Transaction<'_> {
+    fn pooler(&self) -> Pooler {
+        Pooler::Transacao
+    }
+    async fn preparar(&self, sql: &str) -> Result<tokio_postgres::Statement, tokio_postgres::Error> {
+        self.prepare(sql).await
+    }
+    fn pg(&self) -> &(impl tokio_postgres::GenericClient + Sync) {
+        self
+    }
+}
+
 impl sql::Base for Client {
     fn pooler(&self) -> Pooler {
         self.pooler
