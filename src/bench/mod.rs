@@ -5,6 +5,7 @@
 pub mod checkout;
 pub mod haproxy;
 pub mod peers;
+pub mod pgbouncer;
 pub mod processos;
 pub mod relay;
 pub mod scratch;
@@ -295,13 +296,14 @@ pub(crate) async fn latencia(
 pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
     use crate::cli::BenchCommand;
     let result = match args.command {
-        BenchCommand::Checkout { clientes, segundos, replicas, url } => {
+        BenchCommand::Checkout { clientes, segundos, replicas, url, pgbouncer } => {
             crate::bench::checkout::run(crate::bench::checkout::CheckoutArgs {
                 admin_url: args.pg_url,
                 clientes,
                 duracao: std::time::Duration::from_secs(segundos),
                 replicas,
                 url,
+                pgbouncer,
             })
             .await?
         }
