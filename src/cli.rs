@@ -120,6 +120,10 @@ pub enum BenchCommand {
         /// (e.g. http://127.0.0.1:18080): its listed products, no scratch database, no pgbench.
         #[arg(long, value_name = "URL")]
         url: Option<String>,
+        /// Then the same checkout load once more through PgBouncer in transaction mode
+        /// (`db.pooler = "transacao"`), beside the direct run.
+        #[arg(long)]
+        pgbouncer: bool,
     },
     /// Outbox relay end to end (outbox → HTTP → inbox and effect committed): throughput with 1 and
     /// 2 publishers, batch and single transport; commit-to-ack latency at a steady rate.

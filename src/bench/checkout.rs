@@ -32,6 +32,8 @@ pub struct CheckoutArgs {
     /// Drive an already running mercado (one replica or a balancer) at this base URL instead:
     /// no scratch database, no pgbench reference; it buys one unit of the products it lists.
     pub url: Option<String>,
+    /// The same load again through PgBouncer in transaction mode ([`crate::bench::pgbouncer`]).
+    pub pgbouncer: bool,
 }
 
 const PRODUTOS: i32 = 100;
@@ -215,7 +217,7 @@ async fn medir(
     let mut r = comprar(&base, args.clientes, metade, skus.clone(), false).await?;
     let mut rk = comprar(&base, args.clientes, metade, skus.clone(), true).await?;
     rk.juntar(comprar(&base, args.clientes, metade, skus.clone(), true).await?);
-    r.juntar(comprar(&base, args.clientes, metade, skus, false).await?);
+    r.juntar(comprar(&base, args.clientes, metade, skus.clone(), false).await?);
     let (_, rss_pico) = rss_kb(pid);
     eprintln!(
         "  checkout over HTTP, {} shoppers, {replicas} replica(s): {:.0} orders/s, p50 {:.1} ms, p99 {:.1} ms ({} failed); mercado peak RSS {rss_pico} kB",
@@ -242,6 +244,28 @@ async fn medir(
     );
     drop(mercs);
     let (taxa, lat, falhas, segundos) = (r.taxa, r.lat, r.falhas, r.segundos);
+    let via_pgbouncer = if args.pgbouncer {
+        let pgb = crate::bench::pgbouncer::Pgbouncer::start(&mercado.db).await?;
+        let porta = mercado.db.pg.get_ports().first().copied().unwrap_or(5432);
+        let mut env = env.clone();
+        env.insert("MERCADO_DB_URL", pgb.url(&mercado.url(), porta));
+        env.insert("GIRO_DB_POOLER", "transacao".into());
+        let m = iniciar("mercado", &env).await?;
+        let p = comprar(&format!("http://{}", m.addr), args.clientes, args.duracao, skus, false).await?;
+        eprintln!(
+            "  the same through PgBouncer (transaction mode, db.pooler = transacao): {:.0} orders/s ({:.0} % of direct), p50 {:.1} ms, p99 {:.1} ms ({} failed)",
+            p.taxa,
+            100.0 * p.taxa / taxa.max(f64::MIN_POSITIVE),
+            ms(percentile(&p.lat, 50.0)),
+            ms(percentile(&p.lat, 99.0)),
+            p.falhas
+        );
+        json!({"pedidos": p.lat.len(), "falhas": p.falhas, "pedidosPorSegundo": p.taxa.round(),
+            "p50Ms": ms(percentile(&p.lat, 50.0)), "p99Ms": ms(percentile(&p.lat, 99.0)),
+            "razaoDireto": (p.taxa / taxa.max(f64::MIN_POSITIVE) * 1000.0).round() / 1000.0})
+    } else {
+        serde_json::Value::Null
+    };
 
     let referencia = if pgss {
         pgbench(&c, mercado, args).await
@@ -265,7 +289,7 @@ async fn medir(
     Ok(json!({
         "checkout": {"clientes": args.clientes, "replicas": replicas, "segundos": segundos, "pedidos": lat.len(), "falhas": falhas, "pedidosPorSegundo": taxa.round(),
                      "p50Ms": ms(percentile(&lat, 50.0)), "p99Ms": ms(percentile(&lat, 99.0)), "referencia": referencia,
-                     "comChave": com_chave},
+                     "comChave": com_chave, "pgbouncer": via_pgbouncer},
         "servicos": servicos,
     }))
 }

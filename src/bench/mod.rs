@@ -7,6 +7,7 @@ pub mod checkout;
 pub mod expiracao;
 pub mod haproxy;
 pub mod peers;
+pub mod pgbouncer;
 pub mod pressao;
 pub mod processos;
 pub mod relay;
@@ -300,13 +301,14 @@ pub(crate) async fn latencia(
 pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
     use crate::cli::BenchCommand;
     let result = match args.command {
-        BenchCommand::Checkout { clientes, segundos, replicas, url } => {
+        BenchCommand::Checkout { clientes, segundos, replicas, url, pgbouncer } => {
             crate::bench::checkout::run(crate::bench::checkout::CheckoutArgs {
                 admin_url: args.pg_url,
                 clientes,
                 duracao: std::time::Duration::from_secs(segundos),
                 replicas,
                 url,
+                pgbouncer,
             })
             .await?
         }

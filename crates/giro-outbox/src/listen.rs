@@ -1,5 +1,8 @@
 //! The `LISTEN` side of a separate publisher: writers `NOTIFY` [`store::CHANNEL`] at commit, and
 //! this task turns each notification into a wake-up of the relay loop ([`OutboxSignal::wake`]).
+//! Under `db.pooler = "transacao"` it runs only on the service's `db-url-direta` (a transaction
+//! pooler gives a session to a statement, not to a listener), and without one the publisher polls
+//! ([`Publisher::for_service`](crate::relay::Publisher::for_service)).
 
 use std::sync::Arc;
 use std::time::Duration;

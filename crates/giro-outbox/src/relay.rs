@@ -501,7 +501,8 @@ impl Publisher {
         let claimed = {
             let client = self.pool.get().await?;
             let parte = self.cfg.parte_fresca;
-            store::claim_desde(&client, agora, asked as i64, self.cfg.visibilidade, token, parte, pisos).await?
+            store::claim_desde(&client, agora, asked as i64, self.cfg.visibilidade, token, parte, pisos)
+                .await?
             // The connection goes back to the pool here: none is held while delivering.
         };
         if agora.is_none() {

@@ -136,6 +136,18 @@ fn giro_bench_checkout_puts_haproxy_in_front_of_several_replicas() {
 }
 
 #[test]
+fn giro_bench_checkout_measures_through_pgbouncer_beside_direct() {
+    if !["/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"].iter().any(|p| std::path::Path::new(p).exists()) {
+        eprintln!("SKIPPED: pgbouncer is not installed (scripts/pg-ha setup installs it)");
+        return;
+    }
+    let r = bench(&["bench", "checkout", "--clientes", "2", "--segundos", "1", "--pgbouncer"]);
+    let p = &r["checkout"]["pgbouncer"];
+    assert!(p["pedidos"].as_u64().unwrap() > 0, "{p:#}");
+    assert_eq!(p["falhas"], 0, "{p:#}");
+}
+
+#[test]
 fn giro_bench_relay_processos_runs_and_reports_json() {
     let r = bench(&[
         "bench",

@@ -155,7 +155,8 @@ impl Sistema {
         self.por_papel.insert(papel, vars);
     }
 
-    fn env(&self, papel: Papel) -> BTreeMap<&'static str, String> {
+    /// The environment `papel` is started with.
+    pub fn env(&self, papel: Papel) -> BTreeMap<&'static str, String> {
         let mut env: BTreeMap<&'static str, String> = [
             ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN.to_string()),
             ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN.to_string()),

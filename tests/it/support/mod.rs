@@ -12,6 +12,7 @@ pub mod market;
 pub mod metrics;
 pub mod patroni;
 pub mod peer;
+pub mod pgbouncer;
 pub mod process;
 pub mod real;
 pub mod receiver;

@@ -679,6 +679,29 @@ impl Reader<'_> {
     }
 }
 
+/// Whether a connection pooler in transaction mode sits between Girô and PostgreSQL
+/// (`db.pooler`): decides how statements are sent (`db::sql`), where session timeouts
+/// are set (`SET LOCAL` per transaction instead of startup options) and where `LISTEN` runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pooler {
+    /// Sessions are Girô's own: named prepared statements cached per connection.
+    #[default]
+    Nenhum,
+    /// PgBouncer (or any pooler) in transaction mode: nothing outlives a transaction.
+    Transacao,
+}
+
+impl std::str::FromStr for Pooler {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "nenhum" => Ok(Pooler::Nenhum),
+            "transacao" => Ok(Pooler::Transacao),
+            _ => Err("use nenhum ou transacao".to_string()),
+        }
+    }
+}
+
 /// How long a pooled connection lives at most when the caller does not say
 /// ([`PoolLimits::vida_maxima`]): session state a connection picked up (a read-only default, a
 /// server that failed over) cannot outlive it.
@@ -697,8 +720,8 @@ pub struct PoolLimits {
     pub idle_in_transaction_timeout: Duration,
     pub vida_maxima: Duration,
     /// A transaction pooler in front of the database (`db.pooler`): the limits are then sent
-    /// as `SET LOCAL` with each transaction, not as startup options ([`crate::db::Pooler`]).
-    pub pooler: crate::db::Pooler,
+    /// as `SET LOCAL` with each transaction, not as startup options ([`Pooler`]).
+    pub pooler: Pooler,
 }
 
 impl Default for PoolLimits {
@@ -708,7 +731,7 @@ impl Default for PoolLimits {
             lock_timeout: Duration::ZERO,
             idle_in_transaction_timeout: Duration::ZERO,
             vida_maxima: VIDA_MAXIMA_PADRAO,
-            pooler: crate::db::Pooler::Nenhum,
+            pooler: Pooler::Nenhum,
         }
     }
 }

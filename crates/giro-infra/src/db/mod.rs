@@ -11,6 +11,15 @@
 //! not stated ([`AnyDb`]), which only such generic code accepts (tools, benchmarks, tests).
 //! [`Tx::commit`] also wakes the in-process publisher when the transaction wrote an outbox event,
 //! after the commit, so the publisher never looks before the row is visible.
+//!
+//! SQL goes out only through [`Sql`] ([`sql`]): [`Pool`] hands out a [`Client`] and a [`Tx`]
+//! that expose its `query`/`query_one`/`query_opt`/`execute` and the simple-query protocol, and no
+//! way to tokio-postgres' own client, so a named prepared statement that a transaction pooler would
+//! break cannot be written outside this module. [`Pooler`] (`db.pooler`) chooses how: cached
+//! prepared statements by default, unnamed typed statements under `transacao`, where the session
+//! limits also move from startup options to `SET LOCAL` after each `BEGIN` (one more round trip
+//! per transaction, only under `transacao`; statements outside a transaction get the role's
+//! defaults: docs/operations.md).
 
 pub mod leitura;
 pub mod migrate;

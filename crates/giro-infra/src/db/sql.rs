@@ -17,28 +17,7 @@ use std::future::Future;
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Error, Row};
 
-/// Whether a connection pooler in transaction mode sits between Girô and PostgreSQL
-/// (`db.pooler`): decides how statements are sent ([module docs](self)), where session timeouts
-/// are set (`SET LOCAL` per transaction instead of startup options) and where `LISTEN` runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Pooler {
-    /// Sessions are Girô's own: named prepared statements cached per connection.
-    #[default]
-    Nenhum,
-    /// PgBouncer (or any pooler) in transaction mode: nothing outlives a transaction.
-    Transacao,
-}
-
-impl std::str::FromStr for Pooler {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim() {
-            "nenhum" => Ok(Pooler::Nenhum),
-            "transacao" => Ok(Pooler::Transacao),
-            _ => Err("use nenhum ou transacao".to_string()),
-        }
-    }
-}
+pub use crate::config::Pooler;
 
 /// The PostgreSQL type a Rust type is bound as, for the unnamed-statement path; `ARRAY` is the
 /// type of an array of it (for `Vec<T>` and `&[T]`).
