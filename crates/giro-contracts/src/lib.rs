@@ -405,6 +405,17 @@ impl giro_outbox::Evento for EventoIntegracao {
         (TipoEvento::de_nome(tipo) == Some(TipoEvento::ReposicaoSolicitada))
             .then(|| format!("restocks of SKU {chave} wait"))
     }
+
+    /// The same rule as [`bloqueio`](giro_outbox::Evento::bloqueio) (one condition, two
+    /// languages: the CLI speaks English, the console pt-BR).
+    fn bloqueio_para_operador(tipo: &str, chave: &str) -> Option<String> {
+        Self::bloqueio(tipo, chave).map(|_| {
+            format!(
+                "As reposições do SKU {chave} esperam: o mercado não pede outra enquanto este pedido \
+                 não for reenviado, refeito ou descartado."
+            )
+        })
+    }
 }
 
 #[cfg(test)]
