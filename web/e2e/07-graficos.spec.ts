@@ -39,6 +39,12 @@ async function entrarNaOperacao(page: Page) {
   await expect(page.getByRole('heading', { name: 'Operação do mercado' })).toBeVisible();
 }
 
+/** The rows of a chart's text alternative: the table screen readers find by the chart's name
+ * (uPlot's legend is another table, without a name). */
+function numeros(fig: ReturnType<Page['getByRole']>, nome: string) {
+  return fig.getByRole('table', { name: nome }).locator('tbody tr');
+}
+
 /** The figure named `nome`, scrolled to, drawn: a canvas at least `min` px wide. */
 async function desenhado(page: Page, nome: string, largura: number) {
   const fig = page.getByRole('figure', { name: nome });
@@ -78,7 +84,7 @@ for (const largura of [1280, 375]) {
       );
       expect(naPagina).toBeGreaterThanOrEqual(antes);
       expect(naPagina).toBeLessThanOrEqual(await api());
-      await expect(lat.locator('table tbody tr')).toHaveCount(24);
+      await expect(numeros(lat, 'Latência das reposições')).toHaveCount(24);
       const janela = page.getByRole('group', { name: 'Janela da latência' });
       await janela.getByRole('button', { name: '1 h' }).click();
       await expect(janela.getByRole('button', { name: '1 h' })).toHaveAttribute(
@@ -90,11 +96,13 @@ for (const largura of [1280, 375]) {
       );
 
       const demanda = await desenhado(page, 'Demanda reprimida por idade', largura);
-      await expect(demanda.locator('table tbody tr')).toHaveCount(6);
-      await expect(demanda.locator('table tbody tr').first().locator('th')).toHaveText('até 5 min');
+      await expect(numeros(demanda, 'Demanda reprimida por idade')).toHaveCount(6);
+      await expect(
+        numeros(demanda, 'Demanda reprimida por idade').first().locator('th'),
+      ).toHaveText('até 5 min');
 
       const eventos = await desenhado(page, 'Eventos por minuto', largura);
-      await expect(eventos.locator('table tbody tr')).toHaveCount(60);
+      await expect(numeros(eventos, 'Eventos por minuto')).toHaveCount(60);
       await semRolagemHorizontal(page);
       await page.getByRole('heading', { name: 'Gráficos' }).scrollIntoViewIfNeeded();
       await foto(page, `${largura}-graficos-painel`);
@@ -113,9 +121,9 @@ for (const largura of [1280, 375]) {
 
       await entrarNaOperacao(page);
       const pedidos = await desenhado(page, 'Pedidos por hora', largura);
-      await expect(pedidos.locator('table tbody tr')).toHaveCount(24);
+      await expect(numeros(pedidos, 'Pedidos por hora')).toHaveCount(24);
       // The current hour, last: at least the order just paid.
-      const linha = pedidos.locator('table tbody tr').last();
+      const linha = numeros(pedidos, 'Pedidos por hora').last();
       await expect
         .poll(async () => Number(await linha.locator('td').nth(1).textContent()))
         .toBeGreaterThanOrEqual(ultima.pagos);
@@ -126,10 +134,10 @@ for (const largura of [1280, 375]) {
       await desenhado(page, 'Os que mais esgotam', largura);
       const prateleira = await desenhado(page, 'Prateleira, mínimo e ideal', largura);
       const lista = (await op.get('/operacao/graficos/prateleira')).corpo as { nome: string }[];
-      await expect(prateleira.locator('table tbody tr')).toHaveCount(lista.length);
-      await expect(prateleira.locator('table tbody tr').first().locator('th')).toHaveText(
-        lista[0]!.nome,
-      );
+      await expect(numeros(prateleira, 'Prateleira, mínimo e ideal')).toHaveCount(lista.length);
+      await expect(
+        numeros(prateleira, 'Prateleira, mínimo e ideal').first().locator('th'),
+      ).toHaveText(lista[0]!.nome);
       await semRolagemHorizontal(page);
       await page.getByRole('heading', { name: 'Gráficos' }).scrollIntoViewIfNeeded();
       await foto(page, `${largura}-graficos-operacao`);

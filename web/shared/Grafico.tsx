@@ -42,8 +42,14 @@ function cor(el: Element, token: string): string {
   return getComputedStyle(el).getPropertyValue(token).trim() || '#888888';
 }
 
+/** The longest label under the x axis; the legend and the table keep the whole name. */
+const ROTULO_MAX = 14;
+const curto = (s: string) => (s.length > ROTULO_MAX ? `${s.slice(0, ROTULO_MAX - 1)}…` : s);
+
 function opcoes(el: HTMLElement, p: PropsGrafico, largura: number): uPlot.Options {
   const fmt = p.formatarY ?? formatoPadrao;
+  // Room for the longest label between two ticks: uPlot skips labels rather than overlap them.
+  const espaco = Math.min(Math.max(...p.rotulosX.map((r) => curto(r).length), 4) * 7 + 12, 110);
   const eixo = cor(el, '--color-ink-muted');
   const grade = cor(el, '--color-border');
   const barras = uPlot.paths.bars ? uPlot.paths.bars({ size: [0.6, 48] }) : undefined;
@@ -59,14 +65,17 @@ function opcoes(el: HTMLElement, p: PropsGrafico, largura: number): uPlot.Option
         grid: { show: false },
         ticks: { stroke: grade },
         incrs: [1, 2, 3, 4, 6, 8, 12, 24],
-        values: (_u, splits) => splits.map((s) => p.rotulosX[Math.round(s)] ?? ''),
+        space: espaco,
+        values: (_u, splits) => splits.map((s) => curto(p.rotulosX[Math.round(s)] ?? '')),
       },
       {
         stroke: eixo,
         grid: { stroke: grade },
         ticks: { stroke: grade },
-        values: (_u, splits) => splits.map((s) => fmt(s)),
-        size: 56,
+        // Each tick label once: a step finer than the format shows would repeat one.
+        values: (_u, splits) =>
+          splits.map((s, i) => (i > 0 && fmt(s) === fmt(splits[i - 1]!) ? '' : fmt(s))),
+        size: 64,
       },
     ],
     series: [
@@ -131,30 +140,33 @@ export function Grafico(p: PropsGrafico) {
         <p className="t-small muted">{p.descricao}</p>
       </figcaption>
       <div className="grafico-area" ref={area} aria-hidden="true" />
-      <table className="sr-only">
-        <caption>{p.titulo}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{p.nomeX}</th>
-            {p.series.map((s) => (
-              <th key={s.rotulo} scope="col">
-                {s.rotulo}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {p.rotulosX.map((x, i) => (
-            <tr key={`${x}-${i}`}>
-              <th scope="row">{x}</th>
-              {p.series.map((s) => {
-                const v = s.valores[i];
-                return <td key={s.rotulo}>{v == null ? 'sem dados' : fmt(v)}</td>;
-              })}
+      {/* A table ignores a width below its content's: the wrapper is what is clipped. */}
+      <div className="sr-only">
+        <table>
+          <caption>{p.titulo}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{p.nomeX}</th>
+              {p.series.map((s) => (
+                <th key={s.rotulo} scope="col">
+                  {s.rotulo}
+                </th>
+              ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {p.rotulosX.map((x, i) => (
+              <tr key={`${x}-${i}`}>
+                <th scope="row">{x}</th>
+                {p.series.map((s) => {
+                  const v = s.valores[i];
+                  return <td key={s.rotulo}>{v == null ? 'sem dados' : fmt(v)}</td>;
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }

@@ -2,6 +2,7 @@
 // `/operacao/outbox/serie`: one component for both services' operator pages.
 import { useQuery } from '@tanstack/react-query';
 import { type ApiEventos } from './eventos';
+import { contagem } from './formato';
 import { Grafico } from './Grafico';
 
 /** The chart's window: the last hour, a point a minute. */
@@ -28,7 +29,15 @@ export function GraficoEventos({ api, chave }: { api: ApiEventos; chave: string 
     <Grafico
       id="grafico-eventos"
       titulo="Eventos por minuto"
-      descricao={`Entregues e que falharam de vez, na última hora (${pontos.reduce((n, p) => n + p.enviados, 0)} entregues, ${pontos.reduce((n, p) => n + p.falhos, 0)} falharam).`}
+      descricao={`Entregues e que falharam de vez, na última hora (${contagem(
+        pontos.reduce((n, p) => n + p.enviados, 0),
+        'entregue',
+        'entregues',
+      )}, ${contagem(
+        pontos.reduce((n, p) => n + p.falhos, 0),
+        'falhou',
+        'falharam',
+      )}).`}
       nomeX="Minuto"
       rotulosX={pontos.map((p) => hhmm(p.minuto))}
       series={[

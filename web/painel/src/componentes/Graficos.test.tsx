@@ -97,7 +97,8 @@ describe('Graficos (dashboard)', () => {
   });
 
   it('words durations for people', () => {
-    expect(duracao(0.42)).toBe('0,4 s');
+    expect(duracao(0.42)).toBe('0,42 s');
+    expect(duracao(4.25)).toBe('4,3 s');
     expect(duracao(42)).toBe('42 s');
     expect(duracao(210)).toBe('3,5 min');
   });

@@ -6,13 +6,16 @@ import { useState } from 'react';
 import { Grafico } from '../../../shared/Grafico';
 import { GraficoEventos } from '../../../shared/GraficoEventos';
 import { type ApiEventos } from '../../../shared/eventos';
-import { formatarNumero } from '../../../shared/formato';
+import { contagem } from '../../../shared/formato';
 import { ATUALIZACAO_MS } from '../consultas';
 import { demandaPorIdade, JANELAS_HORAS, latenciaReposicao, type Latencia } from '../graficos';
 
-/** Seconds as people read a latency: "0,4 s", "42 s", "3,5 min". */
+/** Seconds as people read a latency: "0,42 s", "4,2 s", "42 s", "3,5 min". */
 export function duracao(s: number): string {
-  if (s < 60) return `${s.toLocaleString('pt-BR', { maximumFractionDigits: s < 10 ? 1 : 0 })} s`;
+  if (s < 60) {
+    const casas = s < 1 ? 2 : s < 10 ? 1 : 0;
+    return `${s.toLocaleString('pt-BR', { maximumFractionDigits: casas })} s`;
+  }
   return `${(s / 60).toLocaleString('pt-BR', { maximumFractionDigits: 1 })} min`;
 }
 
@@ -67,7 +70,7 @@ export function GraficoLatencia() {
           descricao={
             total === 0
               ? `Nenhuma reposição nas últimas ${l.horas} h.`
-              : `Do pedido à expedição e do pedido ao crédito na prateleira do mercado, p50 e p99 por intervalo de ${duracao(l.intervaloSegundos)}; ${formatarNumero(total)} reposições nas últimas ${l.horas} h.`
+              : `Do pedido à expedição e do pedido ao crédito na prateleira do mercado, p50 e p99 por intervalo de ${duracao(l.intervaloSegundos)}; ${contagem(total, 'reposição', 'reposições')} nas últimas ${l.horas} h.`
           }
           nomeX="Intervalo"
           rotulosX={l.pontos.map((p) => rotuloIntervalo(p.inicio, l))}
@@ -117,7 +120,7 @@ export function GraficoDemanda() {
       descricao={
         total === 0
           ? 'Nenhuma demanda esperando lote.'
-          : `${formatarNumero(total)} demandas esperando lote, por tempo de espera.`
+          : `${contagem(total, 'demanda esperando', 'demandas esperando')} lote, por tempo de espera.`
       }
       nomeX="Espera"
       rotulosX={faixas.map((f) => f.faixa)}

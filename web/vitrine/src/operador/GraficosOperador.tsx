@@ -4,7 +4,7 @@
 // the warehouse's dashboard, because mercado owns the minimum and the ideal.
 import { useQuery } from '@tanstack/react-query';
 import { Grafico } from '../../../shared/Grafico';
-import { formatarDinheiro, formatarNumero } from '../../../shared/formato';
+import { contagem, formatarDinheiro } from '../../../shared/formato';
 import { esgotados, prateleira, vendas } from './graficos';
 
 /** The window of the sales and sell-out charts. */
@@ -37,7 +37,7 @@ export function GraficoVendas() {
       <Grafico
         id="grafico-pedidos"
         titulo="Pedidos por hora"
-        descricao={`Pedidos feitos e pagos nas últimas ${q.data.horas} h: ${formatarNumero(pedidos)} pedidos.`}
+        descricao={`Pedidos feitos e pagos nas últimas ${q.data.horas} h: ${contagem(pedidos, 'pedido', 'pedidos')}.`}
         nomeX="Hora"
         rotulosX={pontos.map((p) =>
           new Date(p.hora).toLocaleTimeString('pt-BR', { hour: '2-digit', minute: '2-digit' }),
