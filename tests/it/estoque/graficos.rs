@@ -3,6 +3,7 @@
 //! `GET /painel/graficos/demanda-por-idade` (open demand by age band); operator only, a bad
 //! window named in a 400.
 
+use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
@@ -15,34 +16,39 @@ async fn get(app: &TestApp, op: &Operador, path: &str) -> (u16, Value) {
     (status, res.json().await.unwrap_or(Value::Null))
 }
 
-/// Moves a shipment's three instants to `base` + the given seconds (base = the middle of the
-/// 11th 150-second interval of the last hour, far from its edges).
-async fn tempos(app: &TestApp, correlation: Uuid, pedido: i32, expedido: i32, entregue: Option<i32>) {
+/// The middle of the 11th 150-second interval of the last hour (far from its edges), read once
+/// so every instant a test sets is an exact offset from it.
+async fn base(app: &TestApp) -> DateTime<Utc> {
     let c = app.db.client().await;
-    const BASE: &str = "(now() - interval '1 hour' + make_interval(secs => 150 * 10 + 75))";
+    c.query_one("SELECT now() - interval '1 hour' + make_interval(secs => 150 * 10 + 75)", &[])
+        .await
+        .unwrap()
+        .get(0)
+}
+
+/// Moves a shipment's three instants to `base` + the given seconds.
+async fn tempos(
+    app: &TestApp,
+    base: DateTime<Utc>,
+    correlation: Uuid,
+    pedido: i64,
+    expedido: i64,
+    entregue: Option<i64>,
+) {
+    let c = app.db.client().await;
+    let em = |s: i64| base + Duration::seconds(s);
     c.execute(
-        &format!(
-            "UPDATE reposicao_expedida SET expedido_em = {BASE} + make_interval(secs => $2), \
-                    entregue_em = {BASE} + make_interval(secs => $3) WHERE correlation_id = $1"
-        ),
-        &[&correlation, &(expedido as f64), &entregue.map(|s| s as f64)],
+        "UPDATE reposicao_expedida SET expedido_em = $2, entregue_em = $3 WHERE correlation_id = $1",
+        &[&correlation, &em(expedido), &entregue.map(em)],
     )
     .await
     .unwrap();
+    c.execute("UPDATE inbox_event SET processado_em = $2 WHERE event_id = $1", &[&correlation, &em(pedido)])
+        .await
+        .unwrap();
     c.execute(
-        &format!(
-            "UPDATE inbox_event SET processado_em = {BASE} + make_interval(secs => $2) WHERE event_id = $1"
-        ),
-        &[&correlation, &(pedido as f64)],
-    )
-    .await
-    .unwrap();
-    c.execute(
-        &format!(
-            "UPDATE demanda_reprimida SET registrado_em = {BASE} + make_interval(secs => $2) \
-              WHERE solicitacao_original = $1"
-        ),
-        &[&correlation, &(pedido as f64)],
+        "UPDATE demanda_reprimida SET registrado_em = $2 WHERE solicitacao_original = $1",
+        &[&correlation, &em(pedido)],
     )
     .await
     .unwrap();
@@ -67,10 +73,11 @@ async fn latency_gives_p50_and_p99_of_request_to_shipment_and_to_shelf_credit_pe
     assert_eq!(solicitar(&app, fora, COCA, 1).await, 204);
     assert_eq!(solicitar(&app, sem_pedido, COCA, 1).await, 204);
 
-    tempos(&app, a, -22, -20, Some(-17)).await; // 2 s to ship, 5 s to the shelf
-    tempos(&app, b, -40, 20, Some(30)).await; // 60 s to ship, 70 s to the shelf
-    tempos(&app, fora, -4000, -3990, Some(-3980)).await;
-    tempos(&app, sem_pedido, -10, -5, None).await;
+    let t = base(&app).await;
+    tempos(&app, t, a, -22, -20, Some(-17)).await; // 2 s to ship, 5 s to the shelf
+    tempos(&app, t, b, -40, 20, Some(30)).await; // 60 s to ship, 70 s to the shelf
+    tempos(&app, t, fora, -4000, -3990, Some(-3980)).await;
+    tempos(&app, t, sem_pedido, -10, -5, None).await;
     let c = app.db.client().await;
     c.execute("DELETE FROM inbox_event WHERE event_id = $1", &[&sem_pedido]).await.unwrap();
 
