@@ -423,6 +423,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_dead_letter_blocks_the_same_in_the_cli_and_the_console() {
+        use giro_outbox::Evento as _;
+        let sku = "7894900011517";
+        for tipo in ["ReposicaoSolicitada", "ReposicaoEnviada", "ReposicaoNegada", "ProdutoClassificado"] {
+            assert_eq!(
+                EventoIntegracao::bloqueio(tipo, sku).is_some(),
+                EventoIntegracao::bloqueio_para_operador(tipo, sku).is_some(),
+                "{tipo}"
+            );
+        }
+        assert_eq!(
+            EventoIntegracao::bloqueio_para_operador("ReposicaoSolicitada", sku).unwrap(),
+            "As reposições do SKU 7894900011517 esperam: o mercado não pede outra enquanto este pedido não for \
+             reenviado, refeito ou descartado."
+        );
+    }
+
+    #[test]
     fn sku_follows_the_gtin_rule() {
         for ok in ["12345678", "123456789012", "1234567890123", "12345678901234"] {
             assert!(sku_valido(ok), "{ok}");
