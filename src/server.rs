@@ -248,6 +248,7 @@ pub fn rotas_web(servico: Servico) -> Vec<http::web::Rota> {
         // The event console (web/shared/eventos.ts), on both fronts.
         (get.clone(), "/operacao/outbox"),
         (get.clone(), "/operacao/outbox/eventos"),
+        (get.clone(), "/operacao/outbox/serie"),
         (get.clone(), "/operacao/outbox/eventos/{id}"),
         (delete.clone(), "/operacao/outbox/eventos/{id}"),
         (post.clone(), "/operacao/outbox/eventos/{id}/reenvio"),
@@ -266,6 +267,10 @@ pub fn rotas_web(servico: Servico) -> Vec<http::web::Rota> {
             // The operator pages (web/vitrine/src/operador/api.ts).
             (post, "/produtos"),
             (get.clone(), "/operacao/produtos"),
+            // The operator home's charts (web/vitrine/src/operador/graficos.ts).
+            (get.clone(), "/operacao/graficos/vendas"),
+            (get.clone(), "/operacao/graficos/esgotados"),
+            (get.clone(), "/operacao/graficos/prateleira"),
             (get, "/operacao/estoque/produtos/{sku}"),
         ],
         // The dashboard (web/painel/src/api.ts).
@@ -275,6 +280,8 @@ pub fn rotas_web(servico: Servico) -> Vec<http::web::Rota> {
             (get.clone(), "/painel/reposicoes"),
             (get.clone(), "/painel/estoque"),
             (get.clone(), "/painel/estoque/{sku}"),
+            (get.clone(), "/painel/graficos/latencia-reposicao"),
+            (get.clone(), "/painel/graficos/demanda-por-idade"),
             (post.clone(), "/painel/estoque/{sku}/lotes/{codigoLote}/baixa"),
             (get, "/produtos/{sku}"),
             (post, "/lotes"),

@@ -1,6 +1,9 @@
 import { cleanup } from '@testing-library/react';
 import { afterEach, vi } from 'vitest';
 
+// Charts: a recorder instead of uPlot (no canvas in jsdom); see shared/teste-uplot.ts.
+vi.mock('uplot', () => import('./shared/teste-uplot'));
+
 afterEach(() => {
   cleanup();
   vi.useRealTimers();

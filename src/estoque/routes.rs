@@ -8,6 +8,7 @@
 //! | `GET /painel/resumo`, `/painel/demandas`, `/painel/reposicoes?limite=` | operator |
 //! | `GET /painel/estoque?busca=&estado=&pagina=&tamanho=`, `GET /painel/estoque/{sku}` | operator |
 //! | `POST /painel/estoque/{sku}/lotes/{codigoLote}/baixa` | operator + CSRF |
+//! | `GET /painel/graficos/latencia-reposicao?horas=`, `GET /painel/graficos/demanda-por-idade` | operator |
 //!
 //! Errors are problem+json ([`Problem`]): a rule violation 400 (detail = the message), a unique
 //! conflict 409, and the database's failures by the one policy ([`super::erro::POLITICA`]: 503
@@ -56,6 +57,8 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
         .route("/painel/reposicoes", get(reposicoes))
         .route("/painel/estoque", get(inventario_listar))
         .route("/painel/estoque/{sku}", get(inventario_detalhe))
+        .route("/painel/graficos/latencia-reposicao", get(grafico_latencia))
+        .route("/painel/graficos/demanda-por-idade", get(grafico_demanda))
         .route_layer(from_fn(auth::require_operador));
     let baixa = Router::new()
         .route("/painel/estoque/{sku}/lotes/{codigoLote}/baixa", post(baixar_lote))
@@ -190,4 +193,24 @@ async fn baixar_lote(
         return Err(ErroEstoque::Interno(anyhow::anyhow!("write-off without an operator")));
     };
     Ok(AppJson(inventario::baixar(&e.db, &sku, &codigo_lote, &operador, agora()).await?))
+}
+
+/// A chart's window (`?horas=`), read by hand so a bad value is named in the 400.
+#[derive(Deserialize)]
+struct Janela {
+    horas: Option<String>,
+}
+
+async fn grafico_latencia(
+    State(e): St,
+    AppQuery(q): AppQuery<Janela>,
+) -> Result<AppJson<painel::Latencia>, ErroEstoque> {
+    let horas = painel::horas(q.horas.as_deref()).map_err(ErroEstoque::Invalido)?;
+    let client = e.db.client().await?;
+    Ok(AppJson(painel::latencia(&client, agora(), horas).await?))
+}
+
+async fn grafico_demanda(State(e): St) -> Result<AppJson<Vec<painel::FaixaDemanda>>, ErroEstoque> {
+    let client = e.db.client().await?;
+    Ok(AppJson(painel::demanda_por_idade(&client, agora()).await?))
 }

@@ -97,6 +97,7 @@ test('painel: KPIs, demanda reprimida e reposições recentes do catálogo de de
     'Entrada de lote',
     'Demanda reprimida',
     'Reposições',
+    'Gráficos',
     'Eventos',
     'Ver a vitrine',
   ]);

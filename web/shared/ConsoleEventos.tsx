@@ -3,12 +3,22 @@
 // says what the action will do (the service's `opcoesPorTipo`, issue 30) and asks why (recorded
 // with the operator), refreshed by itself. One component for the dashboard (estoque) and
 // mercado's operator pages.
+//
+// Issue 26: each event shows its SKU and, for a dead letter, what it blocks (the service's
+// words, the CLI's rule); the list is searched by event id or SKU; the next attempt is counted
+// from now ("em 4 s", ticking); a banner says when the peer has been silent for
+// SILENCIO_AVISO_SEGUNDOS (the service says since when); types have human labels; at narrow
+// widths each row is a card (console.css), so status and actions stay on screen.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import {
   ATUALIZACAO_EVENTOS_MS,
+  DESTINO,
   detalheDoErro,
   idade,
+  proximaEm,
+  rotuloTipo,
+  SILENCIO_AVISO_SEGUNDOS,
   ROTULO_STATUS,
   statusDoErro,
   OPCOES_PADRAO,
@@ -40,6 +50,16 @@ const CONFIRMA: Record<AcaoEvento, string> = {
 /** A discard or a redo is recorded with why: the confirmation asks for it. */
 const precisaMotivo = (a: AcaoEvento) => a !== 'reenviar';
 
+/** Now, once a second: the relative times count down by themselves. */
+function useAgora(): number {
+  const [agora, setAgora] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setAgora(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, []);
+  return agora;
+}
+
 const CLASSE_STATUS: Record<StatusEvento, string> = {
   PENDING: 'selo selo-info',
   SENT: 'selo selo-ok',
@@ -57,7 +77,14 @@ export function ConsoleEventos({
   servico: 'estoque' | 'mercado';
 }) {
   const cliente = useQueryClient();
-  const [filtros, setFiltros] = useState<Filtros>({ status: 'FAILED', tipo: '', pagina: 1 });
+  const [filtros, setFiltros] = useState<Filtros>({
+    status: 'FAILED',
+    tipo: '',
+    busca: '',
+    pagina: 1,
+  });
+  const [busca, setBusca] = useState('');
+  const agora = useAgora();
   const [confirmando, setConfirmando] = useState<Acao | null>(null);
   const [confirmandoTodos, setConfirmandoTodos] = useState<'reenviar' | 'descartar' | null>(null);
   const [motivoTodos, setMotivoTodos] = useState('');
@@ -162,6 +189,21 @@ export function ConsoleEventos({
 
   const r = resumo.data;
   const p = lista.data;
+  const destino = DESTINO[servico];
+  const silencio =
+    r?.semRespostaSegundos != null && r.semRespostaSegundos >= SILENCIO_AVISO_SEGUNDOS
+      ? r.semRespostaSegundos
+      : null;
+  function buscar(ev: FormEvent) {
+    ev.preventDefault();
+    // A search looks at every status: the event sought may have been delivered.
+    setFiltros({
+      ...filtros,
+      busca: busca.trim(),
+      status: busca.trim() ? '' : filtros.status,
+      pagina: 1,
+    });
+  }
   const paginas = p ? Math.max(1, Math.ceil(p.total / TAMANHO_PAGINA)) : 1;
   const ocupado =
     reenvio.isPending || reenvioTodos.isPending || descarte.isPending || descarteTodos.isPending;
@@ -177,6 +219,24 @@ export function ConsoleEventos({
           Outbox do {servico}: o que espera entrega, o que foi entregue e o que falhou.
         </p>
       </div>
+
+      {silencio != null && (
+        <div
+          className="aviso aviso-erro eventos-sem-resposta"
+          role="alert"
+          data-testid="eventos-sem-resposta"
+        >
+          <p>
+            <strong>
+              O {destino} não responde há {idade(silencio)}.
+            </strong>{' '}
+            {r?.esperandoNovaTentativa === 1
+              ? '1 evento espera nova tentativa'
+              : `${formatarNumero(r?.esperandoNovaTentativa ?? 0)} eventos esperam nova tentativa`}
+            . As entregas retomam sozinhas quando ele voltar: confira se o {destino} está no ar.
+          </p>
+        </div>
+      )}
 
       {resumo.isError && !r ? (
         <p className="aviso aviso-erro" role="alert">
@@ -323,11 +383,40 @@ export function ConsoleEventos({
             <option value="">Todos</option>
             {TIPOS_EVENTO.map((t) => (
               <option key={t} value={t}>
-                {t}
+                {rotuloTipo(t)}
               </option>
             ))}
           </select>
         </div>
+        <form className="campo eventos-busca" role="search" onSubmit={buscar}>
+          <label htmlFor="busca-eventos">Buscar por id do evento ou SKU</label>
+          <div className="eventos-busca-linha">
+            <input
+              id="busca-eventos"
+              type="search"
+              value={busca}
+              maxLength={100}
+              placeholder="ex.: 7894900011517"
+              onChange={(e) => setBusca(e.target.value)}
+            />
+            <button type="submit" className="btn btn-contorno">
+              Buscar
+            </button>
+            {filtros.busca && (
+              <button
+                type="button"
+                className="btn btn-link"
+                onClick={() => {
+                  setBusca('');
+                  // Back to the console's first view: what failed.
+                  setFiltros({ ...filtros, busca: '', status: 'FAILED', pagina: 1 });
+                }}
+              >
+                Limpar busca
+              </button>
+            )}
+          </div>
+        </form>
       </div>
 
       {lista.isError && !p ? (
@@ -338,9 +427,11 @@ export function ConsoleEventos({
         <p className="muted">Carregando…</p>
       ) : p.eventos.length === 0 ? (
         <p className="muted vazio">
-          {filtros.status === 'FAILED'
-            ? 'Nenhum evento falhou. Tudo o que saiu foi entregue ou está a caminho.'
-            : 'Nenhum evento com esses filtros.'}
+          {filtros.busca
+            ? `Nenhum evento com o id ou SKU ${filtros.busca}. Confira o código ou escolha outro status.`
+            : filtros.status === 'FAILED'
+              ? 'Nenhum evento falhou. Tudo o que saiu foi entregue ou está a caminho.'
+              : 'Nenhum evento com esses filtros.'}
         </p>
       ) : (
         <>
@@ -349,6 +440,7 @@ export function ConsoleEventos({
               <thead>
                 <tr>
                   <th scope="col">Tipo</th>
+                  <th scope="col">SKU</th>
                   <th scope="col">Status</th>
                   <th scope="col" className="num">
                     Tentativas
@@ -365,6 +457,7 @@ export function ConsoleEventos({
                     key={e.id}
                     evento={e}
                     opcoes={opcoes(e.tipo)}
+                    agora={agora}
                     confirmando={confirmando?.id === e.id ? confirmando : null}
                     ocupado={ocupado}
                     aoPedir={(a) => {
@@ -410,6 +503,7 @@ export function ConsoleEventos({
 function LinhaEvento({
   evento: e,
   opcoes,
+  agora,
   confirmando,
   ocupado,
   aoPedir,
@@ -418,6 +512,7 @@ function LinhaEvento({
 }: {
   evento: Evento;
   opcoes: Opcao[];
+  agora: number;
   confirmando: Acao | null;
   ocupado: boolean;
   aoPedir: (a: Acao) => void;
@@ -428,26 +523,41 @@ function LinhaEvento({
   const o = confirmando?.opcao;
   return (
     <tr data-event-id={e.id} data-status={e.status}>
-      <td className="mono">{e.tipo}</td>
-      <td>
+      <td data-rotulo="Tipo" className="evento-tipo">
+        <span>{rotuloTipo(e.tipo)}</span>
+        <span className="t-caption muted mono">{e.tipo}</span>
+      </td>
+      <td data-rotulo="SKU" className="mono">
+        {e.chave ?? <span className="muted">—</span>}
+      </td>
+      <td data-rotulo="Status">
         <span className={CLASSE_STATUS[e.status]}>{ROTULO_STATUS[e.status]}</span>
       </td>
-      <td className="num mono">{formatarNumero(e.tentativas)}</td>
-      <td>
+      <td data-rotulo="Tentativas" className="num mono">
+        {formatarNumero(e.tentativas)}
+      </td>
+      <td data-rotulo="Criado">
         <time dateTime={e.criadoEm}>{quandoCurto(e.criadoEm)}</time>
       </td>
-      <td>
+      <td data-rotulo="Próxima tentativa">
         {e.status === 'PENDING' ? (
-          <time dateTime={e.proximaTentativaEm}>{quandoCurto(e.proximaTentativaEm)}</time>
+          <time dateTime={e.proximaTentativaEm} title={quandoCurto(e.proximaTentativaEm)}>
+            {proximaEm(e.proximaTentativaEm, agora)}
+          </time>
         ) : (
           <span className="muted">—</span>
         )}
       </td>
-      <td className="evento-erro">
+      <td data-rotulo="Último erro" className="evento-erro">
         {e.ultimoErro ? (
           <span className="mono">{e.ultimoErro}</span>
         ) : (
           <span className="muted">—</span>
+        )}
+        {e.bloqueia && (
+          <p className="t-small evento-bloqueia" data-testid="evento-bloqueia">
+            {e.bloqueia}
+          </p>
         )}
         <details className="evento-payload">
           <summary className="t-small">Payload</summary>
@@ -455,7 +565,7 @@ function LinhaEvento({
           <p className="t-caption muted mono">{e.id}</p>
         </details>
       </td>
-      <td className="evento-acoes">
+      <td data-rotulo="Ações" className="evento-acoes">
         {e.status !== 'FAILED' ? null : confirmando ? (
           <div className="confirmacao" role="group" aria-label="Confirmação">
             <span className="t-small">

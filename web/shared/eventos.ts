@@ -18,6 +18,12 @@ export interface ResumoOutbox {
   pendenteMaisAntigoEm: string | null;
   pendenteMaisAntigoSegundos: number | null;
   retencaoInboxSegundos: number;
+  /** Absent from an older service. */
+  esperandoNovaTentativa?: number;
+  ultimoEnvioEm?: string | null;
+  /** Events wait for a retry and nothing was delivered since: the peer is silent since then. */
+  semRespostaDesde?: string | null;
+  semRespostaSegundos?: number | null;
 }
 
 export interface Evento {
@@ -30,6 +36,10 @@ export interface Evento {
   enviadoEm: string | null;
   ultimoErro: string | null;
   payload: unknown;
+  /** The aggregate the event is about (the SKU); absent from an older service. */
+  chave?: string | null;
+  /** What this dead letter holds back until it is dealt with, in pt-BR. */
+  bloqueia?: string | null;
 }
 
 /** An operator action on a dead letter. */
@@ -96,7 +106,20 @@ function consulta(params: Record<string, string | undefined>): string {
 export interface Filtros {
   status: StatusEvento | '';
   tipo: string;
+  /** An event id or a SKU (exact). */
+  busca?: string;
   pagina: number;
+}
+
+export interface PontoSerie {
+  minuto: string;
+  enviados: number;
+  falhos: number;
+}
+
+export interface SerieEventos {
+  minutos: number;
+  pontos: PontoSerie[];
 }
 
 export type Pedir = <T>(caminho: string, init?: RequestInit) => Promise<T>;
@@ -110,8 +133,11 @@ export function apiEventos(pedir: Pedir) {
       const q = new URLSearchParams({ pagina: String(f.pagina), tamanho: String(TAMANHO_PAGINA) });
       if (f.status) q.set('status', f.status);
       if (f.tipo) q.set('tipo', f.tipo);
+      if (f.busca?.trim()) q.set('busca', f.busca.trim());
       return pedir<PaginaEventos>(`/operacao/outbox/eventos?${q}`);
     },
+    serie: (minutos: number) =>
+      pedir<SerieEventos>(`/operacao/outbox/serie?minutos=${encodeURIComponent(String(minutos))}`),
     reenviar: (id: string, forcar: boolean, motivo?: string) =>
       pedir<Reenvio>(
         `/operacao/outbox/eventos/${encodeURIComponent(id)}/reenvio${consulta({ forcar: forcar ? 'true' : undefined, motivo })}`,
@@ -163,6 +189,28 @@ export function statusDoErro(e: unknown): number | null {
     return (e as { status: number }).status;
   }
   return null;
+}
+
+/** What each event type is, for people; the type's own name stays beside it (the CLI's). */
+export const ROTULO_TIPO: Record<string, string> = {
+  ReposicaoSolicitada: 'Pedido de reposição',
+  ReposicaoEnviada: 'Remessa de reposição',
+  ReposicaoNegada: 'Reposição negada',
+  ProdutoClassificado: 'Classificação de produto',
+};
+
+export const rotuloTipo = (tipo: string) => ROTULO_TIPO[tipo] ?? tipo;
+
+/** The other service: whom an outbox delivers to. */
+export const DESTINO = { estoque: 'mercado', mercado: 'estoque' } as const;
+
+/** How long the peer must be silent before the console says so: a retry or two is routine. */
+export const SILENCIO_AVISO_SEGUNDOS = 30;
+
+/** When the next attempt is, from now: "em 4 s", "em 3 min", "agora" (due or overdue). */
+export function proximaEm(instante: string, agoraMs: number): string {
+  const s = Math.ceil((new Date(instante).getTime() - agoraMs) / 1000);
+  return s <= 0 ? 'agora' : `em ${idade(s)}`;
 }
 
 /** "12 s", "5 min", "3 h", "2 d" */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   centavos,
+  contagem,
   formatarCentavos,
   formatarDinheiro,
   formatarNumero,
@@ -77,5 +78,13 @@ describe('contagem mm:ss', () => {
     expect(mmss(0)).toBe('00:00');
     expect(mmss(-5000)).toBe('00:00');
     expect(mmss(75 * 60_000)).toBe('75:00');
+  });
+});
+
+describe('contagem', () => {
+  it('puts the word in the number of the count', () => {
+    expect(contagem(1, 'pedido', 'pedidos')).toBe('1 pedido');
+    expect(contagem(0, 'pedido', 'pedidos')).toBe('0 pedidos');
+    expect(contagem(1248, 'pedido', 'pedidos')).toBe('1.248 pedidos');
   });
 });

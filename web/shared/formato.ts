@@ -19,6 +19,11 @@ export function centavos(preco: number): number {
 }
 
 /** `1.248` */
+/** "1 pedido", "3 pedidos", "1.248 pedidos": the number and the word in the right number. */
+export function contagem(n: number, um: string, varios: string): string {
+  return `${formatarNumero(n)} ${n === 1 ? um : varios}`;
+}
+
 export function formatarNumero(n: number): string {
   return numero.format(n);
 }

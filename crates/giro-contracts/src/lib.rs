@@ -405,11 +405,40 @@ impl giro_outbox::Evento for EventoIntegracao {
         (TipoEvento::de_nome(tipo) == Some(TipoEvento::ReposicaoSolicitada))
             .then(|| format!("restocks of SKU {chave} wait"))
     }
+
+    /// The same rule as [`bloqueio`](giro_outbox::Evento::bloqueio) (one condition, two
+    /// languages: the CLI speaks English, the console pt-BR).
+    fn bloqueio_para_operador(tipo: &str, chave: &str) -> Option<String> {
+        Self::bloqueio(tipo, chave).map(|_| {
+            format!(
+                "As reposições do SKU {chave} esperam: o mercado não pede outra enquanto este pedido \
+                 não for reenviado, refeito ou descartado."
+            )
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dead_letter_blocks_the_same_in_the_cli_and_the_console() {
+        use giro_outbox::Evento as _;
+        let sku = "7894900011517";
+        for tipo in ["ReposicaoSolicitada", "ReposicaoEnviada", "ReposicaoNegada", "ProdutoClassificado"] {
+            assert_eq!(
+                EventoIntegracao::bloqueio(tipo, sku).is_some(),
+                EventoIntegracao::bloqueio_para_operador(tipo, sku).is_some(),
+                "{tipo}"
+            );
+        }
+        assert_eq!(
+            EventoIntegracao::bloqueio_para_operador("ReposicaoSolicitada", sku).unwrap(),
+            "As reposições do SKU 7894900011517 esperam: o mercado não pede outra enquanto este pedido não for \
+             reenviado, refeito ou descartado."
+        );
+    }
 
     #[test]
     fn sku_follows_the_gtin_rule() {

@@ -5,8 +5,9 @@
 //!
 //! | route | what |
 //! |---|---|
-//! | `GET /operacao/outbox` | counts per status, the oldest pending event and its age |
-//! | `GET /operacao/outbox/eventos?status=&tipo=&pagina=&tamanho=` | a page, newest first |
+//! | `GET /operacao/outbox` | counts per status, the oldest pending event and its age, whether the peer answers |
+//! | `GET /operacao/outbox/eventos?status=&tipo=&busca=&pagina=&tamanho=` | a page, newest first, each event with its aggregate key and what it blocks |
+//! | `GET /operacao/outbox/serie?minutos=` | events sent and dead-lettered per minute over the last `minutos` (5–240) |
 //! | `GET /operacao/outbox/eventos/{id}` | one event, what each action on it will do (`opcoes`), the actions taken (`historico`) |
 //! | `POST /operacao/outbox/eventos/{id}/reenvio?forcar=&motivo=` | one `FAILED` event back to `PENDING` |
 //! | `POST /operacao/outbox/reenvio?forcar=&motivo=` | every `FAILED` event back to `PENDING`, a page at a time: `{reenviados, restantes}` |
@@ -22,6 +23,19 @@
 //! (a discard that would leave the peer inconsistent) is a 409 whose `detail` says why and what to
 //! do instead. The bulk actions stop within a budget under `http.timeout-requisicao` and say how
 //! many are left. Replays wake the embedded publisher at once.
+//!
+//! Decisions of the console's reads (issue 26):
+//!
+//! - `busca` finds an event by its id (a UUID) or by its aggregate key ([`Evento::CAMINHO_CHAVE`],
+//!   the SKU): one exact match each, so the index on the id serves the first; the second scans
+//!   the filtered rows (an outbox keeps few besides its recent ones).
+//! - "What it blocks" is [`Evento::bloqueio_para_operador`], the CLI's rule in the console's words.
+//! - The peer has not answered ("sem resposta") while events wait for a retry (`PENDING` with a
+//!   failed attempt) and nothing was delivered since the oldest of them was created: from the
+//!   rows alone, by the database's clock, so every replica says the same. The front decides how
+//!   long that must last before it says so.
+//! - Dead letters per minute are counted at their last attempt: a `FAILED` row keeps the
+//!   `proxima_tentativa_em` of the attempt that failed for good (the relay does not move it).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -92,6 +106,7 @@ pub fn router_com<E: Evento, S: 'static>(db: Db, seguranca: Arc<Seguranca>, ajus
     Router::new()
         .route("/operacao/outbox", get(resumo::<S>))
         .route("/operacao/outbox/eventos", get(eventos::<E, S>))
+        .route("/operacao/outbox/serie", get(serie::<S>))
         .route("/operacao/outbox/eventos/{id}", get(um::<S>).delete(descartar::<S>))
         .route("/operacao/outbox/eventos/{id}/reenvio", post(reenviar::<S>))
         .route("/operacao/outbox/eventos/{id}/refazer", post(refazer::<S>))
@@ -124,11 +139,35 @@ pub struct Resumo {
     pub pendente_mais_antigo_segundos: Option<i64>,
     /// `inbox.retencao` in seconds: replays of older events need `forcar=true`.
     pub retencao_inbox_segundos: u64,
+    /// `PENDING` events that have failed at least one attempt (waiting for the next one).
+    pub esperando_nova_tentativa: i64,
+    /// The last successful delivery still on record.
+    #[serde(serialize_with = "instante::opcional::serialize")]
+    pub ultimo_envio_em: Option<DateTime<Utc>>,
+    /// Since when the peer has not answered (see the module's decisions), and for how long.
+    #[serde(serialize_with = "instante::opcional::serialize")]
+    pub sem_resposta_desde: Option<DateTime<Utc>>,
+    pub sem_resposta_segundos: Option<i64>,
 }
 
 async fn resumo<S: 'static>(State(e): St<S>) -> Result<AppJson<Resumo>, Problem> {
     let client = e.db.client().await.map_err(db_problem)?;
     let s = store::status(&client).await.map_err(db_problem)?;
+    let par = client
+        .query_one(
+            "WITH f AS (SELECT count(*) AS n, min(criado_em) AS desde FROM outbox_event \
+                         WHERE status = 'PENDING' AND tentativas > 0), \
+                  u AS (SELECT max(enviado_em) AS em FROM outbox_event WHERE status = 'SENT'), \
+                  d AS (SELECT f.n, u.em AS ultimo, \
+                               CASE WHEN f.n > 0 AND (u.em IS NULL OR u.em < f.desde) THEN f.desde END AS desde \
+                          FROM f, u) \
+             SELECT n, ultimo, desde, \
+                    (CASE WHEN desde IS NOT NULL THEN greatest(floor(extract(epoch FROM now() - desde)), 0) END)::bigint AS segundos \
+               FROM d",
+            &[],
+        )
+        .await
+        .map_err(db_problem)?;
     let agora = Utc::now();
     Ok(AppJson(Resumo {
         pendentes: s.pending,
@@ -141,6 +180,10 @@ async fn resumo<S: 'static>(State(e): St<S>) -> Result<AppJson<Resumo>, Problem>
             .map(|a| a as i64)
             .or_else(|| s.oldest_pending.map(|t| (agora - t).num_seconds().max(0))),
         retencao_inbox_segundos: e.inbox_retencao.as_secs(),
+        esperando_nova_tentativa: par.get("n"),
+        ultimo_envio_em: par.get("ultimo"),
+        sem_resposta_desde: par.get("desde"),
+        sem_resposta_segundos: par.get("segundos"),
     }))
 }
 
@@ -149,8 +192,23 @@ async fn resumo<S: 'static>(State(e): St<S>) -> Result<AppJson<Resumo>, Problem>
 struct Filtros {
     status: Option<String>,
     tipo: Option<String>,
+    busca: Option<String>,
     pagina: Option<String>,
     tamanho: Option<String>,
+}
+
+/// The longest `busca` (an id is 36 characters, a SKU 14).
+const BUSCA_MAX: usize = 100;
+
+/// An event as the console lists it: the row, its aggregate key (the SKU) and, for a dead
+/// letter, what it blocks.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LinhaConsole {
+    #[serde(flatten)]
+    pub evento: Linha,
+    pub chave: Option<String>,
+    pub bloqueia: Option<String>,
 }
 
 fn presente(v: &Option<String>) -> Option<&str> {
@@ -175,7 +233,7 @@ fn inteiro(param: &str, v: &Option<String>, min: i64, max: i64, padrao: i64) -> 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Pagina {
-    pub eventos: Vec<Linha>,
+    pub eventos: Vec<LinhaConsole>,
     pub pagina: i64,
     pub tamanho: i64,
     pub total: i64,
@@ -199,15 +257,121 @@ async fn eventos<E: Evento, S: 'static>(
         Some(t) if E::TIPOS.contains(&t) => Some(t.to_string()),
         Some(t) => return Err(invalido("tipo", &format!("deve ser um de {}", E::TIPOS.join(", ")), t)),
     };
+    let busca = match presente(&f.busca) {
+        Some(b) if b.chars().count() > BUSCA_MAX => {
+            return Err(invalido(
+                "busca",
+                &format!("deve ter no máximo {BUSCA_MAX} caracteres"),
+                &format!("{} caracteres", b.chars().count()),
+            ))
+        }
+        b => b,
+    };
+    // A UUID is an event id; anything else is an aggregate key.
+    let (por_id, por_chave) = match busca {
+        None => (None, None),
+        Some(b) => match Uuid::parse_str(b) {
+            Ok(id) => (Some(id), None),
+            Err(_) => (None, Some(b.to_string())),
+        },
+    };
     let pagina = inteiro("pagina", &f.pagina, 1, 1_000_000, 1)?;
     let tamanho = inteiro("tamanho", &f.tamanho, 1, TAMANHO_MAX, TAMANHO_PADRAO)?;
+    let caminho: Vec<&str> = E::CAMINHO_CHAVE.to_vec();
     let client = e.db.client().await.map_err(db_problem)?;
-    let (rows, total) = store::page(&client, status, tipo.as_deref(), tamanho, (pagina - 1) * tamanho)
+    const FILTRO: &str = "($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR tipo = $2) \
+                          AND ($3::uuid IS NULL OR id = $3) AND ($4::text IS NULL OR payload #>> $5::text[] = $4)";
+    let rows = client
+        .query(
+            &format!(
+                "SELECT {}, payload #>> $5::text[] AS chave FROM outbox_event WHERE {FILTRO} \
+                 ORDER BY criado_em DESC, id LIMIT $6 OFFSET $7",
+                store::COLS
+            ),
+            &[&status, &tipo, &por_id, &por_chave, &caminho, &tamanho, &((pagina - 1) * tamanho)],
+        )
         .await
         .map_err(db_problem)?;
-    let eventos: Vec<Linha> = rows.iter().map(admin::linha).collect();
-    let opcoes_por_tipo = eventos.iter().map(|l| (l.tipo.clone(), e.reparo.opcoes(&l.tipo))).collect();
+    let total: i64 = client
+        .query_one(
+            &format!("SELECT count(*) FROM outbox_event WHERE {FILTRO}"),
+            &[&status, &tipo, &por_id, &por_chave, &caminho],
+        )
+        .await
+        .map_err(db_problem)?
+        .get(0);
+    let eventos: Vec<LinhaConsole> = rows
+        .iter()
+        .map(|r| {
+            let evento = admin::linha(r);
+            let chave: Option<String> = r.get("chave");
+            let bloqueia = match (&chave, evento.status) {
+                (Some(k), Status::Failed) => E::bloqueio_para_operador(&evento.tipo, k),
+                _ => None,
+            };
+            LinhaConsole { evento, chave, bloqueia }
+        })
+        .collect();
+    let opcoes_por_tipo =
+        eventos.iter().map(|l| (l.evento.tipo.clone(), e.reparo.opcoes(&l.evento.tipo))).collect();
     Ok(AppJson(Pagina { eventos, pagina, tamanho, total, opcoes_por_tipo }))
+}
+
+/// The series' window when `minutos` is absent, and its bounds.
+const MINUTOS_PADRAO: i64 = 60;
+const MINUTOS_MIN: i64 = 5;
+const MINUTOS_MAX: i64 = 240;
+
+#[derive(Deserialize)]
+struct JanelaSerie {
+    minutos: Option<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PontoSerie {
+    #[serde(serialize_with = "instante::serialize")]
+    pub minuto: DateTime<Utc>,
+    pub enviados: i64,
+    /// Events that became dead letters in the minute (their last attempt).
+    pub falhos: i64,
+}
+
+/// `GET /operacao/outbox/serie`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Serie {
+    pub minutos: i64,
+    pub pontos: Vec<PontoSerie>,
+}
+
+async fn serie<S: 'static>(
+    State(e): St<S>,
+    AppQuery(q): AppQuery<JanelaSerie>,
+) -> Result<AppJson<Serie>, Problem> {
+    let minutos = inteiro("minutos", &q.minutos, MINUTOS_MIN, MINUTOS_MAX, MINUTOS_PADRAO)?;
+    let client = e.db.client().await.map_err(db_problem)?;
+    // Every minute of the window, the current one last, zero where nothing happened; each count
+    // one range scan (sent rows through ix_outbox_event_enviado).
+    let rows = client
+        .query(
+            "WITH m AS (SELECT generate_series(date_trunc('minute', now()) - make_interval(mins => $1::int - 1), \
+                                               date_trunc('minute', now()), interval '1 minute') AS minuto), \
+                  s AS (SELECT date_trunc('minute', enviado_em) AS minuto, count(*) AS n FROM outbox_event \
+                         WHERE status = 'SENT' AND enviado_em >= (SELECT min(minuto) FROM m) GROUP BY 1), \
+                  f AS (SELECT date_trunc('minute', proxima_tentativa_em) AS minuto, count(*) AS n FROM outbox_event \
+                         WHERE status = 'FAILED' AND proxima_tentativa_em >= (SELECT min(minuto) FROM m) GROUP BY 1) \
+             SELECT m.minuto, coalesce(s.n, 0) AS enviados, coalesce(f.n, 0) AS falhos \
+               FROM m LEFT JOIN s USING (minuto) LEFT JOIN f USING (minuto) ORDER BY m.minuto",
+            &[&(minutos as i32)],
+        )
+        .await
+        .map_err(db_problem)?;
+    let pontos = rows
+        .iter()
+        .map(|r| PontoSerie { minuto: r.get("minuto"), enviados: r.get("enviados"), falhos: r.get("falhos") })
+        .collect();
+    Ok(AppJson(Serie { minutos, pontos }))
 }
 
 /// A write's query: `forcar` (replays), `motivo` (recorded; required to discard or redo).

@@ -55,4 +55,10 @@ pub trait Evento: Sized + Send + Sync + 'static {
         let _ = (tipo, chave);
         None
     }
+
+    /// [`Evento::bloqueio`] for the event console, in pt-BR sentence case: `None` exactly when
+    /// `bloqueio` is. By default it is `bloqueio`'s own words.
+    fn bloqueio_para_operador(tipo: &str, chave: &str) -> Option<String> {
+        Self::bloqueio(tipo, chave)
+    }
 }

@@ -7,6 +7,7 @@
 //! operator's session and CSRF (CSRF is checked first, as Spring's filter chain does). `/sessao`,
 //! `/eventos`, health and the deny-by-default fallback are added by `server::app`.
 
+mod graficos;
 mod operacao;
 mod pedidos;
 mod produtos;
@@ -47,6 +48,18 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
         .route(
             "/operacao/estoque/produtos/{sku}",
             get(operacao::no_estoque).route_layer(from_fn(auth::require_operador)),
+        )
+        .route(
+            "/operacao/graficos/vendas",
+            get(graficos::vendas).route_layer(from_fn(auth::require_operador)),
+        )
+        .route(
+            "/operacao/graficos/esgotados",
+            get(graficos::esgotados).route_layer(from_fn(auth::require_operador)),
+        )
+        .route(
+            "/operacao/graficos/prateleira",
+            get(graficos::prateleira).route_layer(from_fn(auth::require_operador)),
         )
         .route("/pedidos", post(pedidos::fechar).route_layer(from_fn(limite::checkout)))
         .route("/pedidos/{id}", get(pedidos::detalhe))

@@ -7,6 +7,7 @@ mod atendimento;
 mod classificacao;
 mod entrada;
 pub mod fixtures;
+mod graficos;
 mod inventario;
 mod painel;
 mod tag_worker;

@@ -7,6 +7,7 @@ mod checkout;
 mod checkout_limits;
 mod consumidores;
 pub mod fixtures;
+mod graficos;
 mod http;
 mod metricas;
 mod pagamento;

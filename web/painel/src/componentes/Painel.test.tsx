@@ -96,6 +96,7 @@ describe('Painel', () => {
       ['Entrada de lote', '#entrada-lote'],
       ['Demanda reprimida', '#demanda-reprimida'],
       ['Reposições', '#reposicoes'],
+      ['Gráficos', '#graficos'],
       ['Eventos', '#eventos'],
       ['Ver a vitrine', 'http://localhost:15173'],
     ]);

@@ -6,6 +6,7 @@ import { useUrlVitrine } from '../config';
 import { hrefEstoque, useRota } from '../rota';
 import { PaginaEstoque, PaginaSku } from './Estoque';
 import { FormularioLote } from './FormularioLote';
+import { Graficos } from './Graficos';
 import { Kpis } from './Kpis';
 import { TabelaDemanda, TabelaReposicoes } from './Tabelas';
 
@@ -29,6 +30,7 @@ export function Painel({ sessao }: { sessao: Sessao }) {
           <a href="#entrada-lote">Entrada de lote</a>
           <a href="#demanda-reprimida">Demanda reprimida</a>
           <a href="#reposicoes">Reposições</a>
+          <a href="#graficos">Gráficos</a>
           <a href="#eventos">Eventos</a>
         </>
       }
@@ -43,6 +45,7 @@ export function Painel({ sessao }: { sessao: Sessao }) {
           <FormularioLote />
           <TabelaDemanda />
           <TabelaReposicoes />
+          <Graficos eventos={EVENTOS} />
           <ConsoleEventos api={EVENTOS} chave="painel" servico="estoque" />
         </>
       )}

@@ -3,6 +3,7 @@ import { ConsoleEventos } from '../../../shared/ConsoleEventos';
 import { apiEventos } from '../../../shared/eventos';
 import { AppOperador, CascaOperador } from '../../../shared/Operador';
 import { pedir, servico } from './api';
+import { GraficosOperador } from './GraficosOperador';
 import { PaginaProdutos } from './PaginaProdutos';
 
 const EVENTOS = apiEventos(pedir);
@@ -27,7 +28,15 @@ export function App() {
           }
         >
           <Routes>
-            <Route path="/" element={<PaginaProdutos />} />
+            <Route
+              path="/"
+              element={
+                <>
+                  <GraficosOperador />
+                  <PaginaProdutos />
+                </>
+              }
+            />
             <Route
               path="/eventos"
               element={<ConsoleEventos api={EVENTOS} chave="operador" servico="mercado" />}

@@ -1,0 +1,174 @@
+//! mercado's operator home charts (issue 26), operator session only; each route one aggregated
+//! series, the SQL doing the aggregation over a bounded window, by the database's clock:
+//!
+//! - `GET /operacao/graficos/vendas?horas=` (1–48, default 24): per hour, orders created, those
+//!   paid and the revenue (the paid orders' totals), every hour of the window present.
+//! - `GET /operacao/graficos/esgotados?horas=&limite=` (limite 1–20, default 5): the products
+//!   that ran out most. A product is not recorded the moment its shelf empties, but each restock
+//!   request is (`solicitacao_reposicao.criado_em`: its shelf fell below its minimum through
+//!   sales), so the chart counts requests per product in the window, with its status now.
+//! - `GET /operacao/graficos/prateleira?limite=` (1–50, default 12): shelf against minimum and
+//!   ideal, the products closest to empty (shelf ÷ ideal) first. It is here, not in the
+//!   warehouse's dashboard: mercado owns the minimum and the ideal, estoque never learns them.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use chrono::{DateTime, Utc};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use super::Estado;
+use crate::contracts::instante;
+use crate::http::extract::{AppJson, AppQuery};
+use crate::http::Problem;
+use crate::mercado::dinheiro;
+use crate::mercado::erro::ErroMercado;
+
+/// The query of a chart, read by hand so a bad value is named in the 400.
+#[derive(Deserialize)]
+pub struct Janela {
+    horas: Option<String>,
+    limite: Option<String>,
+}
+
+fn inteiro(nome: &str, v: &Option<String>, max: i64, padrao: i64) -> Result<i64, Problem> {
+    match v.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        None => Ok(padrao),
+        Some(s) => s.parse::<i64>().ok().filter(|n| (1..=max).contains(n)).ok_or_else(|| {
+            Problem::bad_request(format!(
+                "Parâmetro inválido: {nome} deve ser um número inteiro de 1 a {max}: {s}"
+            ))
+        }),
+    }
+}
+
+const HORAS_MAX: i64 = 48;
+const HORAS_PADRAO: i64 = 24;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HoraVendas {
+    #[serde(serialize_with = "instante::serialize")]
+    pub hora: DateTime<Utc>,
+    pub pedidos: i64,
+    pub pagos: i64,
+    #[serde(serialize_with = "dinheiro::numero")]
+    pub receita: Decimal,
+}
+
+#[derive(Serialize)]
+pub struct Vendas {
+    pub horas: i64,
+    pub pontos: Vec<HoraVendas>,
+}
+
+pub async fn vendas(
+    State(e): State<Arc<Estado>>,
+    AppQuery(q): AppQuery<Janela>,
+) -> Result<AppJson<Vendas>, Problem> {
+    let horas = inteiro("horas", &q.horas, HORAS_MAX, HORAS_PADRAO)?;
+    let client = e.db.client().await.map_err(|e| ErroMercado::from(e).problem())?;
+    let rows = client
+        .query(
+            "WITH h AS (SELECT generate_series(date_trunc('hour', now()) - make_interval(hours => $1::int - 1), \
+                                               date_trunc('hour', now()), interval '1 hour') AS hora), \
+                  p AS (SELECT date_trunc('hour', criado_em) AS hora, count(*) AS pedidos, \
+                               count(*) FILTER (WHERE status = 'PAGO') AS pagos, \
+                               sum(total) FILTER (WHERE status = 'PAGO') AS receita \
+                          FROM pedido WHERE criado_em >= (SELECT min(hora) FROM h) GROUP BY 1) \
+             SELECT h.hora, coalesce(p.pedidos, 0) AS pedidos, coalesce(p.pagos, 0) AS pagos, \
+                    coalesce(p.receita, 0)::numeric(14, 2) AS receita \
+               FROM h LEFT JOIN p USING (hora) ORDER BY h.hora",
+            &[&(horas as i32)],
+        )
+        .await
+        .map_err(|e| ErroMercado::from(e).problem())?;
+    let pontos = rows
+        .iter()
+        .map(|r| HoraVendas {
+            hora: r.get("hora"),
+            pedidos: r.get("pedidos"),
+            pagos: r.get("pagos"),
+            receita: r.get("receita"),
+        })
+        .collect();
+    Ok(AppJson(Vendas { horas, pontos }))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Esgotado {
+    pub sku: String,
+    pub nome: String,
+    /// `DISPONIVEL` or `ESGOTADO` now.
+    pub status: String,
+    pub reposicoes: i64,
+}
+
+#[derive(Serialize)]
+pub struct Esgotados {
+    pub horas: i64,
+    pub produtos: Vec<Esgotado>,
+}
+
+pub async fn esgotados(
+    State(e): State<Arc<Estado>>,
+    AppQuery(q): AppQuery<Janela>,
+) -> Result<AppJson<Esgotados>, Problem> {
+    let horas = inteiro("horas", &q.horas, HORAS_MAX, HORAS_PADRAO)?;
+    let limite = inteiro("limite", &q.limite, 20, 5)?;
+    let client = e.db.client().await.map_err(|e| ErroMercado::from(e).problem())?;
+    let rows = client
+        .query(
+            "SELECT p.sku, p.nome, p.status, count(*) AS reposicoes \
+               FROM solicitacao_reposicao s JOIN produto_vitrine p ON p.sku = s.sku \
+              WHERE s.criado_em >= now() - make_interval(hours => $1::int) \
+              GROUP BY p.sku, p.nome, p.status ORDER BY reposicoes DESC, p.nome, p.sku LIMIT $2",
+            &[&(horas as i32), &limite],
+        )
+        .await
+        .map_err(|e| ErroMercado::from(e).problem())?;
+    let produtos = rows
+        .iter()
+        .map(|r| Esgotado { sku: r.get(0), nome: r.get(1), status: r.get(2), reposicoes: r.get(3) })
+        .collect();
+    Ok(AppJson(Esgotados { horas, produtos }))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Prateleira {
+    pub sku: String,
+    pub nome: String,
+    pub prateleira: i32,
+    pub estoque_minimo: i32,
+    pub estoque_ideal: i32,
+}
+
+pub async fn prateleira(
+    State(e): State<Arc<Estado>>,
+    AppQuery(q): AppQuery<Janela>,
+) -> Result<AppJson<Vec<Prateleira>>, Problem> {
+    let limite = inteiro("limite", &q.limite, 50, 12)?;
+    let client = e.db.client().await.map_err(|e| ErroMercado::from(e).problem())?;
+    let rows = client
+        .query(
+            "SELECT sku, nome, estoque_prateleira, estoque_minimo, estoque_ideal FROM produto_vitrine \
+              ORDER BY estoque_prateleira::float8 / estoque_ideal, nome, sku LIMIT $1",
+            &[&limite],
+        )
+        .await
+        .map_err(|e| ErroMercado::from(e).problem())?;
+    Ok(AppJson(
+        rows.iter()
+            .map(|r| Prateleira {
+                sku: r.get(0),
+                nome: r.get(1),
+                prateleira: r.get(2),
+                estoque_minimo: r.get(3),
+                estoque_ideal: r.get(4),
+            })
+            .collect(),
+    ))
+}

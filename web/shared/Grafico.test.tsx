@@ -1,0 +1,55 @@
+import { render, screen, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { Grafico } from './Grafico';
+import { graficosDesenhados } from './teste-uplot';
+
+const props = {
+  id: 'g',
+  titulo: 'Latência',
+  descricao: 'p50 por intervalo',
+  nomeX: 'Intervalo',
+  rotulosX: ['10:00', '10:15'],
+  series: [
+    { rotulo: 'p50', valores: [1.5, null], cor: '--color-info' },
+    { rotulo: 'Pedidos', valores: [3, 4], cor: '--color-brand', forma: 'barras' as const },
+  ],
+};
+
+describe('Grafico', () => {
+  it('hands uPlot the series on an index axis and labels the x axis with rotulosX', () => {
+    graficosDesenhados.length = 0;
+    render(<Grafico {...props} />);
+    expect(graficosDesenhados).toHaveLength(1);
+    const d = graficosDesenhados[0]!;
+    expect(d.dados).toEqual([
+      [0, 1],
+      [1.5, null],
+      [3, 4],
+    ]);
+    expect(d.opcoes.series.map((s) => s.label)).toEqual(['Intervalo', 'p50', 'Pedidos']);
+    const eixoX = d.opcoes.axes![0]!.values as (u: unknown, s: number[]) => string[];
+    expect(eixoX(null, [0, 1])).toEqual(['10:00', '10:15']);
+  });
+
+  it('gives screen readers the numbers in a table, "sem dados" where there is none', () => {
+    render(<Grafico {...props} formatarY={(v) => `${v} s`} />);
+    const fig = screen.getByRole('figure', { name: 'Latência' });
+    const tabela = within(fig).getByRole('table', { name: 'Latência' });
+    const linhas = within(tabela)
+      .getAllByRole('row')
+      .map((r) => Array.from(r.children).map((c) => c.textContent));
+    expect(linhas).toEqual([
+      ['Intervalo', 'p50', 'Pedidos'],
+      ['10:00', '1.5 s', '3 s'],
+      ['10:15', 'sem dados', '4 s'],
+    ]);
+    expect(within(fig).getByText('p50 por intervalo')).toBeTruthy();
+  });
+
+  it('destroys the chart when it leaves the page', () => {
+    graficosDesenhados.length = 0;
+    const { unmount } = render(<Grafico {...props} />);
+    unmount();
+    expect(graficosDesenhados[0]!.destruido).toBe(true);
+  });
+});
