@@ -29,6 +29,9 @@ const TOTAL_MAXIMO: Decimal = Decimal::from_parts(3_567_587_327, 232, 0, false, 
 #[derive(Clone, Debug, PartialEq)]
 pub struct PedidoFechado {
     pub pedido_id: Uuid,
+    /// The order's short number (issue 26).
+    pub numero: i64,
+    pub criado_em: DateTime<Utc>,
     pub total: Decimal,
     pub reserva_expira_em: DateTime<Utc>,
 }
@@ -121,7 +124,7 @@ async fn repetido(
 ) -> Result<Option<PedidoFechado>, ErroMercado> {
     let stmt = c
         .prepare_cached(
-            "SELECT k.itens, p.id, p.total, p.criado_em, \
+            "SELECT k.itens, p.id, p.numero, p.total, p.criado_em, \
                     (SELECT min(r.expira_em) FROM reserva r WHERE r.pedido_id = p.id) AS expira \
              FROM checkout_idempotencia k JOIN pedido p ON p.id = k.pedido_id \
              WHERE k.chave = $1 AND k.criado_em > LEAST($2, now() - interval '1 day')",
@@ -136,6 +139,8 @@ async fn repetido(
     let criado: DateTime<Utc> = row.try_get("criado_em")?;
     Ok(Some(PedidoFechado {
         pedido_id: row.try_get("id")?,
+        numero: row.try_get("numero")?,
+        criado_em: criado,
         total: row.try_get("total")?,
         reserva_expira_em: row.try_get::<_, Option<DateTime<Utc>>>("expira")?.unwrap_or(criado),
     }))
@@ -241,6 +246,9 @@ pub async fn fechar_com(
             _ => produto::travar(&tx, sku).await?,
         };
         let mut p = travado.ok_or_else(|| ErroMercado::ProdutoNaoEncontrado(sku.clone()))?;
+        if !p.listado {
+            return Err(ErroMercado::ProdutoForaDoCatalogo(sku.clone()));
+        }
         p.aplicar(|p| p.debitar(qtd))?;
         total = p
             .preco
@@ -251,7 +259,8 @@ pub async fn fechar_com(
         linhas.push(ItemNovo { sku: sku.clone(), qtd, preco_unitario: p.preco });
         tocados.push(p);
     }
-    let expira_em = gravar(&tx, &tocados, pedido_id, total, agora, &linhas, ttl, op.cliente).await?;
+    let (expira_em, numero) =
+        gravar(&tx, &tocados, pedido_id, total, agora, &linhas, ttl, op.cliente).await?;
     for p in &tocados {
         reposicao::avaliar(&tx, p, agora).await?;
     }
@@ -263,7 +272,7 @@ pub async fn fechar_com(
     if esgotados > 0 {
         metrics::counter!("giro_stockouts_total").increment(esgotados as u64);
     }
-    Ok((PedidoFechado { pedido_id, total, reserva_expira_em: expira_em }, false))
+    Ok((PedidoFechado { pedido_id, numero, criado_em: agora, total, reserva_expira_em: expira_em }, false))
 }
 
 /// The reservation bounds of one client (`None` = no bound).
@@ -335,7 +344,8 @@ async fn reservas_do_cliente(
 /// The writes of a checkout — shelves, the order, its lines, its reservations — sent together
 /// (tokio-postgres pipelines queries issued at once on one connection, in the order they are
 /// polled: the order row goes before the rows that reference it), so they cost one round trip
-/// instead of one each. The product rows are already locked.
+/// instead of one each. The product rows are already locked. Returns the reservations' deadline
+/// and the order's number.
 #[allow(clippy::too_many_arguments)]
 async fn gravar(
     tx: &Tx<'_>,
@@ -346,7 +356,7 @@ async fn gravar(
     linhas: &[ItemNovo],
     ttl: Duration,
     cliente: Option<IpAddr>,
-) -> Result<DateTime<Utc>, ErroMercado> {
+) -> Result<(DateTime<Utc>, i64), ErroMercado> {
     type P<'a> = &'a (dyn ToSql + Sync);
     let (upd, ped, item, res, prazo) = (
         tx.prepare_cached(produto::SALVAR_PRATELEIRA).await?,
@@ -363,7 +373,9 @@ async fn gravar(
     for (p, st) in tocados.iter().zip(&status) {
         escritas.push(tx.execute_raw(&upd, vec![&p.sku as P, &p.prateleira, st]));
     }
-    escritas.push(tx.execute_raw(&ped, vec![&pedido_id as P, &total, &agora, &cliente]));
+    // The order row is sent first (polled first by the join below), then the rows referencing it.
+    let pedido_params: [P; 4] = [&pedido_id, &total, &agora, &cliente];
+    let pedido = tx.query_one(&ped, &pedido_params);
     for l in linhas {
         escritas.push(tx.execute_raw(&item, vec![&pedido_id as P, &l.sku, &l.qtd, &l.preco_unitario]));
     }
@@ -371,10 +383,11 @@ async fn gravar(
         escritas.push(tx.execute_raw(&res, vec![id as P, &l.sku, &l.qtd, &pedido_id, &ttl_s]));
     }
     let params: [P; 1] = [&ttl_s];
-    let (escritas, expira_em) =
-        tokio::join!(futures_util::future::try_join_all(escritas), tx.query_one(&prazo, &params));
+    let (pedido, escritas, expira_em) =
+        tokio::join!(pedido, futures_util::future::try_join_all(escritas), tx.query_one(&prazo, &params));
+    let numero: i64 = pedido?.try_get(0)?;
     escritas?;
-    Ok(expira_em?.get(0))
+    Ok((expira_em?.try_get(0)?, numero))
 }
 
 #[cfg(test)]
