@@ -259,7 +259,7 @@ pub async fn fechar_com(
         linhas.push(ItemNovo { sku: sku.clone(), qtd, preco_unitario: p.preco });
         tocados.push(p);
     }
-    let (expira_em, numero) =
+    let (expira_em, numero, criado_em) =
         gravar(&tx, &tocados, pedido_id, total, agora, &linhas, ttl, op.cliente).await?;
     for p in &tocados {
         reposicao::avaliar(&tx, p, agora).await?;
@@ -272,7 +272,7 @@ pub async fn fechar_com(
     if esgotados > 0 {
         metrics::counter!("giro_stockouts_total").increment(esgotados as u64);
     }
-    Ok((PedidoFechado { pedido_id, numero, criado_em: agora, total, reserva_expira_em: expira_em }, false))
+    Ok((PedidoFechado { pedido_id, numero, criado_em, total, reserva_expira_em: expira_em }, false))
 }
 
 /// The reservation bounds of one client (`None` = no bound).
@@ -345,7 +345,7 @@ async fn reservas_do_cliente(
 /// (tokio-postgres pipelines queries issued at once on one connection, in the order they are
 /// polled: the order row goes before the rows that reference it), so they cost one round trip
 /// instead of one each. The product rows are already locked. Returns the reservations' deadline
-/// and the order's number.
+/// and the order's number and instant as stored.
 #[allow(clippy::too_many_arguments)]
 async fn gravar(
     tx: &Tx<'_>,
@@ -356,7 +356,7 @@ async fn gravar(
     linhas: &[ItemNovo],
     ttl: Duration,
     cliente: Option<IpAddr>,
-) -> Result<(DateTime<Utc>, i64), ErroMercado> {
+) -> Result<(DateTime<Utc>, i64, DateTime<Utc>), ErroMercado> {
     type P<'a> = &'a (dyn ToSql + Sync);
     let (upd, ped, item, res, prazo) = (
         tx.prepare_cached(produto::SALVAR_PRATELEIRA).await?,
@@ -385,9 +385,9 @@ async fn gravar(
     let params: [P; 1] = [&ttl_s];
     let (pedido, escritas, expira_em) =
         tokio::join!(pedido, futures_util::future::try_join_all(escritas), tx.query_one(&prazo, &params));
-    let numero: i64 = pedido?.try_get(0)?;
+    let pedido = pedido?;
     escritas?;
-    Ok((expira_em?.try_get(0)?, numero))
+    Ok((expira_em?.try_get(0)?, pedido.try_get(0)?, pedido.try_get(1)?))
 }
 
 #[cfg(test)]

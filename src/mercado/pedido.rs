@@ -77,9 +77,10 @@ pub struct ItemNovo {
     pub preco_unitario: Decimal,
 }
 
-/// A new order: `$1` id, `$2` total, `$3` criado_em, `$4` cliente; returns its `numero`.
+/// A new order: `$1` id, `$2` total, `$3` criado_em, `$4` cliente; returns its `numero` and
+/// `criado_em` as stored (to the microsecond), so the checkout's answer shows what the page will.
 pub const INSERIR: &str = "INSERT INTO pedido (id, status, total, criado_em, cliente) \
-                           VALUES ($1, 'AGUARDANDO_PAGAMENTO', $2, $3, $4) RETURNING numero";
+                           VALUES ($1, 'AGUARDANDO_PAGAMENTO', $2, $3, $4) RETURNING numero, criado_em";
 /// One of its lines: `$1` pedido_id, `$2` sku, `$3` qtd, `$4` preco_unitario.
 pub const INSERIR_ITEM: &str =
     "INSERT INTO item_pedido (pedido_id, sku, qtd, preco_unitario) VALUES ($1, $2, $3, $4)";
@@ -108,7 +109,7 @@ fn status_de(r: Option<tokio_postgres::Row>) -> Result<Option<StatusPedido>, Err
 pub async fn mudar_status(tx: &Tx<'_>, id: Uuid, status: StatusPedido) -> Result<(), ErroMercado> {
     let stmt = tx
         .prepare_cached(
-            "UPDATE pedido SET status = $2, pago_em = CASE WHEN $2 = 'PAGO' THEN now() ELSE pago_em END WHERE id = $1",
+            "UPDATE pedido SET status = $2::text, pago_em = CASE WHEN $2::text = 'PAGO' THEN now() ELSE pago_em END WHERE id = $1",
         )
         .await?;
     tx.execute(&stmt, &[&id, &status.como_texto()]).await?;

@@ -154,8 +154,12 @@ async fn checkout_answers_201_with_location_and_an_exact_total() {
     );
     assert_eq!(
         d.as_object().unwrap().keys().cloned().collect::<Vec<_>>(),
-        vec!["criadoEm", "id", "itens", "reservaExpiraEm", "status", "total"]
+        vec!["criadoEm", "id", "itens", "numero", "reservaExpiraEm", "status", "total"]
     );
+    // Issue 26: the short number and the date, the same in the checkout's answer and the page.
+    assert_eq!(d["numero"], body["numero"]);
+    assert!(d["numero"].as_i64().unwrap() >= 1001, "numbers start at 1001: {d}");
+    assert_eq!(d["criadoEm"], body["criadoEm"]);
 }
 
 #[tokio::test]
