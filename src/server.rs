@@ -240,6 +240,9 @@ pub fn rotas_web(servico: Servico) -> Vec<http::web::Rota> {
             // The operator pages (web/vitrine/src/operador/api.ts).
             (post, "/produtos"),
             (get.clone(), "/operacao/produtos"),
+            (Method::PATCH, "/operacao/produtos/{sku}"),
+            (get.clone(), "/operacao/pedidos"),
+            (get.clone(), "/operacao/pedidos/{id}"),
             (get, "/operacao/estoque/produtos/{sku}"),
         ],
         // The dashboard (web/painel/src/api.ts).
