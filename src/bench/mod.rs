@@ -2,6 +2,7 @@
 //! pointed at, with a progress display on stderr and a JSON result. Figures and method are
 //! recorded in `BENCHMARKS.md`. Speed is measured here, never by timed tests.
 
+pub mod busca;
 pub mod checkout;
 pub mod haproxy;
 pub mod peers;
@@ -16,6 +17,14 @@ use std::time::Duration;
 pub fn tabela(r: &serde_json::Value) -> String {
     let mut out = String::from("\n| measurement | result |\n|---|---|\n");
     let mut row = |k: String, v: String| out.push_str(&format!("| {k} | {v} |\n"));
+    if let Some(qs) = r["busca"]["consultas"].as_array() {
+        for q in qs {
+            row(
+                format!("busca {} ({} products)", q["busca"], r["busca"]["produtos"]),
+                format!("{} found, p50 {} ms, p99 {} ms", q["achados"], q["p50Ms"], q["p99Ms"]),
+            );
+        }
+    }
     if let Some(runs) = r["relay"].as_array() {
         for x in runs {
             row(
@@ -338,6 +347,14 @@ pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
                 eventos,
                 publicadores,
                 jobs,
+            })
+            .await?
+        }
+        BenchCommand::Busca { produtos, vezes } => {
+            crate::bench::busca::run(crate::bench::busca::BuscaArgs {
+                admin_url: args.pg_url,
+                produtos,
+                vezes,
             })
             .await?
         }

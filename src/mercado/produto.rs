@@ -30,7 +30,9 @@
 //!   alone still finds both.
 //! - **Rank.** Trigram `similarity` of the whole query with `busca` first (the closer the text, the
 //!   higher), then available before sold out, then by name and SKU so ties are stable. The exact
-//!   SKU still matches, as before.
+//!   SKU still matches, as before. A search answers the best [`MAX_RESULTADOS`]: a word as common
+//!   as `cafe` matches a tenth of a 100 000-product catalogue, which no shopper scrolls through
+//!   and no page should carry; the listing without `busca` is unchanged.
 
 use std::marker::PhantomData;
 use std::ops::Deref;
@@ -139,6 +141,8 @@ pub async fn travar<'t>(tx: &'t Tx<'_>, sku: &str) -> Result<Option<Travado<'t>>
 pub const MAX_BUSCA: usize = 100;
 /// The words of a query that count.
 pub const MAX_PALAVRAS: usize = 8;
+/// The most products a search answers, best first.
+pub const MAX_RESULTADOS: i64 = 100;
 
 /// The words of a search query: split on anything that is not a letter or a digit, a number
 /// joined to the unit that follows it (`5 kg` → `5kg`, as `giro_normalizar` joins them in the
@@ -199,7 +203,7 @@ pub async fn listar(
         .prepare_cached(&format!(
             "SELECT {COLUNAS} FROM produto_vitrine \
              WHERE listado AND ($1::text IS NULL OR categoria = $1) AND (sku = $2 OR (true{condicoes})) \
-             ORDER BY similarity(busca, giro_normalizar($3)) DESC, {ordem}"
+             ORDER BY similarity(busca, giro_normalizar($3)) DESC, {ordem} LIMIT {MAX_RESULTADOS}"
         ))
         .await?;
     let inteira = ws.join(" ");
