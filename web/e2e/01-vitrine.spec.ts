@@ -83,7 +83,10 @@ test('catálogo: hero, chips de categoria, busca e vazios', async ({ page }) => 
 
   await busca.fill('xyz-nada');
   await busca.press('Enter');
-  await expect(page.getByText('Nenhum produto encontrado para essa busca.')).toBeVisible();
+  await expect(page.getByText('Nenhum produto para “xyz-nada”')).toBeVisible();
+  await expect(
+    page.getByRole('list', { name: 'Categorias para continuar' }).getByRole('link').first(),
+  ).toBeVisible();
   await foto(page, 'vitrine-busca-vazia');
 
   // An empty search goes back to the whole storefront.

@@ -3,6 +3,8 @@ import { ConsoleEventos } from '../../../shared/ConsoleEventos';
 import { apiEventos } from '../../../shared/eventos';
 import { AppOperador, CascaOperador } from '../../../shared/Operador';
 import { pedir, servico } from './api';
+import { PaginaEditarProduto } from './PaginaEditarProduto';
+import { PaginaPedidoOperador, PaginaPedidos } from './PaginaPedidos';
 import { PaginaProdutos } from './PaginaProdutos';
 
 const EVENTOS = apiEventos(pedir);
@@ -22,12 +24,16 @@ export function App() {
               <NavLink to="/" end>
                 Produtos
               </NavLink>
+              <NavLink to="/pedidos">Pedidos</NavLink>
               <NavLink to="/eventos">Eventos</NavLink>
             </>
           }
         >
           <Routes>
             <Route path="/" element={<PaginaProdutos />} />
+            <Route path="/produtos/:sku" element={<PaginaEditarProduto />} />
+            <Route path="/pedidos" element={<PaginaPedidos />} />
+            <Route path="/pedidos/:id" element={<PaginaPedidoOperador />} />
             <Route
               path="/eventos"
               element={<ConsoleEventos api={EVENTOS} chave="operador" servico="mercado" />}
