@@ -81,6 +81,9 @@ for (const [largura, sku] of [
       await expect(linha).toContainText('Aguardando pagamento');
       await expect(linha).toContainText('2 unidades');
       await expect(linha).toContainText(/R\$\s25,00/);
+      // Every column on screen at both widths (a list of cards at 375 px).
+      await expect(linha.getByText(/R\$\s25,00/)).toBeInViewport();
+      await expect(linha.getByText('Aguardando pagamento')).toBeInViewport();
       await semRolagemHorizontal(page);
       await foto(page, `${largura}-loja-pedidos`);
 

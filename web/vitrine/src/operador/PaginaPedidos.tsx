@@ -135,7 +135,7 @@ export function PaginaPedidos() {
             {q.data.total === 1 ? '1 pedido' : `${formatarNumero(q.data.total)} pedidos`}
           </p>
           <div className="tabela-rolagem">
-            <table>
+            <table className="tabela-cartoes">
               <thead>
                 <tr>
                   <th scope="col">Nº</th>
