@@ -294,7 +294,9 @@ mod tests {
     fn a_query_is_split_into_words_without_like_wildcards() {
         assert_eq!(palavras("café moído"), ["café", "moído"]);
         assert_eq!(palavras("  CAFÉ, moído!  "), ["CAFÉ", "moído"]);
-        assert_eq!(palavras("50%_off\\"), ["50", "off"]);
+        assert_eq!(palavras("leite%integral_uht\\"), ["leite", "integral", "uht"]);
+        // A number and the word after it, whatever separates them, as giro_normalizar joins them.
+        assert_eq!(palavras("50%_off"), ["50off"]);
         assert!(palavras("%%% ,;").is_empty());
     }
 

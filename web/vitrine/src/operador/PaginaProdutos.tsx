@@ -225,9 +225,9 @@ function TabelaProdutos() {
                 <th scope="col">Mín. / ideal</th>
                 <th scope="col">Status</th>
                 <th scope="col">Reposição aberta</th>
-                <th scope="col">
-                  <span className="sr-only">Ações</span>
-                </th>
+                {/* Visible text: an absolutely placed screen-reader label would escape the
+                    table's scroll box and widen the page at 375 px. */}
+                <th scope="col">Ações</th>
               </tr>
             </thead>
             <tbody>
