@@ -224,6 +224,17 @@ pub enum BenchCommand {
         #[arg(long = "minutes", alias = "minutos", default_value_t = 30)]
         minutos: u64,
     },
+    /// The storefront's search (`GET /produtos?busca=`) on a generated catalogue: p50/p99 of a
+    /// few queries through the statement the route runs.
+    #[command(alias = "search")]
+    Busca {
+        /// Products generated in the scratch database.
+        #[arg(long = "products", alias = "produtos", default_value_t = 100_000)]
+        produtos: u32,
+        /// Runs of each query.
+        #[arg(long = "times", alias = "vezes", default_value_t = 200)]
+        vezes: usize,
+    },
     /// The restock round trip (request created → shelf credited) at a steady rate, with a real
     /// mercado and estoque and their embedded publishers at the shipped defaults.
     #[command(alias = "reposicao")]

@@ -271,6 +271,9 @@ pub fn rotas_web(servico: Servico) -> Vec<http::web::Rota> {
             (get.clone(), "/operacao/graficos/vendas"),
             (get.clone(), "/operacao/graficos/esgotados"),
             (get.clone(), "/operacao/graficos/prateleira"),
+            (Method::PATCH, "/operacao/produtos/{sku}"),
+            (get.clone(), "/operacao/pedidos"),
+            (get.clone(), "/operacao/pedidos/{id}"),
             (get, "/operacao/estoque/produtos/{sku}"),
         ],
         // The dashboard (web/painel/src/api.ts).

@@ -3,6 +3,7 @@
 //! recorded in `BENCHMARKS.md`. Speed is measured here, never by timed tests.
 
 pub mod auditoria;
+pub mod busca;
 pub mod checkout;
 pub mod expiracao;
 pub mod haproxy;
@@ -21,6 +22,14 @@ use std::time::Duration;
 pub fn tabela(r: &serde_json::Value) -> String {
     let mut out = String::from("\n| measurement | result |\n|---|---|\n");
     let mut row = |k: String, v: String| out.push_str(&format!("| {k} | {v} |\n"));
+    if let Some(qs) = r["busca"]["consultas"].as_array() {
+        for q in qs {
+            row(
+                format!("busca {} ({} products)", q["busca"], r["busca"]["produtos"]),
+                format!("{} found, p50 {} ms, p99 {} ms", q["achados"], q["p50Ms"], q["p99Ms"]),
+            );
+        }
+    }
     if let Some(runs) = r["relay"].as_array() {
         for x in runs {
             row(
@@ -380,6 +389,14 @@ pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
         BenchCommand::Soak { taxa, minutos } => {
             crate::bench::soak::run(crate::bench::soak::SoakArgs { admin_url: args.pg_url, taxa, minutos })
                 .await?
+        }
+        BenchCommand::Busca { produtos, vezes } => {
+            crate::bench::busca::run(crate::bench::busca::BuscaArgs {
+                admin_url: args.pg_url,
+                produtos,
+                vezes,
+            })
+            .await?
         }
         BenchCommand::Restock { taxa, segundos } => {
             crate::bench::reposicao::run(crate::bench::reposicao::RestockArgs {

@@ -7,13 +7,19 @@
 //!    `ProdutoClassificado` arriving later cannot overwrite them.
 //! 3. One transaction: the product (shelf 0, ESGOTADO) and the restock trigger, which orders the
 //!    first lot (`ideal` units). A registration that loses a race to the same SKU is a 409.
+//!
+//! [`alterar`] (issue 26, `PATCH /operacao/produtos/{sku}`): the owner changes the price, the
+//! thresholds or whether the product is listed, in one transaction with the product locked; the
+//! restock trigger runs in it, so a minimum raised above the shelf writes its request and outbox
+//! event with the change or not at all. The price changes future orders only: an order keeps the
+//! unit price it was closed with (`item_pedido.preco_unitario`).
 
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 
 use super::catalogo_estoque::{CatalogoEstoque, Consulta};
 use super::erro::ErroMercado;
-use super::prateleira::ProdutoVitrine;
+use super::prateleira::{self, ProdutoVitrine};
 use super::Tx;
 use super::{produto, reposicao};
 use crate::db::Db;
@@ -62,4 +68,49 @@ pub async fn cadastrar(
     tx.commit().await?;
     tracing::info!(sku = %p.sku, classificado = p.classificado_em.is_some(), "product registered");
     Ok(p)
+}
+
+/// A validated change: absent fields stay as they are.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Alteracao {
+    pub preco: Option<Decimal>,
+    pub estoque_minimo: Option<i32>,
+    pub estoque_ideal: Option<i32>,
+    pub listado: Option<bool>,
+}
+
+/// Applies `a` to the product `sku`; `None` when the storefront has no such SKU. Returns the
+/// product as written and the restock requested by the change, if any.
+pub async fn alterar(
+    db: &Db,
+    sku: &str,
+    a: &Alteracao,
+    agora: DateTime<Utc>,
+) -> Result<Option<(ProdutoVitrine, Option<crate::contracts::ReposicaoSolicitada>)>, ErroMercado> {
+    let mut client = db.client().await?;
+    let tx = Tx::begin(db, &mut client).await?;
+    let Some(mut p) = produto::travar(&tx, sku).await? else {
+        return Ok(None);
+    };
+    p.aplicar(|p| {
+        let minimo = a.estoque_minimo.unwrap_or(p.minimo);
+        let ideal = a.estoque_ideal.unwrap_or(p.ideal);
+        prateleira::verificar_limites(minimo, ideal)?;
+        p.minimo = minimo;
+        p.ideal = ideal;
+        if let Some(preco) = a.preco {
+            p.preco = preco;
+        }
+        if let Some(listado) = a.listado {
+            p.listado = listado;
+        }
+        Ok::<_, ErroMercado>(())
+    })?;
+    produto::salvar_cadastro(&tx, &p).await?;
+    let evento = reposicao::avaliar(&tx, &p, agora).await?;
+    let p = p.liberar();
+    tx.commit().await?;
+    tracing::info!(sku = %p.sku, preco = %p.preco, minimo = p.minimo, ideal = p.ideal, listado = p.listado,
+        reposicao = evento.is_some(), "product changed by the operator");
+    Ok(Some((p, evento)))
 }

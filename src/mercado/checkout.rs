@@ -29,6 +29,9 @@ const TOTAL_MAXIMO: Decimal = Decimal::from_parts(3_567_587_327, 232, 0, false, 
 #[derive(Clone, Debug, PartialEq)]
 pub struct PedidoFechado {
     pub pedido_id: Uuid,
+    /// The order's short number (issue 26).
+    pub numero: i64,
+    pub criado_em: DateTime<Utc>,
     pub total: Decimal,
     pub reserva_expira_em: DateTime<Utc>,
 }
@@ -119,7 +122,7 @@ async fn repetido(
     itens: &str,
     agora: DateTime<Utc>,
 ) -> Result<Option<PedidoFechado>, ErroMercado> {
-    let stmt = "SELECT k.itens, p.id, p.total, p.criado_em, \
+    let stmt = "SELECT k.itens, p.id, p.numero, p.total, p.criado_em, \
                     (SELECT min(r.expira_em) FROM reserva r WHERE r.pedido_id = p.id) AS expira \
              FROM checkout_idempotencia k JOIN pedido p ON p.id = k.pedido_id \
              WHERE k.chave = $1 AND k.criado_em > LEAST($2, now() - interval '1 day')";
@@ -132,6 +135,8 @@ async fn repetido(
     let criado: DateTime<Utc> = row.try_get("criado_em")?;
     Ok(Some(PedidoFechado {
         pedido_id: row.try_get("id")?,
+        numero: row.try_get("numero")?,
+        criado_em: criado,
         total: row.try_get("total")?,
         reserva_expira_em: row.try_get::<_, Option<DateTime<Utc>>>("expira")?.unwrap_or(criado),
     }))
@@ -237,6 +242,9 @@ pub async fn fechar_com(
             _ => produto::travar(&tx, sku).await?,
         };
         let mut p = travado.ok_or_else(|| ErroMercado::ProdutoNaoEncontrado(sku.clone()))?;
+        if !p.listado {
+            return Err(ErroMercado::ProdutoForaDoCatalogo(sku.clone()));
+        }
         p.aplicar(|p| p.debitar(qtd))?;
         total = p
             .preco
@@ -247,7 +255,8 @@ pub async fn fechar_com(
         linhas.push(ItemNovo { sku: sku.clone(), qtd, preco_unitario: p.preco });
         tocados.push(p);
     }
-    let expira_em = gravar(&tx, &tocados, pedido_id, total, agora, &linhas, ttl, op.cliente).await?;
+    let (expira_em, numero, criado_em) =
+        gravar(&tx, &tocados, pedido_id, total, agora, &linhas, ttl, op.cliente).await?;
     for p in &tocados {
         reposicao::avaliar(&tx, p, agora).await?;
     }
@@ -259,7 +268,7 @@ pub async fn fechar_com(
     if esgotados > 0 {
         metrics::counter!("giro_stockouts_total").increment(esgotados as u64);
     }
-    Ok((PedidoFechado { pedido_id, total, reserva_expira_em: expira_em }, false))
+    Ok((PedidoFechado { pedido_id, numero, criado_em, total, reserva_expira_em: expira_em }, false))
 }
 
 /// The reservation bounds of one client (`None` = no bound).
@@ -327,7 +336,8 @@ async fn reservas_do_cliente(
 /// The writes of a checkout — shelves, the order, its lines, its reservations — sent together
 /// (tokio-postgres pipelines queries issued at once on one connection, in the order they are
 /// polled: the order row goes before the rows that reference it), so they cost one round trip
-/// instead of one each. The product rows are already locked.
+/// instead of one each. The product rows are already locked. Returns the reservations' deadline
+/// and the order's number and instant as stored.
 #[allow(clippy::too_many_arguments)]
 async fn gravar(
     tx: &Tx<'_>,
@@ -338,7 +348,7 @@ async fn gravar(
     linhas: &[ItemNovo],
     ttl: Duration,
     cliente: Option<IpAddr>,
-) -> Result<DateTime<Utc>, ErroMercado> {
+) -> Result<(DateTime<Utc>, i64, DateTime<Utc>), ErroMercado> {
     let (upd, ped, item, res, prazo) =
         (produto::SALVAR_PRATELEIRA, pedido::INSERIR, pedido::INSERIR_ITEM, reserva::INSERIR, reserva::PRAZO);
     // The reservations' deadline is the database's clock (SPEC §4.7), read in the same pipeline.
@@ -359,13 +369,18 @@ async fn gravar(
     let params_prazo = [&ttl_s as &dyn Param];
     let mut escritas = Vec::with_capacity(1 + tocados.len() + 2 * linhas.len());
     escritas.extend(prateleiras.iter().map(|p| tx.execute(upd, p)));
-    escritas.push(tx.execute(ped, &cabeca));
     escritas.extend(itens.iter().map(|p| tx.execute(item, p)));
     escritas.extend(reservadas.iter().map(|p| tx.execute(res, p)));
-    let (escritas, expira_em) =
-        tokio::join!(futures_util::future::try_join_all(escritas), tx.query_one(prazo, &params_prazo));
+    // The order row is sent first (polled first by the join below), then the rows referencing it.
+    let pedido = tx.query_one(ped, &cabeca);
+    let (pedido, escritas, expira_em) = tokio::join!(
+        pedido,
+        futures_util::future::try_join_all(escritas),
+        tx.query_one(prazo, &params_prazo)
+    );
+    let pedido = pedido?;
     escritas?;
-    Ok(expira_em?.get(0))
+    Ok((expira_em?.try_get(0)?, pedido.try_get(0)?, pedido.try_get(1)?))
 }
 
 #[cfg(test)]

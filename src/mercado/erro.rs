@@ -28,6 +28,9 @@ pub enum ErroMercado {
     EstoqueInsuficiente { sku: String, solicitado: i32, disponivel: i32 },
     #[error("Produto não encontrado na vitrine: {0}")]
     ProdutoNaoEncontrado(String),
+    /// The owner took the product out of the catalogue (issue 26) → 422, as an unknown product.
+    #[error("O produto {0} saiu do catálogo e não pode ser comprado; retire-o do carrinho para continuar")]
+    ProdutoForaDoCatalogo(String),
     #[error("Pedido não encontrado: {0}")]
     PedidoNaoEncontrado(Uuid),
     #[error("{0}")]
@@ -117,6 +120,9 @@ impl ErroMercado {
             ErroMercado::ReservasDemais { .. } => Problem::new(StatusCode::TOO_MANY_REQUESTS, msg),
             ErroMercado::ReservasDemaisDoProduto { sku, max, .. } => {
                 Problem::new(StatusCode::TOO_MANY_REQUESTS, msg).with("sku", sku.clone()).with("maximo", *max)
+            }
+            ErroMercado::ProdutoForaDoCatalogo(sku) => {
+                Problem::new(StatusCode::UNPROCESSABLE_ENTITY, msg).with("sku", sku.clone())
             }
             ErroMercado::ProdutoNaoEncontrado(_)
             | ErroMercado::SkuDesconhecidoNoEstoque(_)

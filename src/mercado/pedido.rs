@@ -1,5 +1,12 @@
 //! Orders (`pedido`, `item_pedido`): the status machine, their SQL, and the order detail the
 //! routes answer with (`PedidoDetalhe`, SPEC §6.3).
+//!
+//! Issue 26: every order has a short `numero` besides its UUID (an identity column from 1001,
+//! mercado V22), which the shopper sees with the date and reads out to the shop; the UUID stays
+//! the key of every route. The owner's reads ([`listar`], [`detalhe_operador`]) page by number,
+//! newest first, filtered by status and by a period of instants (`de` inclusive, `ate`
+//! exclusive: the browser turns the owner's local dates into instants, so days follow the shop's
+//! time zone, not the server's).
 
 use crate::db::Sql;
 use chrono::{DateTime, Utc};
@@ -70,9 +77,10 @@ pub struct ItemNovo {
     pub preco_unitario: Decimal,
 }
 
-/// A new order: `$1` id, `$2` total, `$3` criado_em.
-pub const INSERIR: &str =
-    "INSERT INTO pedido (id, status, total, criado_em, cliente) VALUES ($1, 'AGUARDANDO_PAGAMENTO', $2, $3, $4)";
+/// A new order: `$1` id, `$2` total, `$3` criado_em, `$4` cliente; returns its `numero` and
+/// `criado_em` as stored (to the microsecond), so the checkout's answer shows what the page will.
+pub const INSERIR: &str = "INSERT INTO pedido (id, status, total, criado_em, cliente) \
+                           VALUES ($1, 'AGUARDANDO_PAGAMENTO', $2, $3, $4) RETURNING numero, criado_em";
 /// One of its lines: `$1` pedido_id, `$2` sku, `$3` qtd, `$4` preco_unitario.
 pub const INSERIR_ITEM: &str =
     "INSERT INTO item_pedido (pedido_id, sku, qtd, preco_unitario) VALUES ($1, $2, $3, $4)";
@@ -97,8 +105,9 @@ fn status_de(r: Option<tokio_postgres::Row>) -> Result<Option<StatusPedido>, Err
     .transpose()
 }
 
+/// Also stamps `pago_em` (the database's clock) when the order becomes PAGO.
 pub async fn mudar_status(tx: &Tx<'_>, id: Uuid, status: StatusPedido) -> Result<(), ErroMercado> {
-    let stmt = "UPDATE pedido SET status = $2 WHERE id = $1";
+    let stmt = "UPDATE pedido SET status = $2::text, pago_em = CASE WHEN $2::text = 'PAGO' THEN now() ELSE pago_em END WHERE id = $1";
     tx.execute(stmt, &[&id, &status.como_texto()]).await?;
     Ok(())
 }
@@ -119,6 +128,8 @@ pub struct ItemDetalhe {
 #[serde(rename_all = "camelCase")]
 pub struct PedidoDetalhe {
     pub id: Uuid,
+    /// The short number people read (issue 26).
+    pub numero: i64,
     pub status: &'static str,
     #[serde(serialize_with = "super::dinheiro::numero")]
     pub total: Decimal,
@@ -131,7 +142,7 @@ pub struct PedidoDetalhe {
 }
 
 pub async fn detalhe(db: &impl Sql, id: Uuid) -> Result<Option<PedidoDetalhe>, ErroMercado> {
-    let stmt = "SELECT p.status, p.total, p.criado_em, \
+    let stmt = "SELECT p.numero, p.status, p.total, p.criado_em, \
                     (SELECT min(r.expira_em) FROM reserva r WHERE r.pedido_id = p.id) AS reserva_expira_em \
              FROM pedido p WHERE p.id = $1";
     let Some(p) = db.query_opt(stmt, &[&id]).await? else {
@@ -156,12 +167,143 @@ pub async fn detalhe(db: &impl Sql, id: Uuid) -> Result<Option<PedidoDetalhe>, E
     let status: String = p.try_get("status")?;
     Ok(Some(PedidoDetalhe {
         id,
+        numero: p.try_get("numero")?,
         status: StatusPedido::de_texto(&status)?.como_texto(),
         total: p.try_get("total")?,
         criado_em: p.try_get("criado_em")?,
         reserva_expira_em: p.try_get("reserva_expira_em")?,
         itens,
     }))
+}
+
+/// The owner's order list's query, validated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FiltroPedidos {
+    pub status: Option<StatusPedido>,
+    pub de: Option<DateTime<Utc>>,
+    pub ate: Option<DateTime<Utc>>,
+    pub pagina: i64,
+    pub tamanho: i64,
+}
+
+pub const TAMANHO_PADRAO: i64 = 20;
+pub const TAMANHO_MAXIMO: i64 = 100;
+
+/// One order of the owner's list.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PedidoResumo {
+    pub id: Uuid,
+    pub numero: i64,
+    pub status: &'static str,
+    #[serde(serialize_with = "super::dinheiro::numero")]
+    pub total: Decimal,
+    #[serde(with = "crate::contracts::instante")]
+    pub criado_em: DateTime<Utc>,
+    /// Lines of the order and the units over them.
+    pub itens: i64,
+    pub unidades: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaginaPedidos {
+    pub itens: Vec<PedidoResumo>,
+    /// Orders that match the filter, over every page.
+    pub total: i64,
+    pub pagina: i64,
+    pub tamanho: i64,
+}
+
+/// The owner's list: newest first (by number, which follows creation), one page.
+pub async fn listar(db: &impl Sql, f: &FiltroPedidos) -> Result<PaginaPedidos, ErroMercado> {
+    let filtro = "($1::text IS NULL OR p.status = $1) AND ($2::timestamptz IS NULL OR p.criado_em >= $2) \
+                  AND ($3::timestamptz IS NULL OR p.criado_em < $3)";
+    let stmt = &format!(
+            "SELECT p.id, p.numero, p.status, p.total, p.criado_em, \
+                    (SELECT count(*) FROM item_pedido i WHERE i.pedido_id = p.id) AS itens, \
+                    (SELECT coalesce(sum(i.qtd), 0)::bigint FROM item_pedido i WHERE i.pedido_id = p.id) AS unidades \
+             FROM pedido p WHERE {filtro} ORDER BY p.numero DESC LIMIT $4 OFFSET $5"
+        );
+    let contar = &format!("SELECT count(*) FROM pedido p WHERE {filtro}");
+    let status = f.status.map(StatusPedido::como_texto);
+    let offset = (f.pagina - 1) * f.tamanho;
+    let rows = db.query(stmt, &[&status, &f.de, &f.ate, &f.tamanho, &offset]).await?;
+    let total: i64 = db.query_one(contar, &[&status, &f.de, &f.ate]).await?.try_get(0)?;
+    let itens = rows
+        .iter()
+        .map(|r| {
+            Ok(PedidoResumo {
+                id: r.try_get("id")?,
+                numero: r.try_get("numero")?,
+                status: StatusPedido::de_texto(r.try_get("status")?)?.como_texto(),
+                total: r.try_get("total")?,
+                criado_em: r.try_get("criado_em")?,
+                itens: r.try_get("itens")?,
+                unidades: r.try_get("unidades")?,
+            })
+        })
+        .collect::<Result<Vec<_>, ErroMercado>>()?;
+    Ok(PaginaPedidos { itens, total, pagina: f.pagina, tamanho: f.tamanho })
+}
+
+/// A reservation as the owner sees it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReservaOperador {
+    pub sku: String,
+    pub qtd: i32,
+    /// `ATIVA`, `CONFIRMADA` or `EXPIRADA`.
+    pub status: String,
+    #[serde(with = "crate::contracts::instante")]
+    pub expira_em: DateTime<Utc>,
+}
+
+/// The payment of an order: only the simulated one exists (SPEC §3.6), so it is when it was paid.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pagamento {
+    /// `null` for orders paid before mercado V22 recorded the instant.
+    #[serde(serialize_with = "crate::contracts::instante::opcional::serialize")]
+    pub pago_em: Option<DateTime<Utc>>,
+}
+
+/// `GET /operacao/pedidos/{id}`: the shopper's detail plus the reservations and the payment.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PedidoOperador {
+    #[serde(flatten)]
+    pub pedido: PedidoDetalhe,
+    pub reservas: Vec<ReservaOperador>,
+    /// `null` until the order is paid.
+    pub pagamento: Option<Pagamento>,
+}
+
+pub async fn detalhe_operador(db: &impl Sql, id: Uuid) -> Result<Option<PedidoOperador>, ErroMercado> {
+    let Some(pedido) = detalhe(db, id).await? else {
+        return Ok(None);
+    };
+    let stmt = "SELECT sku, qtd, status, expira_em FROM reserva WHERE pedido_id = $1 ORDER BY sku, id";
+    let reservas = db
+        .query(stmt, &[&id])
+        .await?
+        .iter()
+        .map(|r| {
+            Ok(ReservaOperador {
+                sku: r.try_get("sku")?,
+                qtd: r.try_get("qtd")?,
+                status: r.try_get("status")?,
+                expira_em: r.try_get("expira_em")?,
+            })
+        })
+        .collect::<Result<Vec<_>, ErroMercado>>()?;
+    let pagamento = if pedido.status == StatusPedido::Pago.como_texto() {
+        let stmt = "SELECT pago_em FROM pedido WHERE id = $1";
+        Some(Pagamento { pago_em: db.query_one(stmt, &[&id]).await?.try_get(0)? })
+    } else {
+        None
+    };
+    Ok(Some(PedidoOperador { pedido, reservas, pagamento }))
 }
 
 #[cfg(test)]

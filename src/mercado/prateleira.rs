@@ -47,6 +47,9 @@ pub struct ProdutoVitrine {
     pub minimo: i32,
     pub ideal: i32,
     pub status: StatusVitrine,
+    /// In the public catalogue (issue 26). An unlisted product keeps its shelf, its orders and its
+    /// restocks; it is only out of the listing and cannot be bought.
+    pub listado: bool,
 }
 
 fn positiva(qtd: i32) -> Result<(), ErroMercado> {
@@ -93,6 +96,7 @@ impl ProdutoVitrine {
             minimo,
             ideal,
             status: if estoque_inicial > 0 { StatusVitrine::Disponivel } else { StatusVitrine::Esgotado },
+            listado: true,
         })
     }
 

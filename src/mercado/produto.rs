@@ -9,6 +9,30 @@
 //!
 //! Lock order, everywhere in mercado: products in ascending SKU order, then the restock request
 //! of the SKU. Checkout, the expiry sweep and the consumers all follow it, so they never deadlock.
+//!
+//! ## Search (`GET /produtos?busca=`, issue 26)
+//!
+//! Decisions, measured in docs/benchmarks.md ("Search"):
+//!
+//! - **Where.** A stored generated column `busca` holds the name and the tags, lower-cased and
+//!   unaccented by `giro_normalizar` (an IMMUTABLE wrapper over `unaccent` with its dictionary
+//!   named, mercado V21), with a GIN trigram index (`pg_trgm`). Trigrams rather than full-text
+//!   search: a shopper types fragments ("cafe mo", "5kg", a brand's first letters) that a
+//!   dictionary would not stem, and the catalogue's names are short.
+//! - **Words.** The query is split on anything that is not a letter or a digit ([`palavras`]); each
+//!   word must occur in `busca` (`LIKE '%word%'`, AND), so `café moído` finds "Café Torrado e
+//!   Moído 500g" and `cafe` finds it by name or by its tag. Splitting drops `%`, `_` and `\`, so
+//!   no LIKE escaping is needed. At most [`MAX_PALAVRAS`] words count (the rest add nothing a
+//!   shopper would miss); a query longer than [`MAX_BUSCA`] characters is a 400.
+//! - **Quantities.** A number followed by a unit is one word: `5kg`, `5 kg` and `5 KG` are all
+//!   `5kg`, on both sides (the query here, the stored text by `giro_normalizar`'s
+//!   `regexp_replace`), so `arroz 5kg` finds "Arroz Branco 5kg" and "Arroz 5 kg" alike, and `5`
+//!   alone still finds both.
+//! - **Rank.** Trigram `similarity` of the whole query with `busca` first (the closer the text, the
+//!   higher), then available before sold out, then by name and SKU so ties are stable. The exact
+//!   SKU still matches, as before. A search answers the best [`MAX_RESULTADOS`]: a word as common
+//!   as `cafe` matches a tenth of a 100 000-product catalogue, which no shopper scrolls through
+//!   and no page should carry; the listing without `busca` is unchanged.
 
 use std::marker::PhantomData;
 use std::ops::Deref;
@@ -22,7 +46,7 @@ use super::prateleira::{ProdutoVitrine, StatusVitrine};
 use super::Tx;
 
 const COLUNAS: &str =
-    "sku, nome, tags, categoria, classificado_em, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status";
+    "sku, nome, tags, categoria, classificado_em, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status, listado";
 
 fn de_linha(r: &Row) -> Result<ProdutoVitrine, ErroMercado> {
     let tags: Option<serde_json::Value> = r.try_get("tags")?;
@@ -45,6 +69,7 @@ fn de_linha(r: &Row) -> Result<ProdutoVitrine, ErroMercado> {
         minimo: r.try_get("estoque_minimo")?,
         ideal: r.try_get("estoque_ideal")?,
         status: StatusVitrine::de_texto(&status)?,
+        listado: r.try_get("listado")?,
     })
 }
 
@@ -110,33 +135,77 @@ pub async fn travar<'t>(tx: &'t Tx<'_>, sku: &str) -> Result<Option<Travado<'t>>
     Ok(p.map(|p| Travado(p, PhantomData)))
 }
 
-/// Escapes the LIKE wildcards (and the escape character) so `busca` matches literally.
-pub fn escapar_like(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if matches!(c, '\\' | '%' | '_') {
-            out.push('\\');
+/// The longest `busca` accepted, in characters.
+pub const MAX_BUSCA: usize = 100;
+/// The words of a query that count.
+pub const MAX_PALAVRAS: usize = 8;
+/// The most products a search answers, best first.
+pub const MAX_RESULTADOS: i64 = 100;
+
+/// The words of a search query: split on anything that is not a letter or a digit, a number
+/// joined to the unit that follows it (`5 kg` → `5kg`, as `giro_normalizar` joins them in the
+/// stored text), repeated words once, at most [`MAX_PALAVRAS`]. Case and accents are left to the
+/// database (`giro_normalizar`), which folds both sides alike.
+pub fn palavras(busca: &str) -> Vec<String> {
+    let mut brutas: Vec<String> =
+        busca.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect();
+    let mut i = 0;
+    while i + 1 < brutas.len() {
+        let numero = brutas[i].chars().all(|c| c.is_ascii_digit());
+        let unidade = brutas[i + 1].chars().next().is_some_and(char::is_alphabetic);
+        if numero && unidade {
+            let unidade = brutas.remove(i + 1);
+            brutas[i].push_str(&unidade);
         }
-        out.push(c);
+        i += 1;
     }
+    let mut out: Vec<String> = Vec::new();
+    for w in brutas {
+        if !out.iter().any(|o| o.to_lowercase() == w.to_lowercase()) {
+            out.push(w);
+        }
+    }
+    out.truncate(MAX_PALAVRAS);
     out
 }
 
-/// The storefront listing: available first, then by name (then SKU, so ties are stable).
-/// `busca` matches the name case-insensitively, literally, or the exact SKU.
+/// The public listing (listed products only). Without `busca`: available first, then by name
+/// (then SKU, so ties are stable). With `busca`: every word of it in the name or the tags, or the
+/// exact SKU, ranked as the module docs say.
 pub async fn listar(
     db: &impl Sql,
     categoria: Option<&str>,
     busca: Option<&str>,
 ) -> Result<Vec<ProdutoVitrine>, ErroMercado> {
+    let ordem = "CASE WHEN status = 'DISPONIVEL' THEN 0 ELSE 1 END, nome, sku";
+    let Some(busca) = busca else {
+        let stmt = &format!(
+                "SELECT {COLUNAS} FROM produto_vitrine WHERE listado AND ($1::text IS NULL OR categoria = $1) ORDER BY {ordem}"
+            );
+        let rows = db.query(stmt, &[&categoria]).await?;
+        return rows.iter().map(de_linha).collect();
+    };
+    let ws = palavras(busca);
+    if ws.is_empty() {
+        // Only punctuation: nothing to look for but the SKU, which has none.
+        return Ok(Vec::new());
+    }
+    // One statement per word count (at most MAX_PALAVRAS), each word a parameter.
+    let mut condicoes = String::new();
+    for i in 0..ws.len() {
+        condicoes.push_str(&format!(" AND busca LIKE '%' || giro_normalizar(${}) || '%'", i + 4));
+    }
     let stmt = &format!(
-            "SELECT {COLUNAS} FROM produto_vitrine \
-             WHERE ($1::text IS NULL OR categoria = $1) \
-               AND ($2::text IS NULL OR lower(nome) LIKE '%' || lower($3::text) || '%' ESCAPE '\\' OR sku = $2) \
-             ORDER BY CASE WHEN status = 'DISPONIVEL' THEN 0 ELSE 1 END, nome, sku"
-        );
-    let padrao = busca.map(escapar_like);
-    let rows = db.query(stmt, &[&categoria, &busca, &padrao]).await?;
+        "SELECT {COLUNAS} FROM produto_vitrine \
+             WHERE listado AND ($1::text IS NULL OR categoria = $1) AND (sku = $2 OR (true{condicoes})) \
+             ORDER BY similarity(busca, giro_normalizar($3)) DESC, {ordem} LIMIT {MAX_RESULTADOS}"
+    );
+    let inteira = ws.join(" ");
+    let mut params: Vec<&dyn crate::db::Param> = vec![&categoria, &busca, &inteira];
+    for w in &ws {
+        params.push(w);
+    }
+    let rows = db.query(stmt, &params).await?;
     rows.iter().map(de_linha).collect()
 }
 
@@ -146,7 +215,7 @@ pub async fn listar(
 pub async fn inserir<'t>(tx: &'t Tx<'_>, p: ProdutoVitrine) -> Result<Option<Travado<'t>>, ErroMercado> {
     let stmt = &format!(
             "INSERT INTO produto_vitrine ({COLUNAS}, versao) \
-             VALUES ($1, $2, $3, $4, CASE WHEN $5::timestamptz IS NULL THEN NULL ELSE LEAST($5, now()) END, $6, $7, $8, $9, $10, 0) \
+             VALUES ($1, $2, $3, $4, CASE WHEN $5::timestamptz IS NULL THEN NULL ELSE LEAST($5, now()) END, $6, $7, $8, $9, $10, $11, 0) \
              ON CONFLICT (sku) DO NOTHING"
         );
     let n = tx
@@ -163,6 +232,7 @@ pub async fn inserir<'t>(tx: &'t Tx<'_>, p: ProdutoVitrine) -> Result<Option<Tra
                 &p.minimo,
                 &p.ideal,
                 &p.status.como_texto(),
+                &p.listado,
             ],
         )
         .await?;
@@ -182,6 +252,14 @@ pub async fn salvar_prateleira(tx: &Tx<'_>, p: &Travado<'_>) -> Result<(), ErroM
     Ok(())
 }
 
+/// Writes what the owner may change of a locked product (issue 26): price, thresholds, listed.
+pub async fn salvar_cadastro(tx: &Tx<'_>, p: &Travado<'_>) -> Result<(), ErroMercado> {
+    let stmt = "UPDATE produto_vitrine SET preco = $2, estoque_minimo = $3, estoque_ideal = $4, listado = $5, versao = versao + 1 \
+             WHERE sku = $1";
+    tx.execute(stmt, &[&p.sku, &p.preco, &p.minimo, &p.ideal, &p.listado]).await?;
+    Ok(())
+}
+
 /// Writes the classification of a locked product. `classificado_em` is stored clamped to the
 /// database's clock (SPEC §4.7): a sender whose clock runs ahead cannot stamp a classification
 /// that later ones, from a fixed clock, would never beat ("newer wins" compares with it).
@@ -194,11 +272,30 @@ pub async fn salvar_classificacao(tx: &Tx<'_>, p: &Travado<'_>) -> Result<(), Er
 
 #[cfg(test)]
 mod tests {
-    use super::escapar_like;
+    use super::{palavras, MAX_PALAVRAS};
 
     #[test]
-    fn like_wildcards_are_escaped() {
-        assert_eq!(escapar_like("50%_off\\"), "50\\%\\_off\\\\");
-        assert_eq!(escapar_like("café"), "café");
+    fn a_query_is_split_into_words_without_like_wildcards() {
+        assert_eq!(palavras("café moído"), ["café", "moído"]);
+        assert_eq!(palavras("  CAFÉ, moído!  "), ["CAFÉ", "moído"]);
+        assert_eq!(palavras("leite%integral_uht\\"), ["leite", "integral", "uht"]);
+        // A number and the word after it, whatever separates them, as giro_normalizar joins them.
+        assert_eq!(palavras("50%_off"), ["50off"]);
+        assert!(palavras("%%% ,;").is_empty());
+    }
+
+    #[test]
+    fn a_number_and_its_unit_are_one_word() {
+        assert_eq!(palavras("arroz 5kg"), ["arroz", "5kg"]);
+        assert_eq!(palavras("arroz 5 kg"), ["arroz", "5kg"]);
+        assert_eq!(palavras("leite 1 L integral"), ["leite", "1L", "integral"]);
+        assert_eq!(palavras("arroz 5"), ["arroz", "5"]);
+    }
+
+    #[test]
+    fn repeated_words_count_once_and_at_most_eight_count() {
+        assert_eq!(palavras("cafe Cafe CAFE"), ["cafe"]);
+        let muitas = "a b c d e f g h i j";
+        assert_eq!(palavras(muitas).len(), MAX_PALAVRAS);
     }
 }

@@ -61,3 +61,9 @@ export function mmss(ms: number): string {
   const s = Math.max(0, Math.ceil(ms / 1000));
   return `${dois(Math.floor(s / 60))}:${dois(s % 60)}`;
 }
+
+/** `04/12/2026 às 14:38` (local time): when an order was placed, on the pages people keep. */
+export function dataHora(instante: string | Date): string {
+  const d = new Date(instante);
+  return `${dois(d.getDate())}/${dois(d.getMonth() + 1)}/${d.getFullYear()} às ${dois(d.getHours())}:${dois(d.getMinutes())}`;
+}

@@ -3,8 +3,9 @@
 //! [`ErroMercado::problem`](super::erro::ErroMercado::problem).
 //!
 //! Who may call: the catalogue reads, checkout, the order page and payment are anonymous and
-//! need no CSRF (the original's storefront buys without an account); `POST /produtos` needs the
-//! operator's session and CSRF (CSRF is checked first, as Spring's filter chain does). `/sessao`,
+//! need no CSRF (the original's storefront buys without an account); `POST /produtos` and
+//! `PATCH /operacao/produtos/{sku}` need the operator's session and CSRF (CSRF is checked first,
+//! as Spring's filter chain does); the other `/operacao/` reads need the session. `/sessao`,
 //! `/eventos`, health and the deny-by-default fallback are added by `server::app`.
 
 mod graficos;
@@ -16,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::middleware::{from_fn, from_fn_with_state};
-use axum::routing::{get, post};
+use axum::routing::{get, patch, post};
 use axum::Router;
 
 use super::catalogo_estoque::CatalogoEstoque;
@@ -41,10 +42,18 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
             "/produtos",
             post(produtos::cadastrar)
                 .route_layer(from_fn(auth::require_operador))
-                .route_layer(from_fn_with_state(seguranca, auth::csrf)),
+                .route_layer(from_fn_with_state(seguranca.clone(), auth::csrf)),
         )
         .route("/produtos/{sku}", get(produtos::buscar))
         .route("/operacao/produtos", get(operacao::produtos).route_layer(from_fn(auth::require_operador)))
+        .route(
+            "/operacao/produtos/{sku}",
+            patch(operacao::alterar_produto)
+                .route_layer(from_fn(auth::require_operador))
+                .route_layer(from_fn_with_state(seguranca, auth::csrf)),
+        )
+        .route("/operacao/pedidos", get(operacao::pedidos).route_layer(from_fn(auth::require_operador)))
+        .route("/operacao/pedidos/{id}", get(operacao::pedido).route_layer(from_fn(auth::require_operador)))
         .route(
             "/operacao/estoque/produtos/{sku}",
             get(operacao::no_estoque).route_layer(from_fn(auth::require_operador)),

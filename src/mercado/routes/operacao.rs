@@ -6,23 +6,32 @@
 //!   `POST /produtos` looks it up (mercado's service token), so the registration form can say what
 //!   the warehouse knows before it is sent: 200 with what estoque answered, 404 unknown to estoque
 //!   (problem, the words of the 422 it would get), 503 estoque did not answer, 400 not a SKU.
+//! - `GET /operacao/pedidos` (issue 26): the orders, newest first, a page at a time, filtered by
+//!   `status` and by the period `de`–`ate` (instants); `GET /operacao/pedidos/{id}`: one order
+//!   with its reservations and payment.
+//! - `PATCH /operacao/produtos/{sku}` (issue 26, session and CSRF): price, thresholds, listed
+//!   (`cadastro::alterar`); answers the product as this list shows it.
 
 use std::sync::Arc;
 
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
-use super::Estado;
-use crate::contracts::instante;
-use crate::http::extract::AppJson;
+use super::{validado, Estado};
+use crate::contracts::{instante, Violacoes};
+use crate::http::extract::{AppJson, AppPath, AppQuery};
 use crate::http::Problem;
+use crate::mercado::cadastro::{self, Alteracao};
 use crate::mercado::catalogo_estoque::Consulta;
 use crate::mercado::dinheiro;
 use crate::mercado::erro::ErroMercado;
+use crate::mercado::pedido::{self, FiltroPedidos, StatusPedido};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -48,41 +57,52 @@ pub struct ProdutoOperador {
     pub estoque_ideal: i32,
     pub categoria: Option<String>,
     pub reposicao_aberta: Option<SolicitacaoAberta>,
+    /// In the public catalogue (issue 26).
+    pub listado: bool,
 }
 
 pub async fn produtos(State(e): State<Arc<Estado>>) -> Result<AppJson<Vec<ProdutoOperador>>, ErroMercado> {
     let client = e.db.client().await?;
+    Ok(AppJson(ler_produtos(&client, None).await?))
+}
+
+/// The operator's products (all, or the one `sku`).
+async fn ler_produtos(
+    client: &impl crate::db::Sql,
+    sku: Option<&str>,
+) -> Result<Vec<ProdutoOperador>, ErroMercado> {
     // At most one open request per SKU (uk_solicitacao_reposicao_ativa_por_sku), so one row each.
     let rows = client
         .query(
             "SELECT p.sku, p.nome, p.preco, p.status, p.estoque_prateleira, p.estoque_minimo, p.estoque_ideal, \
-                    p.categoria, s.event_id, s.qtd_solicitada, s.status, s.criado_em \
+                    p.categoria, s.event_id, s.qtd_solicitada, s.status, s.criado_em, p.listado \
                FROM produto_vitrine p \
                LEFT JOIN solicitacao_reposicao s ON s.sku = p.sku AND s.status IN ('PENDENTE', 'AGUARDANDO_LOTE') \
+              WHERE ($1::text IS NULL OR p.sku = $1) \
               ORDER BY p.nome, p.sku",
-            &[],
+            &[&sku],
         )
         .await?;
-    Ok(AppJson(
-        rows.iter()
-            .map(|r| ProdutoOperador {
-                sku: r.get(0),
-                nome: r.get(1),
-                preco: r.get(2),
-                status: r.get(3),
-                prateleira: r.get(4),
-                estoque_minimo: r.get(5),
-                estoque_ideal: r.get(6),
-                categoria: r.get(7),
-                reposicao_aberta: r.get::<_, Option<uuid::Uuid>>(8).map(|event_id| SolicitacaoAberta {
-                    event_id,
-                    qtd: r.get(9),
-                    status: r.get(10),
-                    criada_em: r.get(11),
-                }),
-            })
-            .collect(),
-    ))
+    Ok(rows
+        .iter()
+        .map(|r| ProdutoOperador {
+            sku: r.get(0),
+            nome: r.get(1),
+            preco: r.get(2),
+            status: r.get(3),
+            prateleira: r.get(4),
+            estoque_minimo: r.get(5),
+            estoque_ideal: r.get(6),
+            categoria: r.get(7),
+            reposicao_aberta: r.get::<_, Option<uuid::Uuid>>(8).map(|event_id| SolicitacaoAberta {
+                event_id,
+                qtd: r.get(9),
+                status: r.get(10),
+                criada_em: r.get(11),
+            }),
+            listado: r.get(12),
+        })
+        .collect())
 }
 
 #[derive(Serialize)]
@@ -119,5 +139,159 @@ pub async fn no_estoque(
             StatusCode::SERVICE_UNAVAILABLE,
             "o estoque não respondeu; o produto pode ser cadastrado e será classificado depois",
         )),
+    }
+}
+
+/// The order list's query as it arrives (every parameter a string, so each bad one is named).
+#[derive(Debug, Default, Deserialize)]
+pub struct FiltroPedidosRequest {
+    status: Option<String>,
+    de: Option<String>,
+    ate: Option<String>,
+    pagina: Option<String>,
+    tamanho: Option<String>,
+}
+
+fn presente(v: &Option<String>) -> Option<&str> {
+    v.as_deref().map(str::trim).filter(|s| !s.is_empty())
+}
+
+impl FiltroPedidosRequest {
+    /// Absent or blank parameters take their defaults; anything else out of range is a 400 whose
+    /// detail names the parameter (estoque's inventory list words it the same way).
+    fn validar(&self) -> Result<FiltroPedidos, ErroMercado> {
+        let invalido = ErroMercado::Invalido;
+        let status = match presente(&self.status) {
+            None => None,
+            Some(s) => Some(StatusPedido::de_texto(s).map_err(|_| {
+                invalido(format!(
+                    "Parâmetro inválido: status deve ser um de AGUARDANDO_PAGAMENTO, PAGO, CANCELADO, EXPIRADO: {s}"
+                ))
+            })?),
+        };
+        let instante = |nome: &str, v: &Option<String>| {
+            match presente(v) {
+            None => Ok(None),
+            Some(s) => DateTime::parse_from_rfc3339(s).map(|d| Some(d.with_timezone(&Utc))).map_err(|_| {
+                invalido(format!(
+                    "Parâmetro inválido: {nome} deve ser um instante ISO-8601 com fuso (ex.: 2026-12-04T00:00:00-03:00): {s}"
+                ))
+            }),
+        }
+        };
+        let (de, ate) = (instante("de", &self.de)?, instante("ate", &self.ate)?);
+        if let (Some(de), Some(ate)) = (de, ate) {
+            if ate <= de {
+                return Err(invalido("Parâmetro inválido: ate deve ser posterior a de.".into()));
+            }
+        }
+        let inteiro = |nome: &str, v: &Option<String>, padrao: i64, max: i64| match presente(v) {
+            None => Ok(padrao),
+            Some(s) => s.parse::<i64>().ok().filter(|n| (1..=max).contains(n)).ok_or_else(|| {
+                invalido(format!("Parâmetro inválido: {nome} deve ser um número inteiro de 1 a {max}: {s}"))
+            }),
+        };
+        // A page past 1 000 000 cannot hold anything and would overflow the offset.
+        let pagina = inteiro("pagina", &self.pagina, 1, 1_000_000)?;
+        let tamanho = inteiro("tamanho", &self.tamanho, pedido::TAMANHO_PADRAO, pedido::TAMANHO_MAXIMO)?;
+        Ok(FiltroPedidos { status, de, ate, pagina, tamanho })
+    }
+}
+
+pub async fn pedidos(
+    State(e): State<Arc<Estado>>,
+    AppQuery(f): AppQuery<FiltroPedidosRequest>,
+) -> Result<AppJson<pedido::PaginaPedidos>, ErroMercado> {
+    let f = f.validar()?;
+    let client = e.db.client().await?;
+    Ok(AppJson(pedido::listar(&client, &f).await?))
+}
+
+pub async fn pedido(State(e): State<Arc<Estado>>, id: AppPath<String>) -> Result<Response, ErroMercado> {
+    let id = super::pedidos::id_do_pedido(id)?;
+    let client = e.db.client().await?;
+    let d = pedido::detalhe_operador(&client, id).await?.ok_or(ErroMercado::PedidoNaoEncontrado(id))?;
+    Ok(AppJson(d).into_response())
+}
+
+/// The body of `PATCH /operacao/produtos/{sku}`: each field optional; at least one present.
+/// Kept as JSON values so a wrong type is reported by name like any other violation.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AlteracaoRequest {
+    #[serde(default)]
+    preco: Option<Box<RawValue>>,
+    #[serde(default)]
+    estoque_minimo: Option<serde_json::Value>,
+    #[serde(default)]
+    estoque_ideal: Option<serde_json::Value>,
+    #[serde(default)]
+    listado: Option<serde_json::Value>,
+}
+
+impl AlteracaoRequest {
+    fn validar(self) -> Result<Alteracao, ErroMercado> {
+        let mut v = Violacoes::default();
+        let preco = self
+            .preco
+            .as_deref()
+            .and_then(|raw| dinheiro::ler_preco(raw).map_err(|e| v.add("preco", e.mensagem())).ok());
+        let mut inteiro = |campo: &str, valor: &Option<serde_json::Value>| {
+            let valor = valor.as_ref()?;
+            match valor.as_i64().and_then(|n| i32::try_from(n).ok()) {
+                Some(n) if n > 0 => Some(n),
+                Some(_) => {
+                    v.add(campo, "deve ser maior que 0");
+                    None
+                }
+                None => {
+                    v.add(campo, "deve ser um número inteiro");
+                    None
+                }
+            }
+        };
+        let estoque_minimo = inteiro("estoqueMinimo", &self.estoque_minimo);
+        let estoque_ideal = inteiro("estoqueIdeal", &self.estoque_ideal);
+        let listado = match &self.listado {
+            None => None,
+            Some(serde_json::Value::Bool(b)) => Some(*b),
+            Some(_) => {
+                v.add("listado", "deve ser true ou false");
+                None
+            }
+        };
+        if self.preco.is_none()
+            && self.estoque_minimo.is_none()
+            && self.estoque_ideal.is_none()
+            && self.listado.is_none()
+        {
+            v.mensagem("informe ao menos um de preco, estoqueMinimo, estoqueIdeal ou listado".into());
+        }
+        validado(v)?;
+        Ok(Alteracao { preco, estoque_minimo, estoque_ideal, listado })
+    }
+}
+
+pub async fn alterar_produto(
+    State(e): State<Arc<Estado>>,
+    AppPath(sku): AppPath<String>,
+    AppJson(req): AppJson<AlteracaoRequest>,
+) -> Result<Response, ErroMercado> {
+    if !crate::contracts::sku_valido(&sku) {
+        return Err(ErroMercado::invalido(format!(
+            "Parâmetro inválido: sku deve corresponder a \"{}\": {sku}",
+            crate::contracts::SKU_REGEX
+        )));
+    }
+    let alteracao = req.validar()?;
+    if cadastro::alterar(&e.db, &sku, &alteracao, crate::mercado::agora()).await?.is_none() {
+        return Ok(Problem::new(StatusCode::NOT_FOUND, ErroMercado::ProdutoNaoEncontrado(sku).to_string())
+            .into_response());
+    }
+    let client = e.db.client().await?;
+    let mut p = ler_produtos(&client, Some(&sku)).await?;
+    match p.pop() {
+        Some(p) => Ok(AppJson(p).into_response()),
+        None => Err(ErroMercado::EstadoInvalido(format!("produto {sku} sumiu depois de alterado"))),
     }
 }

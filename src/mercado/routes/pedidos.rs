@@ -60,6 +60,10 @@ impl CheckoutRequest {
 #[serde(rename_all = "camelCase")]
 struct PedidoFechadoResposta {
     pedido_id: Uuid,
+    /// The order's short number and when it was closed (issue 26), besides the original's fields.
+    numero: i64,
+    #[serde(with = "crate::contracts::instante")]
+    criado_em: DateTime<Utc>,
     #[serde(serialize_with = "dinheiro::numero")]
     total: Decimal,
     #[serde(with = "crate::contracts::instante")]
@@ -98,6 +102,8 @@ pub async fn fechar(
     let location = format!("/pedidos/{}", f.pedido_id);
     let body = PedidoFechadoResposta {
         pedido_id: f.pedido_id,
+        numero: f.numero,
+        criado_em: f.criado_em,
         total: f.total,
         reserva_expira_em: f.reserva_expira_em,
     };
@@ -108,7 +114,7 @@ pub async fn fechar(
     Ok(res)
 }
 
-fn id_do_pedido(AppPath(id): AppPath<String>) -> Result<Uuid, ErroMercado> {
+pub(super) fn id_do_pedido(AppPath(id): AppPath<String>) -> Result<Uuid, ErroMercado> {
     Uuid::parse_str(&id)
         .map_err(|_| ErroMercado::invalido(format!("id do pedido inválido (esperado UUID): {id}")))
 }

@@ -33,6 +33,10 @@ pub struct ProdutoResposta {
     /// A restock request is in flight for the SKU (sent, not yet answered): the storefront says
     /// "Reposição a caminho" only then, else "Esgotado — aguardando novo lote" (SPEC §8.1).
     pub reposicao_a_caminho: bool,
+    /// In the public catalogue (issue 26). An unlisted product is left out of the listing and
+    /// refused at checkout (422); its own page still answers, so a shopper with a link or a cart
+    /// holding it is told it left the catalogue instead of meeting a 404.
+    pub listado: bool,
 }
 
 impl From<ProdutoVitrine> for ProdutoResposta {
@@ -46,6 +50,7 @@ impl From<ProdutoVitrine> for ProdutoResposta {
             categoria: p.categoria,
             tags: p.tags.unwrap_or_default(),
             reposicao_a_caminho: false,
+            listado: p.listado,
         }
     }
 }
@@ -82,6 +87,12 @@ pub async fn listar(
     AppQuery(f): AppQuery<Filtros>,
 ) -> Result<Response, ErroMercado> {
     let (categoria, busca) = (filtro(f.categoria), filtro(f.busca));
+    if busca.as_ref().is_some_and(|b| b.chars().count() > produto::MAX_BUSCA) {
+        return Err(ErroMercado::invalido(format!(
+            "Parâmetro inválido: busca deve ter no máximo {} caracteres.",
+            produto::MAX_BUSCA
+        )));
+    }
     // The catalogue: a standby within the bound may serve it (`db::leitura`).
     let client = e.db.leitura().await?;
     let produtos = produto::listar(&client, categoria.as_deref(), busca.as_deref()).await?;

@@ -35,7 +35,7 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
                 "sessao_operador",
                 "solicitacao_reposicao",
             ][..],
-            18,
+            20,
         ),
         (
             Servico::Estoque,

@@ -35,6 +35,9 @@ const MERCADO: &[(&str, &str, Quem)] = &[
     ("GET", "/sessao", Quem::Operador),
     ("GET", "/openapi.json", Quem::Anonimo),
     ("GET", "/operacao/produtos", Quem::Operador),
+    ("PATCH", "/operacao/produtos/{}", Quem::Operador),
+    ("GET", "/operacao/pedidos", Quem::Operador),
+    ("GET", "/operacao/pedidos/{}", Quem::Operador),
     ("GET", "/operacao/estoque/produtos/{}", Quem::Operador),
     ("GET", "/{}", Quem::Anonimo),
 ];

@@ -379,6 +379,41 @@ async fn mercado_answers_as_its_document_says() {
     check(&app, &d, None, "GET", "/pedidos/{id}", "/pedidos/xyz", None).await;
     check(&app, &d, None, "POST", "/pedidos/{id}/pagamento", &format!("/pedidos/{id}/pagamento"), None).await;
     check(&app, &d, Some(&op), "GET", "/operacao/produtos", "/operacao/produtos", None).await;
+    // Issue 26: the owner's orders and product changes.
+    let t = "/operacao/produtos/{sku}";
+    let alteracao = request_example(&d, t, "patch");
+    assert_eq!(
+        check(&app, &d, Some(&op), "PATCH", t, "/operacao/produtos/7894900011517", Some(alteracao.clone()))
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        check(&app, &d, Some(&op), "PATCH", t, "/operacao/produtos/7890000000017", Some(alteracao)).await.0,
+        404
+    );
+    assert_eq!(
+        check(&app, &d, Some(&op), "PATCH", t, "/operacao/produtos/7894900011517", Some(json!({}))).await.0,
+        400
+    );
+    assert_eq!(
+        check(&app, &d, None, "PATCH", t, "/operacao/produtos/7894900011517", Some(json!({"preco": 1})))
+            .await
+            .0,
+        403,
+        "no CSRF"
+    );
+    let (_, pagina) = check(&app, &d, Some(&op), "GET", "/operacao/pedidos", "/operacao/pedidos", None).await;
+    assert_eq!(pagina["total"], 0);
+    assert_eq!(
+        check(&app, &d, Some(&op), "GET", "/operacao/pedidos", "/operacao/pedidos?tamanho=500", None).await.0,
+        400
+    );
+    let t = "/operacao/pedidos/{id}";
+    assert_eq!(check(&app, &d, Some(&op), "GET", t, &format!("/operacao/pedidos/{id}"), None).await.0, 404);
+    assert_eq!(check(&app, &d, Some(&op), "GET", t, "/operacao/pedidos/xyz", None).await.0, 400);
+    assert_eq!(check(&app, &d, None, "GET", t, &format!("/operacao/pedidos/{id}"), None).await.0, 401);
+    check(&app, &d, None, "GET", "/produtos", &format!("/produtos?busca={}", "a".repeat(101)), None).await;
     let t = "/operacao/estoque/produtos/{sku}";
     check(&app, &d, Some(&op), "GET", t, "/operacao/estoque/produtos/123", None).await;
     check(&app, &d, Some(&op), "GET", t, "/operacao/estoque/produtos/7894900011517", None).await;

@@ -1,5 +1,5 @@
 //! mercado's routes as SPEC §6.3 gives them: bodies, statuses, `Location`, problem details, the
-//! catalogue's order and filters (with `%` and `_` taken literally), and exact money.
+//! catalogue's order and filters (`%` and `_` never wildcards), and exact money.
 
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -37,9 +37,11 @@ async fn the_catalogue_lists_available_products_first_then_by_name_and_filters()
     assert_eq!(listar(&app, "?busca=prata").await, vec![BANANA]);
     assert_eq!(listar(&app, &format!("?busca={BANANA}")).await, vec![BANANA], "the exact SKU");
     assert!(listar(&app, "?busca=2000000").await.is_empty(), "a SKU only matches whole");
-    assert_eq!(listar(&app, "?busca=50%25_off").await, vec!["12345678"], "% and _ are literal");
-    assert_eq!(listar(&app, "?busca=%25").await, vec!["12345678"], "only the name with a % matches %");
-    assert_eq!(listar(&app, "?busca=_").await, vec!["12345678"]);
+    // Issue 26: the query is words; `%` and `_` separate them and are never wildcards. "50%_off"
+    // is the quantity "50off" on both sides (the stored name too), which "50xxoff" is not.
+    assert_eq!(listar(&app, "?busca=50%25_off").await, vec!["12345678"], "% and _ are no wildcards");
+    assert!(listar(&app, "?busca=%25").await.is_empty(), "% is no wildcard");
+    assert!(listar(&app, "?busca=_").await.is_empty(), "_ is no wildcard");
     assert_eq!(listar(&app, "?categoria=bebidas&busca=caf").await, vec!["7896005800027"]);
     assert_eq!(listar(&app, "?desconhecido=1").await.len(), 5, "unknown parameters are ignored");
 }
@@ -57,7 +59,7 @@ async fn a_product_is_answered_as_produto_resposta_and_an_unknown_one_is_an_empt
     assert_eq!(
         res.json::<Value>().await.unwrap(),
         json!({"sku": COCA, "nome": "Coca-Cola 2L PET", "preco": 8.99, "status": "DISPONIVEL", "disponivel": 10,
-               "categoria": "bebidas", "tags": ["refrigerante", "2l"], "reposicaoACaminho": false})
+               "categoria": "bebidas", "tags": ["refrigerante", "2l"], "reposicaoACaminho": false, "listado": true})
     );
     let texto = app.http.get(app.url("/produtos/7891962047205")).send().await.unwrap().text().await.unwrap();
     assert!(texto.contains(r#""preco":7.90"#), "the column's scale, as the original: {texto}");
@@ -154,8 +156,12 @@ async fn checkout_answers_201_with_location_and_an_exact_total() {
     );
     assert_eq!(
         d.as_object().unwrap().keys().cloned().collect::<Vec<_>>(),
-        vec!["criadoEm", "id", "itens", "reservaExpiraEm", "status", "total"]
+        vec!["criadoEm", "id", "itens", "numero", "reservaExpiraEm", "status", "total"]
     );
+    // Issue 26: the short number and the date, the same in the checkout's answer and the page.
+    assert_eq!(d["numero"], body["numero"]);
+    assert!(d["numero"].as_i64().unwrap() >= 1001, "numbers start at 1001: {d}");
+    assert_eq!(d["criadoEm"], body["criadoEm"]);
 }
 
 #[tokio::test]

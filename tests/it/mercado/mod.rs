@@ -2,6 +2,7 @@
 //! limits, payment, the consumers of estoque's answers, its HTTP surface, and the contract
 //! fixtures ([`fixtures`]).
 
+mod busca;
 mod cadastro;
 mod checkout;
 mod checkout_limits;
@@ -10,5 +11,6 @@ pub mod fixtures;
 mod graficos;
 mod http;
 mod metricas;
+mod operacao_loja;
 mod pagamento;
 mod relogio;

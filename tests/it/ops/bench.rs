@@ -127,6 +127,20 @@ fn giro_bench_expiry_reports_how_late_abandoned_orders_are_expired() {
 }
 
 #[test]
+fn giro_bench_busca_generates_the_catalogue_and_reports_each_query() {
+    let r = bench(&["bench", "busca", "--products", "2000", "--times", "2"]);
+    let x = &r["busca"];
+    assert_eq!(x["produtos"], 2000, "{x}");
+    let consultas = x["consultas"].as_array().unwrap();
+    assert_eq!(consultas.len(), 7, "{x}");
+    let achados = |q: &str| consultas.iter().find(|c| c["busca"] == q).unwrap()["achados"].as_u64().unwrap();
+    // The generator's words are found as a shopper types them; nothing has "xyzzy".
+    assert!(achados("cafe") > 0 && achados("CAFÉ moído") > 0, "{x}");
+    assert_eq!(achados("xyzzy"), 0, "{x}");
+    assert!(consultas.iter().all(|c| c["p99Ms"].as_f64().is_some()), "{x}");
+}
+
+#[test]
 fn giro_bench_checkout_puts_haproxy_in_front_of_several_replicas() {
     crate::support::lb::haproxy_bin();
     let r = bench(&["bench", "checkout", "--clientes", "2", "--segundos", "1", "--replicas", "2"]);

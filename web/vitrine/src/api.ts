@@ -15,6 +15,8 @@ export interface Produto {
   tags: string[];
   /** A restock is in flight for the SKU (sent to the warehouse, not yet answered). */
   reposicaoACaminho?: boolean;
+  /** In the public catalogue; an unlisted product's page says it left (issue 26). */
+  listado?: boolean;
 }
 
 export type StatusPedido = 'AGUARDANDO_PAGAMENTO' | 'PAGO' | 'CANCELADO' | 'EXPIRADO';
@@ -28,6 +30,8 @@ export interface ItemPedido {
 
 export interface Pedido {
   id: string;
+  /** The short number people read out (issue 26). */
+  numero?: number;
   status: StatusPedido;
   total: number;
   criadoEm: string;
@@ -37,6 +41,8 @@ export interface Pedido {
 
 export interface PedidoFechado {
   pedidoId: string;
+  numero?: number;
+  criadoEm?: string;
   total: number;
   reservaExpiraEm: string;
 }

@@ -35,7 +35,7 @@ describe('operator pages: login and shell', () => {
       within(lateral)
         .getAllByRole('link')
         .map((l) => l.textContent),
-    ).toEqual(['Produtos', 'Eventos', 'Ver a vitrine']);
+    ).toEqual(['Produtos', 'Pedidos', 'Eventos', 'Ver a vitrine']);
     expect(screen.getByRole('button', { name: 'Sair' })).toBeTruthy();
   });
 });

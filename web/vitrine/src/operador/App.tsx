@@ -4,6 +4,8 @@ import { apiEventos } from '../../../shared/eventos';
 import { AppOperador, CascaOperador } from '../../../shared/Operador';
 import { pedir, servico } from './api';
 import { GraficosOperador } from './GraficosOperador';
+import { PaginaEditarProduto } from './PaginaEditarProduto';
+import { PaginaPedidoOperador, PaginaPedidos } from './PaginaPedidos';
 import { PaginaProdutos } from './PaginaProdutos';
 
 const EVENTOS = apiEventos(pedir);
@@ -23,6 +25,7 @@ export function App() {
               <NavLink to="/" end>
                 Produtos
               </NavLink>
+              <NavLink to="/pedidos">Pedidos</NavLink>
               <NavLink to="/eventos">Eventos</NavLink>
             </>
           }
@@ -37,6 +40,9 @@ export function App() {
                 </>
               }
             />
+            <Route path="/produtos/:sku" element={<PaginaEditarProduto />} />
+            <Route path="/pedidos" element={<PaginaPedidos />} />
+            <Route path="/pedidos/:id" element={<PaginaPedidoOperador />} />
             <Route
               path="/eventos"
               element={<ConsoleEventos api={EVENTOS} chave="operador" servico="mercado" />}

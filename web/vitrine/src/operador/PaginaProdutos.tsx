@@ -2,6 +2,7 @@
 // operator sees it: shelf against minimum and ideal, status, the open restock request.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
 import { formatarDinheiro, formatarNumero } from '../../../shared/formato';
 import { ErroCarregamento } from '../../../shared/Operador';
 import { skuValido } from '../../../shared/sku';
@@ -224,6 +225,9 @@ function TabelaProdutos() {
                 <th scope="col">Mín. / ideal</th>
                 <th scope="col">Status</th>
                 <th scope="col">Reposição aberta</th>
+                {/* Visible text: an absolutely placed screen-reader label would escape the
+                    table's scroll box and widen the page at 375 px. */}
+                <th scope="col">Ações</th>
               </tr>
             </thead>
             <tbody>
@@ -239,6 +243,7 @@ function TabelaProdutos() {
                     {formatarNumero(p.estoqueMinimo)} / {formatarNumero(p.estoqueIdeal)}
                   </td>
                   <td>
+                    {!p.listado && <span className="selo selo-info">Fora da vitrine</span>}{' '}
                     {p.status === 'DISPONIVEL' ? (
                       <span className="selo selo-ok">Em estoque</span>
                     ) : (
@@ -246,6 +251,11 @@ function TabelaProdutos() {
                     )}
                   </td>
                   <td data-testid="reposicao">{reposicao(p)}</td>
+                  <td>
+                    <Link to={`/produtos/${p.sku}`} aria-label={`Editar ${p.nome}`}>
+                      Editar
+                    </Link>
+                  </td>
                 </tr>
               ))}
             </tbody>

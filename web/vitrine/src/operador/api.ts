@@ -25,6 +25,8 @@ export interface ProdutoOperador {
   estoqueIdeal: number;
   categoria: string | null;
   reposicaoAberta: SolicitacaoAberta | null;
+  /** In the public catalogue (issue 26). */
+  listado: boolean;
 }
 
 export interface NoEstoque {
@@ -60,4 +62,77 @@ export const cadastrar = (p: NovoProduto) =>
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(p),
+  });
+
+// Issue 26: the shop owner's orders and product changes.
+
+export type StatusPedido = 'AGUARDANDO_PAGAMENTO' | 'PAGO' | 'CANCELADO' | 'EXPIRADO';
+
+export interface PedidoResumo {
+  id: string;
+  numero: number;
+  status: StatusPedido;
+  total: number;
+  criadoEm: string;
+  itens: number;
+  unidades: number;
+}
+
+export interface PaginaPedidos {
+  itens: PedidoResumo[];
+  total: number;
+  pagina: number;
+  tamanho: number;
+}
+
+export interface PedidoOperador {
+  id: string;
+  numero: number;
+  status: StatusPedido;
+  total: number;
+  criadoEm: string;
+  reservaExpiraEm: string | null;
+  itens: { sku: string; nome: string; qtd: number; precoUnitario: number }[];
+  reservas: {
+    sku: string;
+    qtd: number;
+    status: 'ATIVA' | 'CONFIRMADA' | 'EXPIRADA';
+    expiraEm: string;
+  }[];
+  pagamento: { pagoEm: string | null } | null;
+}
+
+export interface FiltroPedidos {
+  status?: StatusPedido;
+  /** Instants (ISO-8601): the page turns the owner's local dates into them. */
+  de?: string;
+  ate?: string;
+  pagina?: number;
+}
+
+export function listarPedidos(f: FiltroPedidos): Promise<PaginaPedidos> {
+  const q = new URLSearchParams();
+  if (f.status) q.set('status', f.status);
+  if (f.de) q.set('de', f.de);
+  if (f.ate) q.set('ate', f.ate);
+  if (f.pagina && f.pagina > 1) q.set('pagina', String(f.pagina));
+  const qs = q.toString();
+  return pedir<PaginaPedidos>(`/operacao/pedidos${qs ? `?${qs}` : ''}`);
+}
+
+export const pedidoOperador = (id: string) =>
+  pedir<PedidoOperador>(`/operacao/pedidos/${encodeURIComponent(id)}`);
+
+export interface AlteracaoProduto {
+  preco?: number;
+  estoqueMinimo?: number;
+  estoqueIdeal?: number;
+  listado?: boolean;
+}
+
+export const alterarProduto = (sku: string, a: AlteracaoProduto) =>
+  pedir<ProdutoOperador>(`/operacao/produtos/${encodeURIComponent(sku)}`, {
+    method: 'PATCH',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(a),
   });

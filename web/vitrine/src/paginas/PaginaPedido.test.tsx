@@ -20,6 +20,16 @@ const abrir = () =>
   renderizar(<PaginaPedido />, { rota: `/pedidos/${ID}`, caminho: '/pedidos/:id' });
 
 describe('PaginaPedido', () => {
+  it('shows the short number and the date people keep (issue 26)', async () => {
+    fetchFalso({
+      [`GET /api/pedidos/${ID}`]: { status: 200, corpo: { ...pedido('PAGO', null), numero: 1042 } },
+    });
+    abrir();
+    const linha = await screen.findByTestId('pedido-numero');
+    expect(linha.textContent).toMatch(/^Pedido nº 1042 · feito em 10\/03\/2026 às \d\d:\d\d$/);
+    expect(screen.queryByText(ID)).toBeNull();
+  });
+
   it.each([
     ['PAGO', 'Pedido pago', 'Pagamento confirmado. Obrigado pela compra!'],
     [

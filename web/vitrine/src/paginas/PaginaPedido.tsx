@@ -1,7 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { centavos, formatarCentavos, formatarDinheiro, mmss } from '../../../shared/formato';
+import {
+  centavos,
+  dataHora,
+  formatarCentavos,
+  formatarDinheiro,
+  mmss,
+} from '../../../shared/formato';
 import { buscarPedido, ErroApi, pagarPedido, type Pedido, type StatusPedido } from '../api';
 import { Carregando, ErroCarregar } from '../componentes/Estados';
 import { useAgora } from '../useAgora';
@@ -67,8 +73,16 @@ export function PaginaPedido() {
 
   return (
     <section className="pedido">
-      <p className="t-small muted">
-        Pedido <span className="mono">{p.id}</span>
+      <p className="t-small muted" data-testid="pedido-numero">
+        {p.numero ? (
+          <>
+            Pedido nº <strong className="mono">{p.numero}</strong> · feito em {dataHora(p.criadoEm)}
+          </>
+        ) : (
+          <>
+            Pedido <span className="mono">{p.id}</span> · feito em {dataHora(p.criadoEm)}
+          </>
+        )}
       </p>
       <h1 className="t-display" data-status={p.status}>
         {TITULOS[p.status]}

@@ -57,7 +57,12 @@ export function PaginaProduto() {
           <p className="t-small muted">
             SKU/EAN <span className="mono">{p.sku}</span>
           </p>
-          {esgotado ? (
+          {p.listado === false ? (
+            <p className="aviso aviso-info" data-testid="fora-do-catalogo">
+              Este produto saiu do catálogo e não pode mais ser comprado. Veja outros produtos na{' '}
+              <Link to="/">vitrine</Link>.
+            </p>
+          ) : esgotado ? (
             <p className="aviso aviso-info">
               {p.reposicaoACaminho ? ESGOTADO_A_CAMINHO : ESGOTADO_SEM_LOTE}
             </p>

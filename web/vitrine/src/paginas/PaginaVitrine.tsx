@@ -67,11 +67,30 @@ export function PaginaVitrine() {
         ) : lista.isError ? (
           <ErroCarregar aoTentar={() => lista.refetch()} />
         ) : lista.data.length === 0 ? (
-          <p className="vazio muted">
-            {filtrado
-              ? 'Nenhum produto encontrado para essa busca.'
-              : 'Nenhum produto nesta vitrine ainda.'}
-          </p>
+          busca ? (
+            <div className="vazio" data-testid="busca-vazia">
+              <p className="t-title">Nenhum produto para “{busca}”</p>
+              <p className="muted">
+                Confira a grafia ou use menos palavras
+                {categorias.length > 0 ? '; ou veja uma categoria:' : '.'}
+              </p>
+              {categorias.length > 0 && (
+                <ul className="chips" aria-label="Categorias para continuar">
+                  {categorias.map((c) => (
+                    <li key={c}>
+                      <Link to={`/?categoria=${encodeURIComponent(c)}`} className="chip">
+                        {rotuloCategoria(c)}
+                      </Link>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </div>
+          ) : (
+            <p className="vazio muted">
+              {filtrado ? 'Nenhum produto nesta categoria.' : 'Nenhum produto nesta vitrine ainda.'}
+            </p>
+          )
         ) : (
           <div className="grade">
             {lista.data.map((p) => (

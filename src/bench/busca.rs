@@ -1,0 +1,136 @@
+//! The storefront's search (`giro bench busca`, issue 26): a scratch mercado database with
+//! `--products` generated products (names from a grocery's words, with accents, brands and
+//! sizes; two tags each), then each query of [`CONSULTAS`] run `--times` times, one after the
+//! other, through `produto::listar` — the statement `GET /produtos?busca=` runs, prepared and
+//! cached on one pooled connection as the service's are — reporting p50/p99 and how many products
+//! it found. The first runs of a query are kept: PostgreSQL switches a cached statement to a
+//! generic plan after five runs, and the figures must cover both plans.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::bench::scratch::Scratch;
+use crate::bench::{ms, percentile};
+use crate::config::Servico;
+use crate::db::{self, Db};
+use crate::mercado::produto;
+
+pub struct BuscaArgs {
+    pub admin_url: String,
+    pub produtos: u32,
+    pub vezes: usize,
+}
+
+/// The queries measured: common words (a tenth of the catalogue), two and three words, a
+/// quantity, a rare pair, a word nothing has, the exact SKU.
+pub const CONSULTAS: &[&str] = &[
+    "cafe",
+    "CAFÉ moído",
+    "arroz 5kg",
+    "feijao preto camil",
+    "oleo soja liza 900 ml",
+    "xyzzy",
+    "7800000012345",
+];
+
+const TIPOS: &[(&str, &str)] = &[
+    ("Café Torrado e Moído", "cafe"),
+    ("Café em Grãos", "cafe"),
+    ("Arroz Branco", "arroz"),
+    ("Arroz Integral", "arroz"),
+    ("Feijão Carioca", "feijao"),
+    ("Feijão Preto", "feijao"),
+    ("Açúcar Refinado", "acucar"),
+    ("Leite Integral", "leite"),
+    ("Macarrão Espaguete", "massas"),
+    ("Óleo de Soja", "oleo"),
+    ("Sabão em Pó", "limpeza"),
+    ("Detergente Neutro", "limpeza"),
+    ("Biscoito Recheado", "biscoito"),
+    ("Farinha de Trigo", "farinha"),
+    ("Molho de Tomate", "molho"),
+    ("Suco de Laranja", "suco"),
+    ("Água Mineral", "agua"),
+    ("Pão de Forma", "padaria"),
+    ("Queijo Muçarela", "frios"),
+    ("Iogurte Natural", "laticinios"),
+];
+const MARCAS: &[&str] = &[
+    "Pilão",
+    "Melitta",
+    "Tio João",
+    "Camil",
+    "Kicaldo",
+    "União",
+    "Italac",
+    "Piracanjuba",
+    "Renata",
+    "Liza",
+    "Omo",
+    "Ypê",
+    "Nestlé",
+    "Dona Benta",
+    "Quero",
+    "Del Valle",
+    "Crystal",
+    "Pullman",
+    "Tirolez",
+    "Danone",
+];
+const VARIANTES: &[&str] = &["Tradicional", "Premium", "Extra Forte", "Light", "Orgânico"];
+const TAMANHOS: &[&str] = &["500g", "1kg", "5kg", "2kg", "250g", "1L", "2L", "900ml", "200g", "400g"];
+
+async fn popular(db: &Db, n: u32) -> anyhow::Result<()> {
+    let c = db.client().await?;
+    let tipos: Vec<&str> = TIPOS.iter().map(|t| t.0).collect();
+    let tags: Vec<&str> = TIPOS.iter().map(|t| t.1).collect();
+    // One statement; each word list indexed by its own stride of i (20, 400, 2000), so every
+    // combination of type, brand, variant and size occurs.
+    c.execute(
+        "INSERT INTO produto_vitrine (sku, nome, tags, categoria, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status) \
+         SELECT (7800000000000 + i)::text, \
+                ($1::text[])[1 + i % 20] || ' ' || ($3::text[])[1 + (i / 20) % 20] || ' ' || ($4::text[])[1 + (i / 400) % 5] \
+                  || ' ' || ($5::text[])[1 + (i / 2000) % 10], \
+                jsonb_build_array(($2::text[])[1 + i % 20], 'mercearia'), 'MERCEARIA', \
+                (1 + i % 50)::numeric + 0.99, i % 30, 5, 40, CASE WHEN i % 30 = 0 THEN 'ESGOTADO' ELSE 'DISPONIVEL' END \
+         FROM generate_series(0, $6::int - 1) AS i",
+        &[&tipos, &tags, &MARCAS, &VARIANTES, &TAMANHOS, &(n as i32)],
+    )
+    .await?;
+    c.batch_execute("ANALYZE produto_vitrine").await?;
+    Ok(())
+}
+
+pub async fn run(args: BuscaArgs) -> anyhow::Result<serde_json::Value> {
+    let scratch = Scratch::create(&args.admin_url, Servico::Mercado).await?;
+    let r = async {
+        let db = Db::new(db::pool(&scratch.db, 1, Duration::from_secs(30))?, false);
+        let inicio = Instant::now();
+        popular(&db, args.produtos).await?;
+        eprintln!(
+            "  {} products generated and analysed in {:.1} s",
+            args.produtos,
+            inicio.elapsed().as_secs_f64()
+        );
+        let client = db.client().await?;
+        let mut consultas = Vec::new();
+        for q in CONSULTAS {
+            let mut tempos = Vec::with_capacity(args.vezes);
+            let mut achados = 0;
+            for _ in 0..args.vezes {
+                let t = Instant::now();
+                achados = produto::listar(&client, None, Some(q)).await?.len();
+                tempos.push(t.elapsed());
+            }
+            tempos.sort();
+            let (p50, p99) = (ms(percentile(&tempos, 50.0)), ms(percentile(&tempos, 99.0)));
+            eprintln!("  {q:?}: {achados} found, p50 {p50} ms, p99 {p99} ms");
+            consultas.push(json!({"busca": q, "achados": achados, "p50Ms": p50, "p99Ms": p99}));
+        }
+        anyhow::Ok(json!({"busca": {"produtos": args.produtos, "vezes": args.vezes, "consultas": consultas}}))
+    }
+    .await;
+    scratch.drop_db().await?;
+    r
+}
