@@ -351,6 +351,11 @@ async fn gravar(
 ) -> Result<(DateTime<Utc>, i64, DateTime<Utc>), ErroMercado> {
     let (upd, ped, item, res, prazo) =
         (produto::SALVAR_PRATELEIRA, pedido::INSERIR, pedido::INSERIR_ITEM, reserva::INSERIR, reserva::PRAZO);
+    // Prepared before the pipeline (cached: no round trip after a connection's first checkout),
+    // so each write goes out on its first poll, the order row ahead of the rows referencing it;
+    // a statement still being prepared would be sent late, and an item before its order fails
+    // the foreign key (a fresh connection's first checkouts answered 500 before this).
+    crate::db::Sql::aquecer(tx, &[upd, ped, item, res, prazo]).await?;
     // The reservations' deadline is the database's clock (SPEC §4.7), read in the same pipeline.
     let ttl_s = ttl.as_secs_f64();
     let status: Vec<&'static str> = tocados.iter().map(|p| p.status.como_texto()).collect();

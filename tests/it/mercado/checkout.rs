@@ -144,3 +144,25 @@ async fn concurrent_orders_listing_the_same_skus_in_opposite_orders_all_complete
     assert_eq!(prateleira(&app, COCA).await.0, 26);
     assert_eq!(prateleira(&app, BANANA).await.0, 38);
 }
+
+/// A checkout pipelines its writes (the order row, then its lines and reservations): on a fresh
+/// connection, whose statements are not prepared yet, the order row must still go first. 32
+/// concurrent checkouts on a fresh pool of 16 (each connection's first checkouts among them) are
+/// all 201; before the statements were prepared ahead of the pipeline, some answered 500 (the
+/// order's lines reached the database before the order).
+#[tokio::test]
+async fn the_first_checkouts_of_fresh_connections_are_all_accepted() {
+    let app = mercado(&[("GIRO_DB_POOL_MAX", "16")]).await;
+    produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 1000, 1, 1000).await;
+    // The pool opens a connection per checkout in flight; none of them has run a checkout yet.
+    let compras = (0..32).map(|_| comprar(&app, &[(COCA, 1)]));
+    let respostas = futures_util::future::join_all(compras).await;
+    let mut falhas = Vec::new();
+    for r in respostas {
+        if r.status() != 201 {
+            falhas.push(format!("{}: {}", r.status(), r.text().await.unwrap_or_default()));
+        }
+    }
+    assert!(falhas.is_empty(), "{falhas:?}");
+    assert_eq!(prateleira(&app, COCA).await.0, 1000 - 32);
+}

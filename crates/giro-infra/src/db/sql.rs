@@ -109,6 +109,12 @@ pub trait Sql: Sync {
     ) -> impl Future<Output = Result<Option<Row>, Error>> + Send;
     /// The number of rows changed.
     fn execute(&self, sql: &str, params: &[&dyn Param]) -> impl Future<Output = Result<u64, Error>> + Send;
+    /// Makes every statement of `sqls` sendable without a round trip of its own: prepared (and
+    /// cached) on this connection when statements are prepared, nothing under a transaction
+    /// pooler (unnamed statements go out whole). Code that pipelines dependent statements calls
+    /// it first, so each is sent on its first poll, in the order they are polled — a statement
+    /// still being prepared would be sent after the ones polled behind it.
+    fn aquecer(&self, sqls: &[&str]) -> impl Future<Output = Result<(), Error>> + Send;
 }
 
 /// What [`Sql`] needs of a connection or transaction: deadpool's statement cache and
@@ -167,6 +173,15 @@ impl<B: Base> Sql for B {
             Pooler::Nenhum => G::execute(self.pg(), &self.preparar(sql).await?, &valores(params)).await,
             Pooler::Transacao => G::execute_typed(self.pg(), sql, &tipados(params)).await,
         }
+    }
+
+    async fn aquecer(&self, sqls: &[&str]) -> Result<(), Error> {
+        if self.pooler() == Pooler::Nenhum {
+            for sql in sqls {
+                self.preparar(sql).await?;
+            }
+        }
+        Ok(())
     }
 }
 
