@@ -8,7 +8,6 @@
 use std::time::Instant;
 
 use serde_json::json;
-use tokio_postgres::NoTls;
 
 use crate::bench::scratch::Scratch;
 use crate::config::Servico;
@@ -29,14 +28,6 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<serde_json::Value> {
     r
 }
 
-async fn conectar(s: &Scratch) -> anyhow::Result<tokio_postgres::Client> {
-    let (c, conn) = s.db.pg.connect(NoTls).await?;
-    tokio::spawn(async move {
-        let _ = conn.await;
-    });
-    Ok(c)
-}
-
 /// Request `g` (1..=N): its event id, its answer's, and its product (requests spread evenly).
 const GERAR: &str = "CREATE TEMP TABLE g AS SELECT g, md5('pedido' || g)::uuid AS pedido, md5('resposta' || g)::uuid AS resposta, \
                      (7890000000001 + (g % {P}))::text AS sku FROM generate_series(1, {N}) g";
@@ -45,7 +36,7 @@ async fn medir(args: &AuditArgs, mercado: &Scratch, estoque: &Scratch) -> anyhow
     let (n, p) = (args.eventos, args.produtos);
     let t0 = Instant::now();
     let gerar = GERAR.replace("{P}", &p.to_string()).replace("{N}", &n.to_string());
-    let m = conectar(mercado).await?;
+    let m = mercado.conectar().await?;
     m.batch_execute(&format!(
         "{gerar}; \
          INSERT INTO produto_vitrine (sku, nome, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status) \
@@ -59,7 +50,7 @@ async fn medir(args: &AuditArgs, mercado: &Scratch, estoque: &Scratch) -> anyhow
          ANALYZE"
     ))
     .await?;
-    let e = conectar(estoque).await?;
+    let e = estoque.conectar().await?;
     e.batch_execute(&format!(
         "{gerar}; \
          INSERT INTO produto_estoque (sku, descricao, ncm, saldo_disponivel) \

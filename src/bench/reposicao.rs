@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
-use tokio_postgres::NoTls;
 use uuid::Uuid;
 
 use crate::bench::checkout::{iniciar_com, Servidor};
@@ -48,45 +47,38 @@ fn porta_livre() -> anyhow::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
-pub async fn run(args: RestockArgs) -> anyhow::Result<serde_json::Value> {
-    let mercado = Scratch::create(&args.admin_url, Servico::Mercado).await?;
-    let estoque = Scratch::create(&args.admin_url, Servico::Estoque).await?;
-    let r = medir(&args, &mercado, &estoque).await;
-    mercado.drop_db().await?;
-    estoque.drop_db().await?;
-    r
-}
-
-async fn conectar(s: &Scratch) -> anyhow::Result<tokio_postgres::Client> {
-    let (c, conn) = s.db.pg.connect(NoTls).await?;
-    tokio::spawn(async move {
-        let _ = conn.await;
-    });
-    Ok(c)
-}
-
-async fn medir(
-    args: &RestockArgs,
-    mercado: &Scratch,
-    estoque: &Scratch,
-) -> anyhow::Result<serde_json::Value> {
-    let (m, e) = (conectar(mercado).await?, conectar(estoque).await?);
+/// `produtos` products whose shelf sits at its minimum and ideal (`nivel`), each with a lot in
+/// estoque too deep to run out: every unit sold asks for one unit back.
+pub(crate) async fn catalogo_no_nivel(
+    m: &tokio_postgres::Client,
+    e: &tokio_postgres::Client,
+    produtos: u32,
+    nivel: i32,
+) -> anyhow::Result<()> {
     m.execute(
         "INSERT INTO produto_vitrine (sku, nome, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status) \
          SELECT (7890000000000 + g)::text, 'Produto ' || g, 9.99, $2, $2, $2, 'DISPONIVEL' FROM generate_series(1, $1::int) g",
-        &[&(PRODUTOS as i32), &NIVEL],
+        &[&(produtos as i32), &nivel],
     )
     .await?;
     e.batch_execute(&format!(
         "INSERT INTO produto_estoque (sku, descricao, ncm, saldo_disponivel) \
-         SELECT (7890000000000 + g)::text, 'Produto ' || g, '22030000', 1000000000 FROM generate_series(1, {PRODUTOS}) g; \
+         SELECT (7890000000000 + g)::text, 'Produto ' || g, '22030000', 1000000000 FROM generate_series(1, {produtos}) g; \
          INSERT INTO lote (sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel) \
          SELECT sku, 'L-BENCH', 1000000000, NULL, now(), 1000000000 FROM produto_estoque"
     ))
     .await?;
+    Ok(())
+}
 
+/// Both services on the scratch databases, on free ports, each the other's peer, at the shipped
+/// defaults but for what a bench on one address needs (the per-address bounds lifted).
+pub(crate) fn ambiente(
+    mercado: &Scratch,
+    estoque: &Scratch,
+) -> anyhow::Result<BTreeMap<&'static str, String>> {
     let (pm, pe) = (porta_livre()?, porta_livre()?);
-    let mut env: BTreeMap<&str, String> = BTreeMap::new();
+    let mut env: BTreeMap<&'static str, String> = BTreeMap::new();
     env.insert("MERCADO_DB_URL", mercado.url());
     env.insert("ESTOQUE_DB_URL", estoque.url());
     env.insert("MERCADO_TOKEN_SERVICO", token());
@@ -106,6 +98,26 @@ async fn medir(
     env.insert("GIRO_CHECKOUT_MAX_UNIDADES_POR_PRODUTO", "0".into());
     env.insert("GIRO_HTTP_MAX_CONEXOES_POR_ENDERECO", "100000".into());
     env.insert("RUST_LOG", "warn,giro::server=info".into());
+    Ok(env)
+}
+
+pub async fn run(args: RestockArgs) -> anyhow::Result<serde_json::Value> {
+    let mercado = Scratch::create(&args.admin_url, Servico::Mercado).await?;
+    let estoque = Scratch::create(&args.admin_url, Servico::Estoque).await?;
+    let r = medir(&args, &mercado, &estoque).await;
+    mercado.drop_db().await?;
+    estoque.drop_db().await?;
+    r
+}
+
+async fn medir(
+    args: &RestockArgs,
+    mercado: &Scratch,
+    estoque: &Scratch,
+) -> anyhow::Result<serde_json::Value> {
+    let (m, e) = (mercado.conectar().await?, estoque.conectar().await?);
+    catalogo_no_nivel(&m, &e, PRODUTOS, NIVEL).await?;
+    let env = ambiente(mercado, estoque)?;
     let est: Servidor = iniciar_com("estoque", &env, true).await?;
     let merc: Servidor = iniciar_com("mercado", &env, true).await?;
     eprintln!(

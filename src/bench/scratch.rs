@@ -35,6 +35,15 @@ impl Scratch {
         Ok(Scratch { admin, nome, db })
     }
 
+    /// A connection of its own to this database (setting up and reading back a run).
+    pub async fn conectar(&self) -> anyhow::Result<tokio_postgres::Client> {
+        let (c, conn) = self.db.pg.connect(NoTls).await?;
+        tokio::spawn(async move {
+            let _ = conn.await;
+        });
+        Ok(c)
+    }
+
     /// The database's URL, for a `giro` process or a configuration.
     pub fn url(&self) -> String {
         let pg = &self.db.pg;

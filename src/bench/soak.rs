@@ -6,7 +6,6 @@
 //! the publisher is sampled every 30 s and reported at each minute mark; what matters is the
 //! slope: a process that keeps something per request grows with the minutes.
 
-use std::collections::BTreeMap;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -14,10 +13,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tokio::process::Command;
-use tokio_postgres::NoTls;
-use uuid::Uuid;
 
 use crate::bench::checkout::{iniciar_com, rss_kb};
+use crate::bench::reposicao::{ambiente, catalogo_no_nivel};
 use crate::bench::scratch::Scratch;
 use crate::config::Servico;
 
@@ -30,10 +28,6 @@ pub struct SoakArgs {
 const PRODUTOS: u32 = 500;
 const NIVEL: i32 = 10;
 
-fn porta_livre() -> anyhow::Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
-}
-
 pub async fn run(args: SoakArgs) -> anyhow::Result<serde_json::Value> {
     let mercado = Scratch::create(&args.admin_url, Servico::Mercado).await?;
     let estoque = Scratch::create(&args.admin_url, Servico::Estoque).await?;
@@ -44,53 +38,9 @@ pub async fn run(args: SoakArgs) -> anyhow::Result<serde_json::Value> {
 }
 
 async fn medir(args: &SoakArgs, mercado: &Scratch, estoque: &Scratch) -> anyhow::Result<serde_json::Value> {
-    let conectar = |s: &Scratch| {
-        let pg = s.db.pg.clone();
-        async move {
-            let (c, conn) = pg.connect(NoTls).await?;
-            tokio::spawn(async move {
-                let _ = conn.await;
-            });
-            anyhow::Ok(c)
-        }
-    };
-    let (m, e) = (conectar(mercado).await?, conectar(estoque).await?);
-    m.execute(
-        "INSERT INTO produto_vitrine (sku, nome, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status) \
-         SELECT (7890000000000 + g)::text, 'Produto ' || g, 9.99, $2, $2, $2, 'DISPONIVEL' FROM generate_series(1, $1::int) g",
-        &[&(PRODUTOS as i32), &NIVEL],
-    )
-    .await?;
-    e.batch_execute(&format!(
-        "INSERT INTO produto_estoque (sku, descricao, ncm, saldo_disponivel) \
-         SELECT (7890000000000 + g)::text, 'Produto ' || g, '22030000', 1000000000 FROM generate_series(1, {PRODUTOS}) g; \
-         INSERT INTO lote (sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel) \
-         SELECT sku, 'L-SOAK', 1000000000, NULL, now(), 1000000000 FROM produto_estoque"
-    ))
-    .await?;
-
-    let segredo = || format!("{}{}", Uuid::new_v4().simple(), Uuid::new_v4().simple());
-    let (pm, pe) = (porta_livre()?, porta_livre()?);
-    let mut env: BTreeMap<&str, String> = BTreeMap::new();
-    env.insert("MERCADO_DB_URL", mercado.url());
-    env.insert("ESTOQUE_DB_URL", estoque.url());
-    env.insert("MERCADO_TOKEN_SERVICO", segredo());
-    env.insert("ESTOQUE_TOKEN_SERVICO", segredo());
-    env.insert("OPERADOR_USUARIO", "bench".into());
-    env.insert("OPERADOR_SENHA", segredo());
-    env.insert("MERCADO_PORTA", pm.to_string());
-    env.insert("ESTOQUE_PORTA", pe.to_string());
-    env.insert("MERCADO_EVENTOS_URL", format!("http://127.0.0.1:{pm}"));
-    env.insert("ESTOQUE_EVENTOS_URL", format!("http://127.0.0.1:{pe}"));
-    env.insert("ESTOQUE_URL", format!("http://127.0.0.1:{pe}"));
-    env.insert("GIRO_HTTP_ENDERECO", "127.0.0.1".into());
-    env.insert("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false".into());
-    // Every simulated shopper is 127.0.0.1: the per-address checkout bounds would stop the run.
-    env.insert("GIRO_CHECKOUT_MAX_POR_MINUTO", "0".into());
-    env.insert("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "0".into());
-    env.insert("GIRO_CHECKOUT_MAX_UNIDADES_POR_PRODUTO", "0".into());
-    env.insert("GIRO_HTTP_MAX_CONEXOES_POR_ENDERECO", "100000".into());
-    env.insert("RUST_LOG", "warn,giro::server=info".into());
+    let (m, e) = (mercado.conectar().await?, estoque.conectar().await?);
+    catalogo_no_nivel(&m, &e, PRODUTOS, NIVEL).await?;
+    let env = ambiente(mercado, estoque)?;
     let est = iniciar_com("estoque", &env, true).await?;
     let merc = iniciar_com("mercado", &env, false).await?;
     let mut publicador = Command::new(std::env::current_exe()?);
