@@ -97,13 +97,6 @@ pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
         .router
         .merge(http::auth::login::router(ctx.seguranca.clone()))
         .merge(receiver::router(ctx.db.clone(), role.consumidor, ctx.config.outbox.lote_max))
-        .merge(http::health::router(http::health::Prontidao::drenando_com(
-            ctx.db.pool.clone(),
-            true,
-            ctx.supervisor.clone(),
-            ctx.drenagem.clone(),
-        )))
-        .merge(crate::outbox::metrics::router_com(ctx.db.pool.clone(), role.metricas))
         .merge(crate::outbox::console::router_com::<EventoIntegracao, S>(
             ctx.db.clone(),
             ctx.seguranca.clone(),
@@ -118,7 +111,17 @@ pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             http::reexecucao::Espera::new(ctx.db.pool.clone(), ctx.config.db_espera_reexecucao),
             http::reexecucao::uma_vez,
-        ));
+        ))
+        // Probes stay outside the re-run: `/readyz` and `/metrics` report the database as it is
+        // now, within their own bounds — a second attempt that first waits out
+        // `db.espera-reexecucao` would outlast a balancer's check and hide the outage.
+        .merge(http::health::router(http::health::Prontidao::drenando_com(
+            ctx.db.pool.clone(),
+            true,
+            ctx.supervisor.clone(),
+            ctx.drenagem.clone(),
+        )))
+        .merge(crate::outbox::metrics::router_com(ctx.db.pool.clone(), role.metricas));
     // Counters in the service's database: every replica counts the same attempts.
     let limitador = http::limite::Limitador::new(
         &ctx.config,

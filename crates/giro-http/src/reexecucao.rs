@@ -1,6 +1,7 @@
 //! The route layer that re-runs a request once when its database session was lost before any
 //! COMMIT was sent (issue 28, point 5; the marks are `giro_infra::db::reexecucao`'s). One
-//! mechanism for every route of a service, not a retry per handler.
+//! mechanism for every route of a service, not a retry per handler — except the probes
+//! (`/readyz`, `/metrics`), which report the database as it is now and are never re-run.
 //!
 //! A request is re-run, once, when its first attempt answered 503 and:
 //! - a statement failed on a lost or stale session (class 08, 57P01–57P03, 25006 read-only after a

@@ -93,6 +93,10 @@ async fn readyz_answers_503_while_the_database_is_unreachable_and_200_once_it_is
         (get(addr, "/readyz").await.0 == 503).then_some(())
     })
     .await;
+    // The probe reports the outage as it is: never re-run as a request whose session was lost
+    // (that would first wait out `db.espera-reexecucao`, longer than a balancer's check).
+    let log = giro.log();
+    assert!(!log.contains("running the request again"), "/readyz was re-run:\n{log}");
     // The process is still up and healthy.
     assert_eq!(get(addr, "/healthz").await.0, 200);
     proxy.restore();
