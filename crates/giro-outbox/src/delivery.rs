@@ -20,7 +20,9 @@
 //!
 //! **Requests in flight are bounded per peer, not per batch**: every request takes one of
 //! `outbox.concorrencia` slots (a semaphore), so a publisher whose claims overlap still has at most
-//! that many requests open. **A batch is split into chunks the receiver applies efficiently**:
+//! that many requests open — plus one slot of the **express lane** ([`Faixa::Expressa`]), kept
+//! for the relay's claims of live events while the backlog's claims hold every other one
+//! ([`crate::relay`], "Live events never wait behind a backlog"). **A batch is split into chunks the receiver applies efficiently**:
 //! each `/eventos/lote` request is one receiver transaction (and one commit flush), so a claim is
 //! split only as far as [`CHUNK_MIN`] events a request — `clamp(ceil(n ÷ CHUNK_MIN), 1,
 //! concorrencia)` requests, each at most `outbox.lote-max` events ([`chunk_size`]).
@@ -50,6 +52,16 @@ pub const SINGLE_MODE_FOR: Duration = Duration::from_secs(60);
 /// a transaction (commit flush, `NOTIFY`) per request; the DB-only limit in `BENCHMARKS.md` shows
 /// that cost stops mattering at about 63 events a request, while 7 cost 37 % of the throughput.
 pub const CHUNK_MIN: usize = 64;
+
+/// Which request slots a batch's requests take.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Faixa {
+    /// One of the `outbox.concorrencia` slots every claim shares.
+    #[default]
+    Comum,
+    /// The one slot kept for claims of live events: a request never waits behind the backlog's.
+    Expressa,
+}
 
 /// Events per request for a batch of `n`: as few requests as keep each at [`CHUNK_MIN`] or more,
 /// at most `concorrencia` of them (more would only queue for a slot), each at most `lote_max`
@@ -122,6 +134,8 @@ pub struct Peer {
     lote_max: usize,
     /// `outbox.concorrencia` request slots, shared by every batch of this peer in flight.
     slots: Semaphore,
+    /// The express lane's one slot ([`Faixa::Expressa`]).
+    expressa: Semaphore,
     /// Told each time a request gives its slot back: a publisher waiting to claim again wakes.
     pub slot_freed: Notify,
     transport: Transport,
@@ -146,7 +160,8 @@ impl Peer {
         transport: Transport,
     ) -> anyhow::Result<Peer> {
         let http = giro_http::client::builder(timeout)
-            .pool_max_idle_per_host(concorrencia.max(1))
+            // One more for the express lane.
+            .pool_max_idle_per_host(concorrencia.max(1) + 1)
             .tcp_nodelay(true)
             .build()?;
         Ok(Peer {
@@ -156,6 +171,7 @@ impl Peer {
             concorrencia: concorrencia.max(1),
             lote_max: lote_max.max(1),
             slots: Semaphore::new(concorrencia.max(1)),
+            expressa: Semaphore::new(1),
             slot_freed: Notify::new(),
             transport,
             single_until: Mutex::new(None),
@@ -225,24 +241,42 @@ impl Peer {
         self.slots.available_permits()
     }
 
-    /// Waits for a request slot; it is given back (and [`Peer::slot_freed`] told) on drop.
-    async fn slot(&self) -> Slot<'_> {
+    /// Whether the express lane's slot is free now.
+    pub fn expressa_livre(&self) -> bool {
+        self.expressa.available_permits() > 0
+    }
+
+    /// Waits for a request slot of `faixa`; it is given back (and [`Peer::slot_freed`] told) on drop.
+    async fn slot(&self, faixa: Faixa) -> Slot<'_> {
+        let sem = match faixa {
+            Faixa::Comum => &self.slots,
+            Faixa::Expressa => &self.expressa,
+        };
         // The semaphore is never closed: acquire only fails on a closed one.
-        Slot { permit: self.slots.acquire().await.ok(), freed: &self.slot_freed }
+        Slot { permit: sem.acquire().await.ok(), freed: &self.slot_freed }
     }
 
     /// Delivers `events` in chunks of [`chunk_size`], each request waiting for one of the peer's
     /// `concorrencia` slots; one outcome per event, in order.
     pub async fn deliver(&self, events: &[Claimed]) -> Vec<Outcome> {
+        self.deliver_in(events, Faixa::Comum).await
+    }
+
+    /// [`Peer::deliver`] through the slots of `faixa` (the express lane: one request at a time).
+    pub async fn deliver_in(&self, events: &[Claimed], faixa: Faixa) -> Vec<Outcome> {
         if events.is_empty() {
             return Vec::new();
         }
+        let slots = match faixa {
+            Faixa::Comum => self.concorrencia,
+            Faixa::Expressa => 1,
+        };
         if self.use_lote() {
-            let per = chunk_size(events.len(), self.concorrencia, self.lote_max);
+            let per = chunk_size(events.len(), slots, self.lote_max);
             // Futures collected first: a closure inside the stream trips the Send check of spawn.
             let mut futs = Vec::with_capacity(events.len().div_ceil(per));
             for c in events.chunks(per) {
-                futs.push(self.send_lote(c));
+                futs.push(self.send_lote(c, faixa));
             }
             // All at once: the slots decide how many are on the wire, in the order they asked.
             let results: Vec<Option<Vec<Outcome>>> = futures_util::future::join_all(futs).await;
@@ -253,14 +287,18 @@ impl Peer {
         }
         let mut futs = Vec::with_capacity(events.len());
         for e in events {
-            futs.push(self.send_one(e));
+            futs.push(self.send_one_in(e, faixa));
         }
-        stream::iter(futs).buffered(self.concorrencia).collect().await
+        stream::iter(futs).buffered(slots).collect().await
     }
 
     /// `POST /eventos` for one event.
     pub async fn send_one(&self, e: &Claimed) -> Outcome {
-        let _slot = self.slot().await;
+        self.send_one_in(e, Faixa::Comum).await
+    }
+
+    async fn send_one_in(&self, e: &Claimed, faixa: Faixa) -> Outcome {
+        let _slot = self.slot(faixa).await;
         let mut req = self
             .http
             .post(format!("{}/eventos", self.base))
@@ -296,12 +334,12 @@ impl Peer {
 
     /// `POST /eventos/lote` for a chunk; `None` when it is to be sent event by event instead
     /// (the peer has no such route, or refused the request as a whole).
-    async fn send_lote(&self, chunk: &[Claimed]) -> Option<Vec<Outcome>> {
+    async fn send_lote(&self, chunk: &[Claimed], faixa: Faixa) -> Option<Vec<Outcome>> {
         // A stored payload that is not JSON cannot happen (JSONB); send one by one to isolate it.
         let body = lote_body(chunk)?;
         let all = |o: Outcome| Some(vec![o; chunk.len()]);
         // Held until the answer is read: a slot is a request the peer is working on.
-        let _slot = self.slot().await;
+        let _slot = self.slot(faixa).await;
         let enviado = chrono::Utc::now();
         let res = self
             .http

@@ -27,7 +27,8 @@
 //! younger than [`store::FRESCOR`], newest first, and the rest to the backlog (retries, older
 //! first attempts) by `proxima_tentativa_em` — live events never queue behind an outage's
 //! backlog, and the backlog keeps at least half of every claim ([`store::CLAIM`] states the
-//! rule). **Floors**: each claim's index scans start where the previous claim left off
+//! rule); while the backlog's claims fill the pipe, a writer's commit sends its events through an
+//! express claim and the peer's one express request slot ([`relay`] says when). **Floors**: each claim's index scans start where the previous claim left off
 //! ([`store::Pisos`]), so the dead versions a held xmin horizon keeps are not stepped over by
 //! every claim; a floorless sweep every `outbox.varredura` catches rows written below a floor.
 //!

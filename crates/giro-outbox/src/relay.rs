@@ -19,6 +19,16 @@
 //!     outcome, when all its chunks are back; no event is acknowledged before the receiver's
 //!     commit, and the receiver applies each event independently under its inbox row, so the
 //!     order between overlapping claims is no weaker than between the chunks of one claim.
+//! - **Live events never wait behind a backlog** (issue 29): the fresh share of every claim
+//!   ([`store::CLAIM`]) puts a live event at the head of the next claim, but through a backlog the
+//!   next claim waits for room (the bound above) and its requests for a slot behind the previous
+//!   claim's — a live event would wait for up to two claims of `outbox.lote-max` to be delivered.
+//!   So when the loop is woken by a writer's commit while it has no room, it takes an **express
+//!   claim** instead: only fresh events ([`store::CLAIM_FRESCOS`]), at most `outbox.lote`, outside
+//!   the bound, delivered through the peer's one express slot ([`Faixa::Expressa`]) that the
+//!   backlog's requests never take. One express claim at a time; while the peer is unreachable
+//!   there is none (the probe decides when events go again). The backlog keeps every one of its
+//!   slots: the express lane adds one request, it never takes one.
 //! - **Why an event becomes `FAILED`** ([`settle::settle`]): the peer's receiver refused it ([`Outcome::Permanent`]),
 //!   or it was still undelivered `outbox.prazo-entrega` after its creation (default 3 d, refused at
 //!   start unless shorter than `inbox.retencao`), or — only when `outbox.max-tentativas` is set —
@@ -56,7 +66,7 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::backoff;
-use crate::delivery::{Outcome, Peer};
+use crate::delivery::{Faixa, Outcome, Peer};
 use crate::settle::{self, Settle};
 use crate::store::{self, Claimed, Failure};
 use giro_infra::config::{Config, DbConfig, OutboxConfig, Servico};
@@ -133,6 +143,8 @@ pub struct Claim {
     pub full: bool,
     /// When the lease was taken: its delivery must end by 80 % of `outbox.visibilidade` from here.
     pub at: Instant,
+    /// The request slots its delivery takes: the express lane for an express claim.
+    pub faixa: Faixa,
 }
 
 /// The claims a loop has in flight, each delivered and settled in a task of its own, and their
@@ -140,13 +152,24 @@ pub struct Claim {
 #[derive(Default)]
 struct InFlight {
     claims: JoinSet<anyhow::Result<Round>>,
+    /// The rows of each claim in flight but the express one (the bound counts them).
     leased: HashMap<tokio::task::Id, usize>,
+    /// The express claim in flight, if any.
+    expressa: Option<tokio::task::Id>,
 }
 
 impl InFlight {
-    /// Rows leased by this loop and not settled yet.
+    /// Rows leased by this loop and not settled yet, but the express claim's.
     fn rows(&self) -> usize {
         self.leased.values().sum()
+    }
+
+    /// A claim's task ended: its rows are no longer leased.
+    fn ended(&mut self, id: tokio::task::Id) {
+        self.leased.remove(&id);
+        if self.expressa == Some(id) {
+            self.expressa = None;
+        }
     }
 }
 
@@ -260,21 +283,31 @@ impl Publisher {
         let mut in_flight = InFlight::default();
         // Something may be due: true at start, after a wake-up or poll, and while claims come back full.
         let mut more = true;
+        // A writer committed since the last claim: live events may be waiting (the express lane's cue).
+        let mut live = false;
         while !shutdown.is_cancelled() {
             #[cfg(feature = "test-hooks")]
             self.test_fault();
             self.knock().await;
             let reviving = self.revive_batch().await;
             while let Some(done) = in_flight.claims.try_join_next_with_id() {
-                self.settled(done, &mut in_flight.leased);
+                self.settled(done, &mut in_flight);
             }
             vivo.ok();
             self.prune_if_due(&mut last_prune).await;
             if (more || reviving) && self.has_room(&in_flight) {
+                // Its fresh share takes the live events first.
+                live = false;
                 more = self.claim_next(&mut in_flight).await;
                 continue;
             }
-            more = self.wait(&shutdown, &mut in_flight, more, reviving).await;
+            if live && self.express_room(&in_flight) {
+                live = self.claim_express(&mut in_flight).await;
+                continue;
+            }
+            let woken;
+            (more, woken) = self.wait(&shutdown, &mut in_flight, more, reviving).await;
+            live |= woken;
         }
         self.drain(in_flight).await;
     }
@@ -316,6 +349,33 @@ impl Publisher {
         in_flight.rows() + self.alvo() <= MAX_LEASED_CLAIMS * self.alvo_max() && self.peer.free_slots() > 0
     }
 
+    /// Whether an express claim may be taken now: none in flight, its slot free, and the peer
+    /// not known to be unreachable.
+    fn express_room(&self, in_flight: &InFlight) -> bool {
+        in_flight.expressa.is_none() && self.peer.expressa_livre() && !self.peer_down.load(Ordering::SeqCst)
+    }
+
+    /// Takes an express claim and hands it to a task of its own; returns whether more live
+    /// events may be waiting (it came back full).
+    async fn claim_express(self: &Arc<Self>, in_flight: &mut InFlight) -> bool {
+        match self.claim_fresh().await {
+            Ok(c) => {
+                let full = c.full;
+                if !c.claimed.is_empty() {
+                    let me = self.clone();
+                    let task = in_flight.claims.spawn(async move { me.finish(c).await });
+                    in_flight.expressa = Some(task.id());
+                }
+                full
+            }
+            Err(e) => {
+                giro_infra::db::note_chain(&e);
+                tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "express claim failed");
+                false
+            }
+        }
+    }
+
     /// Claims a batch and hands it to a task of its own to deliver and settle; returns whether
     /// more may be due right now (the claim came back full).
     async fn claim_next(self: &Arc<Self>, in_flight: &mut InFlight) -> bool {
@@ -339,14 +399,15 @@ impl Publisher {
     }
 
     /// Nothing to claim now, or no room: waits for a wake-up, the poll, a free slot or a settled
-    /// claim. Returns whether something may be due (`more`, unless woken or polled).
+    /// claim. Returns whether something may be due (`more`, unless woken or polled), and whether
+    /// a writer's commit woke it.
     async fn wait(
         &self,
         shutdown: &CancellationToken,
         in_flight: &mut InFlight,
         more: bool,
         reviving: bool,
-    ) -> bool {
+    ) -> (bool, bool) {
         let idle = !more && !reviving && in_flight.claims.is_empty();
         if idle {
             self.signal.idle.send_replace(true);
@@ -358,20 +419,20 @@ impl Publisher {
         } else {
             self.cfg.intervalo
         };
-        let mut more = more;
+        let (mut more, mut woken) = (more, false);
         tokio::select! {
             _ = shutdown.cancelled() => {}
-            _ = self.signal.wake.notified() => more = true,
+            _ = self.signal.wake.notified() => (more, woken) = (true, true),
             _ = tokio::time::sleep(pause) => more = true,
             _ = self.peer.slot_freed.notified(), if more => {}
             Some(done) = in_flight.claims.join_next_with_id(), if !in_flight.claims.is_empty() => {
-                self.settled(done, &mut in_flight.leased);
+                self.settled(done, in_flight);
             }
         }
         if idle {
             self.signal.idle.send_replace(false);
         }
-        more
+        (more, woken)
     }
 
     /// Shutdown: no new claim; the ones in flight are delivered and settled.
@@ -380,7 +441,7 @@ impl Publisher {
             tracing::info!(outbox = %self.nome, claims = in_flight.claims.len(), "publisher draining its claims in flight");
         }
         while let Some(done) = in_flight.claims.join_next_with_id().await {
-            self.settled(done, &mut in_flight.leased);
+            self.settled(done, &mut in_flight);
         }
         tracing::info!(outbox = %self.nome, "publisher stopped");
     }
@@ -389,18 +450,18 @@ impl Publisher {
     fn settled(
         &self,
         done: Result<(tokio::task::Id, anyhow::Result<Round>), tokio::task::JoinError>,
-        leased: &mut HashMap<tokio::task::Id, usize>,
+        in_flight: &mut InFlight,
     ) {
         match done {
             Ok((id, r)) => {
-                leased.remove(&id);
+                in_flight.ended(id);
                 if let Err(e) = r {
                     giro_infra::db::note_chain(&e);
                     tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "publisher round failed");
                 }
             }
             Err(e) => {
-                leased.remove(&e.id());
+                in_flight.ended(e.id());
                 // Delivery panics are caught inside; this is the settle itself. The rows come
                 // back when their lease ends.
                 tracing::error!(outbox = %self.nome, error = %e, "a claim's task failed; its rows come back when the lease ends");
@@ -459,16 +520,16 @@ impl Publisher {
     /// Delivers a claimed batch in a task of its own, bounded by 80 % of the lease taken at `at`
     /// (time spent waiting for a request slot counts): a delivery that panics or hangs becomes a
     /// transient failure of each event (its attempt counted), settled while the lease still holds.
-    async fn deliver(&self, claimed: &[Claimed], at: Instant) -> Vec<Outcome> {
+    async fn deliver(&self, claimed: &[Claimed], at: Instant, faixa: Faixa) -> Vec<Outcome> {
         let peer = self.peer.clone();
         let batch = claimed.to_vec();
         #[cfg(feature = "test-hooks")]
         let twice = self.hooks.reenviar;
         let task = tokio::spawn(async move {
-            let outcomes = peer.deliver(&batch).await;
+            let outcomes = peer.deliver_in(&batch, faixa).await;
             #[cfg(feature = "test-hooks")]
             if twice {
-                return peer.deliver(&batch).await;
+                return peer.deliver_in(&batch, faixa).await;
             }
             outcomes
         });
@@ -513,7 +574,22 @@ impl Publisher {
         let claimed = claimed.eventos;
         self.adapt(asked, claimed.len());
         let full = claimed.len() >= asked;
-        Ok(Claim { token, claimed, full, at })
+        Ok(Claim { token, claimed, full, at, faixa: Faixa::Comum })
+    }
+
+    /// An express claim ([`store::claim_frescos`]): up to `outbox.lote` fresh events under a new
+    /// lease and token, for the express lane. Neither the next claim's size nor the floors move.
+    pub async fn claim_fresh(&self) -> anyhow::Result<Claim> {
+        let token = Uuid::new_v4();
+        let asked = self.cfg.lote.max(1);
+        let at = Instant::now();
+        let piso = self.pisos.lock().map(|p| p.0.novos).unwrap_or_default();
+        let claimed = {
+            let client = self.pool.get().await?;
+            store::claim_frescos(&client, None, asked as i64, self.cfg.visibilidade, token, piso).await?
+        };
+        let full = claimed.len() >= asked;
+        Ok(Claim { token, claimed, full, at, faixa: Faixa::Expressa })
     }
 
     /// The floors of the next claim ([`store::Pisos`]): none for a test's own `agora`
@@ -542,8 +618,8 @@ impl Publisher {
     /// Delivers a claim and settles it under its own token: one statement for the sent events,
     /// one for the failed ones, whatever the number of chunks.
     pub async fn finish(&self, c: Claim) -> anyhow::Result<Round> {
-        let Claim { token, claimed, at, .. } = c;
-        let outcomes = self.deliver(&claimed, at).await;
+        let Claim { token, claimed, at, faixa, .. } = c;
+        let outcomes = self.deliver(&claimed, at, faixa).await;
         // Outcomes are known now: an event's age is its age at the claim (the database's clock)
         // plus the time since, by this process's monotonic clock; the backoff counts from the
         // settle's `now()`.

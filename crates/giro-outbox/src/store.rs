@@ -90,6 +90,30 @@ pub const CLAIM: &str = "WITH novos AS MATERIALIZED ( \
                                    extract(epoch FROM COALESCE($1, now()) - o.criado_em)::float8, \
                                    due.fresco, due.antes, COALESCE($1, now())";
 
+/// `$1` agora (NULL = the database's clock), `$2` limite, `$3` the lease in seconds, `$4` token,
+/// `$5` the freshness window in seconds ([`FRESCOR`]), `$6` the fresh share's floor (NULL = none).
+///
+/// **The express claim** (issue 29): only [`CLAIM`]'s fresh share — events due for the first time
+/// and created within the window, newest first — for the relay's express lane
+/// ([`crate::relay`]), when live events are written while the backlog's claims fill the pipe.
+/// The same lease, token and attempt count as [`CLAIM`], and the same columns back.
+pub const CLAIM_FRESCOS: &str = "WITH novos AS MATERIALIZED ( \
+                             SELECT id, proxima_tentativa_em AS antes FROM outbox_event \
+                              WHERE status = 'PENDING' AND tentativas = 0 \
+                                AND criado_em > COALESCE($1, now()) - make_interval(secs => $5) \
+                                AND criado_em >= COALESCE($6, '-infinity'::timestamptz) \
+                                AND proxima_tentativa_em <= COALESCE($1, now()) \
+                              ORDER BY criado_em DESC \
+                              LIMIT $2 \
+                              FOR UPDATE SKIP LOCKED) \
+                         UPDATE outbox_event o SET proxima_tentativa_em = COALESCE($1, now()) + make_interval(secs => $3), \
+                                lease_token = $4, tentativas = o.tentativas + 1 \
+                           FROM novos WHERE o.id = novos.id \
+                            AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off' \
+                         RETURNING o.id, o.tipo, o.payload::text, o.tentativas, o.criado_em, o.traceparent, \
+                                   extract(epoch FROM COALESCE($1, now()) - o.criado_em)::float8, \
+                                   true, novos.antes, COALESCE($1, now())";
+
 /// How far behind the claim's instant a floor is set when a share's scan found everything its
 /// range held: a writer's row carries its transaction's start (`now()`), so a transaction that
 /// commits after the claim may bring a row up to its own duration older. A business transaction
@@ -317,8 +341,39 @@ pub async fn claim_desde(
             ],
         )
         .await?;
-    let mut claimed: Vec<Claimed> = rows
-        .iter()
+    let mut claimed = claimed_rows(&rows);
+    // The fresh share goes out first (the first chunk), the rest oldest first.
+    claimed.sort_by_key(|e| (!e.fresco_na_claim, e.criado_em));
+    // An empty claim returns no row to read its instant from; the floors need it (a cheap
+    // statement, run only when there was nothing to claim).
+    let agora = match rows.first() {
+        Some(r) => r.get(9),
+        None => c.query_one("SELECT COALESCE($1, now())", &[&agora]).await?.get(0),
+    };
+    Ok(Reclamados { eventos: claimed, agora, limite, fresca })
+}
+
+/// The express claim ([`CLAIM_FRESCOS`]): up to `limite` fresh events, newest first, their scan
+/// starting at `piso` (the fresh share's floor, [`Pisos::novos`]).
+pub async fn claim_frescos(
+    c: &impl Sql,
+    agora: Option<DateTime<Utc>>,
+    limite: i64,
+    lease: std::time::Duration,
+    token: Uuid,
+    piso: Option<DateTime<Utc>>,
+) -> Result<Vec<Claimed>, tokio_postgres::Error> {
+    let rows = c
+        .query(CLAIM_FRESCOS, &[&agora, &limite, &lease.as_secs_f64(), &token, &FRESCOR.as_secs_f64(), &piso])
+        .await?;
+    let mut claimed = claimed_rows(&rows);
+    claimed.sort_by_key(|e| std::cmp::Reverse(e.criado_em));
+    Ok(claimed)
+}
+
+/// The claimed events of [`CLAIM`]'s or [`CLAIM_FRESCOS`]'s rows.
+fn claimed_rows(rows: &[tokio_postgres::Row]) -> Vec<Claimed> {
+    rows.iter()
         .map(|r| Claimed {
             id: r.get(0),
             tipo: r.get(1),
@@ -330,16 +385,7 @@ pub async fn claim_desde(
             fresco_na_claim: r.get(7),
             antes: r.get(8),
         })
-        .collect();
-    // The fresh share goes out first (the first chunk), the rest oldest first.
-    claimed.sort_by_key(|e| (!e.fresco_na_claim, e.criado_em));
-    // An empty claim returns no row to read its instant from; the floors need it (a cheap
-    // statement, run only when there was nothing to claim).
-    let agora = match rows.first() {
-        Some(r) => r.get(9),
-        None => c.query_one("SELECT COALESCE($1, now())", &[&agora]).await?.get(0),
-    };
-    Ok(Reclamados { eventos: claimed, agora, limite, fresca })
+        .collect()
 }
 
 /// Marks delivered events `SENT` in one statement; only rows still under `token` change.

@@ -30,6 +30,8 @@ struct Receiver {
     in_flight: AtomicUsize,
     max_in_flight: AtomicUsize,
     gate: watch::Sender<bool>,
+    /// Requests carrying this SKU are answered at once, whatever the gate.
+    livre: Mutex<Option<String>>,
 }
 
 impl Receiver {
@@ -42,6 +44,7 @@ impl Receiver {
             in_flight: AtomicUsize::new(0),
             max_in_flight: AtomicUsize::new(0),
             gate: watch::channel(open).0,
+            livre: Mutex::new(None),
         });
         let app = Router::new().route("/eventos/lote", post(lote)).with_state(r.clone());
         tokio::spawn(async move {
@@ -66,6 +69,15 @@ impl Receiver {
 async fn lote(State(r): State<Arc<Receiver>>, Json(body): Json<Value>) -> Json<Value> {
     let items = body["eventos"].as_array().cloned().unwrap_or_default();
     r.sizes.lock().unwrap().push(items.len());
+    let livre = r.livre.lock().unwrap().clone();
+    if livre.is_some_and(|sku| items.iter().any(|i| i["evento"]["sku"] == sku.as_str())) {
+        let ids: Vec<String> =
+            items.iter().map(|i| i["evento"]["eventId"].as_str().unwrap_or_default().to_string()).collect();
+        r.applied.lock().unwrap().extend(ids.iter().cloned());
+        return Json(
+            json!({"resultados": ids.iter().map(|id| json!({"eventId": id, "status": 204})).collect::<Vec<_>>()}),
+        );
+    }
     let now = r.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
     r.max_in_flight.fetch_max(now, Ordering::SeqCst);
     let mut gate = r.gate.subscribe();
@@ -82,6 +94,16 @@ async fn lote(State(r): State<Arc<Receiver>>, Json(body): Json<Value>) -> Json<V
 /// A mercado publisher towards `r` at the shipped defaults, except for the HTTP timeout and the
 /// lease, long enough for a request held by the test.
 fn publisher(db: &TestDb, r: &Receiver, env: &[(&str, &str)]) -> Publisher {
+    publisher_with(db, r, env, Arc::new(giro::db::OutboxSignal::default()))
+}
+
+/// [`publisher`] woken through `signal`, as a writer's commit wakes the embedded publisher.
+fn publisher_with(
+    db: &TestDb,
+    r: &Receiver,
+    env: &[(&str, &str)],
+    signal: Arc<giro::db::OutboxSignal>,
+) -> Publisher {
     let mut vars = vec![
         ("ESTOQUE_EVENTOS_URL", r.url.as_str()),
         ("GIRO_OUTBOX_TIMEOUT", "120s"),
@@ -89,14 +111,7 @@ fn publisher(db: &TestDb, r: &Receiver, env: &[(&str, &str)]) -> Publisher {
     ];
     vars.extend_from_slice(env);
     let cfg = config(Servico::Mercado, db, &vars);
-    Publisher::for_service(
-        &cfg,
-        Servico::Mercado,
-        db.pool(),
-        Arc::new(giro::db::OutboxSignal::default()),
-        false,
-    )
-    .unwrap()
+    Publisher::for_service(&cfg, Servico::Mercado, db.pool(), signal, false).unwrap()
 }
 
 /// `n` due `ReposicaoSolicitada` rows, written in one statement.
@@ -269,5 +284,78 @@ async fn on_shutdown_the_loop_stops_claiming_and_settles_the_claims_in_flight() 
         count(&db, "SELECT count(*) FROM outbox_event WHERE tentativas = 0 AND status = 'PENDING' AND lease_token IS NULL").await,
         3000 - claimed,
         "nothing claimed after shutdown"
+    );
+}
+
+/// Issue 29: a live event written while the backlog's claims hold every request slot and the
+/// bound on leased rows goes out through the express lane at once — it does not wait for a
+/// backlog claim to be delivered. The receiver holds every backlog request until the end.
+#[tokio::test]
+async fn a_live_event_goes_out_through_the_express_lane_while_the_backlog_holds_every_slot() {
+    const LIVE: &str = "7891000100103";
+    let (db, r) = setup(3000, false).await;
+    // An outage's backlog: first attempts written long ago, no longer fresh.
+    db.client()
+        .await
+        .execute("UPDATE outbox_event SET criado_em = now() - interval '1 hour'", &[])
+        .await
+        .unwrap();
+    *r.livre.lock().unwrap() = Some(LIVE.to_string());
+    let signal = Arc::new(giro::db::OutboxSignal::default());
+    let p = Arc::new(publisher_with(&db, &r, &[], signal.clone()));
+    let stop = CancellationToken::new();
+    let run = tokio::spawn(p.run_loop(stop.clone(), giro::supervisor::Vivo::detached("t")));
+    wait_until(Duration::from_secs(60), "the backlog holding every slot", || async {
+        (r.in_flight.load(Ordering::SeqCst) == 8).then_some(())
+    })
+    .await;
+    let leased = count(&db, "SELECT count(*) FROM outbox_event WHERE lease_token IS NOT NULL").await;
+    assert!(leased > 500, "{leased} rows leased: the pipe is not full yet");
+
+    // A shopper's checkout commits a restock request now, and wakes the publisher.
+    let live = uuid::Uuid::new_v4();
+    db.client()
+        .await
+        .execute(
+            "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, proxima_tentativa_em)
+             VALUES ($1, 'ReposicaoSolicitada',
+                     jsonb_build_object('eventId', $1::uuid, 'sku', $2::text, 'qtdFaltante', 1, 'ocorridoEm', '2026-09-25T12:00:00Z'),
+                     'PENDING', now(), now())",
+            &[&live, &LIVE],
+        )
+        .await
+        .unwrap();
+    signal.wake.notify_one();
+    wait_until(Duration::from_secs(60), "the live event SENT", || async {
+        let sent: i64 = db
+            .client()
+            .await
+            .query_one("SELECT count(*) FROM outbox_event WHERE id = $1 AND status = 'SENT'", &[&live])
+            .await
+            .unwrap()
+            .get(0);
+        (sent == 1).then_some(())
+    })
+    .await;
+    assert_eq!(r.in_flight.load(Ordering::SeqCst), 8, "every backlog request is still held");
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM outbox_event WHERE status = 'SENT'").await,
+        1,
+        "only the live event went out: no backlog claim was delivered before it"
+    );
+
+    r.open();
+    wait_until(Duration::from_secs(120), "the whole backlog SENT", || async {
+        (count(&db, "SELECT count(*) FROM outbox_event WHERE status = 'SENT'").await == 3001).then_some(())
+    })
+    .await;
+    stop.cancel();
+    run.await.unwrap();
+    let applied = r.applied();
+    let distinct: HashSet<&String> = applied.iter().collect();
+    assert_eq!((distinct.len(), applied.len()), (3001, 3001), "each event delivered once");
+    assert!(
+        r.max_in_flight.load(Ordering::SeqCst) <= 8,
+        "the backlog never took more than outbox.concorrencia"
     );
 }
