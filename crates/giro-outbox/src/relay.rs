@@ -27,7 +27,8 @@
 //!   claim** instead: only fresh events ([`store::CLAIM_FRESCOS`]), at most `outbox.lote`, outside
 //!   the bound, delivered through the peer's one express slot ([`Faixa::Expressa`]) that the
 //!   backlog's requests never take. One express claim at a time; while the peer is unreachable
-//!   there is none (the probe decides when events go again). The backlog keeps every one of its
+//!   there is none (the probe decides when events go again), nor with `outbox.parte-fresca = 0`
+//!   (strictly by due time). The backlog keeps every one of its
 //!   slots: the express lane adds one request, it never takes one.
 //! - **Why an event becomes `FAILED`** ([`settle::settle`]): the peer's receiver refused it ([`Outcome::Permanent`]),
 //!   or it was still undelivered `outbox.prazo-entrega` after its creation (default 3 d, refused at
@@ -349,10 +350,14 @@ impl Publisher {
         in_flight.rows() + self.alvo() <= MAX_LEASED_CLAIMS * self.alvo_max() && self.peer.free_slots() > 0
     }
 
-    /// Whether an express claim may be taken now: none in flight, its slot free, and the peer
-    /// not known to be unreachable.
+    /// Whether an express claim may be taken now: fresh first is on (`outbox.parte-fresca` > 0;
+    /// 0 means strictly by due time), none in flight, its slot free, and the peer not known to be
+    /// unreachable.
     fn express_room(&self, in_flight: &InFlight) -> bool {
-        in_flight.expressa.is_none() && self.peer.expressa_livre() && !self.peer_down.load(Ordering::SeqCst)
+        self.cfg.parte_fresca > 0
+            && in_flight.expressa.is_none()
+            && self.peer.expressa_livre()
+            && !self.peer_down.load(Ordering::SeqCst)
     }
 
     /// Takes an express claim and hands it to a task of its own; returns whether more live
