@@ -607,125 +607,134 @@ function LinhaEvento({
   const [verTentativas, setVerTentativas] = useState(false);
   const o = confirmando?.opcao;
   return (
-    <tr data-event-id={e.id} data-status={e.status}>
-      <td data-rotulo="Tipo" className="evento-tipo">
-        <span>{rotuloTipo(e.tipo)}</span>
-        <span className="t-caption muted mono">{e.tipo}</span>
-      </td>
-      <td data-rotulo="SKU" className="mono">
-        {e.chave ?? <span className="muted">—</span>}
-      </td>
-      <td data-rotulo="Status">
-        <span className={CLASSE_STATUS[e.status]}>{ROTULO_STATUS[e.status]}</span>
-      </td>
-      <td data-rotulo="Tentativas" className="num mono">
-        {formatarNumero(e.tentativas)}
-      </td>
-      <td data-rotulo="Criado">
-        <time dateTime={e.criadoEm}>{quandoCurto(e.criadoEm)}</time>
-      </td>
-      <td data-rotulo="Próxima tentativa">
-        {e.status === 'PENDING' ? (
-          <time dateTime={e.proximaTentativaEm} title={quandoCurto(e.proximaTentativaEm)}>
-            {proximaEm(e.proximaTentativaEm, agora)}
-          </time>
-        ) : (
-          <span className="muted">—</span>
-        )}
-      </td>
-      <td data-rotulo="Último erro" className="evento-erro">
-        {e.ultimoErro ? (
-          <span className="mono">{e.ultimoErro}</span>
-        ) : (
-          <span className="muted">—</span>
-        )}
-        {e.bloqueia && (
-          <p className="t-small evento-bloqueia" data-testid="evento-bloqueia">
-            {e.bloqueia}
-          </p>
-        )}
-        {e.tentativas > 0 && (
-          <div className="evento-tentativas">
-            <button
-              type="button"
-              className="btn btn-link t-small"
-              aria-expanded={verTentativas}
-              aria-controls={`tentativas-${e.id}`}
-              onClick={() => setVerTentativas(!verTentativas)}
-            >
-              {verTentativas ? 'Ocultar tentativas' : 'Ver tentativas'}
-            </button>
-            {verTentativas && (
-              <div id={`tentativas-${e.id}`} data-testid="evento-tentativas">
-                <Tentativas api={api} chave={chave} id={e.id} agora={agora} />
-              </div>
-            )}
-          </div>
-        )}
-        <details className="evento-payload">
-          <summary className="t-small">Payload</summary>
-          <pre className="mono">{JSON.stringify(e.payload, null, 2)}</pre>
-          <p className="t-caption muted mono">{e.id}</p>
-        </details>
-      </td>
-      <td data-rotulo="Ações" className="evento-acoes">
-        {e.status !== 'FAILED' ? null : confirmando ? (
-          <div className="confirmacao" role="group" aria-label="Confirmação">
-            <span className="t-small">
-              {o && confirmando.tipo === 'refazer' ? `${o.rotulo}?` : PERGUNTA[confirmando.tipo]}
-            </span>
-            {o && (
-              <p className="t-small" data-testid="evento-efeito">
-                {o.permitida ? o.efeito : `Não é possível: ${o.efeito}`}
-              </p>
-            )}
-            {(!o || o.permitida) && (
-              <>
-                <label className="t-small" htmlFor={`motivo-${e.id}`}>
-                  Motivo{precisaMotivo(confirmando.tipo) ? '' : ' (opcional)'}
-                </label>
-                <input
-                  id={`motivo-${e.id}`}
-                  value={motivo}
-                  maxLength={500}
-                  onChange={(ev) => setMotivo(ev.target.value)}
-                />
-                <button
-                  type="button"
-                  className={
-                    confirmando.tipo === 'reenviar' ? 'btn btn-secundario' : 'btn btn-perigo'
-                  }
-                  disabled={precisaMotivo(confirmando.tipo) && !motivo.trim()}
-                  onClick={() => aoConfirmar(confirmando, motivo.trim())}
-                >
-                  {CONFIRMA[confirmando.tipo]}
-                </button>
-              </>
-            )}
-            <button type="button" className="btn btn-link" onClick={aoCancelar}>
-              {o && !o.permitida ? 'Fechar' : 'Cancelar'}
-            </button>
-          </div>
-        ) : (
-          <div className="evento-botoes">
-            {opcoes.map((op) => (
+    <>
+      <tr data-event-id={e.id} data-status={e.status}>
+        <td data-rotulo="Tipo" className="evento-tipo">
+          <span>{rotuloTipo(e.tipo)}</span>
+          <span className="t-caption muted mono">{e.tipo}</span>
+        </td>
+        <td data-rotulo="SKU" className="mono">
+          {e.chave ?? <span className="muted">—</span>}
+        </td>
+        <td data-rotulo="Status">
+          <span className={CLASSE_STATUS[e.status]}>{ROTULO_STATUS[e.status]}</span>
+        </td>
+        <td data-rotulo="Tentativas" className="num mono">
+          {formatarNumero(e.tentativas)}
+        </td>
+        <td data-rotulo="Criado">
+          <time dateTime={e.criadoEm}>{quandoCurto(e.criadoEm)}</time>
+        </td>
+        <td data-rotulo="Próxima tentativa">
+          {e.status === 'PENDING' ? (
+            <time dateTime={e.proximaTentativaEm} title={quandoCurto(e.proximaTentativaEm)}>
+              {proximaEm(e.proximaTentativaEm, agora)}
+            </time>
+          ) : (
+            <span className="muted">—</span>
+          )}
+        </td>
+        <td data-rotulo="Último erro" className="evento-erro">
+          {e.ultimoErro ? (
+            <span className="mono">{e.ultimoErro}</span>
+          ) : (
+            <span className="muted">—</span>
+          )}
+          {e.bloqueia && (
+            <p className="t-small evento-bloqueia" data-testid="evento-bloqueia">
+              {e.bloqueia}
+            </p>
+          )}
+          {e.tentativas > 0 && (
+            <div className="evento-tentativas">
               <button
-                key={op.acao}
                 type="button"
-                className="btn btn-contorno"
-                disabled={ocupado}
-                title={op.permitida ? undefined : op.efeito}
-                onClick={() => {
-                  setMotivo('');
-                  aoPedir({ id: e.id, tipo: op.acao, opcao: op });
-                }}
+                className="btn btn-link t-small evento-tentativas-botao"
+                aria-expanded={verTentativas}
+                aria-controls={`tentativas-${e.id}`}
+                onClick={() => setVerTentativas(!verTentativas)}
               >
-                {op.rotulo}
+                <span aria-hidden="true">{verTentativas ? '▾ ' : '▸ '}</span>
+                Tentativas
               </button>
-            ))}
-          </div>
-        )}
-      </td>
-    </tr>
+            </div>
+          )}
+          <details className="evento-payload">
+            <summary className="t-small">Payload</summary>
+            <pre className="mono">{JSON.stringify(e.payload, null, 2)}</pre>
+            <p className="t-caption muted mono">{e.id}</p>
+          </details>
+        </td>
+        <td data-rotulo="Ações" className="evento-acoes">
+          {e.status !== 'FAILED' ? null : confirmando ? (
+            <div className="confirmacao" role="group" aria-label="Confirmação">
+              <span className="t-small">
+                {o && confirmando.tipo === 'refazer' ? `${o.rotulo}?` : PERGUNTA[confirmando.tipo]}
+              </span>
+              {o && (
+                <p className="t-small" data-testid="evento-efeito">
+                  {o.permitida ? o.efeito : `Não é possível: ${o.efeito}`}
+                </p>
+              )}
+              {(!o || o.permitida) && (
+                <>
+                  <label className="t-small" htmlFor={`motivo-${e.id}`}>
+                    Motivo{precisaMotivo(confirmando.tipo) ? '' : ' (opcional)'}
+                  </label>
+                  <input
+                    id={`motivo-${e.id}`}
+                    value={motivo}
+                    maxLength={500}
+                    onChange={(ev) => setMotivo(ev.target.value)}
+                  />
+                  <button
+                    type="button"
+                    className={
+                      confirmando.tipo === 'reenviar' ? 'btn btn-secundario' : 'btn btn-perigo'
+                    }
+                    disabled={precisaMotivo(confirmando.tipo) && !motivo.trim()}
+                    onClick={() => aoConfirmar(confirmando, motivo.trim())}
+                  >
+                    {CONFIRMA[confirmando.tipo]}
+                  </button>
+                </>
+              )}
+              <button type="button" className="btn btn-link" onClick={aoCancelar}>
+                {o && !o.permitida ? 'Fechar' : 'Cancelar'}
+              </button>
+            </div>
+          ) : (
+            <div className="evento-botoes">
+              {opcoes.map((op) => (
+                <button
+                  key={op.acao}
+                  type="button"
+                  className="btn btn-contorno"
+                  disabled={ocupado}
+                  title={op.permitida ? undefined : op.efeito}
+                  onClick={() => {
+                    setMotivo('');
+                    aoPedir({ id: e.id, tipo: op.acao, opcao: op });
+                  }}
+                >
+                  {op.rotulo}
+                </button>
+              ))}
+            </div>
+          )}
+        </td>
+      </tr>
+      {verTentativas && (
+        // A row of its own, the table's width: the attempts' errors are long. At narrow widths it
+        // is a card joined to the event's (console.css).
+        <tr className="evento-tentativas-linha" data-tentativas-de={e.id}>
+          <td colSpan={8} data-rotulo="Tentativas de entrega">
+            <div id={`tentativas-${e.id}`} data-testid="evento-tentativas">
+              <Tentativas api={api} chave={chave} id={e.id} agora={agora} />
+            </div>
+          </td>
+        </tr>
+      )}
+    </>
   );
 }

@@ -78,7 +78,7 @@ describe('ConsoleEventos: attempt history', () => {
       status: 200,
       corpo: { evento: morto, opcoes: [], historico: [], tentativas },
     });
-    const botao = await screen.findByRole('button', { name: 'Ver tentativas' });
+    const botao = await screen.findByRole('button', { name: 'Tentativas' });
     expect(botao.getAttribute('aria-expanded')).toBe('false');
     expect(pedidosDoDetalhe(f)).toBe(0);
 
@@ -100,19 +100,19 @@ describe('ConsoleEventos: attempt history', () => {
     );
     expect(pedidosDoDetalhe(f)).toBe(1);
 
-    fireEvent.click(screen.getByRole('button', { name: 'Ocultar tentativas' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Tentativas' }));
     expect(screen.queryByTestId('evento-tentativas')).toBeNull();
   });
 
   it('says when nothing failed and when the history cannot be loaded', async () => {
     abrir({ status: 200, corpo: { evento: morto, opcoes: [], historico: [], tentativas: [] } });
-    fireEvent.click(await screen.findByRole('button', { name: 'Ver tentativas' }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Tentativas' }));
     expect(await screen.findByText(/Nenhuma falha registrada/)).toBeTruthy();
   });
 
   it('names the failure to load the history in an alert', async () => {
     abrir({ status: 503, corpo: { detail: 'banco indisponível' } });
-    fireEvent.click(await screen.findByRole('button', { name: 'Ver tentativas' }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Tentativas' }));
     expect((await screen.findByRole('alert')).textContent).toBe(
       'Não foi possível carregar as tentativas. Tente de novo em instantes.',
     );
