@@ -1,4 +1,4 @@
--- The two tables giro-outbox reads and writes, as Girô's migrations leave them (mercado V5/V6, V7,
+-- The tables giro-outbox reads and writes, as Girô's migrations leave them (mercado V5/V6, V7,
 -- V10; estoque V4/V5, V7, V10), in one script for a service that adopts the crate: run it in
 -- the service's own migrations. `outbox_event` is the writer's and the relay's; `inbox_event` the
 -- receiver's.
@@ -50,3 +50,17 @@ CREATE INDEX IF NOT EXISTS ix_outbox_event_arquivo_em ON outbox_event_arquivo (e
 CREATE INDEX IF NOT EXISTS ix_outbox_event_falho ON outbox_event (criado_em) WHERE status = 'FAILED';
 -- The fresh share of a claim: events due for the first time, newest first (mercado V19, estoque V17).
 CREATE INDEX IF NOT EXISTS ix_outbox_event_novo ON outbox_event (criado_em) WHERE status = 'PENDING' AND tentativas = 0;
+
+-- Each delivery attempt of an event, at most 20 per event (mercado V23, estoque V18): every
+-- failure, and the success of an event that failed before. Deleted with the event.
+CREATE TABLE IF NOT EXISTS outbox_tentativa (
+    id          BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    event_id    UUID        NOT NULL,
+    numero      INTEGER     NOT NULL,
+    em          TIMESTAMPTZ NOT NULL,
+    resultado   VARCHAR(20) NOT NULL,
+    erro        VARCHAR(500),
+    status_http SMALLINT,
+    CONSTRAINT ck_outbox_tentativa_resultado CHECK (resultado IN ('falha_transitoria', 'falha_permanente', 'enviado'))
+);
+CREATE INDEX IF NOT EXISTS ix_outbox_tentativa_evento ON outbox_tentativa (event_id, id);

@@ -8,7 +8,9 @@
 // words, the CLI's rule); the list is searched by event id or SKU; the next attempt is counted
 // from now ("em 4 s", ticking); a banner says when the peer has been silent for
 // SILENCIO_AVISO_SEGUNDOS (the service says since when); types have human labels; at narrow
-// widths each row is a card (console.css), so status and actions stay on screen.
+// widths each row is a card (console.css), so status and actions stay on screen. Each event's
+// delivery attempts (instant, outcome, error, the peer's status) open under its error, fetched
+// from the event's detail only when asked for and refreshed with the rest while open.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import {
@@ -17,6 +19,7 @@ import {
   detalheDoErro,
   idade,
   proximaEm,
+  ROTULO_RESULTADO,
   rotuloTipo,
   SILENCIO_AVISO_SEGUNDOS,
   ROTULO_STATUS,
@@ -30,6 +33,7 @@ import {
   type Filtros,
   type Opcao,
   type StatusEvento,
+  type Tentativa,
 } from './eventos';
 import { formatarNumero, quandoCurto } from './formato';
 
@@ -455,6 +459,8 @@ export function ConsoleEventos({
                 {p.eventos.map((e) => (
                   <LinhaEvento
                     key={e.id}
+                    api={api}
+                    chave={chave}
                     evento={e}
                     opcoes={opcoes(e.tipo)}
                     agora={agora}
@@ -500,7 +506,83 @@ export function ConsoleEventos({
   );
 }
 
+const CLASSE_RESULTADO: Record<Tentativa['resultado'], string> = {
+  falha_transitoria: 'selo selo-info',
+  falha_permanente: 'selo selo-esgotado',
+  enviado: 'selo selo-ok',
+};
+
+/** "Tentativa 3 · há 12 s · falha transitória · HTTP 503", then the error. */
+function ItemTentativa({ t, agora }: { t: Tentativa; agora: number }) {
+  const ha = Math.max(0, Math.floor((agora - new Date(t.em).getTime()) / 1000));
+  return (
+    <li className="evento-tentativa" data-numero={t.numero} data-resultado={t.resultado}>
+      <span className="evento-tentativa-linha t-small">
+        <strong>Tentativa {formatarNumero(t.numero)}</strong>
+        <span aria-hidden="true"> · </span>
+        <time dateTime={t.em} title={quandoCurto(t.em)}>
+          há {idade(ha)}
+        </time>
+        <span aria-hidden="true"> · </span>
+        <span className={CLASSE_RESULTADO[t.resultado]}>{ROTULO_RESULTADO[t.resultado]}</span>
+        {t.status != null && (
+          <>
+            <span aria-hidden="true"> · </span>
+            <span className="mono">HTTP {t.status}</span>
+          </>
+        )}
+      </span>
+      {t.erro && <span className="t-caption mono evento-tentativa-erro">{t.erro}</span>}
+    </li>
+  );
+}
+
+/** The event's delivery attempts, asked for when opened (the detail route), newest first. */
+function Tentativas({
+  api,
+  chave,
+  id,
+  agora,
+}: {
+  api: ApiEventos;
+  chave: string;
+  id: string;
+  agora: number;
+}) {
+  const detalhe = useQuery({
+    queryKey: [chave, 'eventos', 'detalhe', id],
+    queryFn: () => api.detalhe(id),
+    refetchInterval: ATUALIZACAO_EVENTOS_MS,
+  });
+  if (detalhe.isError && !detalhe.data)
+    return (
+      <p className="t-small aviso aviso-erro" role="alert">
+        Não foi possível carregar as tentativas. Tente de novo em instantes.
+      </p>
+    );
+  if (!detalhe.data) return <p className="t-small muted">Carregando tentativas…</p>;
+  const tentativas = detalhe.data.tentativas ?? [];
+  if (tentativas.length === 0)
+    return (
+      <p className="t-small muted">
+        Nenhuma falha registrada: as tentativas que deram certo de primeira não ficam no histórico.
+      </p>
+    );
+  return (
+    <ol
+      className="evento-tentativas-lista"
+      aria-label="Tentativas de entrega, da mais recente à mais antiga"
+    >
+      {tentativas.map((t, i) => (
+        <ItemTentativa key={`${t.numero}-${t.em}-${i}`} t={t} agora={agora} />
+      ))}
+    </ol>
+  );
+}
+
 function LinhaEvento({
+  api,
+  chave,
   evento: e,
   opcoes,
   agora,
@@ -510,6 +592,8 @@ function LinhaEvento({
   aoConfirmar,
   aoCancelar,
 }: {
+  api: ApiEventos;
+  chave: string;
   evento: Evento;
   opcoes: Opcao[];
   agora: number;
@@ -520,109 +604,137 @@ function LinhaEvento({
   aoCancelar: () => void;
 }) {
   const [motivo, setMotivo] = useState('');
+  const [verTentativas, setVerTentativas] = useState(false);
   const o = confirmando?.opcao;
   return (
-    <tr data-event-id={e.id} data-status={e.status}>
-      <td data-rotulo="Tipo" className="evento-tipo">
-        <span>{rotuloTipo(e.tipo)}</span>
-        <span className="t-caption muted mono">{e.tipo}</span>
-      </td>
-      <td data-rotulo="SKU" className="mono">
-        {e.chave ?? <span className="muted">—</span>}
-      </td>
-      <td data-rotulo="Status">
-        <span className={CLASSE_STATUS[e.status]}>{ROTULO_STATUS[e.status]}</span>
-      </td>
-      <td data-rotulo="Tentativas" className="num mono">
-        {formatarNumero(e.tentativas)}
-      </td>
-      <td data-rotulo="Criado">
-        <time dateTime={e.criadoEm}>{quandoCurto(e.criadoEm)}</time>
-      </td>
-      <td data-rotulo="Próxima tentativa">
-        {e.status === 'PENDING' ? (
-          <time dateTime={e.proximaTentativaEm} title={quandoCurto(e.proximaTentativaEm)}>
-            {proximaEm(e.proximaTentativaEm, agora)}
-          </time>
-        ) : (
-          <span className="muted">—</span>
-        )}
-      </td>
-      <td data-rotulo="Último erro" className="evento-erro">
-        {e.ultimoErro ? (
-          <span className="mono">{e.ultimoErro}</span>
-        ) : (
-          <span className="muted">—</span>
-        )}
-        {e.bloqueia && (
-          <p className="t-small evento-bloqueia" data-testid="evento-bloqueia">
-            {e.bloqueia}
-          </p>
-        )}
-        <details className="evento-payload">
-          <summary className="t-small">Payload</summary>
-          <pre className="mono">{JSON.stringify(e.payload, null, 2)}</pre>
-          <p className="t-caption muted mono">{e.id}</p>
-        </details>
-      </td>
-      <td data-rotulo="Ações" className="evento-acoes">
-        {e.status !== 'FAILED' ? null : confirmando ? (
-          <div className="confirmacao" role="group" aria-label="Confirmação">
-            <span className="t-small">
-              {o && confirmando.tipo === 'refazer' ? `${o.rotulo}?` : PERGUNTA[confirmando.tipo]}
-            </span>
-            {o && (
-              <p className="t-small" data-testid="evento-efeito">
-                {o.permitida ? o.efeito : `Não é possível: ${o.efeito}`}
-              </p>
-            )}
-            {(!o || o.permitida) && (
-              <>
-                <label className="t-small" htmlFor={`motivo-${e.id}`}>
-                  Motivo{precisaMotivo(confirmando.tipo) ? '' : ' (opcional)'}
-                </label>
-                <input
-                  id={`motivo-${e.id}`}
-                  value={motivo}
-                  maxLength={500}
-                  onChange={(ev) => setMotivo(ev.target.value)}
-                />
-                <button
-                  type="button"
-                  className={
-                    confirmando.tipo === 'reenviar' ? 'btn btn-secundario' : 'btn btn-perigo'
-                  }
-                  disabled={precisaMotivo(confirmando.tipo) && !motivo.trim()}
-                  onClick={() => aoConfirmar(confirmando, motivo.trim())}
-                >
-                  {CONFIRMA[confirmando.tipo]}
-                </button>
-              </>
-            )}
-            <button type="button" className="btn btn-link" onClick={aoCancelar}>
-              {o && !o.permitida ? 'Fechar' : 'Cancelar'}
-            </button>
-          </div>
-        ) : (
-          <div className="evento-botoes">
-            {opcoes.map((op) => (
+    <>
+      <tr data-event-id={e.id} data-status={e.status}>
+        <td data-rotulo="Tipo" className="evento-tipo">
+          <span>{rotuloTipo(e.tipo)}</span>
+          <span className="t-caption muted mono">{e.tipo}</span>
+        </td>
+        <td data-rotulo="SKU" className="mono">
+          {e.chave ?? <span className="muted">—</span>}
+        </td>
+        <td data-rotulo="Status">
+          <span className={CLASSE_STATUS[e.status]}>{ROTULO_STATUS[e.status]}</span>
+        </td>
+        <td data-rotulo="Tentativas" className="num mono">
+          {formatarNumero(e.tentativas)}
+        </td>
+        <td data-rotulo="Criado">
+          <time dateTime={e.criadoEm}>{quandoCurto(e.criadoEm)}</time>
+        </td>
+        <td data-rotulo="Próxima tentativa">
+          {e.status === 'PENDING' ? (
+            <time dateTime={e.proximaTentativaEm} title={quandoCurto(e.proximaTentativaEm)}>
+              {proximaEm(e.proximaTentativaEm, agora)}
+            </time>
+          ) : (
+            <span className="muted">—</span>
+          )}
+        </td>
+        <td data-rotulo="Último erro" className="evento-erro">
+          {e.ultimoErro ? (
+            <span className="mono">{e.ultimoErro}</span>
+          ) : (
+            <span className="muted">—</span>
+          )}
+          {e.bloqueia && (
+            <p className="t-small evento-bloqueia" data-testid="evento-bloqueia">
+              {e.bloqueia}
+            </p>
+          )}
+          {e.tentativas > 0 && (
+            <div className="evento-tentativas">
               <button
-                key={op.acao}
                 type="button"
-                className="btn btn-contorno"
-                disabled={ocupado}
-                title={op.permitida ? undefined : op.efeito}
-                onClick={() => {
-                  setMotivo('');
-                  aoPedir({ id: e.id, tipo: op.acao, opcao: op });
-                }}
+                className="btn btn-link t-small evento-tentativas-botao"
+                aria-expanded={verTentativas}
+                aria-controls={`tentativas-${e.id}`}
+                onClick={() => setVerTentativas(!verTentativas)}
               >
-                {op.rotulo}
+                <span aria-hidden="true">{verTentativas ? '▾ ' : '▸ '}</span>
+                Tentativas
               </button>
-            ))}
-          </div>
-        )}
-      </td>
-    </tr>
+            </div>
+          )}
+          <details className="evento-payload">
+            <summary className="t-small">Payload</summary>
+            <pre className="mono">{JSON.stringify(e.payload, null, 2)}</pre>
+            <p className="t-caption muted mono">{e.id}</p>
+          </details>
+        </td>
+        <td data-rotulo="Ações" className="evento-acoes">
+          {e.status !== 'FAILED' ? null : confirmando ? (
+            <div className="confirmacao" role="group" aria-label="Confirmação">
+              <span className="t-small">
+                {o && confirmando.tipo === 'refazer' ? `${o.rotulo}?` : PERGUNTA[confirmando.tipo]}
+              </span>
+              {o && (
+                <p className="t-small" data-testid="evento-efeito">
+                  {o.permitida ? o.efeito : `Não é possível: ${o.efeito}`}
+                </p>
+              )}
+              {(!o || o.permitida) && (
+                <>
+                  <label className="t-small" htmlFor={`motivo-${e.id}`}>
+                    Motivo{precisaMotivo(confirmando.tipo) ? '' : ' (opcional)'}
+                  </label>
+                  <input
+                    id={`motivo-${e.id}`}
+                    value={motivo}
+                    maxLength={500}
+                    onChange={(ev) => setMotivo(ev.target.value)}
+                  />
+                  <button
+                    type="button"
+                    className={
+                      confirmando.tipo === 'reenviar' ? 'btn btn-secundario' : 'btn btn-perigo'
+                    }
+                    disabled={precisaMotivo(confirmando.tipo) && !motivo.trim()}
+                    onClick={() => aoConfirmar(confirmando, motivo.trim())}
+                  >
+                    {CONFIRMA[confirmando.tipo]}
+                  </button>
+                </>
+              )}
+              <button type="button" className="btn btn-link" onClick={aoCancelar}>
+                {o && !o.permitida ? 'Fechar' : 'Cancelar'}
+              </button>
+            </div>
+          ) : (
+            <div className="evento-botoes">
+              {opcoes.map((op) => (
+                <button
+                  key={op.acao}
+                  type="button"
+                  className="btn btn-contorno"
+                  disabled={ocupado}
+                  title={op.permitida ? undefined : op.efeito}
+                  onClick={() => {
+                    setMotivo('');
+                    aoPedir({ id: e.id, tipo: op.acao, opcao: op });
+                  }}
+                >
+                  {op.rotulo}
+                </button>
+              ))}
+            </div>
+          )}
+        </td>
+      </tr>
+      {verTentativas && (
+        // A row of its own, the table's width: the attempts' errors are long. At narrow widths it
+        // is a card joined to the event's (console.css).
+        <tr className="evento-tentativas-linha" data-tentativas-de={e.id}>
+          <td colSpan={8} data-rotulo="Tentativas de entrega">
+            <div id={`tentativas-${e.id}`} data-testid="evento-tentativas">
+              <Tentativas api={api} chave={chave} id={e.id} agora={agora} />
+            </div>
+          </td>
+        </tr>
+      )}
+    </>
   );
 }

@@ -42,6 +42,36 @@ export interface Evento {
   bloqueia?: string | null;
 }
 
+/** What became of one delivery attempt (`outbox_tentativa`): retried later, the failure that
+ * made the event a dead letter, or the delivery that followed failures. */
+export type ResultadoTentativa = 'falha_transitoria' | 'falha_permanente' | 'enviado';
+
+/** One delivery attempt on record: every failure, and the success of an event that failed
+ * before; at most 20 per event, the newest. */
+export interface Tentativa {
+  numero: number;
+  em: string;
+  resultado: ResultadoTentativa;
+  erro: string | null;
+  /** The peer's HTTP status, when it answered one. */
+  status?: number;
+}
+
+/** `GET /operacao/outbox/eventos/{id}`: the event, its options, the operators' actions on it and
+ * its delivery attempts (newest first; absent from an older service). */
+export interface DetalheEvento {
+  evento: Evento;
+  opcoes: Opcao[];
+  historico: unknown[];
+  tentativas?: Tentativa[];
+}
+
+export const ROTULO_RESULTADO: Record<ResultadoTentativa, string> = {
+  falha_transitoria: 'falha transitória',
+  falha_permanente: 'falha definitiva',
+  enviado: 'entregue',
+};
+
 /** An operator action on a dead letter. */
 export type AcaoEvento = 'reenviar' | 'descartar' | 'refazer';
 
@@ -136,6 +166,8 @@ export function apiEventos(pedir: Pedir) {
       if (f.busca?.trim()) q.set('busca', f.busca.trim());
       return pedir<PaginaEventos>(`/operacao/outbox/eventos?${q}`);
     },
+    detalhe: (id: string) =>
+      pedir<DetalheEvento>(`/operacao/outbox/eventos/${encodeURIComponent(id)}`),
     serie: (minutos: number) =>
       pedir<SerieEventos>(`/operacao/outbox/serie?minutos=${encodeURIComponent(String(minutos))}`),
     reenviar: (id: string, forcar: boolean, motivo?: string) =>

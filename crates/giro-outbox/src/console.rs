@@ -8,7 +8,7 @@
 //! | `GET /operacao/outbox` | counts per status, the oldest pending event and its age, whether the peer answers |
 //! | `GET /operacao/outbox/eventos?status=&tipo=&busca=&pagina=&tamanho=` | a page, newest first, each event with its aggregate key and what it blocks |
 //! | `GET /operacao/outbox/serie?minutos=` | events sent and dead-lettered per minute over the last `minutos` (5–240) |
-//! | `GET /operacao/outbox/eventos/{id}` | one event, what each action on it will do (`opcoes`), the actions taken (`historico`) |
+//! | `GET /operacao/outbox/eventos/{id}` | one event, what each action on it will do (`opcoes`), the actions taken (`historico`), its delivery attempts (`tentativas`) |
 //! | `POST /operacao/outbox/eventos/{id}/reenvio?forcar=&motivo=` | one `FAILED` event back to `PENDING` |
 //! | `POST /operacao/outbox/reenvio?forcar=&motivo=` | every `FAILED` event back to `PENDING`, a page at a time: `{reenviados, restantes}` |
 //! | `DELETE /operacao/outbox/eventos/{id}?motivo=` | archives one `FAILED` event with the service's repair, answering it and `resultado` |
@@ -481,6 +481,9 @@ pub struct Detalhe {
     /// What each action will do (only for a dead letter; empty otherwise).
     pub opcoes: Vec<Opcao>,
     pub historico: Vec<saida::Registrado>,
+    /// Its delivery attempts on record, newest first, at most [`store::TENTATIVAS_GUARDADAS`]
+    /// (every failure, and the success that followed failures: [`store`]'s decisions).
+    pub tentativas: Vec<store::Tentativa>,
 }
 
 async fn um<S: 'static>(
@@ -493,7 +496,8 @@ async fn um<S: 'static>(
     let evento = admin::linha(&row);
     let opcoes = if evento.status == Status::Failed { e.reparo.opcoes(&evento.tipo) } else { Vec::new() };
     let historico = saida::historico(&client, id).await.map_err(db_problem)?;
-    Ok(AppJson(Detalhe { evento, opcoes, historico }))
+    let tentativas = store::tentativas(&client, id).await.map_err(db_problem)?;
+    Ok(AppJson(Detalhe { evento, opcoes, historico, tentativas }))
 }
 
 /// The answer of a replay.

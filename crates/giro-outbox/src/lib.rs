@@ -37,7 +37,8 @@
 //!
 //! The files: [`evento`] (the trait a service's events implement); [`status`] (the row's states,
 //! mapped to the column once); [`store`] (the `outbox_event` statements: the writer
-//! [`registrar`], claim and settle, and the reads of the admin commands, the console and an
+//! [`registrar`], claim and settle — with each settled attempt's row in `outbox_tentativa`, the
+//! console's attempt history — and the reads of the admin commands, the console and an
 //! audit — the operator's actions and their archive, `outbox_event_arquivo`, are [`saida`]'s); [`relay`] (the loop), [`settle`] (its rule, pure), [`listen`] (its `NOTIFY` wake-ups);
 //! [`delivery`] (the HTTP side) and [`lote`] (the batch answer's wire format); [`backoff`];
 //! [`inbox`] (the receiver and the inbox's retention); [`saida`] (the dead letters' ways out:

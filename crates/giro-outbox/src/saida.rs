@@ -202,8 +202,10 @@ const REGISTRAR_REENVIO: &str = "INSERT INTO outbox_event_arquivo \
        FROM outbox_event WHERE id = ANY($1)";
 
 /// Moves the dead letters `ids` into the archive, with the action and its result.
+/// The event's attempt history goes with it (the archive keeps its count and last error).
 const ARQUIVAR: &str = "WITH d AS (DELETE FROM outbox_event WHERE id = ANY($1) AND status = 'FAILED' \
-        RETURNING id, tipo, payload, status, criado_em, tentativas, ultimo_erro) \
+        RETURNING id, tipo, payload, status, criado_em, tentativas, ultimo_erro), \
+          t AS (DELETE FROM outbox_tentativa WHERE event_id IN (SELECT id FROM d)) \
      INSERT INTO outbox_event_arquivo \
         (event_id, tipo, payload, status, criado_em, tentativas, ultimo_erro, acao, por, motivo, resultado) \
      SELECT id, tipo, payload, status, criado_em, tentativas, ultimo_erro, $2, $3, $4, $5 FROM d";

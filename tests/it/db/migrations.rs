@@ -28,6 +28,7 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
                 "item_pedido",
                 "outbox_event",
                 "outbox_event_arquivo",
+                "outbox_tentativa",
                 "pedido",
                 "produto_vitrine",
                 "refinery_schema_history",
@@ -35,7 +36,7 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
                 "sessao_operador",
                 "solicitacao_reposicao",
             ][..],
-            20,
+            21,
         ),
         (
             Servico::Estoque,
@@ -48,12 +49,13 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
                 "lote",
                 "outbox_event",
                 "outbox_event_arquivo",
+                "outbox_tentativa",
                 "produto_estoque",
                 "refinery_schema_history",
                 "reposicao_expedida",
                 "sessao_operador",
             ][..],
-            16,
+            17,
         ),
     ] {
         let db = TestDb::empty().await;
@@ -89,5 +91,5 @@ async fn the_giro_migrate_command_migrates_and_is_idempotent() {
     }
     let c = db.client().await;
     let n: i64 = c.query_one("SELECT count(*) FROM refinery_schema_history", &[]).await.unwrap().get(0);
-    assert_eq!(n, 16);
+    assert_eq!(n, 17);
 }

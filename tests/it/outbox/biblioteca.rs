@@ -245,7 +245,7 @@ async fn the_crate_schema_matches_the_migrated_tables() {
                 "SELECT table_name::text, column_name::text, data_type::text, is_nullable::text, \
                         coalesce(character_maximum_length, 0) \
                    FROM information_schema.columns \
-                  WHERE table_name IN ('outbox_event', 'inbox_event') ORDER BY 1, 2",
+                  WHERE table_name IN ('outbox_event', 'inbox_event', 'outbox_tentativa') ORDER BY 1, 2",
                 &[],
             )
             .await

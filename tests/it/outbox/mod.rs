@@ -3,7 +3,7 @@
 //! end-to-end fault scenarios), the trace context carried by events ([`trace`]) and the event
 //! console ([`console`]; while PostgreSQL is down, with the CLI's console logic:
 //! [`console_outage`]); fresh events claimed ahead of a backlog ([`fresco`]) by scans dead tuples cannot slow ([`horizonte`]); the crate used as a library by a third service with no Girô domain code
-//! ([`biblioteca`]).
+//! ([`biblioteca`]); each delivery attempt on record ([`tentativas`]).
 
 mod biblioteca;
 mod console;
@@ -14,4 +14,5 @@ pub mod publisher;
 mod relay;
 mod resilience;
 mod saidas;
+mod tentativas;
 mod trace;

@@ -1,0 +1,136 @@
+// The event console's attempt history (issue 26) on the "eventos" market, whose outboxes give up
+// after 2 attempts of 1 s: with mercado paused, a shipment's two attempts fail and it becomes a
+// dead letter; the dashboard opens its history (each attempt, how long ago, its outcome, its
+// error), at 1280 and at 375 px, and after the replay the history ends with the delivery.
+import type { Page } from '@playwright/test';
+import {
+  test,
+  expect,
+  foto,
+  estado,
+  eventos,
+  operadorEstoque,
+  operadorMercado,
+  semRolagemHorizontal,
+} from './support/teste';
+import { diaSaoPaulo } from './support/demo';
+
+test.describe.configure({ mode: 'serial' });
+
+const SKU = '7890000000149';
+
+interface ProdutoOperador {
+  sku: string;
+  reposicaoAberta: { status: string } | null;
+}
+
+async function entrarNoPainel(page: Page) {
+  await page.goto(eventos().painel);
+  await page.getByLabel('Usuário').fill(estado().usuario);
+  await page.getByLabel('Senha').fill(estado().senha);
+  await page.getByRole('button', { name: 'Entrar' }).click();
+  await expect(page.getByRole('heading', { name: 'Painel do estoque' })).toBeVisible();
+}
+
+test('painel: as tentativas de um evento que falhou, e a entrega depois do reenvio', async ({
+  page,
+}) => {
+  const m = eventos();
+  const estoque = await operadorEstoque(m);
+  const mercado = await operadorMercado(m);
+  // Only an expired lot: mercado's request waits in the warehouse for a lot.
+  const vencido = await estoque.post('/lotes', {
+    sku: SKU,
+    descricao: 'GELEIA DE GOIABA 320G',
+    ncm: '20079990',
+    codigoLote: 'L-GOI-V',
+    quantidade: 4,
+    validade: diaSaoPaulo(-1),
+    confirmarVencido: true,
+  });
+  expect(vencido.status, JSON.stringify(vencido.corpo)).toBe(201);
+  const p = await mercado.post('/produtos', {
+    sku: SKU,
+    nome: 'Geleia de Goiaba 320g',
+    preco: 11.5,
+    estoqueMinimo: 2,
+    estoqueIdeal: 6,
+  });
+  expect(p.status, JSON.stringify(p.corpo)).toBe(201);
+  await expect
+    .poll(
+      async () => {
+        const lista = (await mercado.get('/operacao/produtos')).corpo as ProdutoOperador[];
+        return lista.find((x) => x.sku === SKU)?.reposicaoAberta?.status;
+      },
+      { timeout: 20_000 },
+    )
+    .toBe('AGUARDANDO_LOTE');
+
+  await entrarNoPainel(page);
+  const secao = page.locator('#eventos');
+  const morto = secao.locator('tr[data-status="FAILED"]', { hasText: SKU });
+  // mercado paused: the shipment's two attempts time out and it becomes a dead letter.
+  process.kill(m.pidMercado, 'SIGSTOP');
+  try {
+    const lote = await estoque.post('/lotes', {
+      sku: SKU,
+      codigoLote: 'L-GOI-01',
+      quantidade: 10,
+      validade: diaSaoPaulo(90),
+    });
+    expect(lote.status, JSON.stringify(lote.corpo)).toBe(201);
+    await expect(morto).toBeVisible({ timeout: 30_000 });
+  } finally {
+    process.kill(m.pidMercado, 'SIGCONT');
+  }
+  const id = (await morto.getAttribute('data-event-id')) ?? '';
+  expect(id).not.toBe('');
+
+  // The history: attempt 2 made it a dead letter, attempt 1 was retried; each with its error.
+  const ver = morto.getByRole('button', { name: 'Tentativas' });
+  await ver.click();
+  await expect(ver).toHaveAttribute('aria-expanded', 'true');
+  const historico = secao.locator(`tr[data-tentativas-de="${id}"]`);
+  const lista = historico.getByRole('list', {
+    name: 'Tentativas de entrega, da mais recente à mais antiga',
+  });
+  const itens = lista.getByRole('listitem');
+  await expect(itens).toHaveCount(2);
+  await expect(itens.nth(0)).toContainText(/Tentativa 2 · há \d+ (s|min) · falha definitiva/);
+  await expect(itens.nth(1)).toContainText(/Tentativa 1 · há \d+ (s|min) · falha transitória/);
+  for (const i of [0, 1])
+    await expect(itens.nth(i).locator('.evento-tentativa-erro')).not.toBeEmpty();
+  await expect(morto.locator('.evento-erro > .mono').first()).toHaveText(
+    (await itens.nth(0).locator('.evento-tentativa-erro').textContent()) ?? '',
+  );
+  await historico.scrollIntoViewIfNeeded();
+  await foto(page, 'painel-eventos-tentativas');
+
+  // At 375 px the event is a card and its history fits in it.
+  await page.setViewportSize({ width: 375, height: 812 });
+  await expect(itens).toHaveCount(2);
+  await semRolagemHorizontal(page);
+  await historico.scrollIntoViewIfNeeded();
+  await foto(page, 'painel-eventos-tentativas-375');
+  await page.setViewportSize({ width: 1280, height: 800 });
+
+  // Replayed with mercado back: delivered at the first attempt of the replay, recorded after the
+  // failures (the count starts over).
+  await morto.getByRole('button', { name: 'Reenviar' }).click();
+  await morto.getByRole('button', { name: 'Confirmar reenvio' }).click();
+  await expect(secao.getByTestId('eventos-aviso')).toHaveText(
+    'Evento reenviado: volta para a fila do publicador.',
+  );
+  await secao.getByLabel('Status', { exact: true }).selectOption('SENT');
+  const entregue = secao.locator(`tr[data-event-id="${id}"][data-status="SENT"]`);
+  await expect(entregue).toBeVisible({ timeout: 20_000 });
+  await entregue.getByRole('button', { name: 'Tentativas' }).click();
+  const depois = secao.locator(`tr[data-tentativas-de="${id}"]`).getByRole('listitem');
+  await expect(depois).toHaveCount(3);
+  await expect(depois.nth(0)).toContainText(/Tentativa 1 · há \d+ s · entregue/);
+  await expect(depois.nth(1)).toContainText('Tentativa 2');
+  await entregue.scrollIntoViewIfNeeded();
+  await foto(page, 'painel-eventos-tentativas-entregue');
+  await expect(secao.getByTestId('eventos-falhos')).toContainText('0');
+});
