@@ -4,7 +4,9 @@
 //! under a steady load of checkouts (`--rate`) that each ask for a restock, so every part of the
 //! request and relay paths runs, for `--minutes`. The resident memory (VmRSS) of mercado and of
 //! the publisher is sampled every 30 s and reported at each minute mark; what matters is the
-//! slope: a process that keeps something per request grows with the minutes.
+//! slope: a process that keeps something per request grows with the minutes. A run of 10 minutes
+//! or more also reports the check of issue 29 (`rss10Por5`): RSS at minute 10 ÷ at minute 5 for
+//! each process, and whether all are within 5 %.
 
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -111,10 +113,40 @@ async fn medir(args: &SoakArgs, mercado: &Scratch, estoque: &Scratch) -> anyhow:
     carga.abort();
     drop((merc, est, publicador));
     let segundos = inicio.elapsed().as_secs_f64();
+    let nivel = nivelou(&amostras);
     Ok(json!({"soak": {
         "taxa": args.taxa, "minutos": args.minutos, "pedidos": feitos.load(Ordering::Relaxed),
         "falhas": falhas.load(Ordering::Relaxed),
         "pedidosPorSegundo": (feitos.load(Ordering::Relaxed) as f64 / segundos).round(),
         "amostras": amostras,
+        "rss10Por5": nivel,
     }}))
+}
+
+/// How far RSS may move from minute 5 to minute 10 and still count as level (issue 29: "within a
+/// few percent").
+const NIVEL_TOLERANCIA: f64 = 0.05;
+
+/// The check of a run of 10 minutes or more: each process's RSS at minute 10 ÷ at minute 5, and
+/// whether every one is within [`NIVEL_TOLERANCIA`]; printed on stderr too. Null for a shorter run.
+fn nivelou(amostras: &[serde_json::Value]) -> serde_json::Value {
+    let em = |min: f64| amostras.iter().find(|a| (a["minuto"].as_f64().unwrap_or(-1.0) - min).abs() < 0.01);
+    let (Some(cinco), Some(dez)) = (em(5.0), em(10.0)) else { return serde_json::Value::Null };
+    let mut out = json!({});
+    let mut todos = true;
+    for k in ["mercadoKb", "publisherKb", "estoqueKb"] {
+        let (a, b) = (cinco[k].as_f64().unwrap_or(0.0), dez[k].as_f64().unwrap_or(0.0));
+        let razao = if a > 0.0 { b / a } else { 0.0 };
+        todos &= (razao - 1.0).abs() <= NIVEL_TOLERANCIA;
+        out[k.trim_end_matches("Kb")] = json!((razao * 1000.0).round() / 1000.0);
+    }
+    out["dentroDe5Porcento"] = json!(todos);
+    eprintln!(
+        "  RSS at 10 min ÷ at 5 min: mercado {}, publisher {}, estoque {} — {}",
+        out["mercado"],
+        out["publisher"],
+        out["estoque"],
+        if todos { "level (within 5 %)" } else { "NOT level (more than 5 %)" }
+    );
+    out
 }
