@@ -28,8 +28,8 @@
 //!   the bound, delivered through the peer's one express slot ([`Faixa::Expressa`]) that the
 //!   backlog's requests never take. One express claim at a time; while the peer is unreachable
 //!   there is none (the probe decides when events go again), nor with `outbox.parte-fresca = 0`
-//!   (strictly by due time). The backlog keeps every one of its
-//!   slots: the express lane adds one request, it never takes one.
+//!   (strictly by due time). The backlog keeps every one of its slots: the express lane adds one
+//!   request, it never takes one.
 //! - **Why an event becomes `FAILED`** ([`settle::settle`]): the peer's receiver refused it ([`Outcome::Permanent`]),
 //!   or it was still undelivered `outbox.prazo-entrega` after its creation (default 3 d, refused at
 //!   start unless shorter than `inbox.retencao`), or — only when `outbox.max-tentativas` is set —
