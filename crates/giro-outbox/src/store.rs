@@ -196,13 +196,20 @@ pub fn parte_fresca(limite: i64, percent: u8) -> i64 {
     (limite * i64::from(percent.min(100)) + 99) / 100
 }
 
+/// **The settles find their rows by the primary key.** Their "still pending" check is written
+/// `status NOT IN ('SENT', 'FAILED')` — the same rows (`ck_outbox_event_status`) — and not
+/// `status = 'PENDING'`: that predicate matches the partial index `ix_outbox_event_pendente`, which
+/// the planner then scanned whole, filtering the ids, because it looks small. While another
+/// session holds the xmin horizon that index keeps an entry for every row ever pending, and each
+/// settle walked them all (issue 29: ~0.15 ms → ~230 ms a call; docs/benchmarks.md).
+///
 /// `$1` ids, `$2` token. `enviado_em` is the database's clock (retention counts from it). Returns
 /// one row: how many events it settled. An event that has attempts on record (it failed before)
 /// gets its success recorded too, in the same statement, within the bound ([`mark_failed`] says
 /// why the others do not); the bound's 20 is [`TENTATIVAS_GUARDADAS`].
 pub const MARK_SENT: &str = "WITH s AS (UPDATE outbox_event SET status = 'SENT', enviado_em = now(), \
                                     ultimo_erro = NULL, lease_token = NULL \
-                              WHERE id = ANY($1) AND lease_token = $2 AND status = 'PENDING' \
+                              WHERE id = ANY($1) AND lease_token = $2 AND status NOT IN ('SENT', 'FAILED') \
                                 AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off' \
                               RETURNING id, tentativas), \
                                   h AS (SELECT s.id, s.tentativas FROM s \
@@ -441,6 +448,27 @@ pub struct Failure {
     pub espera: Option<std::time::Duration>,
 }
 
+/// [`mark_failed`]'s statement: `$1` ids, `$2` errors, `$3` backoffs in seconds (NULL = a dead
+/// letter), `$4` token, `$5` the peers' HTTP statuses, `$6` the attempts kept
+/// ([`TENTATIVAS_GUARDADAS`]). Its rows by the primary key, as [`MARK_SENT`] says why.
+pub const MARK_FAILED: &str = "WITH u AS (UPDATE outbox_event o SET \
+                ultimo_erro = f.erro, \
+                lease_token = NULL, \
+                proxima_tentativa_em = COALESCE(now() + make_interval(secs => f.espera), o.proxima_tentativa_em), \
+                status = CASE WHEN f.espera IS NULL THEN 'FAILED' ELSE 'PENDING' END \
+           FROM unnest($1::uuid[], $2::text[], $3::float8[], $5::int2[]) AS f(id, erro, espera, status_http) \
+          WHERE o.id = f.id AND o.lease_token = $4 AND o.status NOT IN ('SENT', 'FAILED') \
+            AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off' \
+          RETURNING o.id, o.tentativas, o.status, f.erro, f.status_http), \
+              v AS (DELETE FROM outbox_tentativa WHERE id IN ( \
+                      SELECT id FROM (SELECT t.id, row_number() OVER (PARTITION BY t.event_id ORDER BY t.id DESC) AS n \
+                                        FROM outbox_tentativa t WHERE t.event_id IN (SELECT id FROM u)) x \
+                       WHERE x.n >= $6)) \
+         INSERT INTO outbox_tentativa (event_id, numero, em, resultado, erro, status_http) \
+         SELECT id, tentativas, now(), \
+                CASE WHEN status = 'FAILED' THEN 'falha_permanente' ELSE 'falha_transitoria' END, erro, status_http \
+           FROM u";
+
 /// Settles failed attempts in one statement: each is rescheduled, or becomes `FAILED` when its
 /// `proxima` is `None` (the publisher decided: a permanent refusal, or the delivery deadline or
 /// the attempt limit reached). Only rows still under `token` change.
@@ -464,27 +492,7 @@ pub async fn mark_failed(
     let erros: Vec<String> = failures.iter().map(|f| truncate(&f.erro, MAX_ERRO)).collect();
     let esperas: Vec<Option<f64>> = failures.iter().map(|f| f.espera.map(|d| d.as_secs_f64())).collect();
     let statuses: Vec<Option<i16>> = failures.iter().map(|f| status_http(&f.erro)).collect();
-    c.execute(
-        "WITH u AS (UPDATE outbox_event o SET \
-                ultimo_erro = f.erro, \
-                lease_token = NULL, \
-                proxima_tentativa_em = COALESCE(now() + make_interval(secs => f.espera), o.proxima_tentativa_em), \
-                status = CASE WHEN f.espera IS NULL THEN 'FAILED' ELSE 'PENDING' END \
-           FROM unnest($1::uuid[], $2::text[], $3::float8[], $5::int2[]) AS f(id, erro, espera, status_http) \
-          WHERE o.id = f.id AND o.lease_token = $4 AND o.status = 'PENDING' \
-            AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off' \
-          RETURNING o.id, o.tentativas, o.status, f.erro, f.status_http), \
-              v AS (DELETE FROM outbox_tentativa WHERE id IN ( \
-                      SELECT id FROM (SELECT t.id, row_number() OVER (PARTITION BY t.event_id ORDER BY t.id DESC) AS n \
-                                        FROM outbox_tentativa t WHERE t.event_id IN (SELECT id FROM u)) x \
-                       WHERE x.n >= $6)) \
-         INSERT INTO outbox_tentativa (event_id, numero, em, resultado, erro, status_http) \
-         SELECT id, tentativas, now(), \
-                CASE WHEN status = 'FAILED' THEN 'falha_permanente' ELSE 'falha_transitoria' END, erro, status_http \
-           FROM u",
-        &[&ids, &erros, &esperas, &token, &statuses, &TENTATIVAS_GUARDADAS],
-    )
-    .await
+    c.execute(MARK_FAILED, &[&ids, &erros, &esperas, &token, &statuses, &TENTATIVAS_GUARDADAS]).await
 }
 
 /// The peer's HTTP status in a delivery error, if any: what the publisher writes when the peer

@@ -119,3 +119,63 @@ async fn with_the_horizon_held_a_floored_claim_reads_none_of_the_dead_entries_an
     );
     rr.commit().await.unwrap();
 }
+
+/// The settles probe the primary key for their ids whatever the table holds: written with
+/// `status = 'PENDING'`, the planner scanned the whole partial `ix_outbox_event_pendente` and
+/// filtered the ids — with the horizon held, every entry ever pending (issue 29: ~230 ms a settle).
+#[tokio::test]
+async fn the_settles_find_their_rows_by_the_primary_key_not_by_the_pending_index() {
+    let db = TestDb::new(Servico::Mercado).await;
+    let c = db.client().await;
+    eventos(&c, 20_000, 60.0).await;
+    c.batch_execute("UPDATE outbox_event SET status = 'SENT', enviado_em = now()").await.unwrap();
+    eventos(&c, 300, 1.0).await;
+    c.batch_execute("ANALYZE outbox_event").await.unwrap();
+    let ids: Vec<String> = c
+        .query("SELECT id::text FROM outbox_event WHERE status = 'PENDING' LIMIT 50", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let erros = vec!["x"; ids.len()].join(",");
+    let esperas = vec!["1"; ids.len()].join(",");
+    let statuses = vec!["503"; ids.len()].join(",");
+    let casos = [
+        (
+            "MARK_SENT",
+            store::MARK_SENT,
+            "uuid[], uuid".to_string(),
+            format!("'{{{}}}', '{}'", ids.join(","), Uuid::new_v4()),
+        ),
+        (
+            "MARK_FAILED",
+            store::MARK_FAILED,
+            "uuid[], text[], float8[], uuid, int2[], int8".to_string(),
+            format!(
+                "'{{{}}}', '{{{erros}}}', '{{{esperas}}}', '{}', '{{{statuses}}}', 20",
+                ids.join(","),
+                Uuid::new_v4()
+            ),
+        ),
+    ];
+    for (nome, sql, tipos, args) in casos {
+        c.batch_execute("DEALLOCATE ALL").await.unwrap();
+        c.batch_execute(&format!("PREPARE s({tipos}) AS {sql}")).await.unwrap();
+        let plano: String = c
+            .simple_query(&format!("EXPLAIN EXECUTE s({args})"))
+            .await
+            .unwrap()
+            .iter()
+            .filter_map(|m| match m {
+                tokio_postgres::SimpleQueryMessage::Row(r) => r.get(0).map(str::to_string),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(
+            !plano.contains("ix_outbox_event_pendente") && plano.contains("outbox_event_pkey"),
+            "{nome} does not probe the primary key:\n{plano}"
+        );
+    }
+}
