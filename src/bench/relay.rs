@@ -394,12 +394,12 @@ async fn referencia_db(
                 crate::outbox::store::CLAIM,
                 &[
                     "NULL::timestamptz",
-                    &lote.to_string(),
+                    &crate::outbox::store::parte_fresca(lote as i64, crate::outbox::store::PARTE_FRESCA).to_string(),
                     lease_s,
                     token,
-                    &crate::outbox::store::parte_fresca(lote as i64, crate::outbox::store::PARTE_FRESCA).to_string(),
                     &crate::outbox::store::FRESCOR.as_secs_f64().to_string(),
                     "NULL::timestamptz",
+                    &lote.to_string(),
                     "NULL::timestamptz",
                 ]
             )

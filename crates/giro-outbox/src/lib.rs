@@ -30,7 +30,8 @@
 //! rule); while the backlog's claims fill the pipe, a writer's commit sends its events through an
 //! express claim and the peer's one express request slot ([`relay`] says when). **Floors**: each claim's index scans start where the previous claim left off
 //! ([`store::Pisos`]), so the dead versions a held xmin horizon keeps are not stepped over by
-//! every claim; a floorless sweep every `outbox.varredura` catches rows written below a floor.
+//! every claim; a floorless sweep every `outbox.varredura` catches rows written below a floor,
+//! beside the claims and never in their way ([`relay::Publisher::sweep`]).
 //!
 //! A publisher that dies mid-batch loses nothing: its rows come back when the lease ends. A late
 //! one cannot overwrite a newer attempt: its token no longer matches.

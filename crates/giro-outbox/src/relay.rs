@@ -100,6 +100,8 @@ pub const ENV_PANICO: &str = "GIRO_TEST_PANICO_PUBLICADOR";
 pub struct TestHooks {
     pub reenviar: bool,
     pub panico: Option<std::path::PathBuf>,
+    /// A sweep waits for this gate to open before its claim (a test's slow sweep).
+    pub varredura: Option<tokio::sync::watch::Sender<bool>>,
 }
 
 #[cfg(feature = "test-hooks")]
@@ -108,6 +110,7 @@ impl TestHooks {
         TestHooks {
             reenviar: std::env::var(ENV_REENVIAR).is_ok_and(|v| v == "1" || v == "true"),
             panico: std::env::var_os(ENV_PANICO).filter(|v| !v.is_empty()).map(Into::into),
+            varredura: None,
         }
     }
 }
@@ -131,8 +134,8 @@ pub struct Publisher {
     last_probe: Mutex<Option<Instant>>,
     /// The next claim's size (`alvo`), between `outbox.lote` and `outbox.lote-max`.
     alvo: AtomicUsize,
-    /// Where the next claim's scans start, and when the last sweep (a claim with no floor) ran.
-    pisos: Mutex<(store::Pisos, Option<Instant>)>,
+    /// Where the next claim's scans start, and when the next sweep (a claim with no floor) is due.
+    pisos: Mutex<(store::Pisos, Instant)>,
 }
 
 /// A claimed batch under its own lease and fencing token.
@@ -157,6 +160,8 @@ struct InFlight {
     leased: HashMap<tokio::task::Id, usize>,
     /// The express claim in flight, if any.
     expressa: Option<tokio::task::Id>,
+    /// The sweep in flight, if any (its rows count in `leased`).
+    varredura: Option<tokio::task::Id>,
 }
 
 impl InFlight {
@@ -170,6 +175,9 @@ impl InFlight {
         self.leased.remove(&id);
         if self.expressa == Some(id) {
             self.expressa = None;
+        }
+        if self.varredura == Some(id) {
+            self.varredura = None;
         }
     }
 }
@@ -198,6 +206,7 @@ impl Publisher {
         listen: Option<DbConfig>,
     ) -> Publisher {
         let lote = cfg.lote;
+        let varredura = cfg.varredura;
         Publisher {
             nome: nome.into(),
             pool,
@@ -211,7 +220,8 @@ impl Publisher {
             reviving: AtomicBool::new(false),
             last_probe: Mutex::new(None),
             alvo: AtomicUsize::new(lote),
-            pisos: Mutex::new((store::Pisos::default(), None)),
+            // The first claims have no floors yet: the first sweep is one interval away.
+            pisos: Mutex::new((store::Pisos::default(), Instant::now() + varredura)),
         }
     }
 
@@ -296,6 +306,10 @@ impl Publisher {
             }
             vivo.ok();
             self.prune_if_due(&mut last_prune).await;
+            if self.sweep_due(&in_flight) && self.has_room(&in_flight) {
+                self.start_sweep(&mut in_flight);
+                continue;
+            }
             if (more || reviving) && self.has_room(&in_flight) {
                 // Its fresh share takes the live events first.
                 live = false;
@@ -358,6 +372,29 @@ impl Publisher {
             && in_flight.expressa.is_none()
             && self.peer.expressa_livre()
             && !self.peer_down.load(Ordering::SeqCst)
+    }
+
+    /// Whether a sweep is due: `outbox.varredura` is not zero (zero: every claim has no floor),
+    /// none is in flight, and its time has come ([`Publisher::sweep`]).
+    fn sweep_due(&self, in_flight: &InFlight) -> bool {
+        !self.cfg.varredura.is_zero()
+            && in_flight.varredura.is_none()
+            && self.pisos.lock().is_ok_and(|p| Instant::now() >= p.1)
+    }
+
+    /// Starts a sweep in a task of its own, beside the loop's claims: its rows count in the
+    /// bound as a whole claim's until it is settled.
+    fn start_sweep(self: &Arc<Self>, in_flight: &mut InFlight) {
+        let me = self.clone();
+        let task = in_flight.claims.spawn(async move {
+            let c = me.sweep().await?;
+            if c.claimed.is_empty() {
+                return Ok(Round::default());
+            }
+            me.finish(c).await
+        });
+        in_flight.leased.insert(task.id(), self.alvo());
+        in_flight.varredura = Some(task.id());
     }
 
     /// Takes an express claim and hands it to a task of its own; returns whether more live
@@ -559,56 +596,108 @@ impl Publisher {
     /// once), and adapts the next claim's size to what came back. What is due and the lease are
     /// the database's clock (`agora` = `None`); a test passes an instant to step through time.
     pub async fn claim(&self, agora: impl Into<Option<DateTime<Utc>>>) -> anyhow::Result<Claim> {
-        let token = Uuid::new_v4();
-        let asked = self.alvo();
-        let at = Instant::now();
-        let agora = agora.into();
-        let pisos = self.pisos(agora.is_none());
-        let claimed = {
-            let client = self.pool.get().await?;
-            let parte = self.cfg.parte_fresca;
-            store::claim_desde(&client, agora, asked as i64, self.cfg.visibilidade, token, parte, pisos)
-                .await?
-            // The connection goes back to the pool here: none is held while delivering.
-        };
-        if agora.is_none() {
-            if let Ok(mut p) = self.pisos.lock() {
-                p.0 = pisos.depois(&claimed);
-            }
-        }
-        let claimed = claimed.eventos;
-        self.adapt(asked, claimed.len());
-        let full = claimed.len() >= asked;
-        Ok(Claim { token, claimed, full, at, faixa: Faixa::Comum })
+        self.claim_in(Faixa::Comum, agora.into()).await
     }
 
     /// An express claim ([`store::claim_frescos`]): up to `outbox.lote` fresh events under a new
     /// lease and token, for the express lane. Neither the next claim's size nor the floors move.
     pub async fn claim_fresh(&self) -> anyhow::Result<Claim> {
+        self.claim_in(Faixa::Expressa, None).await
+    }
+
+    async fn claim_in(&self, faixa: Faixa, agora: Option<DateTime<Utc>>) -> anyhow::Result<Claim> {
         let token = Uuid::new_v4();
-        let asked = self.cfg.lote.max(1);
         let at = Instant::now();
-        let piso = self.pisos.lock().map(|p| p.0.novos).unwrap_or_default();
-        let claimed = {
-            let client = self.pool.get().await?;
-            store::claim_frescos(&client, None, asked as i64, self.cfg.visibilidade, token, piso).await?
+        let client = self.pool.get().await?;
+        let lease = self.cfg.visibilidade;
+        let (asked, claimed) = match faixa {
+            Faixa::Comum => {
+                let asked = self.alvo();
+                let pisos = self.pisos(agora.is_none());
+                let parte = self.cfg.parte_fresca;
+                let claimed =
+                    store::claim_desde(&client, agora, asked as i64, lease, token, parte, pisos).await?;
+                if agora.is_none() {
+                    if let Ok(mut p) = self.pisos.lock() {
+                        // Unless a sweep lowered them meanwhile: then its floors stand.
+                        if p.0 == pisos {
+                            p.0 = pisos.depois(&claimed);
+                        }
+                    }
+                }
+                self.adapt(asked, claimed.eventos.len());
+                (asked, claimed.eventos)
+            }
+            Faixa::Expressa => {
+                let asked = self.cfg.lote.max(1);
+                let piso = self.pisos.lock().map(|p| p.0.novos).unwrap_or_default();
+                (asked, store::claim_frescos(&client, agora, asked as i64, lease, token, piso).await?)
+            }
         };
+        // The connection goes back to the pool here: none is held while delivering.
+        drop(client);
         let full = claimed.len() >= asked;
-        Ok(Claim { token, claimed, full, at, faixa: Faixa::Expressa })
+        Ok(Claim { token, claimed, full, at, faixa })
     }
 
     /// The floors of the next claim ([`store::Pisos`]): none for a test's own `agora`
-    /// (`com_pisos` false) nor for a sweep, every `outbox.varredura`.
+    /// (`com_pisos` false), nor at all with `outbox.varredura = 0s`.
     fn pisos(&self, com_pisos: bool) -> store::Pisos {
-        let Ok(mut p) = self.pisos.lock() else { return store::Pisos::default() };
-        if !com_pisos {
+        if !com_pisos || self.cfg.varredura.is_zero() {
             return store::Pisos::default();
         }
-        if p.1.is_none_or(|t| t.elapsed() >= self.cfg.varredura) {
-            p.1 = Some(Instant::now());
-            return store::Pisos::default();
+        self.pisos.lock().map(|p| p.0).unwrap_or_default()
+    }
+
+    /// **A sweep**: a claim with no floors, for the rows written below them (a writer's
+    /// transaction longer than [`store::FOLGA`]), every `outbox.varredura` — **beside** the
+    /// loop's claims, in a task of its own, never in their way. While another session holds the
+    /// xmin horizon a sweep steps over every dead entry since the horizon was taken, so it slows
+    /// as the hold goes on (issue 29: ~0.5 s after 4 minutes); taken inline it stalled the loop —
+    /// live events waited for it, every 10 s. Two rules bound it: the next sweep is due
+    /// `outbox.varredura` after this one ends, or nine times its claim's duration if that is
+    /// longer (a sweep never takes more than a tenth of the time, however long the hold); and it
+    /// only ever lowers the floors — one that came back full leaves them where its rows end, so
+    /// the loop's claims drain what it found at full speed, as after an outage.
+    pub async fn sweep(&self) -> anyhow::Result<Claim> {
+        #[cfg(feature = "test-hooks")]
+        if let Some(gate) = &self.hooks.varredura {
+            let _ = gate.subscribe().wait_for(|open| *open).await;
         }
-        p.0
+        let token = Uuid::new_v4();
+        let at = Instant::now();
+        let asked = self.alvo();
+        let claimed = {
+            let client = self.pool.get().await;
+            let claimed = match client {
+                Ok(client) => {
+                    let parte = self.cfg.parte_fresca;
+                    let lease = self.cfg.visibilidade;
+                    store::claim_desde(
+                        &client,
+                        None,
+                        asked as i64,
+                        lease,
+                        token,
+                        parte,
+                        store::Pisos::default(),
+                    )
+                    .await
+                    .map_err(anyhow::Error::from)
+                }
+                Err(e) => Err(e.into()),
+            };
+            let proxima = Instant::now() + self.cfg.varredura.max(at.elapsed() * 9);
+            if let Ok(mut p) = self.pisos.lock() {
+                p.1 = proxima;
+                if let Ok(c) = &claimed {
+                    p.0 = p.0.menores(store::Pisos::default().depois(c));
+                }
+            }
+            claimed?
+        };
+        let full = claimed.eventos.len() >= asked;
+        Ok(Claim { token, claimed: claimed.eventos, full, at, faixa: Faixa::Comum })
     }
 
     /// Claims, delivers and settles one batch (the loop's steps, one after another).

@@ -61,11 +61,38 @@ pub const REGISTRAR: &str = "INSERT INTO outbox_event (id, tipo, payload, status
 /// back is soon backlog again, not competition for live events.
 pub const FRESCOR: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// `$1` agora (NULL = the database's clock), `$2` limite, `$3` the lease in seconds, `$4` token,
-/// `$5` the fresh share (at most `limite`), `$6` the freshness window in seconds ([`FRESCOR`]),
-/// `$7` and `$8` the floors of the backlog's and the fresh share's scans ([`Pisos`]; NULL = none).
+// The two claims' shared text: the fresh share's scan (`novos`) and the lease (`UPDATE` of the
+// rows in `due`). `concat!` takes only literals, so the fragments are macros.
+macro_rules! claim_novos {
+    () => {
+        "WITH novos AS MATERIALIZED ( \
+             SELECT id, true AS fresco, proxima_tentativa_em AS antes FROM outbox_event \
+              WHERE status = 'PENDING' AND tentativas = 0 \
+                AND criado_em > COALESCE($1, now()) - make_interval(secs => $5) \
+                AND criado_em >= COALESCE($6, '-infinity'::timestamptz) \
+                AND proxima_tentativa_em <= COALESCE($1, now()) \
+              ORDER BY criado_em DESC \
+              LIMIT $2 \
+              FOR UPDATE SKIP LOCKED), "
+    };
+}
+macro_rules! claim_lease {
+    () => {
+        "UPDATE outbox_event o SET proxima_tentativa_em = COALESCE($1, now()) + make_interval(secs => $3), \
+                lease_token = $4, tentativas = o.tentativas + 1 \
+           FROM due WHERE o.id = due.id \
+            AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off' \
+         RETURNING o.id, o.tipo, o.payload::text, o.tentativas, o.criado_em, o.traceparent, \
+                   extract(epoch FROM COALESCE($1, now()) - o.criado_em)::float8, \
+                   due.fresco, due.antes, COALESCE($1, now())"
+    };
+}
+
+/// `$1` agora (NULL = the database's clock), `$2` the fresh share (at most `limite`), `$3` the
+/// lease in seconds, `$4` token, `$5` the freshness window in seconds ([`FRESCOR`]), `$6` and `$8`
+/// the floors of the fresh share's and the backlog's scans ([`Pisos`]; NULL = none), `$7` limite.
 ///
-/// **Fresh first** (issue 29): the claim takes up to `$5` rows among the *fresh* events — due
+/// **Fresh first** (issue 29): the claim takes up to `$2` rows among the *fresh* events — due
 /// for the first time (`tentativas = 0`) and created within the window — newest first, then fills
 /// the rest of `limite` with every other due row (retries, older first attempts) in the order of
 /// `proxima_tentativa_em`, as before. After an outage the backlog (rows already attempted, or
@@ -82,55 +109,27 @@ pub const FRESCOR: std::time::Duration = std::time::Duration::from_secs(5);
 /// poison row) still counts one, and its lease is its backoff. Returns the event's age at the
 /// claim in seconds (by the same clock), for the delivery deadline, whether the fresh share took
 /// it, its `proxima_tentativa_em` before the claim, and the claim's instant.
-pub const CLAIM: &str = "WITH novos AS MATERIALIZED ( \
-                             SELECT id, true AS fresco, proxima_tentativa_em AS antes FROM outbox_event \
-                              WHERE status = 'PENDING' AND tentativas = 0 \
-                                AND criado_em > COALESCE($1, now()) - make_interval(secs => $6) \
-                                AND criado_em >= COALESCE($8, '-infinity'::timestamptz) \
-                                AND proxima_tentativa_em <= COALESCE($1, now()) \
-                              ORDER BY criado_em DESC \
-                              LIMIT $5 \
-                              FOR UPDATE SKIP LOCKED), \
-                         resto AS MATERIALIZED ( \
-                             SELECT id, false AS fresco, proxima_tentativa_em AS antes FROM outbox_event \
-                              WHERE status = 'PENDING' AND proxima_tentativa_em <= COALESCE($1, now()) \
-                                AND proxima_tentativa_em >= COALESCE($7, '-infinity'::timestamptz) \
-                                AND id <> ALL (ARRAY(SELECT id FROM novos)) \
-                              ORDER BY proxima_tentativa_em \
-                              LIMIT $2 - (SELECT count(*) FROM novos) \
-                              FOR UPDATE SKIP LOCKED), \
-                         due AS (SELECT * FROM novos UNION ALL SELECT * FROM resto) \
-                         UPDATE outbox_event o SET proxima_tentativa_em = COALESCE($1, now()) + make_interval(secs => $3), \
-                                lease_token = $4, tentativas = o.tentativas + 1 \
-                           FROM due WHERE o.id = due.id \
-                            AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off' \
-                         RETURNING o.id, o.tipo, o.payload::text, o.tentativas, o.criado_em, o.traceparent, \
-                                   extract(epoch FROM COALESCE($1, now()) - o.criado_em)::float8, \
-                                   due.fresco, due.antes, COALESCE($1, now())";
+pub const CLAIM: &str = concat!(
+    claim_novos!(),
+    "resto AS MATERIALIZED ( \
+         SELECT id, false AS fresco, proxima_tentativa_em AS antes FROM outbox_event \
+          WHERE status = 'PENDING' AND proxima_tentativa_em <= COALESCE($1, now()) \
+            AND proxima_tentativa_em >= COALESCE($8, '-infinity'::timestamptz) \
+            AND id <> ALL (ARRAY(SELECT id FROM novos)) \
+          ORDER BY proxima_tentativa_em \
+          LIMIT $7 - (SELECT count(*) FROM novos) \
+          FOR UPDATE SKIP LOCKED), \
+     due AS (SELECT * FROM novos UNION ALL SELECT * FROM resto) ",
+    claim_lease!()
+);
 
-/// `$1` agora (NULL = the database's clock), `$2` limite, `$3` the lease in seconds, `$4` token,
-/// `$5` the freshness window in seconds ([`FRESCOR`]), `$6` the fresh share's floor (NULL = none).
+/// `$1` to `$6` as in [`CLAIM`]: `$2` is the whole claim.
 ///
 /// **The express claim** (issue 29): only [`CLAIM`]'s fresh share — events due for the first time
 /// and created within the window, newest first — for the relay's express lane
 /// ([`crate::relay`]), when live events are written while the backlog's claims fill the pipe.
-/// The same lease, token and attempt count as [`CLAIM`], and the same columns back.
-pub const CLAIM_FRESCOS: &str = "WITH novos AS MATERIALIZED ( \
-                             SELECT id, proxima_tentativa_em AS antes FROM outbox_event \
-                              WHERE status = 'PENDING' AND tentativas = 0 \
-                                AND criado_em > COALESCE($1, now()) - make_interval(secs => $5) \
-                                AND criado_em >= COALESCE($6, '-infinity'::timestamptz) \
-                                AND proxima_tentativa_em <= COALESCE($1, now()) \
-                              ORDER BY criado_em DESC \
-                              LIMIT $2 \
-                              FOR UPDATE SKIP LOCKED) \
-                         UPDATE outbox_event o SET proxima_tentativa_em = COALESCE($1, now()) + make_interval(secs => $3), \
-                                lease_token = $4, tentativas = o.tentativas + 1 \
-                           FROM novos WHERE o.id = novos.id \
-                            AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off' \
-                         RETURNING o.id, o.tipo, o.payload::text, o.tentativas, o.criado_em, o.traceparent, \
-                                   extract(epoch FROM COALESCE($1, now()) - o.criado_em)::float8, \
-                                   true, novos.antes, COALESCE($1, now())";
+/// The same text for the share and the lease as [`CLAIM`], so the same columns back.
+pub const CLAIM_FRESCOS: &str = concat!(claim_novos!(), "due AS (SELECT * FROM novos) ", claim_lease!());
 
 /// How far behind the claim's instant a floor is set when a share's scan found everything its
 /// range held: a writer's row carries its transaction's start (`now()`), so a transaction that
@@ -157,7 +156,8 @@ pub const FOLGA: std::time::Duration = std::time::Duration::from_secs(1);
 ///   statement that makes it due (a settle's backoff, a lease's end, [`make_due`]), so above any
 ///   floor; only a writer's transaction longer than [`FOLGA`] or an operator's retry can land
 ///   below one, and a sweep (every `outbox.varredura`, 10 s) claims with no floor at all: the
-///   one claim whose scan a held horizon still slows.
+///   one claim whose scan a held horizon still slows — it runs beside the others, never in their
+///   way (giro-outbox's `relay::Publisher::sweep`).
 ///
 /// A scan then visits only the dead entries of the last second or so, however long the horizon
 /// has been held. A test that passes its own `agora` claims with no floors.
@@ -184,6 +184,13 @@ impl Pisos {
                 resto.iter().map(|e| e.antes).max().or(self.resto)
             },
         }
+    }
+
+    /// Each floor the lower of the two (none is the lowest: the index's start). A sweep's
+    /// floors merge so: a sweep only ever lowers them.
+    pub fn menores(self, outros: Pisos) -> Pisos {
+        let menor = |a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>| a.zip(b).map(|(a, b)| a.min(b));
+        Pisos { novos: menor(self.novos, outros.novos), resto: menor(self.resto, outros.resto) }
     }
 }
 
@@ -372,13 +379,13 @@ pub async fn claim_desde(
             CLAIM,
             &[
                 &agora,
-                &limite,
+                &fresca,
                 &lease.as_secs_f64(),
                 &token,
-                &fresca,
                 &FRESCOR.as_secs_f64(),
-                &pisos.resto,
                 &pisos.novos,
+                &limite,
+                &pisos.resto,
             ],
         )
         .await?;

@@ -359,3 +359,67 @@ async fn a_live_event_goes_out_through_the_express_lane_while_the_backlog_holds_
         "the backlog never took more than outbox.concorrencia"
     );
 }
+
+/// A sweep (a claim with no floors, `outbox.varredura`) runs beside the loop's claims: held at
+/// its gate, as a held xmin horizon slows it, live events still go out; the row only a sweep can
+/// find (written below the floors) goes out once it ends. Taken inline, as before, a slow sweep
+/// held every live event behind it.
+#[tokio::test]
+async fn a_slow_sweep_does_not_hold_the_live_events_back() {
+    let (db, r) = setup(10, true).await;
+    let signal = Arc::new(giro::db::OutboxSignal::default());
+    let mut p = publisher_with(&db, &r, &[("GIRO_OUTBOX_VARREDURA", "1s")], signal.clone());
+    let gate = watch::channel(false).0;
+    p.hooks.varredura = Some(gate.clone());
+    let p = Arc::new(p);
+    let stop = CancellationToken::new();
+    let run = tokio::spawn(p.run_loop(stop.clone(), giro::supervisor::Vivo::detached("t")));
+    let sent = "SELECT count(*) FROM outbox_event WHERE status = 'SENT'";
+    wait_until(Duration::from_secs(60), "the first 10 events SENT", || async {
+        (count(&db, sent).await == 10).then_some(())
+    })
+    .await;
+    wait_until(Duration::from_secs(60), "a sweep waiting at its gate", || async {
+        (gate.receiver_count() > 0).then_some(())
+    })
+    .await;
+
+    // A writer's transaction that began a minute ago commits now (below both floors: only a
+    // sweep finds it), and a shopper's checkout commits 5 live events.
+    let straggler = uuid::Uuid::new_v4();
+    db.client()
+        .await
+        .execute(
+            "INSERT INTO outbox_event (id, tipo, payload, status, criado_em, proxima_tentativa_em)
+             VALUES ($1, 'ReposicaoSolicitada',
+                     jsonb_build_object('eventId', $1::uuid, 'sku', '7894900011517', 'qtdFaltante', 1, 'ocorridoEm', '2026-09-25T12:00:00Z'),
+                     'PENDING', now() - interval '1 minute', now() - interval '1 minute')",
+            &[&straggler],
+        )
+        .await
+        .unwrap();
+    backlog(&db, 5).await;
+    db.client()
+        .await
+        .execute("UPDATE outbox_event SET criado_em = now(), proxima_tentativa_em = now() WHERE status = 'PENDING' AND id <> $1", &[&straggler])
+        .await
+        .unwrap();
+    signal.wake.notify_one();
+    wait_until(Duration::from_secs(60), "the 5 live events SENT while the sweep waits", || async {
+        (count(&db, sent).await == 15).then_some(())
+    })
+    .await;
+    let pendente = format!("SELECT count(*) FROM outbox_event WHERE id = '{straggler}' AND status = 'PENDING' AND tentativas = 0");
+    assert_eq!(count(&db, &pendente).await, 1, "below the floors: left for the sweep");
+
+    gate.send_replace(true);
+    wait_until(Duration::from_secs(60), "the sweep claims the straggler", || async {
+        (count(&db, sent).await == 16).then_some(())
+    })
+    .await;
+    stop.cancel();
+    run.await.unwrap();
+    let applied = r.applied();
+    let distinct: HashSet<&String> = applied.iter().collect();
+    assert_eq!((distinct.len(), applied.len()), (16, 16), "each event delivered once");
+}

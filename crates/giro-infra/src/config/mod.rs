@@ -147,8 +147,10 @@ pub struct OutboxConfig {
     /// The share of every claim, in percent (0–100), given to fresh events ahead of the backlog
     /// (giro-outbox's `store::CLAIM`); 0 claims strictly by `proxima_tentativa_em`.
     pub parte_fresca: u8,
-    /// How often a claim scans its indexes from their start (a sweep) instead of from the floors
-    /// the previous claims left (giro-outbox's `store::Pisos`); zero = every claim.
+    /// How often a sweep — a claim that scans its indexes from their start instead of from the
+    /// floors the previous claims left (giro-outbox's `store::Pisos`), beside the loop's claims —
+    /// runs; at least nine times its own duration apart. Zero = no floors: every claim scans
+    /// from the start.
     pub varredura: Duration,
 }
 
