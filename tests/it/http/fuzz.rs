@@ -67,6 +67,14 @@ const SAUDE: &[(&str, &str, Quem)] = &[
     ("GET", "/readyz", Quem::Anonimo),
 ];
 
+/// A readiness or health route's 503 `DOWN` is its contract, not an answer to the input: it
+/// reports the database as it is now, and on a loaded machine the database may not answer the
+/// probe within its 2 s. Every other 5xx fails the property.
+fn relata_o_banco(caminho: &str, status: u16, body: &str) -> bool {
+    let saude = caminho.starts_with("/readyz") || caminho.starts_with("/actuator/health");
+    saude && status == 503 && body.contains("\"DOWN\"")
+}
+
 /// The event console (`outbox::console`), on both services, as the operator.
 const CONSOLE: &[(&str, &str, Quem)] = &[
     ("GET", "/operacao/outbox", Quem::Operador),
@@ -254,7 +262,10 @@ async fn rodar(
         let res = rb.send().await.unwrap_or_else(|e| panic!("case {i}: {caminho}: connection failed: {e}"));
         let status = res.status();
         let body = res.text().await.unwrap_or_default();
-        assert!(status.as_u16() < 500, "case {i}: {caminho}: {status} {body}");
+        assert!(
+            status.as_u16() < 500 || relata_o_banco(&caminho, status.as_u16(), &body),
+            "case {i}: {caminho}: {status} {body}"
+        );
         for rust in ["struct ", "Vec<", "Option<", "alloc::", "core::"] {
             assert!(!body.contains(rust), "case {i}: {caminho}: a Rust type in {body}");
         }
@@ -387,7 +398,10 @@ async fn rodar_web(web: std::net::SocketAddr, servico: Servico, r: &mut fastrand
             rb.send().await.unwrap_or_else(|e| panic!("case {i}: {metodo} {url}: connection failed: {e}"));
         let status = res.status().as_u16();
         let body = res.text().await.unwrap_or_default();
-        assert!(status < 500, "case {i}: {metodo} {url}: {status} {body}");
+        assert!(
+            status < 500 || relata_o_banco(&caminho, status, &body),
+            "case {i}: {metodo} {url}: {status} {body}"
+        );
         if permitido {
             assert!(
                 !body.contains(FORA_DA_LISTA),
