@@ -5,6 +5,7 @@ import {
   foto,
   principal,
   estado,
+  entrar,
   operadorEstoque,
   produtoNoMercado,
 } from './support/teste';
@@ -14,14 +15,6 @@ import type { Page } from '@playwright/test';
 const num = (n: number) => new Intl.NumberFormat('pt-BR').format(n);
 
 test.describe.configure({ mode: 'serial' });
-
-async function entrar(page: Page, url = principal().painel) {
-  await page.goto(url);
-  await page.getByLabel('Usuário').fill(estado().usuario);
-  await page.getByLabel('Senha').fill(estado().senha);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await expect(page.getByRole('heading', { name: 'Painel do estoque' })).toBeVisible();
-}
 
 async function resumoApi() {
   const r = await (await operadorEstoque()).get('/painel/resumo');
@@ -89,7 +82,7 @@ test('login: senha errada, estoque fora do ar, e entrada só com o teclado', asy
 test('painel: KPIs, demanda reprimida e reposições recentes do catálogo de demonstração', async ({
   page,
 }) => {
-  await entrar(page);
+  await entrar(page, 'Painel do estoque', principal().painel);
   await kpisIguaisAoResumo(page, await resumoApi());
   const lateral = page.getByRole('complementary', { name: 'Navegação do painel' });
   await expect(lateral.getByRole('link')).toHaveText([
@@ -145,7 +138,7 @@ test('painel: KPIs, demanda reprimida e reposições recentes do catálogo de de
 test('entrada de lote: consulta do SKU, lote que atende a demanda reprimida, KPIs e reposições atualizam', async ({
   page,
 }) => {
-  await entrar(page);
+  await entrar(page, 'Painel do estoque', principal().painel);
   const antes = await resumoApi();
   const form = page.locator('#entrada-lote');
   const sku = form.getByLabel('SKU/EAN');
@@ -202,7 +195,7 @@ test('entrada de lote: consulta do SKU, lote que atende a demanda reprimida, KPI
 test('entrada de lote: SKU novo com descrição e NCM, lote repetido, consulta que falha', async ({
   page,
 }) => {
-  await entrar(page);
+  await entrar(page, 'Painel do estoque', principal().painel);
   const antes = await resumoApi();
   const form = page.locator('#entrada-lote');
   const novo = '7890000000123';
@@ -250,7 +243,7 @@ test('erros de carga, "Tentar de novo", e um 401 qualquer volta ao login', async
     r.fulfill({ status: 503, contentType: 'application/problem+json', body: '{"status":503}' }),
   );
   await page.route('**/api/painel/demandas', (r) => r.abort('connectionrefused'));
-  await entrar(page);
+  await entrar(page, 'Painel do estoque', principal().painel);
   await expect(page.getByText('Não foi possível carregar. O estoque não respondeu.')).toBeVisible({
     timeout: 15_000,
   });

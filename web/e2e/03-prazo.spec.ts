@@ -5,8 +5,9 @@ import {
   expect,
   foto,
   curto,
-  estado,
+  entrar,
   operadorEstoque,
+  pausado,
   produtoNoMercado,
 } from './support/teste';
 import { get } from './support/cliente';
@@ -85,10 +86,7 @@ test('reposição "enviando" enquanto o mercado não responde, "entregue" quando
   page,
 }) => {
   const m = curto();
-  await page.goto(m.painel);
-  await page.getByLabel('Usuário').fill(estado().usuario);
-  await page.getByLabel('Senha').fill(estado().senha);
-  await page.getByRole('button', { name: 'Entrar' }).click();
+  await entrar(page, 'Painel do estoque', m.painel);
   const form = page.locator('#entrada-lote');
   await form.getByLabel('SKU/EAN').fill(PAO);
   await expect(
@@ -97,8 +95,8 @@ test('reposição "enviando" enquanto o mercado não responde, "entregue" quando
     ),
   ).toBeVisible();
 
-  process.kill(m.pidMercado, 'SIGSTOP'); // the market stops answering
-  try {
+  // The market stops answering.
+  await pausado(m.pidMercado, async () => {
     await form.getByLabel('Quantidade').fill('30');
     await form.getByLabel('Código do lote').fill('L-PAO-02');
     await form.getByLabel('Validade').fill(diaSaoPaulo(60));
@@ -116,9 +114,7 @@ test('reposição "enviando" enquanto o mercado não responde, "entregue" quando
       'enviando',
     ]);
     await foto(page, 'painel-enviando');
-  } finally {
-    process.kill(m.pidMercado, 'SIGCONT');
-  }
+  });
   // The publisher retries with backoff; the dashboard asks again every 5 s.
   await expect(
     page.locator(`#reposicoes tr[data-sku="${PAO}"]`).getByRole('cell').last(),
@@ -128,10 +124,7 @@ test('reposição "enviando" enquanto o mercado não responde, "entregue" quando
 
 test('KPIs no formato pt-BR passando de mil, atualizados sem recarregar', async ({ page }) => {
   const m = curto();
-  await page.goto(m.painel);
-  await page.getByLabel('Usuário').fill(estado().usuario);
-  await page.getByLabel('Senha').fill(estado().senha);
-  await page.getByRole('button', { name: 'Entrar' }).click();
+  await entrar(page, 'Painel do estoque', m.painel);
   const cadastrados = page.getByTestId('kpi-skusCadastrados');
   await expect(cadastrados).toHaveText('SKUs cadastrados8');
 

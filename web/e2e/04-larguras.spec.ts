@@ -1,6 +1,6 @@
 // Every page usable at 375 px and at 1280 px: nothing wider than the window, the main controls
 // visible, a screenshot of each.
-import { test, expect, foto, principal, estado, semRolagemHorizontal } from './support/teste';
+import { test, expect, foto, principal, entrar, semRolagemHorizontal } from './support/teste';
 import { COCA, PAO } from './support/demo';
 
 for (const largura of [375, 1280]) {
@@ -46,10 +46,7 @@ for (const largura of [375, 1280]) {
       await page.goto(principal().painel);
       await semRolagemHorizontal(page);
       await foto(page, `${largura}-painel-login`);
-      await page.getByLabel('Usuário').fill(estado().usuario);
-      await page.getByLabel('Senha').fill(estado().senha);
-      await page.getByRole('button', { name: 'Entrar' }).click();
-      await expect(page.getByRole('heading', { name: 'Painel do estoque' })).toBeVisible();
+      await entrar(page, 'Painel do estoque');
       await expect(page.getByRole('button', { name: 'Sair' })).toBeVisible();
       await expect(page.getByRole('button', { name: 'Dar entrada no estoque' })).toBeVisible();
       await expect(page.locator('#reposicoes table')).toBeVisible();
@@ -61,10 +58,7 @@ for (const largura of [375, 1280]) {
       await page.goto(`${principal().vitrine}/operador/`);
       await semRolagemHorizontal(page);
       await foto(page, `${largura}-operador-login`);
-      await page.getByLabel('Usuário').fill(estado().usuario);
-      await page.getByLabel('Senha').fill(estado().senha);
-      await page.getByRole('button', { name: 'Entrar' }).click();
-      await expect(page.getByRole('heading', { name: 'Operação do mercado' })).toBeVisible();
+      await entrar(page, 'Operação do mercado');
       await expect(page.getByRole('button', { name: 'Cadastrar produto' })).toBeVisible();
       await expect(page.locator(`#produtos tr[data-sku="${COCA}"]`)).toBeVisible();
       await semRolagemHorizontal(page);

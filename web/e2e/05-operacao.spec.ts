@@ -7,10 +7,12 @@ import {
   test,
   expect,
   foto,
+  entrar,
   estado,
   eventos,
   operadorEstoque,
   operadorMercado,
+  pausado,
   produtoNoMercado,
 } from './support/teste';
 import { diaSaoPaulo } from './support/demo';
@@ -26,24 +28,6 @@ interface ProdutoOperador {
   sku: string;
   prateleira: number;
   reposicaoAberta: { status: string } | null;
-}
-
-/** Resumes a paused service whatever happens in the test. */
-async function pausado<T>(pid: number, f: () => Promise<T>): Promise<T> {
-  process.kill(pid, 'SIGSTOP');
-  try {
-    return await f();
-  } finally {
-    process.kill(pid, 'SIGCONT');
-  }
-}
-
-async function entrarNoPainel(page: Page) {
-  await page.goto(eventos().painel);
-  await page.getByLabel('Usuário').fill(estado().usuario);
-  await page.getByLabel('Senha').fill(estado().senha);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await expect(page.getByRole('heading', { name: 'Painel do estoque' })).toBeVisible();
 }
 
 test('painel: um evento que falhou aparece com o erro, é reenviado pela página e termina entregue', async ({
@@ -82,7 +66,7 @@ test('painel: um evento que falhou aparece com o erro, é reenviado pela página
     )
     .toBe('AGUARDANDO_LOTE');
 
-  await entrarNoPainel(page);
+  await entrar(page, 'Painel do estoque', m.painel);
   const secao = page.locator('#eventos');
   await expect(secao.getByText('Nenhum evento falhou.', { exact: false })).toBeVisible();
 
@@ -125,13 +109,6 @@ test('painel: um evento que falhou aparece com o erro, é reenviado pela página
   await expect.poll(async () => (await produtoNoMercado(SKU_REENVIO, m)).disponivel).toBe(6);
 });
 
-async function entrarNaOperacao(page: Page) {
-  await page.getByLabel('Usuário').fill(estado().usuario);
-  await page.getByLabel('Senha').fill(estado().senha);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await expect(page.getByRole('heading', { name: 'Operação do mercado' })).toBeVisible();
-}
-
 async function preencher(
   page: Page,
   c: { sku: string; nome: string; preco: string; minimo: string; ideal: string },
@@ -165,7 +142,7 @@ test('operação do mercado: login, cada erro do cadastro, um produto que enche 
   await page.getByLabel('Senha').fill('senha-errada');
   await page.getByRole('button', { name: 'Entrar' }).click();
   await expect(page.getByRole('alert')).toHaveText('Usuário ou senha inválidos.');
-  await entrarNaOperacao(page);
+  await entrar(page, 'Operação do mercado');
 
   // The design's fonts, from the build (no request leaves the origin: the fixture checks).
   await expect
@@ -251,8 +228,7 @@ test('operação do mercado: login, cada erro do cadastro, um produto que enche 
 
 test('operação do mercado: um evento que falhou é descartado pela página', async ({ page }) => {
   const m = eventos();
-  await page.goto(`${m.vitrine}/operador/eventos`);
-  await entrarNaOperacao(page);
+  await entrar(page, 'Operação do mercado', `${m.vitrine}/operador/eventos`);
   await expect(page.getByRole('heading', { name: 'Eventos' })).toBeVisible();
 
   await pausado(m.pidEstoque, async () => {

@@ -7,6 +7,7 @@ import {
   expect,
   foto,
   principal,
+  entrar,
   estado,
   operadorEstoque,
   semRolagemHorizontal,
@@ -14,14 +15,6 @@ import {
 import { PAO, SABAO } from './support/demo';
 
 test.describe.configure({ mode: 'serial' });
-
-async function entrar(page: Page) {
-  await page.goto(principal().painel);
-  await page.getByLabel('Usuário').fill(estado().usuario);
-  await page.getByLabel('Senha').fill(estado().senha);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await expect(page.getByRole('heading', { name: 'Painel do estoque' })).toBeVisible();
-}
 
 interface Detalhe {
   saldoVencido: number;
@@ -79,7 +72,7 @@ test.describe('1280 px', () => {
   test('estoque: o KPI abre a lista filtrada, a página do SKU e a baixa de um lote vencido', async ({
     page,
   }) => {
-    await entrar(page);
+    await entrar(page, 'Painel do estoque', principal().painel);
     const resumo = (await (await operadorEstoque()).get('/painel/resumo')).corpo as {
       skusSemSaldo: number;
     };
@@ -127,7 +120,7 @@ test.describe('1280 px', () => {
 
   test('modo escuro: a lateral usa o petróleo escuro, não um ciano ofuscante', async ({ page }) => {
     await page.emulateMedia({ colorScheme: 'dark' });
-    await entrar(page);
+    await entrar(page, 'Painel do estoque', principal().painel);
     const lateral = page.getByRole('complementary', { name: 'Navegação do painel' });
     // brand-2-tint (dark) #123b40, never brand-2-strong (dark) #4ecdd8.
     await expect(lateral).toHaveCSS('background-color', 'rgb(18, 59, 64)');
@@ -141,7 +134,7 @@ test.describe('375 px', () => {
   test('estoque em cartões: lista, SKU e baixa alcançáveis sem rolagem lateral', async ({
     page,
   }) => {
-    await entrar(page);
+    await entrar(page, 'Painel do estoque', principal().painel);
     // The dashboard's tables are cards: every status stays on screen.
     const status = page.locator('#reposicoes td[data-rotulo="Status"]').first();
     await expect(status).toBeVisible();

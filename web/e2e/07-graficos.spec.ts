@@ -8,7 +8,7 @@ import {
   expect,
   foto,
   principal,
-  estado,
+  entrar,
   operadorEstoque,
   operadorMercado,
   outroClienteCompra,
@@ -21,22 +21,6 @@ test.describe.configure({ mode: 'serial' });
 interface Latencia {
   horas: number;
   pontos: { reposicoes: number }[];
-}
-
-async function entrarNoPainel(page: Page) {
-  await page.goto(principal().painel);
-  await page.getByLabel('Usuário').fill(estado().usuario);
-  await page.getByLabel('Senha').fill(estado().senha);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await expect(page.getByRole('heading', { name: 'Painel do estoque' })).toBeVisible();
-}
-
-async function entrarNaOperacao(page: Page) {
-  await page.goto(`${principal().vitrine}/operador/`);
-  await page.getByLabel('Usuário').fill(estado().usuario);
-  await page.getByLabel('Senha').fill(estado().senha);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await expect(page.getByRole('heading', { name: 'Operação do mercado' })).toBeVisible();
 }
 
 /** The rows of a chart's text alternative: the table screen readers find by the chart's name
@@ -65,7 +49,7 @@ for (const largura of [1280, 375]) {
     test('painel: latência das reposições, demanda por idade e eventos por minuto, com os números da API', async ({
       page,
     }) => {
-      await entrarNoPainel(page);
+      await entrar(page, 'Painel do estoque', principal().painel);
       const lat = await desenhado(page, 'Latência das reposições', largura);
       // The demo restocked every shelf: the last day has restocks, and the page says how many
       // the API counts (24 intervals in the table for screen readers).
@@ -119,7 +103,7 @@ for (const largura of [1280, 375]) {
       const ultima = vendas.pontos[vendas.pontos.length - 1]!;
       expect(ultima.pagos).toBeGreaterThan(0);
 
-      await entrarNaOperacao(page);
+      await entrar(page, 'Operação do mercado', `${principal().vitrine}/operador/`);
       const pedidos = await desenhado(page, 'Pedidos por hora', largura);
       await expect(numeros(pedidos, 'Pedidos por hora')).toHaveCount(24);
       // The current hour, last: at least the order just paid.
@@ -146,7 +130,7 @@ for (const largura of [1280, 375]) {
     test('console: busca por SKU mostra a coluna SKU e o tipo em palavras; a 375 px cada evento é um cartão', async ({
       page,
     }) => {
-      await entrarNoPainel(page);
+      await entrar(page, 'Painel do estoque', principal().painel);
       await page.locator('#eventos').scrollIntoViewIfNeeded();
       await page.getByLabel('Buscar por id do evento ou SKU').fill(COCA);
       await page.getByRole('button', { name: 'Buscar' }).click();

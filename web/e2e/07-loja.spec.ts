@@ -2,13 +2,12 @@
 // against the real services, at 1280 and at 375 px: accents and case do not matter, a search
 // that finds nothing offers the categories, the order page shows its short number and date, the
 // owner finds that order in the list and opens it, and an unlisted product leaves the storefront.
-import type { Page } from '@playwright/test';
 import { postJson } from './support/cliente';
 import {
   test,
   expect,
   foto,
-  estado,
+  entrar,
   principal,
   produtoNoMercado,
   produtoProprio,
@@ -16,14 +15,6 @@ import {
 } from './support/teste';
 
 test.describe.configure({ mode: 'serial' });
-
-async function entrarNaOperacao(page: Page, caminho = '') {
-  await page.goto(`${principal().vitrine}/operador/${caminho}`);
-  await page.getByLabel('Usuário').fill(estado().usuario);
-  await page.getByLabel('Senha').fill(estado().senha);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await expect(page.getByRole('heading', { name: 'Operação do mercado' })).toBeVisible();
-}
 
 for (const [largura, sku] of [
   [1280, '7890000000262'],
@@ -76,7 +67,7 @@ for (const [largura, sku] of [
       await semRolagemHorizontal(page);
       await foto(page, `${largura}-loja-pedido-cliente`);
 
-      await entrarNaOperacao(page, 'pedidos');
+      await entrar(page, 'Operação do mercado', `${principal().vitrine}/operador/pedidos`);
       const linha = page.locator(`#pedidos tr[data-numero="${numero}"]`);
       await expect(linha).toContainText('Aguardando pagamento');
       await expect(linha).toContainText('2 unidades');
@@ -102,7 +93,7 @@ for (const [largura, sku] of [
       page,
     }) => {
       const nome = `Granola da Casa ${largura}`;
-      await entrarNaOperacao(page);
+      await entrar(page, 'Operação do mercado', `${principal().vitrine}/operador/`);
       await page.getByRole('link', { name: `Editar ${nome}` }).click();
       await expect(page.getByRole('heading', { name: `Editar ${nome}` })).toBeVisible();
       await page.getByLabel('Preço (R$)').fill('13,90');

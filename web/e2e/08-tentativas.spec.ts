@@ -2,15 +2,15 @@
 // after 2 attempts of 1 s: with mercado paused, a shipment's two attempts fail and it becomes a
 // dead letter; the dashboard opens its history (each attempt, how long ago, its outcome, its
 // error), at 1280 and at 375 px, and after the replay the history ends with the delivery.
-import type { Page } from '@playwright/test';
 import {
   test,
   expect,
   foto,
-  estado,
+  entrar,
   eventos,
   operadorEstoque,
   operadorMercado,
+  pausado,
   semRolagemHorizontal,
 } from './support/teste';
 import { diaSaoPaulo } from './support/demo';
@@ -22,14 +22,6 @@ const SKU = '7890000000149';
 interface ProdutoOperador {
   sku: string;
   reposicaoAberta: { status: string } | null;
-}
-
-async function entrarNoPainel(page: Page) {
-  await page.goto(eventos().painel);
-  await page.getByLabel('Usuário').fill(estado().usuario);
-  await page.getByLabel('Senha').fill(estado().senha);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await expect(page.getByRole('heading', { name: 'Painel do estoque' })).toBeVisible();
 }
 
 test('painel: as tentativas de um evento que falhou, e a entrega depois do reenvio', async ({
@@ -67,12 +59,11 @@ test('painel: as tentativas de um evento que falhou, e a entrega depois do reenv
     )
     .toBe('AGUARDANDO_LOTE');
 
-  await entrarNoPainel(page);
+  await entrar(page, 'Painel do estoque', m.painel);
   const secao = page.locator('#eventos');
   const morto = secao.locator('tr[data-status="FAILED"]', { hasText: SKU });
   // mercado paused: the shipment's two attempts time out and it becomes a dead letter.
-  process.kill(m.pidMercado, 'SIGSTOP');
-  try {
+  await pausado(m.pidMercado, async () => {
     const lote = await estoque.post('/lotes', {
       sku: SKU,
       codigoLote: 'L-GOI-01',
@@ -81,9 +72,7 @@ test('painel: as tentativas de um evento que falhou, e a entrega depois do reenv
     });
     expect(lote.status, JSON.stringify(lote.corpo)).toBe(201);
     await expect(morto).toBeVisible({ timeout: 30_000 });
-  } finally {
-    process.kill(m.pidMercado, 'SIGCONT');
-  }
+  });
   const id = (await morto.getAttribute('data-event-id')) ?? '';
   expect(id).not.toBe('');
 

@@ -3,7 +3,7 @@
 // delivered; once that request has waited SILENCIO_AVISO_SEGUNDOS (30 s) with no delivery since,
 // mercado's console says the estoque has not answered, for how long and how many events wait —
 // and the banner leaves by itself once the estoque answers again and the request goes through.
-import { test, expect, foto, estado, curto, operadorMercado } from './support/teste';
+import { test, expect, foto, curto, entrar, operadorMercado, pausado } from './support/teste';
 
 const SKU = '7890000000156';
 
@@ -14,16 +14,11 @@ test('console do mercado: aviso quando o estoque não responde, que some quando 
   test.setTimeout(150_000);
   const m = curto();
   const mercado = await operadorMercado(m);
-  await page.goto(`${m.vitrine}/operador/eventos`);
-  await page.getByLabel('Usuário').fill(estado().usuario);
-  await page.getByLabel('Senha').fill(estado().senha);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await expect(page.getByRole('heading', { name: 'Eventos' })).toBeVisible();
+  await entrar(page, 'Eventos', `${m.vitrine}/operador/eventos`);
   const aviso = page.getByTestId('eventos-sem-resposta');
   await expect(aviso).toHaveCount(0);
 
-  process.kill(m.pidEstoque, 'SIGSTOP');
-  try {
+  await pausado(m.pidEstoque, async () => {
     // Registered while estoque is silent (unclassified, as the spec allows): its
     // ReposicaoSolicitada is attempted and waits for the next attempt.
     const p = await mercado.post('/produtos', {
@@ -40,9 +35,7 @@ test('console do mercado: aviso quando o estoque não responde, que some quando 
     await expect(aviso).toContainText(/esperam? nova tentativa/);
     await expect(aviso).toContainText('confira se o estoque está no ar');
     await foto(page, 'operador-eventos-estoque-sem-resposta');
-  } finally {
-    process.kill(m.pidEstoque, 'SIGCONT');
-  }
+  });
   // The publisher's probe finds the estoque back and the request is delivered: no more banner.
   await expect(aviso).toHaveCount(0, { timeout: 60_000 });
 });

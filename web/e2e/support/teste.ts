@@ -36,7 +36,42 @@ export async function semRolagemHorizontal(page: Page): Promise<void> {
   expect(conteudo, 'página mais larga que a janela').toBeLessThanOrEqual(largura);
 }
 
-export const test = base.extend<{ erros: string[] }>({
+/** The services `pausado` holds stopped right now (one worker runs the tests, in order). */
+const pausados = new Set<number>();
+
+/**
+ * Runs `f` with the service `pid` stopped (SIGSTOP: its sockets stay open, it answers nothing),
+ * and resumes it (SIGCONT) whatever happens in `f`. Should `f` never settle (a request to the
+ * stopped service that waits for ever, then the test's timeout), the fixture below resumes it when
+ * the test ends, so no later test meets a stopped service.
+ */
+export async function pausado<T>(pid: number, f: () => Promise<T>): Promise<T> {
+  process.kill(pid, 'SIGSTOP');
+  pausados.add(pid);
+  try {
+    return await f();
+  } finally {
+    pausados.delete(pid);
+    process.kill(pid, 'SIGCONT');
+  }
+}
+
+/**
+ * Signs the demo operator in on a login form (the painel's or mercado's operator pages) and waits
+ * for `titulo`, a heading of the page behind it. With `url` it opens that page first; without, the
+ * form is the one the page already shows (a test that first looked at the form itself). The tests
+ * of the form (a wrong password, the keyboard) stay written out where they are.
+ */
+export async function entrar(page: Page, titulo: string, url?: string): Promise<void> {
+  if (url !== undefined) await page.goto(url);
+  const e = estado();
+  await page.getByLabel('Usuário').fill(e.usuario);
+  await page.getByLabel('Senha').fill(e.senha);
+  await page.getByRole('button', { name: 'Entrar' }).click();
+  await expect(page.getByRole('heading', { name: titulo })).toBeVisible();
+}
+
+export const test = base.extend<{ erros: string[]; retomar: void }>({
   erros: [
     async ({ page }, use) => {
       const erros: string[] = [];
@@ -58,6 +93,16 @@ export const test = base.extend<{ erros: string[] }>({
       });
       await use(erros);
       expect(erros, 'erros no console da página').toEqual([]);
+    },
+    { auto: true },
+  ],
+  // The safety net behind `pausado`'s finally: whatever a test left stopped runs again.
+  retomar: [
+    // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's needs from this pattern; it needs none
+    async ({}, use) => {
+      await use();
+      for (const pid of pausados) process.kill(pid, 'SIGCONT');
+      pausados.clear();
     },
     { auto: true },
   ],
