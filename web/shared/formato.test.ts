@@ -4,7 +4,9 @@ import {
   contagem,
   formatarCentavos,
   formatarDinheiro,
+  formatarInteiro,
   formatarNumero,
+  hhmm,
   mmss,
   quandoCurto,
   tempoRelativo,
@@ -36,6 +38,11 @@ describe('números', () => {
     expect(formatarNumero(999)).toBe('999');
     expect(formatarNumero(1_000_000)).toBe('1.000.000');
   });
+  it('a chart’s count is a whole number', () => {
+    expect(formatarInteiro(1248)).toBe('1.248');
+    expect(formatarInteiro(2.5)).toBe('3');
+    expect(formatarInteiro(0.4)).toBe('0');
+  });
 });
 
 describe('tempo relativo (SPEC §8.2 "Desde")', () => {
@@ -66,6 +73,10 @@ describe('quando (Reposições recentes)', () => {
     expect(quandoCurto(new Date(2026, 2, 10, 9, 5), agora)).toBe('09:05');
     expect(quandoCurto(new Date(2026, 2, 9, 23, 59), agora)).toBe('09/03 23:59');
     expect(quandoCurto(new Date(2025, 11, 31, 7, 0), agora)).toBe('31/12 07:00');
+  });
+  it('hhmm is the local hours and minutes', () => {
+    expect(hhmm(new Date(2026, 2, 10, 9, 5))).toBe('09:05');
+    expect(hhmm(new Date(2026, 2, 9, 23, 59).toISOString())).toBe('23:59');
   });
 });
 

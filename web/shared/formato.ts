@@ -2,6 +2,7 @@
 
 const dinheiro = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
 const numero = new Intl.NumberFormat('pt-BR');
+const inteiro = new Intl.NumberFormat('pt-BR', { maximumFractionDigits: 0 });
 
 /** `R$ 8,99`, `R$ 1.234,56` (Intl puts a no-break space after `R$`, keeping it with the number). */
 export function formatarDinheiro(valor: number): string {
@@ -26,6 +27,11 @@ export function contagem(n: number, um: string, varios: string): string {
 
 export function formatarNumero(n: number): string {
   return numero.format(n);
+}
+
+/** `1.248`, rounded to a whole number: a count on a chart's axis (a tick may fall between two). */
+export function formatarInteiro(n: number): string {
+  return inteiro.format(n);
 }
 
 function plural(n: number, um: string, varios: string): string {
@@ -54,6 +60,11 @@ export function quandoCurto(instante: string | Date, agora: Date = new Date()): 
     d.getMonth() === agora.getMonth() &&
     d.getDate() === agora.getDate();
   return hoje ? hora : `${dois(d.getDate())}/${dois(d.getMonth() + 1)} ${hora}`;
+}
+
+/** `HH:mm` (local time): the hours and minutes under a chart's axis. */
+export function hhmm(instante: string | Date): string {
+  return new Date(instante).toLocaleTimeString('pt-BR', { hour: '2-digit', minute: '2-digit' });
 }
 
 /** Milliseconds left as `mm:ss` (minutes may pass 59; never negative). */

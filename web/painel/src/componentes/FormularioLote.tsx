@@ -11,7 +11,7 @@ import {
   SKU_NOVO,
   VALIDADE_PASSADA,
 } from '../mensagens';
-import { useAtrasado } from '../useAtrasado';
+import { useAtrasado } from '../../../shared/useAtrasado';
 
 const VAZIO = {
   sku: '',

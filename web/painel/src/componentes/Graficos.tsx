@@ -3,10 +3,10 @@
 // never learns those thresholds (see src/estoque/painel.rs).
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Grafico } from '../../../shared/Grafico';
 import { GraficoEventos } from '../../../shared/GraficoEventos';
 import { type ApiEventos } from '../../../shared/eventos';
-import { contagem } from '../../../shared/formato';
+import { contagem, formatarInteiro, hhmm } from '../../../shared/formato';
+import { PainelGrafico, SecaoGraficos, seriesDe } from '../../../shared/PainelGrafico';
 import { ATUALIZACAO_MS } from '../consultas';
 import { demandaPorIdade, JANELAS_HORAS, latenciaReposicao, type Latencia } from '../graficos';
 
@@ -21,18 +21,10 @@ export function duracao(s: number): string {
 
 function rotuloIntervalo(inicio: string, l: Latencia): string {
   const d = new Date(inicio);
-  const hm = d.toLocaleTimeString('pt-BR', { hour: '2-digit', minute: '2-digit' });
+  const hm = hhmm(d);
   return l.horas > 24
     ? `${d.toLocaleDateString('pt-BR', { day: '2-digit', month: '2-digit' })} ${hm}`
     : hm;
-}
-
-function Erro({ oque }: { oque: string }) {
-  return (
-    <p className="aviso aviso-erro" role="alert">
-      Não foi possível carregar {oque}. A página tenta de novo sozinha.
-    </p>
-  );
 }
 
 export function GraficoLatencia() {
@@ -42,64 +34,46 @@ export function GraficoLatencia() {
     queryFn: () => latenciaReposicao(horas),
     refetchInterval: ATUALIZACAO_MS * 5,
   });
-  const l = q.data;
-  const total = l?.pontos.reduce((n, p) => n + p.reposicoes, 0) ?? 0;
   return (
-    <div className="grafico-bloco">
-      <div className="graficos-janela" role="group" aria-label="Janela da latência">
-        {JANELAS_HORAS.map((h) => (
-          <button
-            key={h}
-            type="button"
-            className={h === horas ? 'btn btn-secundario' : 'btn btn-contorno'}
-            aria-pressed={h === horas}
-            onClick={() => setHoras(h)}
-          >
-            {h} h
-          </button>
-        ))}
-      </div>
-      {q.isError && !l ? (
-        <Erro oque="a latência das reposições" />
-      ) : !l ? (
-        <p className="muted">Carregando…</p>
-      ) : (
-        <Grafico
-          id="grafico-latencia"
-          titulo="Latência das reposições"
-          descricao={
+    <PainelGrafico
+      consulta={q}
+      oque="a latência das reposições"
+      controles={
+        <div className="graficos-janela" role="group" aria-label="Janela da latência">
+          {JANELAS_HORAS.map((h) => (
+            <button
+              key={h}
+              type="button"
+              className={h === horas ? 'btn btn-secundario' : 'btn btn-contorno'}
+              aria-pressed={h === horas}
+              onClick={() => setHoras(h)}
+            >
+              {h} h
+            </button>
+          ))}
+        </div>
+      }
+      graficos={(l) => {
+        const total = l.pontos.reduce((n, p) => n + p.reposicoes, 0);
+        return {
+          id: 'grafico-latencia',
+          titulo: 'Latência das reposições',
+          descricao:
             total === 0
               ? `Nenhuma reposição nas últimas ${l.horas} h.`
-              : `Do pedido à expedição e do pedido ao crédito na prateleira do mercado, p50 e p99 por intervalo de ${duracao(l.intervaloSegundos)}; ${contagem(total, 'reposição', 'reposições')} nas últimas ${l.horas} h.`
-          }
-          nomeX="Intervalo"
-          rotulosX={l.pontos.map((p) => rotuloIntervalo(p.inicio, l))}
-          series={[
-            {
-              rotulo: 'Expedição p50',
-              valores: l.pontos.map((p) => p.expedicao.p50),
-              cor: '--color-info',
-            },
-            {
-              rotulo: 'Expedição p99',
-              valores: l.pontos.map((p) => p.expedicao.p99),
-              cor: '--color-brand-2',
-            },
-            {
-              rotulo: 'Prateleira p50',
-              valores: l.pontos.map((p) => p.credito.p50),
-              cor: '--color-success',
-            },
-            {
-              rotulo: 'Prateleira p99',
-              valores: l.pontos.map((p) => p.credito.p99),
-              cor: '--color-accent',
-            },
-          ]}
-          formatarY={duracao}
-        />
-      )}
-    </div>
+              : `Do pedido à expedição e do pedido ao crédito na prateleira do mercado, p50 e p99 por intervalo de ${duracao(l.intervaloSegundos)}; ${contagem(total, 'reposição', 'reposições')} nas últimas ${l.horas} h.`,
+          nomeX: 'Intervalo',
+          rotulosX: l.pontos.map((p) => rotuloIntervalo(p.inicio, l)),
+          series: seriesDe(l.pontos, [
+            { rotulo: 'Expedição p50', cor: '--color-info', valor: (p) => p.expedicao.p50 },
+            { rotulo: 'Expedição p99', cor: '--color-brand-2', valor: (p) => p.expedicao.p99 },
+            { rotulo: 'Prateleira p50', cor: '--color-success', valor: (p) => p.credito.p50 },
+            { rotulo: 'Prateleira p99', cor: '--color-accent', valor: (p) => p.credito.p99 },
+          ]),
+          formatarY: duracao,
+        };
+      }}
+    />
   );
 }
 
@@ -109,57 +83,48 @@ export function GraficoDemanda() {
     queryFn: demandaPorIdade,
     refetchInterval: ATUALIZACAO_MS,
   });
-  if (q.isError && !q.data) return <Erro oque="a idade da demanda" />;
-  if (!q.data) return <p className="muted">Carregando…</p>;
-  const faixas = q.data;
-  const total = faixas.reduce((n, f) => n + f.demandas, 0);
   return (
-    <Grafico
-      id="grafico-demanda"
-      titulo="Demanda reprimida por idade"
-      descricao={
-        total === 0
-          ? 'Nenhuma demanda esperando lote.'
-          : `${contagem(total, 'demanda esperando', 'demandas esperando')} lote, por tempo de espera.`
-      }
-      nomeX="Espera"
-      rotulosX={faixas.map((f) => f.faixa)}
-      series={[
-        {
-          rotulo: 'Demandas',
-          valores: faixas.map((f) => f.demandas),
-          cor: '--color-danger',
-          forma: 'barras',
-        },
-        {
-          rotulo: 'Unidades',
-          valores: faixas.map((f) => f.unidades),
-          cor: '--color-brand-2',
-          forma: 'pontos',
-        },
-      ]}
-      formatarY={(v) => v.toLocaleString('pt-BR', { maximumFractionDigits: 0 })}
+    <PainelGrafico
+      consulta={q}
+      oque="a idade da demanda"
+      graficos={(faixas) => {
+        const total = faixas.reduce((n, f) => n + f.demandas, 0);
+        return {
+          id: 'grafico-demanda',
+          titulo: 'Demanda reprimida por idade',
+          descricao:
+            total === 0
+              ? 'Nenhuma demanda esperando lote.'
+              : `${contagem(total, 'demanda esperando', 'demandas esperando')} lote, por tempo de espera.`,
+          nomeX: 'Espera',
+          rotulosX: faixas.map((f) => f.faixa),
+          series: seriesDe(faixas, [
+            {
+              rotulo: 'Demandas',
+              cor: '--color-danger',
+              forma: 'barras',
+              valor: (f) => f.demandas,
+            },
+            {
+              rotulo: 'Unidades',
+              cor: '--color-brand-2',
+              forma: 'pontos',
+              valor: (f) => f.unidades,
+            },
+          ]),
+          formatarY: formatarInteiro,
+        };
+      }}
     />
   );
 }
 
 export function Graficos({ eventos }: { eventos: ApiEventos }) {
   return (
-    <section id="graficos" className="cartao secao" aria-labelledby="titulo-graficos">
-      <div className="secao-cabecalho">
-        <h2 id="titulo-graficos" className="t-title">
-          Gráficos
-        </h2>
-        <p className="t-small muted subtitulo">
-          Reposições, demanda e eventos. Os números de cada gráfico estão numa tabela para leitores
-          de tela.
-        </p>
-      </div>
-      <div className="graficos">
-        <GraficoLatencia />
-        <GraficoDemanda />
-        <GraficoEventos api={eventos} chave="painel" />
-      </div>
-    </section>
+    <SecaoGraficos resumo="Reposições, demanda e eventos.">
+      <GraficoLatencia />
+      <GraficoDemanda />
+      <GraficoEventos api={eventos} chave="painel" />
+    </SecaoGraficos>
   );
 }

@@ -1,24 +1,17 @@
-// Registering a product in the storefront (POST /produtos, SPEC §3.10) and the storefront as the
-// operator sees it: shelf against minimum and ideal, status, the open restock request.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+// Registering a product in the storefront (POST /produtos, SPEC §3.10; the form is FormProduto,
+// with the SKU looked up in estoque as it is typed) and the storefront as the operator sees it:
+// shelf against minimum and ideal, status, the open restock request.
+import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { formatarDinheiro, formatarNumero } from '../../../shared/formato';
 import { ErroCarregamento } from '../../../shared/Operador';
 import { skuValido } from '../../../shared/sku';
+import { useAtrasado } from '../../../shared/useAtrasado';
 import { cadastrar, ErroApi, noEstoque, produtos, servico, type ProdutoOperador } from './api';
+import { FormProduto, numeroPreco, useFormProduto } from './FormProduto';
 
 /** The products table asks again this often: a new product's shelf fills by itself on screen. */
 export const ATUALIZACAO_PRODUTOS_MS = 2000;
-
-function useAtrasado<T>(valor: T, ms = 300): T {
-  const [atrasado, setAtrasado] = useState(valor);
-  useEffect(() => {
-    const t = setTimeout(() => setAtrasado(valor), ms);
-    return () => clearTimeout(t);
-  }, [valor, ms]);
-  return atrasado;
-}
 
 export function PaginaProdutos() {
   return (
@@ -32,9 +25,21 @@ export function PaginaProdutos() {
 const VAZIO = { sku: '', nome: '', preco: '', estoqueMinimo: '', estoqueIdeal: '' };
 
 function FormularioProduto() {
-  const cliente = useQueryClient();
-  const [campos, setCampos] = useState(VAZIO);
-  const [feito, setFeito] = useState<string | null>(null);
+  const f = useFormProduto({
+    inicial: VAZIO,
+    salvar: (c: typeof VAZIO) =>
+      cadastrar({
+        sku: c.sku.trim(),
+        nome: c.nome,
+        preco: numeroPreco(c.preco),
+        estoqueMinimo: Number(c.estoqueMinimo),
+        estoqueIdeal: Number(c.estoqueIdeal),
+      }),
+    mensagem: (_novo, c) =>
+      `Produto ${c.nome.trim()} cadastrado. A reposição automática já pediu o primeiro lote ao estoque.`,
+    esvaziar: true,
+  });
+  const { campos } = f;
   const sku = useAtrasado(campos.sku.trim());
   const consulta = useQuery({
     queryKey: ['operador', 'no-estoque', sku],
@@ -43,35 +48,6 @@ function FormularioProduto() {
     retry: false,
     staleTime: 10_000,
   });
-  const envio = useMutation({
-    mutationFn: () =>
-      cadastrar({
-        sku: campos.sku.trim(),
-        nome: campos.nome,
-        preco: Number(campos.preco.replace(',', '.')),
-        estoqueMinimo: Number(campos.estoqueMinimo),
-        estoqueIdeal: Number(campos.estoqueIdeal),
-      }),
-    onSuccess: () => {
-      setFeito(
-        `Produto ${campos.nome.trim()} cadastrado. A reposição automática já pediu o primeiro lote ao estoque.`,
-      );
-      setCampos(VAZIO);
-      return cliente.invalidateQueries({ queryKey: ['operador', 'produtos'] });
-    },
-  });
-
-  const mudar = (k: keyof typeof VAZIO) => (e: { target: { value: string } }) => {
-    setFeito(null);
-    envio.reset();
-    setCampos({ ...campos, [k]: e.target.value });
-  };
-
-  function enviar(e: FormEvent) {
-    e.preventDefault();
-    setFeito(null);
-    envio.mutate();
-  }
 
   let ajudaSku: { classe: string; texto: string } | null = null;
   if (campos.sku.trim() && !skuValido(campos.sku.trim())) {
@@ -100,86 +76,50 @@ function FormularioProduto() {
     }
   }
 
-  const erro = envio.error
-    ? envio.error instanceof ErroApi && envio.error.detalhe
-      ? envio.error.detalhe
-      : 'Não foi possível cadastrar o produto. Tente de novo.'
-    : null;
-
   return (
-    <section id="cadastro" className="cartao secao" aria-labelledby="titulo-cadastro">
-      <h2 id="titulo-cadastro" className="t-title">
-        Cadastrar produto na vitrine
-      </h2>
-      <form className="formulario-lote" onSubmit={enviar} noValidate>
-        <div className="campo campo-sku">
-          <label htmlFor="sku">SKU/EAN</label>
-          <input
-            id="sku"
-            inputMode="numeric"
-            autoComplete="off"
-            className="mono"
-            value={campos.sku}
-            onChange={mudar('sku')}
-            aria-describedby="ajuda-sku"
-          />
-          <p
-            id="ajuda-sku"
-            className={`t-small ajuda ${ajudaSku?.classe ?? ''}`}
-            aria-live="polite"
-          >
-            {ajudaSku?.texto ?? ''}
-          </p>
-        </div>
-        <div className="campo campo-largo">
-          <label htmlFor="nome">Nome na vitrine</label>
-          <input id="nome" maxLength={255} value={campos.nome} onChange={mudar('nome')} />
-        </div>
-        <div className="campo">
-          <label htmlFor="preco">Preço (R$)</label>
-          <input id="preco" inputMode="decimal" value={campos.preco} onChange={mudar('preco')} />
-        </div>
-        <div className="campo">
-          <label htmlFor="estoqueMinimo">Estoque mínimo</label>
-          <input
-            id="estoqueMinimo"
-            type="number"
-            value={campos.estoqueMinimo}
-            onChange={mudar('estoqueMinimo')}
-          />
-        </div>
-        <div className="campo">
-          <label htmlFor="estoqueIdeal">Estoque ideal</label>
-          <input
-            id="estoqueIdeal"
-            type="number"
-            value={campos.estoqueIdeal}
-            onChange={mudar('estoqueIdeal')}
-          />
-        </div>
-        <div className="formulario-acoes">
-          <button type="submit" className="btn btn-primario" disabled={envio.isPending}>
-            {envio.isPending ? 'Cadastrando…' : 'Cadastrar produto'}
-          </button>
-        </div>
-      </form>
-      <div aria-live="polite">
-        {erro && (
-          <p className="aviso aviso-erro" role="alert" data-testid="cadastro-erro">
-            {erro}
-          </p>
-        )}
-        {feito && (
-          <p className="aviso aviso-ok" data-testid="cadastro-ok">
-            {feito}
-          </p>
-        )}
-      </div>
-      <p className="t-small muted">
-        O produto entra com a prateleira vazia; abaixo do mínimo, o Girô pede ao estoque o que falta
-        até o ideal e a prateleira se enche sozinha.
-      </p>
-    </section>
+    <FormProduto
+      f={f}
+      nome="cadastro"
+      idSecao="cadastro"
+      titulo="Cadastrar produto na vitrine"
+      camposAntes={
+        <>
+          <div className="campo campo-sku">
+            <label htmlFor="sku">SKU/EAN</label>
+            <input
+              id="sku"
+              inputMode="numeric"
+              autoComplete="off"
+              className="mono"
+              value={campos.sku}
+              onChange={(e) => f.mudar({ sku: e.target.value })}
+              aria-describedby="ajuda-sku"
+            />
+            <p
+              id="ajuda-sku"
+              className={`t-small ajuda ${ajudaSku?.classe ?? ''}`}
+              aria-live="polite"
+            >
+              {ajudaSku?.texto ?? ''}
+            </p>
+          </div>
+          <div className="campo campo-largo">
+            <label htmlFor="nome">Nome na vitrine</label>
+            <input
+              id="nome"
+              maxLength={255}
+              value={campos.nome}
+              onChange={(e) => f.mudar({ nome: e.target.value })}
+            />
+          </div>
+        </>
+      }
+      botao="Cadastrar produto"
+      botaoEnviando="Cadastrando…"
+      erroPadrao="Não foi possível cadastrar o produto. Tente de novo."
+      nota="O produto entra com a prateleira vazia; abaixo do mínimo, o Girô pede ao estoque o que falta até o ideal e a prateleira se enche sozinha."
+      aoEnviar={() => f.enviar(campos)}
+    />
   );
 }
 
