@@ -68,7 +68,8 @@ export async function entrar(page: Page, titulo: string, url?: string): Promise<
   await page.getByLabel('Usuário').fill(e.usuario);
   await page.getByLabel('Senha').fill(e.senha);
   await page.getByRole('button', { name: 'Entrar' }).click();
-  await expect(page.getByRole('heading', { name: titulo })).toBeVisible();
+  // Exact: 'Operação do mercado' is also inside the login form's own 'Entrar na operação do mercado'.
+  await expect(page.getByRole('heading', { name: titulo, exact: true })).toBeVisible();
 }
 
 export const test = base.extend<{ erros: string[]; retomar: void }>({
