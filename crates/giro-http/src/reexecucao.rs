@@ -115,13 +115,36 @@ pub async fn uma_vez(State(espera): State<Espera>, req: Request, next: Next) -> 
     let copia = Request::from_parts(partes.clone(), Body::from(bytes.clone()));
     let (res, t) = tentar(false, next.clone().run(copia)).await;
     if !reexecutavel(&partes.method, res.status(), &t) {
+        if res.status() == StatusCode::SERVICE_UNAVAILABLE {
+            // Which rule kept it from a second attempt: what an operator (or a failing failover
+            // test) reads to tell a COMMIT cut midway from a timeout.
+            tracing::info!(
+                method = %partes.method,
+                path = %partes.uri.path(),
+                sessao_perdida = t.perdeu_sessao(),
+                commit_enviado = t.enviou_commit(),
+                transacao = t.abriu_transacao(),
+                conexao = t.obteve_conexao(),
+                "answered 503 without running the request again"
+            );
+        }
         return res;
     }
     tracing::warn!(method = %partes.method, path = %partes.uri.path(), "database session lost before COMMIT; running the request again on a fresh connection");
     espera.banco_de_volta().await;
-    let (res, _) = tentar(true, next.run(Request::from_parts(partes, Body::from(bytes)))).await;
+    let (res, t) = tentar(true, next.run(Request::from_parts(partes.clone(), Body::from(bytes)))).await;
     let resultado = if res.status().is_success() { "sucesso" } else { "falha" };
     metrics::counter!("giro_http_reexecucoes_total", "resultado" => resultado).increment(1);
+    if res.status().is_server_error() {
+        tracing::warn!(
+            method = %partes.method,
+            path = %partes.uri.path(),
+            status = res.status().as_u16(),
+            sessao_perdida = t.perdeu_sessao(),
+            commit_enviado = t.enviou_commit(),
+            "the request run again failed too; its answer stands"
+        );
+    }
     res
 }
 

@@ -438,10 +438,26 @@ async fn switchover() {
     eprintln!("[{nome}] checkouts and payments the storefront sent again after a 503: {repetidas}");
     let (_, quedas) = cena.ha.no_balanceador(&lider).await;
     segue_como_replica(&cena.ha, &lider, quedas).await;
+    let reexecucoes = linhas_de_reexecucao(&cena.f.procs[&(Servico::Mercado, 0)].log());
+    eprintln!("[{nome}] mercado's 503s and re-runs:\n{reexecucoes}");
     let ha = cena.encerrar(t0, falhas).await;
     // Issue 28's target: the checkouts (and payments) on the sessions the old leader ended were
     // rolled back before their COMMIT, and the service ran each again once a session could write.
-    assert!(compras.is_empty(), "[{nome}] a switchover costs no checkout nor payment: {compras:#?}");
+    assert!(
+        compras.is_empty(),
+        "[{nome}] a switchover costs no checkout nor payment: {compras:#?}\nmercado's 503s and re-runs:\n{reexecucoes}"
+    );
     segue_como_replica(&ha, &lider, quedas).await;
     tem_os_pedidos_do_lider(&ha, &lider).await;
+}
+
+/// The service log's lines about its 503s and re-runs (`giro_http::reexecucao`: which rule kept a
+/// request from a second attempt, or how the second one ended) and its warnings (the error behind
+/// each 503): what tells a COMMIT cut midway from a timeout when a switchover scenario fails.
+fn linhas_de_reexecucao(log: &str) -> String {
+    let linhas: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("running the request again") || l.contains(" WARN ") || l.contains(" ERROR "))
+        .collect();
+    linhas[linhas.len().saturating_sub(60)..].join("\n")
 }

@@ -6,7 +6,8 @@
 //! - a checkout whose COMMIT reached the database but whose answer was cut (a proxy drops the
 //!   connection right after relaying COMMIT) answers 503 with `Retry-After`: its outcome is
 //!   unknown to the service, which does not run it again; the client's retry with the same
-//!   `Idempotency-Key` answers 201 with the same order, and there is one.
+//!   `Idempotency-Key` answers 201 with the same order, and there is one;
+//! - a checkout whose throttle counter's backend is terminated is run again too.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -132,6 +133,64 @@ async fn a_checkout_whose_backend_is_terminated_mid_transaction_is_run_again_and
     let rerun = |m: &Metricas| m.soma("giro_http_reexecucoes_total", "resultado=\"sucesso\"");
     assert_eq!(rerun(&depois) - rerun(&antes), 1.0, "one re-run, successful");
     assert!(g.log().contains("running the request again on a fresh connection"), "{}", g.log());
+}
+
+/// The throttle's counter (`checkout.max-por-minuto`) is the first statement a checkout runs: a
+/// session lost there is as lost as in the checkout's own transaction. Seen in the Patroni
+/// switchover scenario: the counter's failure answered 503 unmarked, so it was never run again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_checkout_whose_throttle_counter_loses_its_session_is_run_again_and_answers_201() {
+    let db = TestDb::new(Servico::Mercado).await;
+    com_produto(&db).await;
+    let mut vars = env(db.url());
+    vars.insert("GIRO_CHECKOUT_MAX_POR_MINUTO", "100".to_string());
+    let mut g = Giro::spawn(&["mercado", "serve"], &vars);
+    let base = format!("http://{}", g.wait_listening().await);
+    assert_eq!(checkout(&base, None).await.0, 201, "the first checkout writes the counter's row");
+    let antes = Metricas::de(&base).await;
+
+    // The test holds the counter's row: the next checkout's increment waits on it.
+    let mut trava = db.client().await;
+    let tx = trava.transaction().await.expect("begin");
+    let linhas = tx
+        .execute("SELECT 1 FROM contador_limite WHERE chave = 'checkout:127.0.0.1' FOR UPDATE", &[])
+        .await
+        .expect("lock");
+    assert_eq!(linhas, 1, "the checkout's counter row");
+    let meu_pid: i32 = tx.query_one("SELECT pg_backend_pid()", &[]).await.expect("pid").get(0);
+    let b = base.clone();
+    let pedido = tokio::spawn(async move { checkout(&b, None).await });
+    let admin = crate::support::db::admin().await;
+    let esperando =
+        "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> $2 AND wait_event_type = 'Lock'";
+    let alvo: i32 =
+        wait_until(Duration::from_secs(30), "the counter's increment waiting on the lock", || async {
+            admin.query_opt(esperando, &[&db.name, &meu_pid]).await.ok()?.map(|r| r.get(0))
+        })
+        .await;
+    let mortos: i64 = admin
+        .query_one(
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+              WHERE datname = $1 AND pid <> $2 AND backend_type = 'client backend') t",
+            &[&db.name, &meu_pid],
+        )
+        .await
+        .expect("terminate")
+        .get(0);
+    assert!(mortos >= 1, "backend {alvo} terminated");
+    wait_until(Duration::from_secs(30), "the second attempt waiting on the lock", || async {
+        let r = admin.query_opt(esperando, &[&db.name, &meu_pid]).await.ok()??;
+        (r.get::<_, i32>(0) != alvo).then_some(())
+    })
+    .await;
+    tx.rollback().await.expect("release");
+
+    let (status, _, corpo) = pedido.await.expect("checkout task");
+    assert_eq!(status, 201, "the checkout succeeded on its second attempt: {corpo}");
+    assert_eq!(pedidos_e_prateleira(&db).await, (2, 96), "two orders, each taking two units once");
+    let depois = Metricas::de(&base).await;
+    let rerun = |m: &Metricas| m.soma("giro_http_reexecucoes_total", "resultado=\"sucesso\"");
+    assert_eq!(rerun(&depois) - rerun(&antes), 1.0, "one re-run, successful");
 }
 
 /// A proxy in front of PostgreSQL that, once armed, relays the next `COMMIT` a client sends, then

@@ -306,12 +306,17 @@ pub fn note_error(e: &tokio_postgres::Error) -> Option<Trouble> {
     t
 }
 
-/// [`note_error`] for the first database error in an error chain.
+/// [`note_error`] for the first database error in an error chain; a pool that could not open a
+/// connection in time marks the request's attempt as [`DbError`]'s conversion does. Whatever
+/// answers 503 from an `anyhow` chain calls it, so a lost session is a lost session for the
+/// re-run layer ([`reexecucao`]) wherever the request met it.
 pub fn note_chain(e: &anyhow::Error) -> Option<Trouble> {
     e.chain().find_map(|c| c.downcast_ref::<tokio_postgres::Error>()).and_then(note_error).or_else(|| {
-        e.chain()
-            .any(|c| c.downcast_ref::<deadpool_postgres::PoolError>().is_some())
-            .then_some(Trouble::StaleSession)
+        let pool = e.chain().find_map(|c| c.downcast_ref::<deadpool_postgres::PoolError>())?;
+        if matches!(pool, deadpool_postgres::PoolError::Timeout(deadpool_postgres::TimeoutType::Create)) {
+            reexecucao::sessao_perdida();
+        }
+        Some(Trouble::StaleSession)
     })
 }
 
