@@ -17,6 +17,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
+use tokio_postgres::Row;
 use uuid::Uuid;
 
 use super::lote::{self, hoje_sql};
@@ -159,6 +160,22 @@ fn estado(valido: i64, vencido: i64) -> &'static str {
     }
 }
 
+/// A SKU's row of the `saldos_sql!` columns, as the list and the SKU's page both show it.
+fn item_de_linha(r: &Row) -> Result<ItemInventario, tokio_postgres::Error> {
+    let (valido, vencido): (i64, i64) = (r.try_get("valido")?, r.try_get("vencido")?);
+    Ok(ItemInventario {
+        sku: r.try_get("sku")?,
+        descricao: r.try_get("descricao")?,
+        categoria: r.try_get("categoria")?,
+        estado: estado(valido, vencido),
+        saldo_valido: valido,
+        saldo_vencido: vencido,
+        demanda_aberta: r.try_get("demanda")?,
+        demandas_abertas: r.try_get("demandas")?,
+        proxima_validade: r.try_get("proxima_validade")?,
+    })
+}
+
 /// `%` `_` `\` taken literally in a LIKE pattern.
 fn escapar_like(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -234,19 +251,11 @@ pub async fn listar(
     let mut itens = Vec::with_capacity(linhas.len());
     for r in &linhas {
         total = r.try_get("total")?;
-        let Some(sku) = r.try_get::<_, Option<String>>("sku")? else { continue };
-        let (valido, vencido): (i64, i64) = (r.try_get("valido")?, r.try_get("vencido")?);
-        itens.push(ItemInventario {
-            sku,
-            descricao: r.try_get("descricao")?,
-            categoria: r.try_get("categoria")?,
-            estado: estado(valido, vencido),
-            saldo_valido: valido,
-            saldo_vencido: vencido,
-            demanda_aberta: r.try_get("demanda")?,
-            demandas_abertas: r.try_get("demandas")?,
-            proxima_validade: r.try_get("proxima_validade")?,
-        });
+        // No SKU on the page (none matches, or past the last page): one row with only the total.
+        if r.try_get::<_, Option<String>>("sku")?.is_none() {
+            continue;
+        }
+        itens.push(item_de_linha(r)?);
     }
     Ok(Pagina { itens, total, pagina: f.pagina, tamanho: f.tamanho })
 }
@@ -329,18 +338,7 @@ pub async fn detalhe(
 ) -> Result<Option<Detalhe>, tokio_postgres::Error> {
     let stmt = concat!(saldos_sql!(), "WHERE p.sku = $2 GROUP BY p.sku, d.qtd, d.n");
     let Some(r) = client.query_opt(stmt, &[&agora, &sku]).await? else { return Ok(None) };
-    let (valido, vencido): (i64, i64) = (r.try_get("valido")?, r.try_get("vencido")?);
-    let item = ItemInventario {
-        sku: r.try_get("sku")?,
-        descricao: r.try_get("descricao")?,
-        categoria: r.try_get("categoria")?,
-        estado: estado(valido, vencido),
-        saldo_valido: valido,
-        saldo_vencido: vencido,
-        demanda_aberta: r.try_get("demanda")?,
-        demandas_abertas: r.try_get("demandas")?,
-        proxima_validade: r.try_get("proxima_validade")?,
-    };
+    let item = item_de_linha(&r)?;
     let p = produto::buscar(client, sku).await?;
     let (ncm, tags) = p.map(|p| (p.ncm, p.tags)).unwrap_or_default();
 
