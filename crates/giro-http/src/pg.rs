@@ -164,7 +164,11 @@ impl Politica {
     /// the connections opened before it ([`giro_infra::db::note_error`]).
     pub fn classificar_cadeia(&self, e: &anyhow::Error) -> Option<Classe> {
         match na_cadeia(e)? {
-            Falha::Pool => Some(Classe::Indisponivel),
+            Falha::Pool => {
+                // A pool that could not open a connection for a lost server marks the attempt.
+                db::note_chain(e);
+                Some(Classe::Indisponivel)
+            }
             Falha::Pg(pg) => {
                 db::note_error(pg);
                 Some(self.classificar(pg))
@@ -195,6 +199,8 @@ impl Politica {
     pub fn responder(&self, e: &DbError) -> Problem {
         match e {
             DbError::Pool(p) => {
+                // Built from a bare pool error (a role's own error type), not only by `From`.
+                db::note_pool_error(p);
                 self.registrar(None, &p.to_string(), Classe::Indisponivel);
                 Problem::unavailable()
             }
@@ -208,6 +214,7 @@ impl Politica {
         let texto = format!("{e:#}");
         match na_cadeia(e) {
             Some(Falha::Pool) => {
+                db::note_chain(e);
                 self.registrar(None, &texto, Classe::Indisponivel);
                 Problem::unavailable()
             }

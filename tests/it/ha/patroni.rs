@@ -438,14 +438,18 @@ async fn switchover() {
     eprintln!("[{nome}] checkouts and payments the storefront sent again after a 503: {repetidas}");
     let (_, quedas) = cena.ha.no_balanceador(&lider).await;
     segue_como_replica(&cena.ha, &lider, quedas).await;
-    let reexecucoes = linhas_de_reexecucao(&cena.f.procs[&(Servico::Mercado, 0)].log());
-    eprintln!("[{nome}] mercado's 503s and re-runs:\n{reexecucoes}");
+    let reexecucoes = format!(
+        "mercado:\n{}\nestoque:\n{}",
+        linhas_de_reexecucao(&cena.f.procs[&(Servico::Mercado, 0)].log()),
+        linhas_de_reexecucao(&cena.f.procs[&(Servico::Estoque, 0)].log())
+    );
+    eprintln!("[{nome}] the services' 503s and re-runs:\n{reexecucoes}");
     let ha = cena.encerrar(t0, falhas).await;
     // Issue 28's target: the checkouts (and payments) on the sessions the old leader ended were
     // rolled back before their COMMIT, and the service ran each again once a session could write.
     assert!(
         compras.is_empty(),
-        "[{nome}] a switchover costs no checkout nor payment: {compras:#?}\nmercado's 503s and re-runs:\n{reexecucoes}"
+        "[{nome}] a switchover costs no checkout nor payment: {compras:#?}\nthe services' 503s and re-runs:\n{reexecucoes}"
     );
     segue_como_replica(&ha, &lider, quedas).await;
     tem_os_pedidos_do_lider(&ha, &lider).await;

@@ -312,10 +312,7 @@ pub fn note_error(e: &tokio_postgres::Error) -> Option<Trouble> {
 /// re-run layer ([`reexecucao`]) wherever the request met it.
 pub fn note_chain(e: &anyhow::Error) -> Option<Trouble> {
     e.chain().find_map(|c| c.downcast_ref::<tokio_postgres::Error>()).and_then(note_error).or_else(|| {
-        let pool = e.chain().find_map(|c| c.downcast_ref::<deadpool_postgres::PoolError>())?;
-        if matches!(pool, deadpool_postgres::PoolError::Timeout(deadpool_postgres::TimeoutType::Create)) {
-            reexecucao::sessao_perdida();
-        }
+        note_pool_error(e.chain().find_map(|c| c.downcast_ref::<deadpool_postgres::PoolError>())?);
         Some(Trouble::StaleSession)
     })
 }
@@ -521,17 +518,22 @@ pub enum DbError {
 
 impl From<deadpool_postgres::PoolError> for DbError {
     fn from(e: deadpool_postgres::PoolError) -> Self {
-        use deadpool_postgres::{PoolError, TimeoutType};
-        match &e {
-            // A new connection refused or cut (the server down, shutting down, failing over):
-            // sorting it marks the request's attempt ([`reexecucao`]).
-            PoolError::Backend(pg) => {
-                trouble(pg);
-            }
-            PoolError::Timeout(TimeoutType::Create) => reexecucao::sessao_perdida(),
-            _ => {}
-        }
+        note_pool_error(&e);
         DbError::Pool(e)
+    }
+}
+
+/// A pool that gave no connection: a new connection refused or cut (the server down, shutting
+/// down, failing over) or not opened in time marks the request's attempt ([`reexecucao`]); a
+/// pool with no free slot does not (a second try at once would meet it again).
+pub fn note_pool_error(e: &deadpool_postgres::PoolError) {
+    use deadpool_postgres::{PoolError, TimeoutType};
+    match e {
+        PoolError::Backend(pg) => {
+            trouble(pg);
+        }
+        PoolError::Timeout(TimeoutType::Create) => reexecucao::sessao_perdida(),
+        _ => {}
     }
 }
 
