@@ -9,8 +9,7 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use crate::bench::scratch::Scratch;
-use crate::config::Servico;
+use crate::bench::scratch::{self, Scratch};
 
 pub struct AuditArgs {
     pub admin_url: String,
@@ -20,12 +19,7 @@ pub struct AuditArgs {
 
 pub async fn run(args: AuditArgs) -> anyhow::Result<serde_json::Value> {
     anyhow::ensure!(args.produtos > 0 && args.eventos > 0, "--events and --products must be positive");
-    let mercado = Scratch::create(&args.admin_url, Servico::Mercado).await?;
-    let estoque = Scratch::create(&args.admin_url, Servico::Estoque).await?;
-    let r = medir(&args, &mercado, &estoque).await;
-    mercado.drop_db().await?;
-    estoque.drop_db().await?;
-    r
+    scratch::with_pair(&args.admin_url, async |mercado, estoque| medir(&args, mercado, estoque).await).await
 }
 
 /// Request `g` (1..=N): its event id, its answer's, and its product (requests spread evenly).

@@ -16,11 +16,9 @@ use anyhow::Context;
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
-use tokio_postgres::NoTls;
 
-use crate::bench::scratch::Scratch;
+use crate::bench::scratch::{self, Scratch};
 use crate::bench::{ms, percentile};
-use crate::config::Servico;
 
 pub struct CheckoutArgs {
     pub admin_url: String,
@@ -40,6 +38,43 @@ const PRODUTOS: i32 = 100;
 
 fn token() -> String {
     format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())
+}
+
+/// `produtos` products on sale (SKUs 7890000000001 on) with shelves too deep to run out and a
+/// minimum of 1, so no order ever asks for a restock.
+pub(crate) async fn catalogo_fundo(c: &tokio_postgres::Client, produtos: i32) -> anyhow::Result<()> {
+    c.execute(
+        "INSERT INTO produto_vitrine (sku, nome, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status) \
+         SELECT (7890000000000 + g)::text, 'Produto ' || g, 9.99, 1000000000, 1, 1000000000, 'DISPONIVEL' FROM generate_series(1, $1::int) g",
+        &[&produtos],
+    )
+    .await?;
+    Ok(())
+}
+
+/// What every child service of a bench is given: the scratch databases, fresh service tokens and
+/// an operator login, loopback only, and request lines off (as a deployment that only keeps
+/// warnings; the start-up line [`iniciar`] reads stays). Ports, peers and switches are the caller's.
+pub(crate) fn child_env(mercado: &Scratch, estoque: &Scratch) -> BTreeMap<&'static str, String> {
+    let mut env = BTreeMap::new();
+    env.insert("MERCADO_DB_URL", mercado.url());
+    env.insert("ESTOQUE_DB_URL", estoque.url());
+    env.insert("MERCADO_TOKEN_SERVICO", token());
+    env.insert("ESTOQUE_TOKEN_SERVICO", token());
+    env.insert("OPERADOR_USUARIO", "bench".into());
+    env.insert("OPERADOR_SENHA", token());
+    env.insert("GIRO_HTTP_ENDERECO", "127.0.0.1".into());
+    env.insert("RUST_LOG", "warn,giro::server=info".into());
+    env
+}
+
+/// Lifts the per-address bounds: every simulated shopper (or HAProxy in front of the replicas) is
+/// 127.0.0.1, so the checkout bounds and the per-address connection cap would stop the run.
+pub(crate) fn lift_per_address_bounds(env: &mut BTreeMap<&'static str, String>) {
+    env.insert("GIRO_CHECKOUT_MAX_POR_MINUTO", "0".into());
+    env.insert("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "0".into());
+    env.insert("GIRO_CHECKOUT_MAX_UNIDADES_POR_PRODUTO", "0".into());
+    env.insert("GIRO_HTTP_MAX_CONEXOES_POR_ENDERECO", "100000".into());
 }
 
 /// A service started from this binary; its address read from the "listening on" log line.
@@ -127,12 +162,7 @@ pub async fn run(args: CheckoutArgs) -> anyhow::Result<serde_json::Value> {
     if let Some(base) = &args.url {
         return externo(&args, base.trim_end_matches('/')).await;
     }
-    let mercado = Scratch::create(&args.admin_url, Servico::Mercado).await?;
-    let estoque = Scratch::create(&args.admin_url, Servico::Estoque).await?;
-    let r = medir(&args, &mercado, &estoque).await;
-    mercado.drop_db().await?;
-    estoque.drop_db().await?;
-    r
+    scratch::with_pair(&args.admin_url, async |mercado, estoque| medir(&args, mercado, estoque).await).await
 }
 
 async fn medir(
@@ -140,43 +170,21 @@ async fn medir(
     mercado: &Scratch,
     estoque: &Scratch,
 ) -> anyhow::Result<serde_json::Value> {
-    let (c, conn) = mercado.db.pg.connect(NoTls).await?;
-    tokio::spawn(async move {
-        let _ = conn.await;
-    });
-    c.execute(
-        "INSERT INTO produto_vitrine (sku, nome, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status) \
-         SELECT (7890000000000 + g)::text, 'Produto ' || g, 9.99, 1000000000, 1, 1000000000, 'DISPONIVEL' FROM generate_series(1, $1::int) g",
-        &[&PRODUTOS],
-    )
-    .await?;
+    let c = mercado.conectar().await?;
+    catalogo_fundo(&c, PRODUTOS).await?;
     let pgss = c
         .batch_execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()")
         .await
         .is_ok();
 
-    let mut env: BTreeMap<&str, String> = BTreeMap::new();
-    env.insert("MERCADO_DB_URL", mercado.url());
-    env.insert("ESTOQUE_DB_URL", estoque.url());
-    env.insert("MERCADO_TOKEN_SERVICO", token());
-    env.insert("ESTOQUE_TOKEN_SERVICO", token());
-    env.insert("OPERADOR_USUARIO", "bench".into());
-    env.insert("OPERADOR_SENHA", token());
+    let mut env = child_env(mercado, estoque);
     env.insert("MERCADO_PORTA", "0".into());
     env.insert("ESTOQUE_PORTA", "0".into());
-    env.insert("GIRO_HTTP_ENDERECO", "127.0.0.1".into());
     env.insert("GIRO_RESERVA_EXPIRACAO_HABILITADA", "false".into());
     env.insert("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false".into());
     env.insert("GIRO_DB_POOL_MAX", args.clientes.clamp(4, 32).to_string());
-    // Every simulated shopper is 127.0.0.1: the per-address checkout bounds would stop the run.
-    env.insert("GIRO_CHECKOUT_MAX_POR_MINUTO", "0".into());
-    env.insert("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "0".into());
-    env.insert("GIRO_CHECKOUT_MAX_UNIDADES_POR_PRODUTO", "0".into());
+    lift_per_address_bounds(&mut env);
     env.insert("GIRO_HTTP_MAX_CONEXOES", "100000".into());
-    // Likewise the per-address connection cap: the shoppers, or HAProxy in front, are 127.0.0.1.
-    env.insert("GIRO_HTTP_MAX_CONEXOES_POR_ENDERECO", "100000".into());
-    // Request lines off (as a deployment that only keeps warnings); the start-up line stays.
-    env.insert("RUST_LOG", "warn,giro::server=info".into());
 
     let mut servicos = serde_json::Map::new();
     let est = iniciar("estoque", &env).await?;

@@ -7,19 +7,16 @@
 //! expire is matched with the k-th earliest deadline (the sweep takes them in deadline order), so
 //! each figure is exact to the watch's 100 ms.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
-use tokio_postgres::NoTls;
 
-use crate::bench::checkout::iniciar;
-use crate::bench::scratch::Scratch;
+use crate::bench::checkout::{catalogo_fundo, child_env, iniciar, lift_per_address_bounds};
+use crate::bench::scratch::{self, Scratch};
 use crate::bench::{ms, percentile};
-use crate::config::Servico;
 
 pub struct ExpiryArgs {
     pub admin_url: String,
@@ -33,43 +30,17 @@ const PRODUTOS: i32 = 100;
 const SHOPPERS: usize = 8;
 
 pub async fn run(args: ExpiryArgs) -> anyhow::Result<serde_json::Value> {
-    let mercado = Scratch::create(&args.admin_url, Servico::Mercado).await?;
-    let estoque = Scratch::create(&args.admin_url, Servico::Estoque).await?;
-    let r = medir(&args, &mercado, &estoque).await;
-    mercado.drop_db().await?;
-    estoque.drop_db().await?;
-    r
+    scratch::with_pair(&args.admin_url, async |mercado, estoque| medir(&args, mercado, estoque).await).await
 }
 
 async fn medir(args: &ExpiryArgs, mercado: &Scratch, estoque: &Scratch) -> anyhow::Result<serde_json::Value> {
-    let (c, conn) = mercado.db.pg.connect(NoTls).await?;
-    tokio::spawn(async move {
-        let _ = conn.await;
-    });
-    c.execute(
-        "INSERT INTO produto_vitrine (sku, nome, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status) \
-         SELECT (7890000000000 + g)::text, 'Produto ' || g, 9.99, 1000000000, 1, 1000000000, 'DISPONIVEL' FROM generate_series(1, $1::int) g",
-        &[&PRODUTOS],
-    )
-    .await?;
-    let segredo = || format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple());
-    let mut env: BTreeMap<&str, String> = BTreeMap::new();
-    env.insert("MERCADO_DB_URL", mercado.url());
-    env.insert("ESTOQUE_DB_URL", estoque.url());
-    env.insert("MERCADO_TOKEN_SERVICO", segredo());
-    env.insert("ESTOQUE_TOKEN_SERVICO", segredo());
-    env.insert("OPERADOR_USUARIO", "bench".into());
-    env.insert("OPERADOR_SENHA", segredo());
+    let c = mercado.conectar().await?;
+    catalogo_fundo(&c, PRODUTOS).await?;
+    let mut env = child_env(mercado, estoque);
     env.insert("MERCADO_PORTA", "0".into());
-    env.insert("GIRO_HTTP_ENDERECO", "127.0.0.1".into());
     env.insert("GIRO_DB_POOL_MAX", SHOPPERS.to_string());
     env.insert("GIRO_RESERVA_TTL", format!("{}ms", args.ttl.as_millis()));
-    // Every simulated shopper is 127.0.0.1: the per-address checkout bounds would stop the run.
-    env.insert("GIRO_CHECKOUT_MAX_POR_MINUTO", "0".into());
-    env.insert("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "0".into());
-    env.insert("GIRO_CHECKOUT_MAX_UNIDADES_POR_PRODUTO", "0".into());
-    env.insert("GIRO_HTTP_MAX_CONEXOES_POR_ENDERECO", "100000".into());
-    env.insert("RUST_LOG", "warn,giro::server=info".into());
+    lift_per_address_bounds(&mut env);
     let merc = iniciar("mercado", &env).await?;
 
     let url = Arc::new(format!("http://{}/pedidos", merc.addr));

@@ -15,8 +15,7 @@ use tokio::process::Command;
 
 use crate::bench::melhor;
 use crate::bench::processos::{self, ProcessosArgs};
-use crate::bench::scratch::Scratch;
-use crate::config::Servico;
+use crate::bench::scratch;
 use crate::db::{self, Db};
 
 /// `bench/peers`: `GIRO_BENCH_PEERS_DIR`, else under the working directory (a clone's root), else
@@ -105,9 +104,7 @@ pub struct PeersArgs {
 
 /// `giro bench peers`: Girô's relay with separate publishers at the shipped defaults, then the peers.
 pub async fn run(args: PeersArgs) -> anyhow::Result<serde_json::Value> {
-    let mercado_s = Scratch::create(&args.admin_url, Servico::Mercado).await?;
-    let estoque_s = Scratch::create(&args.admin_url, Servico::Estoque).await?;
-    let r = async {
+    let proc = scratch::with_pair(&args.admin_url, async |mercado_s, estoque_s| {
         let mercado = Db::new(db::pool(&mercado_s.db, 4, Duration::from_secs(5))?, false);
         let estoque = Db::new(db::pool(&estoque_s.db, 4, Duration::from_secs(5))?, false);
         let p = ProcessosArgs {
@@ -117,12 +114,9 @@ pub async fn run(args: PeersArgs) -> anyhow::Result<serde_json::Value> {
             taxa: 0,
             duracao: Duration::ZERO,
         };
-        processos::run(&p, &mercado_s, &estoque_s, &mercado, &estoque).await
-    }
-    .await;
-    mercado_s.drop_db().await?;
-    estoque_s.drop_db().await?;
-    let proc = r?;
+        processos::run(&p, mercado_s, estoque_s, &mercado, &estoque).await
+    })
+    .await?;
     let giro = melhor(&proc["relay"]).unwrap_or(0.0);
     let pares = comparar(&args.admin_url, args.jobs, giro).await;
     Ok(json!({"processos": proc, "pares": pares}))

@@ -22,11 +22,11 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crate::bench::relay::{bench_config, start_estoque};
-use crate::bench::scratch::Scratch;
+use crate::bench::relay::{bench_config, Rig};
+use crate::bench::scratch::{self, Scratch};
 use crate::bench::{escrever_um, ms, percentile, reset};
 use crate::config::{Config, Servico};
-use crate::db::{self, Db};
+use crate::db::Db;
 use crate::outbox::relay::Publisher;
 
 pub struct PressaoArgs {
@@ -47,12 +47,8 @@ pub struct PressaoArgs {
 const MODOS: [(&str, &str, &str); 2] = [("antes", "0", "0s"), ("depois", "50", "10s")];
 
 pub async fn run(args: PressaoArgs) -> anyhow::Result<serde_json::Value> {
-    let mercado_s = Scratch::create(&args.admin_url, Servico::Mercado).await?;
-    let estoque_s = Scratch::create(&args.admin_url, Servico::Estoque).await?;
-    let result = casos(&args, &mercado_s, &estoque_s).await;
-    mercado_s.drop_db().await?;
-    estoque_s.drop_db().await?;
-    result
+    scratch::with_pair(&args.admin_url, async |mercado_s, estoque_s| casos(&args, mercado_s, estoque_s).await)
+        .await
 }
 
 async fn casos(
@@ -60,11 +56,7 @@ async fn casos(
     mercado_s: &Scratch,
     estoque_s: &Scratch,
 ) -> anyhow::Result<serde_json::Value> {
-    let shutdown = CancellationToken::new();
-    let base = bench_config(mercado_s, estoque_s, &[])?;
-    let estoque_url = start_estoque(&base, &shutdown).await?;
-    let mercado = Db::new(db::pool(&base.mercado.db, 8, base.db_timeout)?, false);
-    let estoque = Db::new(db::pool(&base.estoque.db, 4, base.db_timeout)?, false);
+    let Rig { shutdown, base, estoque_url, mercado, estoque } = Rig::start(mercado_s, estoque_s).await?;
     let mut out = json!({});
     for (modo, parte, varredura) in MODOS {
         let cfg = bench_config(

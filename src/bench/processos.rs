@@ -17,7 +17,6 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tokio::process::{Child, Command};
-use uuid::Uuid;
 
 use crate::bench::checkout::{self, Servidor};
 use crate::bench::scratch::Scratch;
@@ -35,26 +34,14 @@ pub struct ProcessosArgs {
     pub duracao: Duration,
 }
 
-fn token() -> String {
-    format!("{}{}", Uuid::new_v4().simple(), Uuid::new_v4().simple())
-}
-
-/// The environment every child gets: databases, tokens, operator login; nothing about the outbox.
+/// The environment every child gets: [`checkout::child_env`], ports chosen by the system and the
+/// background sweeps off; nothing about the outbox.
 fn ambiente(mercado: &Scratch, estoque: &Scratch) -> BTreeMap<&'static str, String> {
-    let mut env = BTreeMap::new();
-    env.insert("MERCADO_DB_URL", mercado.url());
-    env.insert("ESTOQUE_DB_URL", estoque.url());
-    env.insert("MERCADO_TOKEN_SERVICO", token());
-    env.insert("ESTOQUE_TOKEN_SERVICO", token());
-    env.insert("OPERADOR_USUARIO", "bench".into());
-    env.insert("OPERADOR_SENHA", token());
+    let mut env = checkout::child_env(mercado, estoque);
     env.insert("MERCADO_PORTA", "0".into());
     env.insert("ESTOQUE_PORTA", "0".into());
-    env.insert("GIRO_HTTP_ENDERECO", "127.0.0.1".into());
     env.insert("GIRO_RESERVA_EXPIRACAO_HABILITADA", "false".into());
     env.insert("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false".into());
-    // Request lines off (as a deployment that only keeps warnings); the start-up line stays.
-    env.insert("RUST_LOG", "warn,giro::server=info".into());
     env
 }
 

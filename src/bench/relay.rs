@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
-use crate::bench::scratch::Scratch;
+use crate::bench::scratch::{self, Scratch};
 use crate::bench::{escrever_um, latencia, melhor, reset, semear};
 use crate::config::{Config, Servico, Sources};
 use crate::db::{self, Db, OutboxSignal};
@@ -85,6 +85,28 @@ pub(crate) async fn start_estoque(config: &Config, shutdown: &CancellationToken)
     Ok(format!("http://{addr}"))
 }
 
+/// What the in-process relay benches run against: a real estoque on loopback over the scratch
+/// databases (stopped by `shutdown`), the configuration it was started with (`base`, which a run's
+/// own configuration repeats), and pools on both databases, mercado's sized for its writers.
+pub(crate) struct Rig {
+    pub shutdown: CancellationToken,
+    pub base: Config,
+    pub estoque_url: String,
+    pub mercado: Db,
+    pub estoque: Db,
+}
+
+impl Rig {
+    pub(crate) async fn start(mercado_s: &Scratch, estoque_s: &Scratch) -> anyhow::Result<Rig> {
+        let shutdown = CancellationToken::new();
+        let base = bench_config(mercado_s, estoque_s, &[])?;
+        let estoque_url = start_estoque(&base, &shutdown).await?;
+        let mercado = Db::new(db::pool(&base.mercado.db, 8, base.db_timeout)?, false);
+        let estoque = Db::new(db::pool(&base.estoque.db, 4, base.db_timeout)?, false);
+        Ok(Rig { shutdown, base, estoque_url, mercado, estoque })
+    }
+}
+
 /// Events not yet settled (the partial index keeps this cheap however many SENT rows there are).
 async fn count_pending(db: &Db) -> anyhow::Result<i64> {
     let c = db.client().await?;
@@ -92,12 +114,10 @@ async fn count_pending(db: &Db) -> anyhow::Result<i64> {
 }
 
 pub async fn run(args: RelayArgs) -> anyhow::Result<serde_json::Value> {
-    let mercado_s = Scratch::create(&args.admin_url, Servico::Mercado).await?;
-    let estoque_s = Scratch::create(&args.admin_url, Servico::Estoque).await?;
-    let result = scenarios(&args, &mercado_s, &estoque_s).await;
-    mercado_s.drop_db().await?;
-    estoque_s.drop_db().await?;
-    result
+    scratch::with_pair(&args.admin_url, async |mercado_s, estoque_s| {
+        scenarios(&args, mercado_s, estoque_s).await
+    })
+    .await
 }
 
 async fn scenarios(
@@ -105,11 +125,7 @@ async fn scenarios(
     mercado_s: &Scratch,
     estoque_s: &Scratch,
 ) -> anyhow::Result<serde_json::Value> {
-    let shutdown = CancellationToken::new();
-    let base = bench_config(mercado_s, estoque_s, &[])?;
-    let estoque_url = start_estoque(&base, &shutdown).await?;
-    let mercado = Db::new(db::pool(&base.mercado.db, 8, base.db_timeout)?, false);
-    let estoque = Db::new(db::pool(&base.estoque.db, 4, base.db_timeout)?, false);
+    let Rig { shutdown, base, estoque_url, mercado, estoque } = Rig::start(mercado_s, estoque_s).await?;
     let mut throughput = Vec::new();
 
     for transporte in &args.transportes {

@@ -20,10 +20,9 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::bench::checkout::{iniciar_com, Servidor};
-use crate::bench::scratch::Scratch;
+use crate::bench::checkout::{child_env, iniciar_com, lift_per_address_bounds, Servidor};
+use crate::bench::scratch::{self, Scratch};
 use crate::bench::{ms, percentile};
-use crate::config::Servico;
 
 pub struct RestockArgs {
     pub admin_url: String,
@@ -38,10 +37,6 @@ const PRODUTOS: u32 = 200;
 
 /// Shelf = minimum = ideal: one unit sold leaves the shelf below its minimum and asks for one.
 const NIVEL: i32 = 10;
-
-fn token() -> String {
-    format!("{}{}", Uuid::new_v4().simple(), Uuid::new_v4().simple())
-}
 
 fn porta_livre() -> anyhow::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
@@ -78,36 +73,19 @@ pub(crate) fn ambiente(
     estoque: &Scratch,
 ) -> anyhow::Result<BTreeMap<&'static str, String>> {
     let (pm, pe) = (porta_livre()?, porta_livre()?);
-    let mut env: BTreeMap<&'static str, String> = BTreeMap::new();
-    env.insert("MERCADO_DB_URL", mercado.url());
-    env.insert("ESTOQUE_DB_URL", estoque.url());
-    env.insert("MERCADO_TOKEN_SERVICO", token());
-    env.insert("ESTOQUE_TOKEN_SERVICO", token());
-    env.insert("OPERADOR_USUARIO", "bench".into());
-    env.insert("OPERADOR_SENHA", token());
+    let mut env = child_env(mercado, estoque);
     env.insert("MERCADO_PORTA", pm.to_string());
     env.insert("ESTOQUE_PORTA", pe.to_string());
     env.insert("MERCADO_EVENTOS_URL", format!("http://127.0.0.1:{pm}"));
     env.insert("ESTOQUE_EVENTOS_URL", format!("http://127.0.0.1:{pe}"));
     env.insert("ESTOQUE_URL", format!("http://127.0.0.1:{pe}"));
-    env.insert("GIRO_HTTP_ENDERECO", "127.0.0.1".into());
     env.insert("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false".into());
-    // Every simulated shopper is 127.0.0.1: the per-address checkout bounds would stop the run.
-    env.insert("GIRO_CHECKOUT_MAX_POR_MINUTO", "0".into());
-    env.insert("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "0".into());
-    env.insert("GIRO_CHECKOUT_MAX_UNIDADES_POR_PRODUTO", "0".into());
-    env.insert("GIRO_HTTP_MAX_CONEXOES_POR_ENDERECO", "100000".into());
-    env.insert("RUST_LOG", "warn,giro::server=info".into());
+    lift_per_address_bounds(&mut env);
     Ok(env)
 }
 
 pub async fn run(args: RestockArgs) -> anyhow::Result<serde_json::Value> {
-    let mercado = Scratch::create(&args.admin_url, Servico::Mercado).await?;
-    let estoque = Scratch::create(&args.admin_url, Servico::Estoque).await?;
-    let r = medir(&args, &mercado, &estoque).await;
-    mercado.drop_db().await?;
-    estoque.drop_db().await?;
-    r
+    scratch::with_pair(&args.admin_url, async |mercado, estoque| medir(&args, mercado, estoque).await).await
 }
 
 async fn medir(

@@ -18,8 +18,7 @@ use tokio::process::Command;
 
 use crate::bench::checkout::{iniciar_com, rss_kb};
 use crate::bench::reposicao::{ambiente, catalogo_no_nivel};
-use crate::bench::scratch::Scratch;
-use crate::config::Servico;
+use crate::bench::scratch::{self, Scratch};
 
 pub struct SoakArgs {
     pub admin_url: String,
@@ -31,12 +30,7 @@ const PRODUTOS: u32 = 500;
 const NIVEL: i32 = 10;
 
 pub async fn run(args: SoakArgs) -> anyhow::Result<serde_json::Value> {
-    let mercado = Scratch::create(&args.admin_url, Servico::Mercado).await?;
-    let estoque = Scratch::create(&args.admin_url, Servico::Estoque).await?;
-    let r = medir(&args, &mercado, &estoque).await;
-    mercado.drop_db().await?;
-    estoque.drop_db().await?;
-    r
+    scratch::with_pair(&args.admin_url, async |mercado, estoque| medir(&args, mercado, estoque).await).await
 }
 
 async fn medir(args: &SoakArgs, mercado: &Scratch, estoque: &Scratch) -> anyhow::Result<serde_json::Value> {
