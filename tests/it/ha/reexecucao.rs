@@ -7,7 +7,8 @@
 //!   connection right after relaying COMMIT) answers 503 with `Retry-After`: its outcome is
 //!   unknown to the service, which does not run it again; the client's retry with the same
 //!   `Idempotency-Key` answers 201 with the same order, and there is one;
-//! - a checkout whose throttle counter's backend is terminated is run again too.
+//! - a checkout whose throttle counter's backend is terminated is run again too, and an operator's
+//!   request whose session lookup lost its backend looks the session up again.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -191,6 +192,70 @@ async fn a_checkout_whose_throttle_counter_loses_its_session_is_run_again_and_an
     let depois = Metricas::de(&base).await;
     let rerun = |m: &Metricas| m.soma("giro_http_reexecucoes_total", "resultado=\"sucesso\"");
     assert_eq!(rerun(&depois) - rerun(&antes), 1.0, "one re-run, successful");
+}
+
+/// The operator's session is looked up before the re-run layer (`auth::identify`, on every
+/// request): a lookup that lost its backend marked no attempt, and the operator's read answered
+/// 503 for good (seen in the Patroni switchover scenario). A route that needs the operator now
+/// looks the session up again inside the layer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_operator_request_whose_session_lookup_loses_its_backend_looks_it_up_again_and_answers_200() {
+    let db = TestDb::new(Servico::Mercado).await;
+    let mut g = Giro::spawn(&["mercado", "serve"], &env(db.url()));
+    let base = format!("http://{}", g.wait_listening().await);
+    let http = reqwest::Client::builder().timeout(Duration::from_secs(60)).build().expect("client");
+    let csrf = "c5f0a7d2-0000-4000-8000-000000000001";
+    let res = http
+        .post(format!("{base}/sessao"))
+        .header("cookie", format!("XSRF-MERCADO={csrf}"))
+        .header("x-xsrf-token", csrf)
+        .form(&[("usuario", OPERADOR), ("senha", SENHA)])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(res.status(), 204, "operator login");
+    let sessao = res
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
+        .find(|kv| kv.starts_with("MERCADO_SESSAO="))
+        .expect("session cookie");
+
+    // The test holds the sessions' table: the next lookup waits on it.
+    let mut trava = db.client().await;
+    let tx = trava.transaction().await.expect("begin");
+    tx.batch_execute("LOCK TABLE sessao_operador IN ACCESS EXCLUSIVE MODE").await.expect("lock");
+    let meu_pid: i32 = tx.query_one("SELECT pg_backend_pid()", &[]).await.expect("pid").get(0);
+    let (h, b, c) = (http.clone(), base.clone(), sessao.clone());
+    let pedido = tokio::spawn(async move {
+        let res = h.get(format!("{b}/operacao/pedidos")).header("cookie", c).send().await.expect("GET");
+        (res.status().as_u16(), res.text().await.unwrap_or_default())
+    });
+    let admin = crate::support::db::admin().await;
+    let esperando =
+        "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> $2 AND wait_event_type = 'Lock'";
+    let alvo: i32 = wait_until(Duration::from_secs(30), "the session lookup waiting on the lock", || async {
+        admin.query_opt(esperando, &[&db.name, &meu_pid]).await.ok()?.map(|r| r.get(0))
+    })
+    .await;
+    admin
+        .execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+              WHERE datname = $1 AND pid <> $2 AND backend_type = 'client backend'",
+            &[&db.name, &meu_pid],
+        )
+        .await
+        .expect("terminate");
+    wait_until(Duration::from_secs(30), "the session looked up again, waiting on the lock", || async {
+        let r = admin.query_opt(esperando, &[&db.name, &meu_pid]).await.ok()??;
+        (r.get::<_, i32>(0) != alvo).then_some(())
+    })
+    .await;
+    tx.rollback().await.expect("release");
+    let (status, corpo) = pedido.await.expect("request task");
+    assert_eq!(status, 200, "the operator's read answered once the session was found: {corpo}");
+    assert!(g.log().contains("session lookup failed"), "the first lookup failed: {}", g.log());
 }
 
 /// A proxy in front of PostgreSQL that, once armed, relays the next `COMMIT` a client sends, then

@@ -14,7 +14,7 @@ use axum::{Form, Json, Router};
 use serde_json::json;
 use subtle::ConstantTimeEq;
 
-use super::{cookie, csrf, indeterminada, principal, Principal, Seguranca};
+use super::{cookie, csrf, indeterminada, resolver, Principal, Seguranca};
 use crate::pg::Politica;
 use crate::{limite, Problem};
 use giro_infra::config::secret::random_token;
@@ -44,8 +44,8 @@ impl Seguranca {
     }
 }
 
-async fn sessao_atual(State(seg): State<Arc<Seguranca>>, req: Request) -> Response {
-    let mut res = match principal(&req) {
+async fn sessao_atual(State(seg): State<Arc<Seguranca>>, mut req: Request) -> Response {
+    let mut res = match resolver(&mut req).await {
         Principal::Operador(usuario) => Json(json!({ "usuario": usuario })).into_response(),
         _ if indeterminada(&req) => Problem::unavailable().into_response(),
         _ => Problem::new(StatusCode::UNAUTHORIZED, "nenhum operador logado").into_response(),

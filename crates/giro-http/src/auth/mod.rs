@@ -120,15 +120,15 @@ pub async fn identify(State(seg): State<Arc<Seguranca>>, mut req: Request, next:
         }
     }
     if principal == Principal::Anonimo {
-        if let Some(id) = cookie(req.headers(), seg.cookie_sessao) {
-            match seg.sessao(id).await {
+        if let Some(id) = cookie(req.headers(), seg.cookie_sessao).map(str::to_string) {
+            match seg.sessao(&id).await {
                 Ok(Some(usuario)) => principal = Principal::Operador(usuario),
                 Ok(None) => {}
                 // Not "logged out": the session may well be alive. Open routes go on as
                 // anonymous; those that need the operator answer 503 ([`require`]).
                 Err(e) => {
                     tracing::warn!(error = %e, "session lookup failed");
-                    req.extensions_mut().insert(SessaoIndeterminada);
+                    req.extensions_mut().insert(SessaoIndeterminada { seg: seg.clone(), id });
                 }
             }
         }
@@ -137,12 +137,42 @@ pub async fn identify(State(seg): State<Arc<Seguranca>>, mut req: Request, next:
     next.run(req).await
 }
 
-/// Marks a request whose session cookie could not be checked (the database did not answer).
-#[derive(Clone, Copy, Debug)]
-struct SessaoIndeterminada;
+/// Marks a request whose session cookie could not be checked (the database did not answer), with
+/// what [`resolver`] needs to look it up again.
+#[derive(Clone)]
+struct SessaoIndeterminada {
+    seg: Arc<Seguranca>,
+    id: String,
+}
 
 pub(crate) fn indeterminada(req: &Request) -> bool {
     req.extensions().get::<SessaoIndeterminada>().is_some()
+}
+
+/// The caller, with a session lookup that failed in [`identify`] done again here. `identify` runs
+/// outside the re-run layer (`crate::reexecucao`), so a session it lost marked no attempt and a
+/// second attempt would meet the same mark: a route that needs the operator looks the session up
+/// again inside the layer, where a lost session marks this attempt and the second one looks
+/// again once the database is back (found in the Patroni switchover scenario, the operator's
+/// reads answered 503).
+pub(crate) async fn resolver(req: &mut Request) -> Principal {
+    let p = principal(req);
+    let Some(ind) = req.extensions().get::<SessaoIndeterminada>().cloned() else { return p };
+    if p != Principal::Anonimo {
+        return p;
+    }
+    match ind.seg.sessao(&ind.id).await {
+        Ok(found) => {
+            req.extensions_mut().remove::<SessaoIndeterminada>();
+            let p = found.map_or(Principal::Anonimo, Principal::Operador);
+            req.extensions_mut().insert(p.clone());
+            p
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "session lookup failed again");
+            p
+        }
+    }
 }
 
 pub(crate) fn principal(req: &Request) -> Principal {
@@ -150,8 +180,8 @@ pub(crate) fn principal(req: &Request) -> Principal {
 }
 
 /// Route layer: lets through a caller with any of `papeis`; 401 anonymous, 403 otherwise.
-pub async fn require(papeis: &'static [Papel], req: Request, next: Next) -> Response {
-    let p = principal(&req);
+pub async fn require(papeis: &'static [Papel], mut req: Request, next: Next) -> Response {
+    let p = resolver(&mut req).await;
     if papeis.iter().any(|papel| p.tem(*papel)) {
         return next.run(req).await;
     }
