@@ -86,6 +86,35 @@ async fn pedidos_e_prateleira(db: &TestDb) -> (i64, i32) {
     (n, p)
 }
 
+/// Waits until a backend of `db` other than `meu_pid` (the test's, holding the lock) waits on a
+/// lock (`primeiro`), terminates every client backend of `db` but the test's (57P01, the waiting
+/// one among them), then waits until another backend waits on the same lock (`segundo`): the
+/// request's second attempt, on a fresh connection.
+async fn cortar_quem_espera(db: &TestDb, meu_pid: i32, primeiro: &str, segundo: &str) {
+    let admin = crate::support::db::admin().await;
+    let esperando =
+        "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> $2 AND wait_event_type = 'Lock'";
+    let alvo: i32 = wait_until(Duration::from_secs(30), primeiro, || async {
+        admin.query_opt(esperando, &[&db.name, &meu_pid]).await.ok()?.map(|r| r.get(0))
+    })
+    .await;
+    let mortos: i64 = admin
+        .query_one(
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+              WHERE datname = $1 AND pid <> $2 AND backend_type = 'client backend') t",
+            &[&db.name, &meu_pid],
+        )
+        .await
+        .expect("terminate")
+        .get(0);
+    assert!(mortos >= 1, "backend {alvo} terminated");
+    wait_until(Duration::from_secs(30), segundo, || async {
+        let r = admin.query_opt(esperando, &[&db.name, &meu_pid]).await.ok()??;
+        (r.get::<_, i32>(0) != alvo).then_some(())
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_checkout_whose_backend_is_terminated_mid_transaction_is_run_again_and_answers_201_once() {
     let db = TestDb::new(Servico::Mercado).await;
@@ -101,29 +130,12 @@ async fn a_checkout_whose_backend_is_terminated_mid_transaction_is_run_again_and
     let meu_pid: i32 = tx.query_one("SELECT pg_backend_pid()", &[]).await.expect("pid").get(0);
     let b = base.clone();
     let pedido = tokio::spawn(async move { checkout(&b, None).await });
-    let admin = crate::support::db::admin().await;
-    let esperando =
-        "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> $2 AND wait_event_type = 'Lock'";
-    let alvo: i32 = wait_until(Duration::from_secs(30), "the checkout waiting on the lock", || async {
-        admin.query_opt(esperando, &[&db.name, &meu_pid]).await.ok()?.map(|r| r.get(0))
-    })
-    .await;
-    // Every backend of the service terminated, the waiting one among them (57P01).
-    let mortos: i64 = admin
-        .query_one(
-            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-              WHERE datname = $1 AND pid <> $2 AND backend_type = 'client backend') t",
-            &[&db.name, &meu_pid],
-        )
-        .await
-        .expect("terminate")
-        .get(0);
-    assert!(mortos >= 1, "backend {alvo} terminated");
-    // The second attempt, on a fresh connection, waits on the same lock; then it is released.
-    wait_until(Duration::from_secs(30), "the second attempt waiting on the lock", || async {
-        let r = admin.query_opt(esperando, &[&db.name, &meu_pid]).await.ok()??;
-        (r.get::<_, i32>(0) != alvo).then_some(())
-    })
+    cortar_quem_espera(
+        &db,
+        meu_pid,
+        "the checkout waiting on the lock",
+        "the second attempt waiting on the lock",
+    )
     .await;
     tx.rollback().await.expect("release");
 
@@ -161,28 +173,12 @@ async fn a_checkout_whose_throttle_counter_loses_its_session_is_run_again_and_an
     let meu_pid: i32 = tx.query_one("SELECT pg_backend_pid()", &[]).await.expect("pid").get(0);
     let b = base.clone();
     let pedido = tokio::spawn(async move { checkout(&b, None).await });
-    let admin = crate::support::db::admin().await;
-    let esperando =
-        "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> $2 AND wait_event_type = 'Lock'";
-    let alvo: i32 =
-        wait_until(Duration::from_secs(30), "the counter's increment waiting on the lock", || async {
-            admin.query_opt(esperando, &[&db.name, &meu_pid]).await.ok()?.map(|r| r.get(0))
-        })
-        .await;
-    let mortos: i64 = admin
-        .query_one(
-            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-              WHERE datname = $1 AND pid <> $2 AND backend_type = 'client backend') t",
-            &[&db.name, &meu_pid],
-        )
-        .await
-        .expect("terminate")
-        .get(0);
-    assert!(mortos >= 1, "backend {alvo} terminated");
-    wait_until(Duration::from_secs(30), "the second attempt waiting on the lock", || async {
-        let r = admin.query_opt(esperando, &[&db.name, &meu_pid]).await.ok()??;
-        (r.get::<_, i32>(0) != alvo).then_some(())
-    })
+    cortar_quem_espera(
+        &db,
+        meu_pid,
+        "the counter's increment waiting on the lock",
+        "the second attempt waiting on the lock",
+    )
     .await;
     tx.rollback().await.expect("release");
 
@@ -232,25 +228,12 @@ async fn an_operator_request_whose_session_lookup_loses_its_backend_looks_it_up_
         let res = h.get(format!("{b}/operacao/pedidos")).header("cookie", c).send().await.expect("GET");
         (res.status().as_u16(), res.text().await.unwrap_or_default())
     });
-    let admin = crate::support::db::admin().await;
-    let esperando =
-        "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> $2 AND wait_event_type = 'Lock'";
-    let alvo: i32 = wait_until(Duration::from_secs(30), "the session lookup waiting on the lock", || async {
-        admin.query_opt(esperando, &[&db.name, &meu_pid]).await.ok()?.map(|r| r.get(0))
-    })
-    .await;
-    admin
-        .execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-              WHERE datname = $1 AND pid <> $2 AND backend_type = 'client backend'",
-            &[&db.name, &meu_pid],
-        )
-        .await
-        .expect("terminate");
-    wait_until(Duration::from_secs(30), "the session looked up again, waiting on the lock", || async {
-        let r = admin.query_opt(esperando, &[&db.name, &meu_pid]).await.ok()??;
-        (r.get::<_, i32>(0) != alvo).then_some(())
-    })
+    cortar_quem_espera(
+        &db,
+        meu_pid,
+        "the session lookup waiting on the lock",
+        "the session looked up again, waiting on the lock",
+    )
     .await;
     tx.rollback().await.expect("release");
     let (status, corpo) = pedido.await.expect("request task");
