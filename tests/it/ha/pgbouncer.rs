@@ -151,6 +151,11 @@ pub mod e2e {
 
         // Re-classification on two replicas: products made untagged are classified once each.
         let e = s.estoque().await;
+        // Counted from a settled catalogue: no product still waiting for its first classification.
+        wait_until(Duration::from_secs(60), "every product classified", || async {
+            (contar(&e, "SELECT count(*) FROM produto_estoque WHERE tags IS NULL").await == 0).then_some(())
+        })
+        .await;
         let antes = contar(&e, "SELECT count(*) FROM outbox_event WHERE tipo = 'ProdutoClassificado'").await;
         let n = e
             .execute("UPDATE produto_estoque SET tags = NULL WHERE sku IN (SELECT sku FROM produto_estoque ORDER BY sku LIMIT 4)", &[])

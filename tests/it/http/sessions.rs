@@ -251,10 +251,10 @@ async fn while_the_database_is_down_a_session_is_neither_accepted_nor_refused_bu
 
 #[tokio::test]
 async fn throttling_counters_are_shared_by_replicas_and_purged_when_their_window_ends() {
-    let a =
-        spawn_app(Servico::Mercado, &[("GIRO_LOGIN_MAX_FALHAS_ENDERECO", "4"), ("GIRO_LOGIN_JANELA", "2s")])
-            .await;
-    let b = spawn_replica(&a, &[("GIRO_LOGIN_MAX_FALHAS_ENDERECO", "4"), ("GIRO_LOGIN_JANELA", "2s")]).await;
+    // Six logins (each a password check) must fit in one window on a loaded debug build.
+    let limites = [("GIRO_LOGIN_MAX_FALHAS_ENDERECO", "4"), ("GIRO_LOGIN_JANELA", "10s")];
+    let a = spawn_app(Servico::Mercado, &limites).await;
+    let b = spawn_replica(&a, &limites).await;
     let falha = |url: String| {
         let http = a.http.clone();
         async move {
@@ -284,7 +284,7 @@ async fn throttling_counters_are_shared_by_replicas_and_purged_when_their_window
     // Four attempts counted; the refused ones leave it locked at the limit + 1 without growing.
     assert_eq!(n, 5);
     // Past the window the address may try again, and the purge removes the rows.
-    crate::support::wait_until(Duration::from_secs(10), "the window to end", || async {
+    crate::support::wait_until(Duration::from_secs(30), "the window to end", || async {
         (falha(b.url("/sessao")).await == 401).then_some(())
     })
     .await;

@@ -783,7 +783,7 @@ async fn a_listen_connection_killed_by_the_server_is_re_established_and_a_commit
         ("MERCADO_DB_URL", db.url()),
         ("ESTOQUE_EVENTOS_URL", par.url.clone()),
         ("ESTOQUE_TOKEN_SERVICO", crate::support::ESTOQUE_TOKEN.to_string()),
-        ("GIRO_OUTBOX_INTERVALO", "10s".to_string()),
+        ("GIRO_OUTBOX_INTERVALO", "1h".to_string()),
         ("GIRO_OUTBOX_NOTIFY", "true".to_string()),
     ]
     .into_iter()
@@ -806,8 +806,9 @@ async fn a_listen_connection_killed_by_the_server_is_re_established_and_a_commit
     .await;
     assert_eq!(killed, 1);
     giro.wait_for_line("LISTEN re-established", Duration::from_secs(15)).await;
-    // Its wake-up after reconnecting ran an empty round; now it sleeps on the 10 s poll.
-    wait_until(Duration::from_secs(5), "the publisher idle", || async {
+    // Its wake-up after reconnecting ran an empty round; now it sleeps on the hour-long poll,
+    // so only a NOTIFY can wake it for the event below.
+    wait_until(Duration::from_secs(30), "the publisher idle", || async {
         let n: i64 = admin
             .query_one(
                 "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND query NOT LIKE 'LISTEN%' AND pid <> pg_backend_pid()",
@@ -823,7 +824,7 @@ async fn a_listen_connection_killed_by_the_server_is_re_established_and_a_commit
     let e = solicitada(7);
     let committed = Instant::now();
     write(&writer, std::slice::from_ref(&e)).await;
-    wait_until(Duration::from_secs(2), "delivery woken by NOTIFY on the new connection", || async {
+    wait_until(Duration::from_secs(30), "delivery woken by NOTIFY on the new connection", || async {
         par.aplicados().contains(&e.event_id().to_string()).then_some(())
     })
     .await;

@@ -1,6 +1,6 @@
 //! A fake peer on loopback that records every delivery (svix's `TestReceiver`): it answers a
-//! chosen status, optionally after a delay, with or without `/eventos/lote`, and counts how many
-//! requests are in flight at once.
+//! chosen status, optionally after a delay or held at a gate until the test releases it, with or
+//! without `/eventos/lote`, and counts how many requests are in flight at once.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU16, AtomicUsize, Ordering};
@@ -45,6 +45,8 @@ pub struct FakePeer {
     pub in_flight: AtomicUsize,
     pub max_in_flight: AtomicUsize,
     pub requests: AtomicUsize,
+    /// Open (`true`) unless a test holds the requests ([`FakePeer::hold`]).
+    gate: tokio::sync::watch::Sender<bool>,
     lote: Lote,
 }
 
@@ -60,6 +62,7 @@ impl FakePeer {
             in_flight: AtomicUsize::new(0),
             max_in_flight: AtomicUsize::new(0),
             requests: AtomicUsize::new(0),
+            gate: tokio::sync::watch::channel(true).0,
             lote,
         });
         let app = Router::new()
@@ -84,6 +87,16 @@ impl FakePeer {
         self.delay_ms.store(d.as_millis() as usize, Ordering::SeqCst);
     }
 
+    /// Holds every request from now on until [`FakePeer::release`]: unlike a delay, nothing is
+    /// answered while the test looks, however slow the machine.
+    pub fn hold(&self) {
+        self.gate.send_replace(false);
+    }
+
+    pub fn release(&self) {
+        self.gate.send_replace(true);
+    }
+
     pub fn count(&self) -> usize {
         self.deliveries.lock().expect("lock").len()
     }
@@ -100,6 +113,7 @@ impl FakePeer {
         if d > 0 {
             tokio::time::sleep(Duration::from_millis(d as u64)).await;
         }
+        let _ = self.gate.subscribe().wait_for(|aberto| *aberto).await;
     }
 
     fn leave(&self) {
