@@ -24,6 +24,22 @@ from app.main import create_app  # noqa: E402
 
 TOKEN = "token-de-teste-0123456789abcdef"
 
+# The categories of SPEC §3.15 in their order, written out here (not read from `Categoria`) so the
+# tests check the code against the spec: the model's enum and the LLM's answer schema both.
+CATEGORIAS = [
+    "bebidas",
+    "laticinios",
+    "mercearia",
+    "hortifruti",
+    "padaria",
+    "carnes",
+    "congelados",
+    "limpeza",
+    "higiene",
+    "pet",
+    "outros",
+]
+
 
 def configuracao(**valores: Any) -> Configuracao:
     """A configuration from the given values only (no `.env` file; keyword mode by default)."""

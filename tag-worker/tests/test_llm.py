@@ -5,25 +5,12 @@ from __future__ import annotations
 import time
 
 import pytest
-from conftest import TOKEN, LLMSubstituto, configuracao_llm, resposta_chat
+from conftest import CATEGORIAS, TOKEN, LLMSubstituto, configuracao_llm, resposta_chat
 from fastapi.testclient import TestClient
 
 from app.llm import INSTRUCOES, ClassificadorGroq
 from app.main import create_app
 
-CATEGORIAS = [
-    "bebidas",
-    "laticinios",
-    "mercearia",
-    "hortifruti",
-    "padaria",
-    "carnes",
-    "congelados",
-    "limpeza",
-    "higiene",
-    "pet",
-    "outros",
-]
 SABAO = {"sku": "7891150061729", "descricao": "SABAO EM PO 1KG"}
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import CATEGORIAS
 from pydantic import ValidationError
 
 from app.modelos import (
@@ -19,19 +20,7 @@ def tags(*brutas: str) -> list[str]:
 
 
 def test_categorias() -> None:
-    assert [c.value for c in Categoria] == [
-        "bebidas",
-        "laticinios",
-        "mercearia",
-        "hortifruti",
-        "padaria",
-        "carnes",
-        "congelados",
-        "limpeza",
-        "higiene",
-        "pet",
-        "outros",
-    ]
+    assert [c.value for c in Categoria] == CATEGORIAS
     assert Categoria("pet") == "pet"
 
 

@@ -7,12 +7,14 @@ import {
   test,
   expect,
   foto,
+  confirmarReenvio,
   entrar,
   estado,
   eventos,
+  loteQueAtende,
   operadorEstoque,
-  operadorMercado,
   pausado,
+  produtoAguardandoLote,
   produtoNoMercado,
 } from './support/teste';
 import { diaSaoPaulo } from './support/demo';
@@ -24,47 +26,20 @@ const SKU_CADASTRO = '7890000000118';
 const SKU_DESCARTE = '7890000000125';
 const SKU_DESCONHECIDO = '7890000000999';
 
-interface ProdutoOperador {
-  sku: string;
-  prateleira: number;
-  reposicaoAberta: { status: string } | null;
-}
-
 test('painel: um evento que falhou aparece com o erro, é reenviado pela página e termina entregue', async ({
   page,
 }) => {
   const m = eventos();
-  const estoque = await operadorEstoque(m);
-  const mercado = await operadorMercado(m);
   // A SKU whose only lot expired: the storefront's first request is denied for lack of balance
   // and waits for a lot (pent-up demand in the warehouse).
-  const vencido = await estoque.post('/lotes', {
+  await produtoAguardandoLote(m, {
     sku: SKU_REENVIO,
     descricao: 'MEL SILVESTRE 300G',
     ncm: '04090000',
-    codigoLote: 'L-MEL-V',
-    quantidade: 5,
-    validade: diaSaoPaulo(-1),
-    confirmarVencido: true,
-  });
-  expect(vencido.status, JSON.stringify(vencido.corpo)).toBe(201);
-  const p = await mercado.post('/produtos', {
-    sku: SKU_REENVIO,
     nome: 'Mel Silvestre 300g',
     preco: 18.9,
-    estoqueMinimo: 2,
-    estoqueIdeal: 6,
+    vencido: { codigoLote: 'L-MEL-V', quantidade: 5 },
   });
-  expect(p.status, JSON.stringify(p.corpo)).toBe(201);
-  await expect
-    .poll(
-      async () => {
-        const lista = (await mercado.get('/operacao/produtos')).corpo as ProdutoOperador[];
-        return lista.find((x) => x.sku === SKU_REENVIO)?.reposicaoAberta?.status;
-      },
-      { timeout: 20_000 },
-    )
-    .toBe('AGUARDANDO_LOTE');
 
   await entrar(page, 'Painel do estoque', m.painel);
   const secao = page.locator('#eventos');
@@ -73,13 +48,7 @@ test('painel: um evento que falhou aparece com o erro, é reenviado pela página
   let id = '';
   await pausado(m.pidMercado, async () => {
     // The lot serves the demand; its ReposicaoEnviada finds mercado silent twice: a dead letter.
-    const lote = await estoque.post('/lotes', {
-      sku: SKU_REENVIO,
-      codigoLote: 'L-MEL-01',
-      quantidade: 10,
-      validade: diaSaoPaulo(90),
-    });
-    expect(lote.status, JSON.stringify(lote.corpo)).toBe(201);
+    await loteQueAtende(m, SKU_REENVIO, 'L-MEL-01');
     const linha = secao.locator('tr[data-status="FAILED"]', { hasText: 'ReposicaoEnviada' });
     await expect(linha).toBeVisible({ timeout: 30_000 });
     await expect(linha.locator('.evento-erro > .mono')).not.toBeEmpty();
@@ -96,14 +65,7 @@ test('painel: um evento que falhou aparece com o erro, é reenviado pela página
   await linha.getByRole('button', { name: 'Reenviar' }).click();
   await expect(linha.getByText('Reenviar este evento?')).toBeVisible();
   await foto(page, 'painel-eventos-confirmacao');
-  await linha.getByRole('button', { name: 'Confirmar reenvio' }).click();
-  await expect(secao.getByTestId('eventos-aviso')).toHaveText(
-    'Evento reenviado: volta para a fila do publicador.',
-  );
-  await secao.getByLabel('Status', { exact: true }).selectOption('SENT');
-  await expect(secao.locator(`tr[data-event-id="${id}"][data-status="SENT"]`)).toBeVisible({
-    timeout: 20_000,
-  });
+  await confirmarReenvio(secao, linha, id);
   await expect(secao.getByTestId('eventos-falhos')).toContainText('0');
   await foto(page, 'painel-eventos-entregue');
   await expect.poll(async () => (await produtoNoMercado(SKU_REENVIO, m)).disponivel).toBe(6);

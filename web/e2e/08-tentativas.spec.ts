@@ -6,71 +6,39 @@ import {
   test,
   expect,
   foto,
+  confirmarReenvio,
   entrar,
   eventos,
-  operadorEstoque,
-  operadorMercado,
+  loteQueAtende,
   pausado,
+  produtoAguardandoLote,
   semRolagemHorizontal,
 } from './support/teste';
-import { diaSaoPaulo } from './support/demo';
 
 test.describe.configure({ mode: 'serial' });
 
 const SKU = '7890000000149';
 
-interface ProdutoOperador {
-  sku: string;
-  reposicaoAberta: { status: string } | null;
-}
-
 test('painel: as tentativas de um evento que falhou, e a entrega depois do reenvio', async ({
   page,
 }) => {
   const m = eventos();
-  const estoque = await operadorEstoque(m);
-  const mercado = await operadorMercado(m);
   // Only an expired lot: mercado's request waits in the warehouse for a lot.
-  const vencido = await estoque.post('/lotes', {
+  await produtoAguardandoLote(m, {
     sku: SKU,
     descricao: 'GELEIA DE GOIABA 320G',
     ncm: '20079990',
-    codigoLote: 'L-GOI-V',
-    quantidade: 4,
-    validade: diaSaoPaulo(-1),
-    confirmarVencido: true,
-  });
-  expect(vencido.status, JSON.stringify(vencido.corpo)).toBe(201);
-  const p = await mercado.post('/produtos', {
-    sku: SKU,
     nome: 'Geleia de Goiaba 320g',
     preco: 11.5,
-    estoqueMinimo: 2,
-    estoqueIdeal: 6,
+    vencido: { codigoLote: 'L-GOI-V', quantidade: 4 },
   });
-  expect(p.status, JSON.stringify(p.corpo)).toBe(201);
-  await expect
-    .poll(
-      async () => {
-        const lista = (await mercado.get('/operacao/produtos')).corpo as ProdutoOperador[];
-        return lista.find((x) => x.sku === SKU)?.reposicaoAberta?.status;
-      },
-      { timeout: 20_000 },
-    )
-    .toBe('AGUARDANDO_LOTE');
 
   await entrar(page, 'Painel do estoque', m.painel);
   const secao = page.locator('#eventos');
   const morto = secao.locator('tr[data-status="FAILED"]', { hasText: SKU });
   // mercado paused: the shipment's two attempts time out and it becomes a dead letter.
   await pausado(m.pidMercado, async () => {
-    const lote = await estoque.post('/lotes', {
-      sku: SKU,
-      codigoLote: 'L-GOI-01',
-      quantidade: 10,
-      validade: diaSaoPaulo(90),
-    });
-    expect(lote.status, JSON.stringify(lote.corpo)).toBe(201);
+    await loteQueAtende(m, SKU, 'L-GOI-01');
     await expect(morto).toBeVisible({ timeout: 30_000 });
   });
   const id = (await morto.getAttribute('data-event-id')) ?? '';
@@ -107,13 +75,7 @@ test('painel: as tentativas de um evento que falhou, e a entrega depois do reenv
   // Replayed with mercado back: delivered at the first attempt of the replay, recorded after the
   // failures (the count starts over).
   await morto.getByRole('button', { name: 'Reenviar' }).click();
-  await morto.getByRole('button', { name: 'Confirmar reenvio' }).click();
-  await expect(secao.getByTestId('eventos-aviso')).toHaveText(
-    'Evento reenviado: volta para a fila do publicador.',
-  );
-  await secao.getByLabel('Status', { exact: true }).selectOption('SENT');
-  const entregue = secao.locator(`tr[data-event-id="${id}"][data-status="SENT"]`);
-  await expect(entregue).toBeVisible({ timeout: 20_000 });
+  const entregue = await confirmarReenvio(secao, morto, id);
   await entregue.getByRole('button', { name: 'Tentativas' }).click();
   const depois = secao.locator(`tr[data-tentativas-de="${id}"]`).getByRole('listitem');
   await expect(depois).toHaveCount(3);

@@ -35,7 +35,9 @@ import {
   type StatusEvento,
   type Tentativa,
 } from './eventos';
+import { CampoFiltro } from './Filtro';
 import { formatarNumero, quandoCurto } from './formato';
+import { Tabela } from './Tabela';
 
 type Acao = { id: string; tipo: AcaoEvento; opcao?: Opcao };
 
@@ -49,6 +51,12 @@ const CONFIRMA: Record<AcaoEvento, string> = {
   reenviar: 'Confirmar reenvio',
   descartar: 'Confirmar descarte',
   refazer: 'Confirmar',
+};
+
+/** The buttons that act on every dead letter at once (each asks for a confirmation first). */
+const PEDIR_TODOS: Record<'reenviar' | 'descartar', string> = {
+  reenviar: 'Reenviar todos',
+  descartar: 'Descartar todos',
 };
 
 /** A discard or a redo is recorded with why: the confirmation asks for it. */
@@ -266,28 +274,20 @@ export function ConsoleEventos({
             <span className="kpi-valor">{r ? formatarNumero(r.falhos) : '—'}</span>
             {r && r.falhos > 0 && !confirmandoTodos && (
               <div className="evento-botoes">
-                <button
-                  type="button"
-                  className="btn btn-contorno"
-                  disabled={ocupado}
-                  onClick={() => {
-                    setMotivoTodos('');
-                    setConfirmandoTodos('reenviar');
-                  }}
-                >
-                  Reenviar todos
-                </button>
-                <button
-                  type="button"
-                  className="btn btn-contorno"
-                  disabled={ocupado}
-                  onClick={() => {
-                    setMotivoTodos('');
-                    setConfirmandoTodos('descartar');
-                  }}
-                >
-                  Descartar todos
-                </button>
+                {(['reenviar', 'descartar'] as const).map((acao) => (
+                  <button
+                    key={acao}
+                    type="button"
+                    className="btn btn-contorno"
+                    disabled={ocupado}
+                    onClick={() => {
+                      setMotivoTodos('');
+                      setConfirmandoTodos(acao);
+                    }}
+                  >
+                    {PEDIR_TODOS[acao]}
+                  </button>
+                ))}
               </div>
             )}
             {confirmandoTodos && (
@@ -377,21 +377,15 @@ export function ConsoleEventos({
             <option value="">Todos</option>
           </select>
         </div>
-        <div className="campo">
-          <label htmlFor="filtro-tipo">Tipo</label>
-          <select
-            id="filtro-tipo"
-            value={filtros.tipo}
-            onChange={(e) => setFiltros({ ...filtros, tipo: e.target.value, pagina: 1 })}
-          >
-            <option value="">Todos</option>
-            {TIPOS_EVENTO.map((t) => (
-              <option key={t} value={t}>
-                {rotuloTipo(t)}
-              </option>
-            ))}
-          </select>
-        </div>
+        <CampoFiltro
+          id="filtro-tipo"
+          rotulo="Tipo"
+          todos="Todos"
+          valor={filtros.tipo}
+          opcoes={TIPOS_EVENTO}
+          rotuloDe={rotuloTipo}
+          aoMudar={(tipo) => setFiltros({ ...filtros, tipo, pagina: 1 })}
+        />
         <form className="campo eventos-busca" role="search" onSubmit={buscar}>
           <label htmlFor="busca-eventos">Buscar por id do evento ou SKU</label>
           <div className="eventos-busca-linha">
@@ -439,44 +433,38 @@ export function ConsoleEventos({
         </p>
       ) : (
         <>
-          <div className="tabela-rolagem">
-            <table className="tabela-eventos">
-              <thead>
-                <tr>
-                  <th scope="col">Tipo</th>
-                  <th scope="col">SKU</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" className="num">
-                    Tentativas
-                  </th>
-                  <th scope="col">Criado</th>
-                  <th scope="col">Próxima tentativa</th>
-                  <th scope="col">Último erro</th>
-                  <th scope="col">Ações</th>
-                </tr>
-              </thead>
-              <tbody>
-                {p.eventos.map((e) => (
-                  <LinhaEvento
-                    key={e.id}
-                    api={api}
-                    chave={chave}
-                    evento={e}
-                    opcoes={opcoes(e.tipo)}
-                    agora={agora}
-                    confirmando={confirmando?.id === e.id ? confirmando : null}
-                    ocupado={ocupado}
-                    aoPedir={(a) => {
-                      setAviso(null);
-                      setConfirmando(a);
-                    }}
-                    aoConfirmar={confirmar}
-                    aoCancelar={() => setConfirmando(null)}
-                  />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Tabela
+            className="tabela-eventos"
+            colunas={[
+              'Tipo',
+              'SKU',
+              'Status',
+              { num: 'Tentativas' },
+              'Criado',
+              'Próxima tentativa',
+              'Último erro',
+              'Ações',
+            ]}
+          >
+            {p.eventos.map((e) => (
+              <LinhaEvento
+                key={e.id}
+                api={api}
+                chave={chave}
+                evento={e}
+                opcoes={opcoes(e.tipo)}
+                agora={agora}
+                confirmando={confirmando?.id === e.id ? confirmando : null}
+                ocupado={ocupado}
+                aoPedir={(a) => {
+                  setAviso(null);
+                  setConfirmando(a);
+                }}
+                aoConfirmar={confirmar}
+                aoCancelar={() => setConfirmando(null)}
+              />
+            ))}
+          </Tabela>
           {paginas > 1 && (
             <nav className="paginacao" aria-label="Páginas de eventos">
               <button

@@ -1,5 +1,5 @@
 // An error boundary for an app: a render error shows a message and a way back instead of a
-// blank page (each app's main.tsx wraps its tree in one).
+// blank page (every app starts inside one: shared/montar.tsx).
 import { Component, type ReactNode } from 'react';
 
 interface Estado {

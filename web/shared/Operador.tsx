@@ -2,7 +2,7 @@
 // (vitrine/operador): the session gate, the login form and the shell (sidebar, header with the
 // operator and "Sair"), written once. Each app brings its service (name and session calls of the
 // shared API client), its titles, its navigation and its pages.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
 import { useState, type FormEvent, type InputHTMLAttributes, type ReactNode } from 'react';
 import { ErroApi, type Sessao } from './api';
 import { GiroMark } from './GiroMark';
@@ -41,6 +41,31 @@ export function ErroCarregamento({
       </button>
     </div>
   );
+}
+
+/**
+ * An operator page's query on screen: the load error to retry while nothing was ever read (a
+ * failed refetch keeps the last answer on screen), "Carregando…" until the first answer, `vazio`
+ * when the answer is an empty list, then `children` with the data.
+ */
+export function Carregado<T>({
+  q,
+  servico,
+  vazio,
+  children,
+}: {
+  q: UseQueryResult<T>;
+  servico: ServicoOperador;
+  /** What an empty list says (a page whose data is not a list tells its own emptiness). */
+  vazio?: string;
+  children: (dados: T) => ReactNode;
+}) {
+  if (q.isError && !q.data)
+    return <ErroCarregamento servico={servico} erro={q.error} aoTentar={() => q.refetch()} />;
+  if (!q.data) return <p className="muted">Carregando…</p>;
+  if (vazio !== undefined && Array.isArray(q.data) && q.data.length === 0)
+    return <p className="muted vazio">{vazio}</p>;
+  return children(q.data);
 }
 
 /** The session gate: loading, a load error to retry, the login, or the app for the operator. */

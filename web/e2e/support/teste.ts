@@ -1,11 +1,12 @@
 // The test fixture every spec uses: the running market (from the global setup), a page that fails
 // the test on any console error or uncaught exception, and screenshots saved as artifacts.
-import { test as base, expect, type Page } from '@playwright/test';
+import { test as base, expect, type Locator, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Estado, Mercado } from './lancador';
 import { get, Operador, postJson } from './cliente';
+import { diaSaoPaulo } from './demo';
 
 export { expect };
 
@@ -185,4 +186,89 @@ export async function produtoProprio(
   await expect
     .poll(async () => (await produtoNoMercado(sku, m)).disponivel, { timeout: 15_000 })
     .toBe(lote);
+}
+
+/** How mercado's operator list (`GET /operacao/produtos`) shows a product's open restock. */
+interface ReposicaoNoMercado {
+  sku: string;
+  reposicaoAberta: { status: string } | null;
+}
+
+/**
+ * A product of its own on `m` whose first restock waits in the warehouse: its only lot
+ * (`vencido.quantidade` units, code `vencido.codigoLote`) expired yesterday, so estoque denies
+ * mercado's request and keeps it as pent-up demand. Registered in the storefront with min 2 and
+ * ideal 6; resolves once mercado's operator list shows the restock AGUARDANDO_LOTE.
+ */
+export async function produtoAguardandoLote(
+  m: Mercado,
+  p: {
+    sku: string;
+    descricao: string;
+    ncm: string;
+    nome: string;
+    preco: number;
+    vencido: { codigoLote: string; quantidade: number };
+  },
+): Promise<void> {
+  const estoque = await operadorEstoque(m);
+  const mercado = await operadorMercado(m);
+  const vencido = await estoque.post('/lotes', {
+    sku: p.sku,
+    descricao: p.descricao,
+    ncm: p.ncm,
+    ...p.vencido,
+    validade: diaSaoPaulo(-1),
+    confirmarVencido: true,
+  });
+  expect(vencido.status, JSON.stringify(vencido.corpo)).toBe(201);
+  const produto = await mercado.post('/produtos', {
+    sku: p.sku,
+    nome: p.nome,
+    preco: p.preco,
+    estoqueMinimo: 2,
+    estoqueIdeal: 6,
+  });
+  expect(produto.status, JSON.stringify(produto.corpo)).toBe(201);
+  await expect
+    .poll(
+      async () => {
+        const lista = (await mercado.get('/operacao/produtos')).corpo as ReposicaoNoMercado[];
+        return lista.find((x) => x.sku === p.sku)?.reposicaoAberta?.status;
+      },
+      { timeout: 20_000 },
+    )
+    .toBe('AGUARDANDO_LOTE');
+}
+
+/** A lot of 10 units valid for 90 days on `m`: enough to serve the waiting restock of `sku`. */
+export async function loteQueAtende(m: Mercado, sku: string, codigoLote: string): Promise<void> {
+  const estoque = await operadorEstoque(m);
+  const lote = await estoque.post('/lotes', {
+    sku,
+    codigoLote,
+    quantidade: 10,
+    validade: diaSaoPaulo(90),
+  });
+  expect(lote.status, JSON.stringify(lote.corpo)).toBe(201);
+}
+
+/**
+ * The painel's event console (`secao`) with event `id`'s replay asked for on its row `linha`:
+ * confirms it, checks the notice, filters SENT and resolves with the row once the event is there
+ * (delivered).
+ */
+export async function confirmarReenvio(
+  secao: Locator,
+  linha: Locator,
+  id: string,
+): Promise<Locator> {
+  await linha.getByRole('button', { name: 'Confirmar reenvio' }).click();
+  await expect(secao.getByTestId('eventos-aviso')).toHaveText(
+    'Evento reenviado: volta para a fila do publicador.',
+  );
+  await secao.getByLabel('Status', { exact: true }).selectOption('SENT');
+  const entregue = secao.locator(`tr[data-event-id="${id}"][data-status="SENT"]`);
+  await expect(entregue).toBeVisible({ timeout: 20_000 });
+  return entregue;
 }

@@ -5,7 +5,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { formatarNumero, quandoCurto } from '../../../shared/formato';
-import { ErroCarregamento } from '../../../shared/Operador';
+import { CampoFiltro } from '../../../shared/Filtro';
+import { Carregado } from '../../../shared/Operador';
+import { Tabela } from '../../../shared/Tabela';
 import {
   baixarLote,
   ErroApi,
@@ -77,62 +79,46 @@ export function PaginaEstoque({ filtro }: { filtro: FiltroInventario }) {
             onChange={(e) => setBusca(e.target.value)}
           />
         </div>
-        <div className="campo">
-          <label htmlFor="estoque-estado">Situação</label>
-          <select
-            id="estoque-estado"
-            value={filtro.estado ?? ''}
-            onChange={(e) =>
-              irPara(
-                hrefEstoque({
-                  ...filtro,
-                  estado: (e.target.value || undefined) as FiltroEstado | undefined,
-                  pagina: 1,
-                }),
-              )
-            }
-          >
-            <option value="">Todas</option>
-            {ESTADOS.map((s) => (
-              <option key={s} value={s}>
-                {ROTULO_ESTADO[s]}
-              </option>
-            ))}
-          </select>
-        </div>
+        <CampoFiltro
+          id="estoque-estado"
+          rotulo="Situação"
+          todos="Todas"
+          valor={filtro.estado ?? ''}
+          opcoes={ESTADOS}
+          rotuloDe={(s) => ROTULO_ESTADO[s]}
+          aoMudar={(v) =>
+            irPara(
+              hrefEstoque({
+                ...filtro,
+                estado: (v || undefined) as FiltroEstado | undefined,
+                pagina: 1,
+              }),
+            )
+          }
+        />
         <button type="submit" className="btn btn-secundario">
           Buscar
         </button>
       </form>
-      {q.isError && !q.data ? (
-        <ErroCarregamento servico={servico} erro={q.error} aoTentar={() => q.refetch()} />
-      ) : !q.data ? (
-        <p className="muted">Carregando…</p>
-      ) : q.data.itens.length === 0 ? (
-        <p className="muted vazio">{vazioEstoque(filtro.busca, filtro.estado)}</p>
-      ) : (
-        <>
-          <div className="tabela-rolagem">
-            <table className="tabela-cartoes">
-              <thead>
-                <tr>
-                  <th scope="col">SKU</th>
-                  <th scope="col">Produto</th>
-                  <th scope="col">Situação</th>
-                  <th scope="col" className="num">
-                    Saldo válido
-                  </th>
-                  <th scope="col" className="num">
-                    Vencido
-                  </th>
-                  <th scope="col" className="num">
-                    Demanda
-                  </th>
-                  <th scope="col">Próxima validade</th>
-                </tr>
-              </thead>
-              <tbody>
-                {q.data.itens.map((i) => (
+      <Carregado q={q} servico={servico}>
+        {(d) =>
+          d.itens.length === 0 ? (
+            <p className="muted vazio">{vazioEstoque(filtro.busca, filtro.estado)}</p>
+          ) : (
+            <>
+              <Tabela
+                className="tabela-cartoes"
+                colunas={[
+                  'SKU',
+                  'Produto',
+                  'Situação',
+                  { num: 'Saldo válido' },
+                  { num: 'Vencido' },
+                  { num: 'Demanda' },
+                  'Próxima validade',
+                ]}
+              >
+                {d.itens.map((i) => (
                   <tr key={i.sku} data-sku={i.sku} data-estado={i.estado}>
                     <td className="mono" data-rotulo="SKU">
                       <a href={hrefSku(i.sku)}>{i.sku}</a>
@@ -155,34 +141,34 @@ export function PaginaEstoque({ filtro }: { filtro: FiltroInventario }) {
                     </td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
-          {paginas > 1 && (
-            <nav className="paginacao" aria-label="Páginas do estoque">
-              <a
-                className="btn btn-contorno"
-                aria-disabled={pagina <= 1}
-                href={pagina <= 1 ? undefined : hrefEstoque({ ...filtro, pagina: pagina - 1 })}
-              >
-                Anterior
-              </a>
-              <span className="t-small">
-                Página {pagina} de {paginas}
-              </span>
-              <a
-                className="btn btn-contorno"
-                aria-disabled={pagina >= paginas}
-                href={
-                  pagina >= paginas ? undefined : hrefEstoque({ ...filtro, pagina: pagina + 1 })
-                }
-              >
-                Próxima
-              </a>
-            </nav>
-          )}
-        </>
-      )}
+              </Tabela>
+              {paginas > 1 && (
+                <nav className="paginacao" aria-label="Páginas do estoque">
+                  <a
+                    className="btn btn-contorno"
+                    aria-disabled={pagina <= 1}
+                    href={pagina <= 1 ? undefined : hrefEstoque({ ...filtro, pagina: pagina - 1 })}
+                  >
+                    Anterior
+                  </a>
+                  <span className="t-small">
+                    Página {pagina} de {paginas}
+                  </span>
+                  <a
+                    className="btn btn-contorno"
+                    aria-disabled={pagina >= paginas}
+                    href={
+                      pagina >= paginas ? undefined : hrefEstoque({ ...filtro, pagina: pagina + 1 })
+                    }
+                  >
+                    Próxima
+                  </a>
+                </nav>
+              )}
+            </>
+          )
+        }
+      </Carregado>
     </section>
   );
 }
@@ -226,56 +212,50 @@ export function PaginaSku({ sku }: { sku: string }) {
           </h2>
           <p className="muted">{q.error instanceof ErroApi ? q.error.detalhe : null}</p>
         </>
-      ) : q.isError && !q.data ? (
-        <ErroCarregamento servico={servico} erro={q.error} aoTentar={() => q.refetch()} />
-      ) : !q.data ? (
-        <p className="muted">Carregando…</p>
       ) : (
-        <>
-          <div className="secao-cabecalho">
-            <h2 id="titulo-sku" className="t-title">
-              {q.data.descricao}
-            </h2>
-            <span className="mono t-small muted">SKU {q.data.sku}</span>
-            <span className={CLASSE_ESTADO[q.data.estado]}>{ROTULO_ESTADO[q.data.estado]}</span>
-          </div>
-          <dl className="saldos-sku">
-            <div>
-              <dt className="t-small muted">Saldo válido</dt>
-              <dd data-testid="sku-saldo-valido">{formatarNumero(q.data.saldoValido)}</dd>
-            </div>
-            <div>
-              <dt className="t-small muted">Vencido</dt>
-              <dd data-testid="sku-saldo-vencido">{formatarNumero(q.data.saldoVencido)}</dd>
-            </div>
-            <div>
-              <dt className="t-small muted">Demanda reprimida</dt>
-              <dd>{formatarNumero(q.data.demandaAberta)}</dd>
-            </div>
-          </dl>
-          <p aria-live="polite" className={aviso ? `ajuda ajuda-${aviso.tipo}` : 'ajuda'}>
-            {aviso?.texto}
-          </p>
-          <h3 className="t-label">Lotes (ordem de saída)</h3>
-          {q.data.lotes.length === 0 ? (
-            <p className="muted vazio">Nenhum lote com unidades.</p>
-          ) : (
-            <div className="tabela-rolagem">
-              <table className="tabela-cartoes">
-                <thead>
-                  <tr>
-                    <th scope="col">Lote</th>
-                    <th scope="col">Validade</th>
-                    <th scope="col">Situação</th>
-                    <th scope="col" className="num">
-                      Disponível
-                    </th>
-                    <th scope="col">Entrada</th>
-                    <th scope="col">Ações</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {q.data.lotes.map((l) => (
+        <Carregado q={q} servico={servico}>
+          {(d) => (
+            <>
+              <div className="secao-cabecalho">
+                <h2 id="titulo-sku" className="t-title">
+                  {d.descricao}
+                </h2>
+                <span className="mono t-small muted">SKU {d.sku}</span>
+                <span className={CLASSE_ESTADO[d.estado]}>{ROTULO_ESTADO[d.estado]}</span>
+              </div>
+              <dl className="saldos-sku">
+                <div>
+                  <dt className="t-small muted">Saldo válido</dt>
+                  <dd data-testid="sku-saldo-valido">{formatarNumero(d.saldoValido)}</dd>
+                </div>
+                <div>
+                  <dt className="t-small muted">Vencido</dt>
+                  <dd data-testid="sku-saldo-vencido">{formatarNumero(d.saldoVencido)}</dd>
+                </div>
+                <div>
+                  <dt className="t-small muted">Demanda reprimida</dt>
+                  <dd>{formatarNumero(d.demandaAberta)}</dd>
+                </div>
+              </dl>
+              <p aria-live="polite" className={aviso ? `ajuda ajuda-${aviso.tipo}` : 'ajuda'}>
+                {aviso?.texto}
+              </p>
+              <h3 className="t-label">Lotes (ordem de saída)</h3>
+              {d.lotes.length === 0 ? (
+                <p className="muted vazio">Nenhum lote com unidades.</p>
+              ) : (
+                <Tabela
+                  className="tabela-cartoes"
+                  colunas={[
+                    'Lote',
+                    'Validade',
+                    'Situação',
+                    { num: 'Disponível' },
+                    'Entrada',
+                    'Ações',
+                  ]}
+                >
+                  {d.lotes.map((l) => (
                     <tr key={l.codigoLote} data-lote={l.codigoLote} data-vencido={l.vencido}>
                       <td className="mono" data-rotulo="Lote">
                         {l.codigoLote}
@@ -339,29 +319,18 @@ export function PaginaSku({ sku }: { sku: string }) {
                       </td>
                     </tr>
                   ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-          <h3 className="t-label">Histórico</h3>
-          {q.data.movimentos.length === 0 ? (
-            <p className="muted vazio">Nenhuma movimentação ainda.</p>
-          ) : (
-            <div className="tabela-rolagem">
-              <table className="tabela-cartoes" aria-label="Histórico do SKU">
-                <thead>
-                  <tr>
-                    <th scope="col">Quando</th>
-                    <th scope="col">Movimento</th>
-                    <th scope="col">Lote</th>
-                    <th scope="col" className="num">
-                      Qtd
-                    </th>
-                    <th scope="col">Por</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {q.data.movimentos.map((m, i) => (
+                </Tabela>
+              )}
+              <h3 className="t-label">Histórico</h3>
+              {d.movimentos.length === 0 ? (
+                <p className="muted vazio">Nenhuma movimentação ainda.</p>
+              ) : (
+                <Tabela
+                  className="tabela-cartoes"
+                  rotulo="Histórico do SKU"
+                  colunas={['Quando', 'Movimento', 'Lote', { num: 'Qtd' }, 'Por']}
+                >
+                  {d.movimentos.map((m, i) => (
                     <tr key={`${m.tipo}-${m.codigoLote}-${m.quando}-${i}`} data-movimento={m.tipo}>
                       <td data-rotulo="Quando">
                         <time dateTime={m.quando}>{quandoCurto(m.quando)}</time>
@@ -377,11 +346,11 @@ export function PaginaSku({ sku }: { sku: string }) {
                       <td data-rotulo="Por">{m.operador ?? '—'}</td>
                     </tr>
                   ))}
-                </tbody>
-              </table>
-            </div>
+                </Tabela>
+              )}
+            </>
           )}
-        </>
+        </Carregado>
       )}
     </section>
   );

@@ -18,8 +18,36 @@ function preencher(qtd: string, codigo: string, validade = '') {
     fireEvent.change(screen.getByLabelText('Validade'), { target: { value: validade } });
 }
 
-const corpo = (f: ReturnType<typeof fetchFalso>, i: number) =>
-  JSON.parse((f.mock.calls[i] as unknown as [string, RequestInit])[1].body as string);
+/** estoque's answer to the lookup of PAO: what every test shares, and the test's own fields. */
+const consultaPao = (campos: Record<string, unknown>) => ({
+  [`GET /api/produtos/${PAO}`]: {
+    status: 200,
+    corpo: {
+      sku: PAO,
+      descricao: 'PAO DE FORMA',
+      ncm: '19059090',
+      tags: null,
+      categoria: null,
+      ...campos,
+    },
+  },
+});
+
+/** estoque's 201 to `POST /lotes`: lot 9 of PAO, classified, unless the test says otherwise. */
+const loteRegistrado = (campos: Record<string, unknown>) => ({
+  'POST /api/lotes': {
+    status: 201,
+    corpo: { loteId: 9, sku: PAO, classificado: true, demandasAtendidas: 0, ...campos },
+  },
+});
+
+type Fetch = ReturnType<typeof fetchFalso>;
+
+/** The form's `POST /lotes` call: its index among the calls, and its JSON body. */
+const chamadaPost = (f: Fetch) =>
+  f.mock.calls.findIndex((c) => (c as unknown as [string, RequestInit])[1]?.method === 'POST');
+const corpoDoPost = (f: Fetch) =>
+  JSON.parse((f.mock.calls[chamadaPost(f)] as unknown as [string, RequestInit])[1].body as string);
 
 describe('FormularioLote', () => {
   it('an invalid SKU is said so and never looked up', async () => {
@@ -38,19 +66,7 @@ describe('FormularioLote', () => {
 
   it('waits 300 ms of quiet before looking up', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
-    const f = fetchFalso({
-      [`GET /api/produtos/${PAO}`]: {
-        status: 200,
-        corpo: {
-          sku: PAO,
-          descricao: 'PAO DE FORMA',
-          ncm: '19059090',
-          tags: null,
-          categoria: null,
-          saldoDisponivel: 1248,
-        },
-      },
-    });
+    const f = fetchFalso(consultaPao({ saldoDisponivel: 1248 }));
     renderizar(<FormularioLote />);
     fireEvent.change(screen.getByLabelText('SKU/EAN'), { target: { value: PAO } });
     await act(async () => void (await vi.advanceTimersByTimeAsync(250)));
@@ -64,27 +80,8 @@ describe('FormularioLote', () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     document.cookie = 'XSRF-ESTOQUE=tok; path=/';
     const f = fetchFalso({
-      [`GET /api/produtos/${PAO}`]: {
-        status: 200,
-        corpo: {
-          sku: PAO,
-          descricao: 'PAO DE FORMA',
-          ncm: '19059090',
-          tags: ['pao'],
-          categoria: 'padaria',
-          saldoDisponivel: 60,
-        },
-      },
-      'POST /api/lotes': {
-        status: 201,
-        corpo: {
-          loteId: 9,
-          sku: PAO,
-          saldoDisponivel: 108,
-          classificado: true,
-          demandasAtendidas: 1,
-        },
-      },
+      ...consultaPao({ tags: ['pao'], categoria: 'padaria', saldoDisponivel: 60 }),
+      ...loteRegistrado({ saldoDisponivel: 108, demandasAtendidas: 1 }),
     });
     renderizar(<FormularioLote />);
     await digitarSku(PAO);
@@ -94,10 +91,8 @@ describe('FormularioLote', () => {
     expect((await screen.findByTestId('resultado-lote')).textContent).toBe(
       'Lote L-PAO-02 registrado. Saldo do SKU: 108. 1 demanda reprimida atendida.',
     );
-    const post = f.mock.calls.findIndex(
-      (c) => (c as unknown as [string, RequestInit])[1]?.method === 'POST',
-    );
-    expect(corpo(f, post)).toEqual({
+    const post = chamadaPost(f);
+    expect(corpoDoPost(f)).toEqual({
       sku: PAO,
       codigoLote: 'L-PAO-02',
       quantidade: 60,
@@ -117,28 +112,8 @@ describe('FormularioLote', () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     document.cookie = 'XSRF-ESTOQUE=tok; path=/';
     const f = fetchFalso({
-      [`GET /api/produtos/${PAO}`]: {
-        status: 200,
-        corpo: {
-          sku: PAO,
-          descricao: 'PAO DE FORMA',
-          ncm: '19059090',
-          tags: null,
-          categoria: null,
-          saldoDisponivel: 0,
-          saldoVencido: 60,
-        },
-      },
-      'POST /api/lotes': {
-        status: 201,
-        corpo: {
-          loteId: 9,
-          sku: PAO,
-          saldoDisponivel: 0,
-          classificado: true,
-          demandasAtendidas: 0,
-        },
-      },
+      ...consultaPao({ saldoDisponivel: 0, saldoVencido: 60 }),
+      ...loteRegistrado({ saldoDisponivel: 0 }),
     });
     renderizar(<FormularioLote />);
     await digitarSku(PAO);
@@ -157,10 +132,7 @@ describe('FormularioLote', () => {
     fireEvent.click(screen.getByLabelText('O lote chegou vencido: registrar para dar baixa'));
     fireEvent.click(screen.getByRole('button', { name: 'Dar entrada no estoque' }));
     await screen.findByTestId('resultado-lote');
-    const post = f.mock.calls.findIndex(
-      (c) => (c as unknown as [string, RequestInit])[1]?.method === 'POST',
-    );
-    expect(corpo(f, post)).toEqual({
+    expect(corpoDoPost(f)).toEqual({
       sku: PAO,
       codigoLote: 'L-VENCIDO',
       quantidade: 5,
@@ -174,16 +146,7 @@ describe('FormularioLote', () => {
     document.cookie = 'XSRF-ESTOQUE=tok; path=/';
     const f = fetchFalso({
       [`GET /api/produtos/${NOVO}`]: { status: 404 },
-      'POST /api/lotes': {
-        status: 201,
-        corpo: {
-          loteId: 10,
-          sku: NOVO,
-          saldoDisponivel: 10,
-          classificado: false,
-          demandasAtendidas: 0,
-        },
-      },
+      ...loteRegistrado({ loteId: 10, sku: NOVO, saldoDisponivel: 10, classificado: false }),
     });
     renderizar(<FormularioLote />);
     await digitarSku(NOVO);
@@ -197,14 +160,7 @@ describe('FormularioLote', () => {
     expect((await screen.findByTestId('resultado-lote')).textContent).toBe(
       'Lote L-1 registrado. Saldo do SKU: 10. Tags pendentes: o produto será reclassificado depois.',
     );
-    expect(
-      corpo(
-        f,
-        f.mock.calls.findIndex(
-          (c) => (c as unknown as [string, RequestInit])[1]?.method === 'POST',
-        ),
-      ),
-    ).toEqual({
+    expect(corpoDoPost(f)).toEqual({
       sku: NOVO,
       codigoLote: 'L-1',
       quantidade: 10,
@@ -228,17 +184,7 @@ describe('FormularioLote', () => {
     document.cookie = 'XSRF-ESTOQUE=tok; path=/';
     let vez = 0;
     fetchFalso({
-      [`GET /api/produtos/${PAO}`]: {
-        status: 200,
-        corpo: {
-          sku: PAO,
-          descricao: 'PAO',
-          ncm: '19059090',
-          tags: null,
-          categoria: null,
-          saldoDisponivel: 60,
-        },
-      },
+      ...consultaPao({ descricao: 'PAO', saldoDisponivel: 60 }),
       'POST /api/lotes': () =>
         vez++ === 0
           ? {

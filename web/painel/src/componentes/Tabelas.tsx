@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { formatarNumero, quandoCurto, tempoRelativo } from '../../../shared/formato';
-import { ErroCarregamento } from '../../../shared/Operador';
+import { Carregado } from '../../../shared/Operador';
+import { Tabela } from '../../../shared/Tabela';
 import { demandas, reposicoes, servico } from '../api';
 import { ATUALIZACAO_MS } from '../consultas';
 import { pedidosAguardando } from '../mensagens';
@@ -23,44 +24,26 @@ export function TabelaDemanda() {
           <p className="t-small muted subtitulo">{pedidosAguardando(q.data.length)}</p>
         )}
       </div>
-      {q.isError && !q.data ? (
-        <ErroCarregamento servico={servico} erro={q.error} aoTentar={() => q.refetch()} />
-      ) : !q.data ? (
-        <p className="muted">Carregando…</p>
-      ) : q.data.length === 0 ? (
-        <p className="muted vazio">Nenhum pedido do mercado esperando saldo.</p>
-      ) : (
-        <div className="tabela-rolagem">
-          <table className="tabela-cartoes">
-            <thead>
-              <tr>
-                <th scope="col">SKU</th>
-                <th scope="col">Produto</th>
-                <th scope="col" className="num">
-                  Qtd
-                </th>
-                <th scope="col">Desde</th>
+      <Carregado q={q} servico={servico} vazio="Nenhum pedido do mercado esperando saldo.">
+        {(lista) => (
+          <Tabela className="tabela-cartoes" colunas={['SKU', 'Produto', { num: 'Qtd' }, 'Desde']}>
+            {lista.map((d) => (
+              <tr key={d.id} data-sku={d.sku}>
+                <td className="mono" data-rotulo="SKU">
+                  {d.sku}
+                </td>
+                <td data-rotulo="Produto">{d.descricao}</td>
+                <td className="num mono" data-rotulo="Qtd">
+                  {formatarNumero(d.qtdSolicitada)}
+                </td>
+                <td data-rotulo="Desde">
+                  <time dateTime={d.registradoEm}>{tempoRelativo(d.registradoEm, agora)}</time>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {q.data.map((d) => (
-                <tr key={d.id} data-sku={d.sku}>
-                  <td className="mono" data-rotulo="SKU">
-                    {d.sku}
-                  </td>
-                  <td data-rotulo="Produto">{d.descricao}</td>
-                  <td className="num mono" data-rotulo="Qtd">
-                    {formatarNumero(d.qtdSolicitada)}
-                  </td>
-                  <td data-rotulo="Desde">
-                    <time dateTime={d.registradoEm}>{tempoRelativo(d.registradoEm, agora)}</time>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </Tabela>
+        )}
+      </Carregado>
     </section>
   );
 }
@@ -76,56 +59,39 @@ export function TabelaReposicoes() {
       <h2 id="titulo-reposicoes" className="t-title">
         Reposições recentes
       </h2>
-      {q.isError && !q.data ? (
-        <ErroCarregamento servico={servico} erro={q.error} aoTentar={() => q.refetch()} />
-      ) : !q.data ? (
-        <p className="muted">Carregando…</p>
-      ) : q.data.length === 0 ? (
-        <p className="muted vazio">Nenhum lote enviado ao mercado ainda.</p>
-      ) : (
-        <div className="tabela-rolagem">
-          <table className="tabela-cartoes">
-            <thead>
-              <tr>
-                <th scope="col">Quando</th>
-                <th scope="col">SKU</th>
-                <th scope="col">Produto</th>
-                <th scope="col" className="num">
-                  Qtd
-                </th>
-                <th scope="col">Lote</th>
-                <th scope="col">Status</th>
+      <Carregado q={q} servico={servico} vazio="Nenhum lote enviado ao mercado ainda.">
+        {(lista) => (
+          <Tabela
+            className="tabela-cartoes"
+            colunas={['Quando', 'SKU', 'Produto', { num: 'Qtd' }, 'Lote', 'Status']}
+          >
+            {lista.map((r) => (
+              <tr key={r.eventId} data-event-id={r.eventId} data-sku={r.sku}>
+                <td data-rotulo="Quando">
+                  <time dateTime={r.expedidoEm}>{quandoCurto(r.expedidoEm)}</time>
+                </td>
+                <td className="mono" data-rotulo="SKU">
+                  {r.sku}
+                </td>
+                <td data-rotulo="Produto">{r.descricao}</td>
+                <td className="num mono" data-rotulo="Qtd">
+                  {formatarNumero(r.qtd)}
+                </td>
+                <td className="mono" data-rotulo="Lote">
+                  {r.codigoLote}
+                </td>
+                <td data-rotulo="Status">
+                  {r.entregueEm ? (
+                    <span className="selo selo-ok">entregue</span>
+                  ) : (
+                    <span className="selo selo-info">enviando</span>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {q.data.map((r) => (
-                <tr key={r.eventId} data-event-id={r.eventId} data-sku={r.sku}>
-                  <td data-rotulo="Quando">
-                    <time dateTime={r.expedidoEm}>{quandoCurto(r.expedidoEm)}</time>
-                  </td>
-                  <td className="mono" data-rotulo="SKU">
-                    {r.sku}
-                  </td>
-                  <td data-rotulo="Produto">{r.descricao}</td>
-                  <td className="num mono" data-rotulo="Qtd">
-                    {formatarNumero(r.qtd)}
-                  </td>
-                  <td className="mono" data-rotulo="Lote">
-                    {r.codigoLote}
-                  </td>
-                  <td data-rotulo="Status">
-                    {r.entregueEm ? (
-                      <span className="selo selo-ok">entregue</span>
-                    ) : (
-                      <span className="selo selo-info">enviando</span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </Tabela>
+        )}
+      </Carregado>
     </section>
   );
 }

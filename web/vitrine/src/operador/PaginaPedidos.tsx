@@ -4,7 +4,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { dataHora, formatarDinheiro, formatarNumero } from '../../../shared/formato';
+import { CampoFiltro } from '../../../shared/Filtro';
 import { ErroCarregamento } from '../../../shared/Operador';
+import { Tabela } from '../../../shared/Tabela';
 import {
   ErroApi,
   listarPedidos,
@@ -79,21 +81,15 @@ export function PaginaPedidos() {
         Pedidos
       </h2>
       <form className="filtros-pedidos" onSubmit={(e) => e.preventDefault()}>
-        <div className="campo">
-          <label htmlFor="filtro-status">Status</label>
-          <select
-            id="filtro-status"
-            value={status ?? ''}
-            onChange={(e) => mudar('status', e.target.value)}
-          >
-            <option value="">Todos</option>
-            {STATUS.map((s) => (
-              <option key={s} value={s}>
-                {ROTULOS_STATUS[s]}
-              </option>
-            ))}
-          </select>
-        </div>
+        <CampoFiltro
+          id="filtro-status"
+          rotulo="Status"
+          todos="Todos"
+          valor={status ?? ''}
+          opcoes={STATUS}
+          rotuloDe={(s) => ROTULOS_STATUS[s]}
+          aoMudar={(v) => mudar('status', v)}
+        />
         <div className="campo">
           <label htmlFor="filtro-de">De</label>
           <input
@@ -134,40 +130,26 @@ export function PaginaPedidos() {
           <p className="t-small muted" aria-live="polite">
             {q.data.total === 1 ? '1 pedido' : `${formatarNumero(q.data.total)} pedidos`}
           </p>
-          <div className="tabela-rolagem">
-            <table className="tabela-cartoes">
-              <thead>
-                <tr>
-                  <th scope="col">Nº</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" className="num">
-                    Total
-                  </th>
-                  <th scope="col">Data</th>
-                  <th scope="col" className="num">
-                    Itens
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {q.data.itens.map((p) => (
-                  <tr key={p.id} data-numero={p.numero}>
-                    <td className="mono">
-                      <Link to={`/pedidos/${p.id}`}>nº {p.numero}</Link>
-                    </td>
-                    <td>
-                      <SeloStatus status={p.status} />
-                    </td>
-                    <td className="num mono">{formatarDinheiro(p.total)}</td>
-                    <td>{dataHora(p.criadoEm)}</td>
-                    <td className="num">
-                      {p.unidades === 1 ? '1 unidade' : `${formatarNumero(p.unidades)} unidades`}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Tabela
+            className="tabela-cartoes"
+            colunas={['Nº', 'Status', { num: 'Total' }, 'Data', { num: 'Itens' }]}
+          >
+            {q.data.itens.map((p) => (
+              <tr key={p.id} data-numero={p.numero}>
+                <td className="mono">
+                  <Link to={`/pedidos/${p.id}`}>nº {p.numero}</Link>
+                </td>
+                <td>
+                  <SeloStatus status={p.status} />
+                </td>
+                <td className="num mono">{formatarDinheiro(p.total)}</td>
+                <td>{dataHora(p.criadoEm)}</td>
+                <td className="num">
+                  {p.unidades === 1 ? '1 unidade' : `${formatarNumero(p.unidades)} unidades`}
+                </td>
+              </tr>
+            ))}
+          </Tabela>
           {paginas > 1 && (
             <nav className="paginacao" aria-label="Páginas de pedidos">
               <Link to={irPara(pagina - 1)} aria-disabled={pagina <= 1}>
@@ -252,32 +234,16 @@ function DetalhePedido({ p }: { p: PedidoOperador }) {
         </div>
       </dl>
       <h3 className="t-label">Itens</h3>
-      <div className="tabela-rolagem">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">SKU</th>
-              <th scope="col">Produto</th>
-              <th scope="col" className="num">
-                Qtd.
-              </th>
-              <th scope="col" className="num">
-                Preço unitário
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {p.itens.map((i) => (
-              <tr key={i.sku}>
-                <td className="mono">{i.sku}</td>
-                <td>{i.nome}</td>
-                <td className="num">{formatarNumero(i.qtd)}</td>
-                <td className="num mono">{formatarDinheiro(i.precoUnitario)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Tabela colunas={['SKU', 'Produto', { num: 'Qtd.' }, { num: 'Preço unitário' }]}>
+        {p.itens.map((i) => (
+          <tr key={i.sku}>
+            <td className="mono">{i.sku}</td>
+            <td>{i.nome}</td>
+            <td className="num">{formatarNumero(i.qtd)}</td>
+            <td className="num mono">{formatarDinheiro(i.precoUnitario)}</td>
+          </tr>
+        ))}
+      </Tabela>
       <h3 className="t-label">Reservas</h3>
       <ul className="lista-reservas" aria-label="Reservas">
         {p.reservas.map((r) => (

@@ -4,7 +4,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { formatarDinheiro, formatarNumero } from '../../../shared/formato';
-import { ErroCarregamento } from '../../../shared/Operador';
+import { Carregado } from '../../../shared/Operador';
+import { Tabela } from '../../../shared/Tabela';
 import { skuValido } from '../../../shared/sku';
 import { useAtrasado } from '../../../shared/useAtrasado';
 import { cadastrar, ErroApi, noEstoque, produtos, servico, type ProdutoOperador } from './api';
@@ -143,65 +144,52 @@ function TabelaProdutos() {
       <h2 id="titulo-produtos" className="t-title">
         Produtos da vitrine
       </h2>
-      {q.isError && !q.data ? (
-        <ErroCarregamento servico={servico} erro={q.error} aoTentar={() => q.refetch()} />
-      ) : !q.data ? (
-        <p className="muted">Carregando…</p>
-      ) : q.data.length === 0 ? (
-        <p className="muted vazio">Nenhum produto na vitrine ainda.</p>
-      ) : (
-        <div className="tabela-rolagem">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">SKU</th>
-                <th scope="col">Produto</th>
-                <th scope="col" className="num">
-                  Preço
-                </th>
-                <th scope="col" className="num">
-                  Prateleira
-                </th>
-                <th scope="col">Mín. / ideal</th>
-                <th scope="col">Status</th>
-                <th scope="col">Reposição aberta</th>
-                {/* Visible text: an absolutely placed screen-reader label would escape the
-                    table's scroll box and widen the page at 375 px. */}
-                <th scope="col">Ações</th>
+      <Carregado q={q} servico={servico} vazio="Nenhum produto na vitrine ainda.">
+        {(lista) => (
+          // "Ações" is visible text: an absolutely placed screen-reader label would escape the
+          // table's scroll box and widen the page at 375 px.
+          <Tabela
+            colunas={[
+              'SKU',
+              'Produto',
+              { num: 'Preço' },
+              { num: 'Prateleira' },
+              'Mín. / ideal',
+              'Status',
+              'Reposição aberta',
+              'Ações',
+            ]}
+          >
+            {lista.map((p) => (
+              <tr key={p.sku} data-sku={p.sku}>
+                <td className="mono">{p.sku}</td>
+                <td>{p.nome}</td>
+                <td className="num mono">{formatarDinheiro(p.preco)}</td>
+                <td className="num mono" data-testid="prateleira">
+                  {formatarNumero(p.prateleira)}
+                </td>
+                <td className="mono">
+                  {formatarNumero(p.estoqueMinimo)} / {formatarNumero(p.estoqueIdeal)}
+                </td>
+                <td>
+                  {!p.listado && <span className="selo selo-info">Fora da vitrine</span>}{' '}
+                  {p.status === 'DISPONIVEL' ? (
+                    <span className="selo selo-ok">Em estoque</span>
+                  ) : (
+                    <span className="selo selo-esgotado">Esgotado</span>
+                  )}
+                </td>
+                <td data-testid="reposicao">{reposicao(p)}</td>
+                <td>
+                  <Link to={`/produtos/${p.sku}`} aria-label={`Editar ${p.nome}`}>
+                    Editar
+                  </Link>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {q.data.map((p) => (
-                <tr key={p.sku} data-sku={p.sku}>
-                  <td className="mono">{p.sku}</td>
-                  <td>{p.nome}</td>
-                  <td className="num mono">{formatarDinheiro(p.preco)}</td>
-                  <td className="num mono" data-testid="prateleira">
-                    {formatarNumero(p.prateleira)}
-                  </td>
-                  <td className="mono">
-                    {formatarNumero(p.estoqueMinimo)} / {formatarNumero(p.estoqueIdeal)}
-                  </td>
-                  <td>
-                    {!p.listado && <span className="selo selo-info">Fora da vitrine</span>}{' '}
-                    {p.status === 'DISPONIVEL' ? (
-                      <span className="selo selo-ok">Em estoque</span>
-                    ) : (
-                      <span className="selo selo-esgotado">Esgotado</span>
-                    )}
-                  </td>
-                  <td data-testid="reposicao">{reposicao(p)}</td>
-                  <td>
-                    <Link to={`/produtos/${p.sku}`} aria-label={`Editar ${p.nome}`}>
-                      Editar
-                    </Link>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </Tabela>
+        )}
+      </Carregado>
     </section>
   );
 }
