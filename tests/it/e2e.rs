@@ -7,13 +7,16 @@
 //! the other in one test ([`scenarios`]); each bounds its own time.
 
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use giro::config::Servico;
 use uuid::Uuid;
 
 use crate::support::cenarios::{rodar, Cenario};
-use crate::support::e2e::{audit_limpo, verificar, Clientes, Esperado, Papel, Repositor, Sistema};
+use crate::support::e2e::{
+    audit_limpo, verificar, Clientes, Entradas, Esperado, Papel, Repositor, Sistema, Stats,
+};
 use crate::support::wait_until;
 
 const SHOPPERS: usize = 6;
@@ -32,6 +35,26 @@ async fn pendentes(s: &Sistema, servico: Servico, tipo: &str) -> i64 {
 
 fn relatorio(s: &Sistema, what: &str) {
     eprintln!("[{}] {what} after {:.1} s", s.nome, s.inicio.elapsed().as_secs_f64());
+}
+
+/// Drains both outboxes within `prazo` (`except`: the dead letters meant to stay) and stops the
+/// operator entering lots: what was entered.
+async fn drenar(
+    s: &mut Sistema,
+    repositor: &mut Repositor,
+    prazo: Duration,
+    except: &[Uuid],
+) -> Arc<Entradas> {
+    let drenado = s.drenar(prazo, except).await;
+    let entradas = repositor.parar().await;
+    relatorio(s, &format!("drained in {:.1} s", drenado.as_secs_f64()));
+    entradas
+}
+
+/// Nothing lost or applied twice ([`verificar`]), and `giro audit` exits 0.
+async fn conferir(s: &Sistema, stats: &Stats, entradas: &Entradas) {
+    verificar(s, stats, entradas, &Esperado::default()).await;
+    audit_limpo(s);
 }
 
 const CENARIOS: &[(&str, Cenario)] = &[
@@ -80,8 +103,7 @@ async fn carga() {
     // outcome is that some did and that nothing was lost or applied twice (verificar, below).
     assert!(stats.criados() > 0, "checkouts went through: {}", stats.resumo());
     assert!(entradas.lotes.load(Ordering::SeqCst) >= 8, "lots were entered as demand appeared");
-    verificar(&s, &stats, &entradas, &Esperado::default()).await;
-    audit_limpo(&s);
+    conferir(&s, &stats, &entradas).await;
 }
 
 async fn kill_9() {
@@ -139,11 +161,8 @@ async fn kill_9() {
         // Deliveries a killed publisher made but never settled come again: the inbox absorbs them.
         eprintln!("[{}] {srv} received {} duplicates", s.nome, s.inbox_metric(srv, "duplicate").await);
     }
-    let drenado = s.drenar(Duration::from_secs(60), &[]).await;
-    let entradas = repositor.parar().await;
-    relatorio(&s, &format!("drained in {:.1} s", drenado.as_secs_f64()));
-    verificar(&s, &stats, &entradas, &Esperado::default()).await;
-    audit_limpo(&s);
+    let entradas = drenar(&mut s, &mut repositor, Duration::from_secs(60), &[]).await;
+    conferir(&s, &stats, &entradas).await;
 }
 
 async fn estoque_fora() {
@@ -202,11 +221,8 @@ async fn estoque_fora() {
     tokio::time::sleep(Duration::from_secs(3)).await;
     let stats = clientes.parar().await;
     relatorio(&s, &stats.resumo());
-    let drenado = s.drenar(Duration::from_secs(60), &[]).await;
-    let entradas = repositor.parar().await;
-    relatorio(&s, &format!("drained in {:.1} s", drenado.as_secs_f64()));
-    verificar(&s, &stats, &entradas, &Esperado::default()).await;
-    audit_limpo(&s);
+    let entradas = drenar(&mut s, &mut repositor, Duration::from_secs(60), &[]).await;
+    conferir(&s, &stats, &entradas).await;
 }
 
 async fn mercado_reinicia() {
@@ -272,11 +288,8 @@ async fn mercado_reinicia() {
     repositor.pausar(false);
     let stats = clientes.parar().await;
     relatorio(&s, &stats.resumo());
-    let drenado = s.drenar(Duration::from_secs(60), &[]).await;
-    let entradas = repositor.parar().await;
-    relatorio(&s, &format!("drained in {:.1} s", drenado.as_secs_f64()));
-    verificar(&s, &stats, &entradas, &Esperado::default()).await;
-    audit_limpo(&s);
+    let entradas = drenar(&mut s, &mut repositor, Duration::from_secs(60), &[]).await;
+    conferir(&s, &stats, &entradas).await;
 }
 
 async fn duas_vezes() {
@@ -288,9 +301,7 @@ async fn duas_vezes() {
         .esperar(Duration::from_secs(120))
         .await;
     relatorio(&s, &stats.resumo());
-    let drenado = s.drenar(Duration::from_secs(60), &[]).await;
-    let entradas = repositor.parar().await;
-    relatorio(&s, &format!("drained in {:.1} s", drenado.as_secs_f64()));
+    let entradas = drenar(&mut s, &mut repositor, Duration::from_secs(60), &[]).await;
     // Every event really arrived twice: each receiver saw as many duplicates as new events.
     for (srv, db) in [(Servico::Estoque, s.estoque().await), (Servico::Mercado, s.mercado().await)] {
         let (novos, duplicados) = (s.inbox_metric(srv, "new").await, s.inbox_metric(srv, "duplicate").await);
@@ -302,8 +313,7 @@ async fn duas_vezes() {
             "{srv}: every event was delivered twice ({novos} new, {duplicados} duplicates)"
         );
     }
-    verificar(&s, &stats, &entradas, &Esperado::default()).await;
-    audit_limpo(&s);
+    conferir(&s, &stats, &entradas).await;
 }
 
 async fn rejeitado() {
@@ -330,9 +340,7 @@ async fn rejeitado() {
         .esperar(Duration::from_secs(120))
         .await;
     relatorio(&s, &stats.resumo());
-    let drenado = s.drenar(Duration::from_secs(60), &[rejeitado]).await;
-    let entradas = repositor.parar().await;
-    relatorio(&s, &format!("drained in {:.1} s", drenado.as_secs_f64()));
+    let entradas = drenar(&mut s, &mut repositor, Duration::from_secs(60), &[rejeitado]).await;
 
     let r = m
         .query_one(
@@ -493,9 +501,7 @@ async fn relogio() {
     }
     let stats = clientes.parar().await;
     relatorio(&s, &stats.resumo());
-    let drenado = s.drenar(Duration::from_secs(90), &[]).await;
-    let entradas = repositor.parar().await;
-    relatorio(&s, &format!("drained in {:.1} s", drenado.as_secs_f64()));
+    let entradas = drenar(&mut s, &mut repositor, Duration::from_secs(90), &[]).await;
     for c in [s.mercado().await, s.estoque().await] {
         let falhados: i64 = c
             .query_one("SELECT count(*) FROM outbox_event WHERE status = 'FAILED'", &[])
@@ -504,6 +510,5 @@ async fn relogio() {
             .get(0);
         assert_eq!(falhados, 0, "[{}] nothing FAILED", s.nome);
     }
-    verificar(&s, &stats, &entradas, &Esperado::default()).await;
-    audit_limpo(&s);
+    conferir(&s, &stats, &entradas).await;
 }

@@ -37,18 +37,24 @@ async fn mercado_constraints_reject_bad_rows() {
     c.batch_execute("UPDATE solicitacao_reposicao SET status = 'ATENDIDA'").await.unwrap();
     c.batch_execute("INSERT INTO solicitacao_reposicao (event_id, sku, qtd_solicitada, status, criado_em) VALUES (gen_random_uuid(), '7894900011517', 24, 'PENDENTE', now())").await.unwrap();
 
-    c.batch_execute("INSERT INTO inbox_event VALUES ('0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a', now())")
-        .await
-        .unwrap();
-    assert_eq!(
-        violated(&c, "INSERT INTO inbox_event VALUES ('0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a', now())").await,
-        "inbox_event_pkey"
-    );
-    outbox_status_is_one_of_three(&c).await;
+    inbox_and_outbox_constraints(&c).await;
     assert_eq!(
         violated(&c, "INSERT INTO pedido (id, status, total, criado_em) VALUES (gen_random_uuid(), 'PERDIDO', 0, now())").await,
         "ck_pedido_status"
     );
+}
+
+/// Both databases' inbox and outbox tables: an event id is received once, an outbox row's status
+/// is one of three.
+async fn inbox_and_outbox_constraints(c: &tokio_postgres::Client) {
+    c.batch_execute("INSERT INTO inbox_event VALUES ('0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a', now())")
+        .await
+        .unwrap();
+    assert_eq!(
+        violated(c, "INSERT INTO inbox_event VALUES ('0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a', now())").await,
+        "inbox_event_pkey"
+    );
+    outbox_status_is_one_of_three(c).await;
 }
 
 async fn outbox_status_is_one_of_three(c: &tokio_postgres::Client) {
@@ -96,12 +102,5 @@ async fn estoque_constraints_reject_bad_rows() {
         violated(&c, "INSERT INTO demanda_reprimida (sku, qtd_solicitada, solicitacao_original, registrado_em) VALUES ('7894900011517', 16, '0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a', now())").await,
         "uk_demanda_reprimida_solicitacao"
     );
-    c.batch_execute("INSERT INTO inbox_event VALUES ('0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a', now())")
-        .await
-        .unwrap();
-    assert_eq!(
-        violated(&c, "INSERT INTO inbox_event VALUES ('0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a', now())").await,
-        "inbox_event_pkey"
-    );
-    outbox_status_is_one_of_three(&c).await;
+    inbox_and_outbox_constraints(&c).await;
 }

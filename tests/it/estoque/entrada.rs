@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use crate::estoque::fixtures::*;
-use crate::support::app::Operador;
+use crate::support::app::{assert_400, assert_json_quebrado_400, Operador};
 use crate::support::ESTOQUE_TOKEN;
 
 #[tokio::test]
@@ -365,20 +365,9 @@ async fn bean_validation_400s_name_the_field_and_write_nothing() {
     ];
     for (body, esperado) in casos {
         let res = op.on(app.http.post(app.url("/lotes"))).json(&body).send().await.unwrap();
-        assert_eq!(res.status(), 400, "{body}");
-        assert_eq!(res.headers()["content-type"], "application/problem+json");
-        let problem: Value = res.json().await.unwrap();
-        let detail = problem["detail"].as_str().unwrap_or_default();
-        assert!(detail.contains(esperado), "{body} → {detail}");
+        assert_400(res, &body, esperado).await;
     }
-    let res = op
-        .on(app.http.post(app.url("/lotes")))
-        .header("content-type", "application/json")
-        .body("{nope")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 400);
+    assert_json_quebrado_400(op.on(app.http.post(app.url("/lotes")))).await;
     assert_eq!(saldo(&app, COCA).await, 0);
 }
 

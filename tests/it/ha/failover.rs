@@ -7,27 +7,20 @@ use std::time::Duration;
 use giro::config::Servico;
 
 use crate::support::e2e::{blocking, concordam, free_port};
-use crate::support::process::{command, Giro};
-use crate::support::{wait_until, TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
+use crate::support::process::{command, env_base, Giro};
+use crate::support::{wait_until, TestDb, OPERADOR, SENHA};
 
 fn env(extra: &[(&'static str, String)]) -> BTreeMap<&'static str, String> {
-    let mut env: BTreeMap<&'static str, String> = [
-        ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN.to_string()),
-        ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN.to_string()),
-        ("OPERADOR_USUARIO", OPERADOR.to_string()),
-        ("OPERADOR_SENHA", SENHA.to_string()),
-        ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
-        ("MERCADO_PORTA", "0".to_string()),
-        ("ESTOQUE_PORTA", "0".to_string()),
-        ("GIRO_OUTBOX_PUBLICADOR_EMBUTIDO", "false".to_string()),
-        ("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false".to_string()),
-    ]
-    .into_iter()
-    .collect();
-    for (k, v) in extra {
-        env.insert(k, v.clone());
-    }
-    env
+    env_base(
+        [
+            ("MERCADO_PORTA", "0".to_string()),
+            ("ESTOQUE_PORTA", "0".to_string()),
+            ("GIRO_OUTBOX_PUBLICADOR_EMBUTIDO", "false".to_string()),
+            ("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false".to_string()),
+        ]
+        .into_iter()
+        .chain(extra.iter().cloned()),
+    )
 }
 
 /// `host:port` of the test cluster.

@@ -13,24 +13,17 @@ use serde_json::Value;
 
 use super::failover::Par;
 use crate::support::metrics::Metricas;
-use crate::support::process::Giro;
-use crate::support::{free_port, wait_until, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
+use crate::support::process::{env_base, Giro};
+use crate::support::{free_port, wait_until};
 
 fn env(mercado_db_url: String, leitura: String) -> BTreeMap<&'static str, String> {
-    [
-        ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN.to_string()),
-        ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN.to_string()),
-        ("OPERADOR_USUARIO", OPERADOR.to_string()),
-        ("OPERADOR_SENHA", SENHA.to_string()),
-        ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
+    env_base([
         ("MERCADO_PORTA", "0".to_string()),
         ("GIRO_OUTBOX_PUBLICADOR_EMBUTIDO", "false".to_string()),
         ("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false".to_string()),
         ("MERCADO_DB_URL", mercado_db_url),
         ("GIRO_MERCADO_DB_URL_LEITURA", leitura),
-    ]
-    .into_iter()
-    .collect()
+    ])
 }
 
 async fn produto(c: &tokio_postgres::Client, sku: &str) {

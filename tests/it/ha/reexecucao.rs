@@ -11,6 +11,7 @@
 //!   request whose session lookup lost its backend looks the session up again.
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -20,20 +21,17 @@ use giro::config::Servico;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio_postgres::Transaction;
 
+use crate::support::app::Operador;
 use crate::support::metrics::Metricas;
-use crate::support::process::Giro;
-use crate::support::{wait_until, TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
+use crate::support::process::{env_base, Giro};
+use crate::support::{wait_until, TestDb};
 
 const SKU: &str = "78900011";
 
 fn env(mercado_db_url: String) -> BTreeMap<&'static str, String> {
-    [
-        ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN.to_string()),
-        ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN.to_string()),
-        ("OPERADOR_USUARIO", OPERADOR.to_string()),
-        ("OPERADOR_SENHA", SENHA.to_string()),
-        ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
+    env_base([
         ("MERCADO_PORTA", "0".to_string()),
         ("GIRO_OUTBOX_PUBLICADOR_EMBUTIDO", "false".to_string()),
         ("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false".to_string()),
@@ -44,9 +42,7 @@ fn env(mercado_db_url: String) -> BTreeMap<&'static str, String> {
         // The checkout waits on the test's row lock longer than the default 5 s would allow.
         ("GIRO_DB_TIMEOUT_LOCK", "60s".to_string()),
         ("MERCADO_DB_URL", mercado_db_url),
-    ]
-    .into_iter()
-    .collect()
+    ])
 }
 
 async fn com_produto(db: &TestDb) {
@@ -86,11 +82,20 @@ async fn pedidos_e_prateleira(db: &TestDb) -> (i64, i32) {
     (n, p)
 }
 
-/// Waits until a backend of `db` other than `meu_pid` (the test's, holding the lock) waits on a
-/// lock (`primeiro`), terminates every client backend of `db` but the test's (57P01, the waiting
-/// one among them), then waits until another backend waits on the same lock (`segundo`): the
-/// request's second attempt, on a fresh connection.
-async fn cortar_quem_espera(db: &TestDb, meu_pid: i32, primeiro: &str, segundo: &str) {
+/// Sends `pedido` while the test's transaction `trava` holds a lock it needs; waits until a
+/// backend of `db` other than the test's waits on a lock (`primeiro`), terminates every client
+/// backend of `db` but the test's (57P01, the waiting one among them), then waits until another
+/// backend waits on the same lock (`segundo`): the request's second attempt, on a fresh
+/// connection. Then releases the lock and returns what `pedido` answered.
+async fn cortar_quem_espera<T: Send + 'static>(
+    db: &TestDb,
+    trava: Transaction<'_>,
+    pedido: impl Future<Output = T> + Send + 'static,
+    primeiro: &str,
+    segundo: &str,
+) -> T {
+    let meu_pid: i32 = trava.query_one("SELECT pg_backend_pid()", &[]).await.expect("pid").get(0);
+    let pedido = tokio::spawn(pedido);
     let admin = crate::support::db::admin().await;
     let esperando =
         "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> $2 AND wait_event_type = 'Lock'";
@@ -113,6 +118,25 @@ async fn cortar_quem_espera(db: &TestDb, meu_pid: i32, primeiro: &str, segundo: 
         (r.get::<_, i32>(0) != alvo).then_some(())
     })
     .await;
+    trava.rollback().await.expect("release");
+    pedido.await.expect("request task")
+}
+
+/// A checkout cut as [`cortar_quem_espera`] does answered 201 on its second attempt, leaving
+/// `esperado` (orders, shelf), and the service counted one successful re-run since `antes`.
+async fn reexecutado_uma_vez(
+    db: &TestDb,
+    base: &str,
+    antes: &Metricas,
+    (status, _, corpo): (u16, Option<String>, Value),
+    esperado: (i64, i32),
+    o_que: &str,
+) {
+    assert_eq!(status, 201, "the checkout succeeded on its second attempt: {corpo}");
+    assert_eq!(pedidos_e_prateleira(db).await, esperado, "{o_que}");
+    let depois = Metricas::de(base).await;
+    let rerun = |m: &Metricas| m.soma("giro_http_reexecucoes_total", "resultado=\"sucesso\"");
+    assert_eq!(rerun(&depois) - rerun(antes), 1.0, "one re-run, successful");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -127,24 +151,16 @@ async fn a_checkout_whose_backend_is_terminated_mid_transaction_is_run_again_and
     let mut trava = db.client().await;
     let tx = trava.transaction().await.expect("begin");
     tx.execute("SELECT 1 FROM produto_vitrine WHERE sku = $1 FOR UPDATE", &[&SKU]).await.expect("lock");
-    let meu_pid: i32 = tx.query_one("SELECT pg_backend_pid()", &[]).await.expect("pid").get(0);
     let b = base.clone();
-    let pedido = tokio::spawn(async move { checkout(&b, None).await });
-    cortar_quem_espera(
+    let resposta = cortar_quem_espera(
         &db,
-        meu_pid,
+        tx,
+        async move { checkout(&b, None).await },
         "the checkout waiting on the lock",
         "the second attempt waiting on the lock",
     )
     .await;
-    tx.rollback().await.expect("release");
-
-    let (status, _, corpo) = pedido.await.expect("checkout task");
-    assert_eq!(status, 201, "the checkout succeeded on its second attempt: {corpo}");
-    assert_eq!(pedidos_e_prateleira(&db).await, (1, 98), "one order, two units taken once");
-    let depois = Metricas::de(&base).await;
-    let rerun = |m: &Metricas| m.soma("giro_http_reexecucoes_total", "resultado=\"sucesso\"");
-    assert_eq!(rerun(&depois) - rerun(&antes), 1.0, "one re-run, successful");
+    reexecutado_uma_vez(&db, &base, &antes, resposta, (1, 98), "one order, two units taken once").await;
     // The log is read by another thread: wait for the line rather than read it once.
     g.wait_for_line("running the request again on a fresh connection", Duration::from_secs(10)).await;
 }
@@ -171,24 +187,17 @@ async fn a_checkout_whose_throttle_counter_loses_its_session_is_run_again_and_an
         .await
         .expect("lock");
     assert_eq!(linhas, 1, "the checkout's counter row");
-    let meu_pid: i32 = tx.query_one("SELECT pg_backend_pid()", &[]).await.expect("pid").get(0);
     let b = base.clone();
-    let pedido = tokio::spawn(async move { checkout(&b, None).await });
-    cortar_quem_espera(
+    let resposta = cortar_quem_espera(
         &db,
-        meu_pid,
+        tx,
+        async move { checkout(&b, None).await },
         "the counter's increment waiting on the lock",
         "the second attempt waiting on the lock",
     )
     .await;
-    tx.rollback().await.expect("release");
-
-    let (status, _, corpo) = pedido.await.expect("checkout task");
-    assert_eq!(status, 201, "the checkout succeeded on its second attempt: {corpo}");
-    assert_eq!(pedidos_e_prateleira(&db).await, (2, 96), "two orders, each taking two units once");
-    let depois = Metricas::de(&base).await;
-    let rerun = |m: &Metricas| m.soma("giro_http_reexecucoes_total", "resultado=\"sucesso\"");
-    assert_eq!(rerun(&depois) - rerun(&antes), 1.0, "one re-run, successful");
+    reexecutado_uma_vez(&db, &base, &antes, resposta, (2, 96), "two orders, each taking two units once")
+        .await;
 }
 
 /// The operator's session is looked up before the re-run layer (`auth::identify`, on every
@@ -201,43 +210,24 @@ async fn an_operator_request_whose_session_lookup_loses_its_backend_looks_it_up_
     let mut g = Giro::spawn(&["mercado", "serve"], &env(db.url()));
     let base = format!("http://{}", g.wait_listening().await);
     let http = reqwest::Client::builder().timeout(Duration::from_secs(60)).build().expect("client");
-    let csrf = "c5f0a7d2-0000-4000-8000-000000000001";
-    let res = http
-        .post(format!("{base}/sessao"))
-        .header("cookie", format!("XSRF-MERCADO={csrf}"))
-        .header("x-xsrf-token", csrf)
-        .form(&[("usuario", OPERADOR), ("senha", SENHA)])
-        .send()
-        .await
-        .expect("login");
-    assert_eq!(res.status(), 204, "operator login");
-    let sessao = res
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
-        .find(|kv| kv.starts_with("MERCADO_SESSAO="))
-        .expect("session cookie");
+    let sessao = Operador::entrar(&http, &base, Servico::Mercado).await.cookie;
 
     // The test holds the sessions' table: the next lookup waits on it.
     let mut trava = db.client().await;
     let tx = trava.transaction().await.expect("begin");
     tx.batch_execute("LOCK TABLE sessao_operador IN ACCESS EXCLUSIVE MODE").await.expect("lock");
-    let meu_pid: i32 = tx.query_one("SELECT pg_backend_pid()", &[]).await.expect("pid").get(0);
     let (h, b, c) = (http.clone(), base.clone(), sessao.clone());
-    let pedido = tokio::spawn(async move {
-        let res = h.get(format!("{b}/operacao/pedidos")).header("cookie", c).send().await.expect("GET");
-        (res.status().as_u16(), res.text().await.unwrap_or_default())
-    });
-    cortar_quem_espera(
+    let (status, corpo) = cortar_quem_espera(
         &db,
-        meu_pid,
+        tx,
+        async move {
+            let res = h.get(format!("{b}/operacao/pedidos")).header("cookie", c).send().await.expect("GET");
+            (res.status().as_u16(), res.text().await.unwrap_or_default())
+        },
         "the session lookup waiting on the lock",
         "the session looked up again, waiting on the lock",
     )
     .await;
-    tx.rollback().await.expect("release");
-    let (status, corpo) = pedido.await.expect("request task");
     assert_eq!(status, 200, "the operator's read answered once the session was found: {corpo}");
     g.wait_for_line("session lookup failed", Duration::from_secs(10)).await;
 }

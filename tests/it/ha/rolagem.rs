@@ -15,29 +15,21 @@
 /// `/readyz` 503 `{"drenando": true}` and every answer with `Connection: close`, then exits 0.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_sigterm_a_draining_replica_answers_readyz_503_and_closes_each_connection_then_exits() {
-    use std::collections::BTreeMap;
     use std::time::Duration;
 
     use giro::config::Servico;
 
-    use crate::support::process::Giro;
-    use crate::support::{wait_until, TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
+    use crate::support::process::{env_base, Giro};
+    use crate::support::{wait_until, TestDb};
 
     let db = TestDb::new(Servico::Mercado).await;
-    let env: BTreeMap<&str, String> = [
-        ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN.to_string()),
-        ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN.to_string()),
-        ("OPERADOR_USUARIO", OPERADOR.to_string()),
-        ("OPERADOR_SENHA", SENHA.to_string()),
-        ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
+    let env = env_base([
         ("MERCADO_PORTA", "0".to_string()),
         ("GIRO_OUTBOX_PUBLICADOR_EMBUTIDO", "false".to_string()),
         ("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false".to_string()),
         ("GIRO_HTTP_DRENAGEM", "4s".to_string()),
         ("MERCADO_DB_URL", db.url()),
-    ]
-    .into_iter()
-    .collect();
+    ]);
     let mut g = Giro::spawn(&["mercado", "serve"], &env);
     let base = format!("http://{}", g.wait_listening().await);
     let http = reqwest::Client::new();

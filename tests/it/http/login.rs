@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use giro::config::Servico;
 
+use super::sessions::contagens;
 use crate::support::real::{problem, Real};
 use crate::support::SENHA;
 
@@ -218,24 +219,13 @@ async fn a_full_counters_table_refuses_new_login_keys_with_503() {
         assert_eq!(m.entrar("errada-123", Some(&format!("198.51.100.{i}"))).await.status(), 401);
     }
     let c = m.db.client().await;
-    let contagens = || async {
-        let r = c
-            .query_one(
-                "SELECT (SELECT count(*) FROM contador_limite), \
-                        (SELECT sum(n)::bigint FROM contador_limite_total)",
-                &[],
-            )
-            .await
-            .expect("counts");
-        (r.get::<_, i64>(0), r.get::<_, i64>(1))
-    };
-    assert_eq!(contagens().await, (5, 5));
+    assert_eq!(contagens(&c).await, (5, 5));
     for senha in [SENHA, "errada-123"] {
         let (status, p) = problem(m.entrar(senha, Some("198.51.100.77")).await).await;
         assert_eq!(status, 503, "{p}");
     }
     assert_eq!(m.entrar("errada-123", Some("198.51.100.1")).await.status(), 401, "an existing key counts");
-    assert_eq!(contagens().await, (5, 5));
+    assert_eq!(contagens(&c).await, (5, 5));
     let res = m
         .http
         .post(m.url("/pedidos"))
@@ -249,7 +239,7 @@ async fn a_full_counters_table_refuses_new_login_keys_with_503() {
     c.execute("DELETE FROM contador_limite WHERE chave LIKE 'login:ip:198.51.100.%'", &[])
         .await
         .expect("delete");
-    assert_eq!(contagens().await, (1, 1));
+    assert_eq!(contagens(&c).await, (1, 1));
     assert_eq!(m.entrar("errada-123", Some("198.51.100.77")).await.status(), 401);
     m.sem_segredos();
 }

@@ -13,6 +13,20 @@ use tokio_util::sync::CancellationToken;
 use crate::support::app::{spawn_app, spawn_replica, Operador};
 use crate::support::real::Real;
 
+/// The throttling counters: their rows, and the count `http.max-contadores` reads
+/// (`contador_limite_total`), which must agree.
+pub(super) async fn contagens(c: &tokio_postgres::Client) -> (i64, i64) {
+    let r = c
+        .query_one(
+            "SELECT (SELECT count(*) FROM contador_limite), \
+                    (SELECT sum(n)::bigint FROM contador_limite_total)",
+            &[],
+        )
+        .await
+        .expect("counts");
+    (r.get::<_, i64>(0), r.get::<_, i64>(1))
+}
+
 async fn sessao(http: &reqwest::Client, url: String, op: &Operador) -> u16 {
     op.on(http.get(url)).send().await.expect("GET /sessao").status().as_u16()
 }
@@ -413,18 +427,7 @@ async fn concurrent_counter_purges_keep_the_row_count_exact() {
     )
     .await
     .expect("live counters");
-    let contagens = || async {
-        let r = c
-            .query_one(
-                "SELECT (SELECT count(*) FROM contador_limite), \
-                        (SELECT sum(n)::bigint FROM contador_limite_total)",
-                &[],
-            )
-            .await
-            .expect("counts");
-        (r.get::<_, i64>(0), r.get::<_, i64>(1))
-    };
-    let inicio = contagens().await;
+    let inicio = contagens(&c).await;
     assert_eq!(inicio.0, inicio.1, "the count follows inserts");
     let pool = a.db.pool();
     let stop = CancellationToken::new();
@@ -435,6 +438,6 @@ async fn concurrent_counter_purges_keep_the_row_count_exact() {
     );
     let (x, y, z) = (x.expect("purge"), y.expect("purge"), z.expect("purge"));
     assert_eq!(x + y + z, 3000, "each expired row deleted once");
-    let (linhas, total) = contagens().await;
+    let (linhas, total) = contagens(&c).await;
     assert_eq!((linhas, total), (inicio.0 - 3000, inicio.0 - 3000));
 }

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use giro::config::Servico;
 
-use crate::support::process::{scratch_dir, Giro};
-use crate::support::{TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
+use crate::support::process::{env_base, scratch_dir, Giro};
+use crate::support::{TestDb, OPERADOR, SENHA};
 
 const INDEX: &str = "<!doctype html><title>vitrine</title><div id=root></div>";
 const ASSET: &str = "console.log('giro')";
@@ -25,21 +25,14 @@ fn dist() -> std::path::PathBuf {
 }
 
 fn env(db: &TestDb, dir: &std::path::Path) -> BTreeMap<&'static str, String> {
-    [
+    env_base([
         ("MERCADO_DB_URL", db.url()),
-        ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN.to_string()),
-        ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN.to_string()),
-        ("OPERADOR_USUARIO", OPERADOR.to_string()),
-        ("OPERADOR_SENHA", SENHA.to_string()),
         ("MERCADO_PORTA", "0".to_string()),
         ("GIRO_WEB_PORTA_VITRINE", "0".to_string()),
         ("GIRO_WEB_DIR_VITRINE", dir.display().to_string()),
-        ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
         ("GIRO_OUTBOX_PUBLICADOR_EMBUTIDO", "false".to_string()),
         ("ESTOQUE_URL", "http://127.0.0.1:9".to_string()),
-    ]
-    .into_iter()
-    .collect()
+    ])
 }
 
 async fn web_addr(giro: &mut Giro) -> SocketAddr {

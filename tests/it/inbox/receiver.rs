@@ -124,6 +124,22 @@ async fn without_or_with_a_wrong_token_the_answer_is_401_and_nothing_is_written(
     assert_eq!(r.count("SELECT count(*) FROM inbox_event").await, 0);
 }
 
+/// `POST /eventos/lote` with estoque's token.
+async fn post_lote(r: &Receiver, body: &Value) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(format!("{}/eventos/lote", r.url()))
+        .bearer_auth(ESTOQUE_TOKEN)
+        .json(body)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// The status of each item of a batch's answer, in order.
+fn statuses(b: &Value) -> Vec<u64> {
+    b["resultados"].as_array().unwrap().iter().map(|x| x["status"].as_u64().unwrap()).collect()
+}
+
 #[tokio::test]
 async fn an_oversize_body_is_refused_with_413() {
     let r = Receiver::start(500).await;
@@ -138,13 +154,7 @@ async fn an_oversize_body_is_refused_with_413() {
     let r = Receiver::start(2).await;
     let item =
         json!({"tipo": "ReposicaoSolicitada", "evento": serde_json::from_str::<Value>(SOLICITADA).unwrap()});
-    let res = reqwest::Client::new()
-        .post(format!("{}/eventos/lote", r.url()))
-        .bearer_auth(ESTOQUE_TOKEN)
-        .json(&json!({"eventos": [item.clone(), item.clone(), item]}))
-        .send()
-        .await
-        .unwrap();
+    let res = post_lote(&r, &json!({"eventos": [item.clone(), item.clone(), item]})).await;
     assert_eq!(res.status(), 413);
     assert_eq!(r.count("SELECT count(*) FROM inbox_event").await, 0);
 }
@@ -165,18 +175,10 @@ async fn a_batch_mixing_valid_and_invalid_items_answers_each_in_order() {
         {"tipo": "ReposicaoSolicitada", "evento": ok},
         {"tipo": "ReposicaoSolicitada", "evento": other, "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
     ]});
-    let res = reqwest::Client::new()
-        .post(format!("{}/eventos/lote", r.url()))
-        .bearer_auth(ESTOQUE_TOKEN)
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
+    let res = post_lote(&r, &body).await;
     assert_eq!(res.status(), 200);
     let b: Value = res.json().await.unwrap();
-    let statuses: Vec<u64> =
-        b["resultados"].as_array().unwrap().iter().map(|x| x["status"].as_u64().unwrap()).collect();
-    assert_eq!(statuses, vec![204, 400, 400, 204, 204]);
+    assert_eq!(statuses(&b), vec![204, 400, 400, 204, 204]);
     assert_eq!(b["resultados"][0]["eventId"], "0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a");
     assert_eq!(
         b["resultados"][1]["detalhe"],
@@ -214,17 +216,8 @@ async fn a_failing_effect_in_a_batch_fails_only_that_item_and_leaves_no_inbox_ro
         mk("9e8d7c6b-5a49-4382-a1b0-c9d8e7f6a5b4", 13),
         mk("3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a9f", 2),
     ]});
-    let res = reqwest::Client::new()
-        .post(format!("{}/eventos/lote", r.url()))
-        .bearer_auth(ESTOQUE_TOKEN)
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let b: Value = res.json().await.unwrap();
-    let statuses: Vec<u64> =
-        b["resultados"].as_array().unwrap().iter().map(|x| x["status"].as_u64().unwrap()).collect();
-    assert_eq!(statuses, vec![204, 500, 204]);
+    let b: Value = post_lote(&r, &body).await.json().await.unwrap();
+    assert_eq!(statuses(&b), vec![204, 500, 204]);
     assert_eq!(r.count("SELECT count(*) FROM efeito").await, 2);
     assert_eq!(
         r.count("SELECT count(*) FROM inbox_event WHERE event_id = '9e8d7c6b-5a49-4382-a1b0-c9d8e7f6a5b4'")

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::mercado::fixtures::*;
-use crate::support::app::{Operador, TestApp};
+use crate::support::app::{assert_400, assert_json_quebrado_400, Operador, TestApp};
 use crate::support::ESTOQUE_TOKEN;
 
 fn coca(minimo: i32, ideal: i32) -> Value {
@@ -223,22 +223,9 @@ async fn bad_registrations_are_400_naming_the_field_and_write_nothing() {
         ),
     ];
     for (body, esperado) in casos {
-        let res = cadastrar(&app, &op, &body).await;
-        assert_eq!(res.status(), 400, "{body}");
-        assert_eq!(res.headers()["content-type"], "application/problem+json");
-        let problema: Value = res.json().await.unwrap();
-        let detail = problema["detail"].as_str().unwrap();
-        assert!(detail.contains(esperado), "{body} → {detail}");
+        assert_400(cadastrar(&app, &op, &body).await, &body, esperado).await;
     }
-    let res = op
-        .on(app.http.post(app.url("/produtos")))
-        .header("content-type", "application/json")
-        .body("{nope")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 400);
-    assert_eq!(res.headers()["content-type"], "application/problem+json");
+    assert_json_quebrado_400(op.on(app.http.post(app.url("/produtos")))).await;
 
     nada_escrito(&app).await;
     assert!(estoque.chamadas().is_empty(), "bad input never reaches estoque");
@@ -251,15 +238,11 @@ async fn registration_needs_an_operator_session_and_csrf() {
 
     // With CSRF but without a session: 401, no WWW-Authenticate.
     let csrf = "0b6c3f1e-8a4f-4c55-9d0a-1f2e3d4c5b6a";
-    let res = app
-        .http
-        .post(app.url("/produtos"))
-        .header("cookie", format!("XSRF-MERCADO={csrf}"))
-        .header("x-xsrf-token", csrf)
-        .json(&coca(6, 24))
-        .send()
-        .await
-        .unwrap();
+    // A registration with a valid double-submit CSRF pair and whatever else `rb` carries.
+    let com_csrf = |rb: reqwest::RequestBuilder| {
+        rb.header("cookie", format!("XSRF-MERCADO={csrf}")).header("x-xsrf-token", csrf).json(&coca(6, 24))
+    };
+    let res = com_csrf(app.http.post(app.url("/produtos"))).send().await.unwrap();
     assert_eq!(res.status(), 401);
     assert!(res.headers().get("www-authenticate").is_none());
     let body: Value = res.json().await.unwrap();
@@ -278,14 +261,7 @@ async fn registration_needs_an_operator_session_and_csrf() {
     assert_eq!(res.status(), 403);
 
     // The service token is not an operator.
-    let res = app
-        .as_servico(app.http.post(app.url("/produtos")))
-        .header("cookie", format!("XSRF-MERCADO={csrf}"))
-        .header("x-xsrf-token", csrf)
-        .json(&coca(6, 24))
-        .send()
-        .await
-        .unwrap();
+    let res = com_csrf(app.as_servico(app.http.post(app.url("/produtos")))).send().await.unwrap();
     assert_eq!(res.status(), 403);
     let body: Value = res.json().await.unwrap();
     assert_eq!(body["detail"], "acesso negado");

@@ -18,14 +18,7 @@ async fn mercado(extra: &[(&str, &str)]) -> Real {
     let mut env = vec![("GIRO_HTTP_PROXIES_CONFIAVEIS", "127.0.0.1")];
     env.extend_from_slice(extra);
     let m = Real::start(Servico::Mercado, &env).await;
-    m.db.client()
-        .await
-        .batch_execute(&format!(
-            "INSERT INTO produto_vitrine (sku, nome, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status) \
-             VALUES ('{SKU}', 'Coca', 8.99, 1000, 1, 1000, 'DISPONIVEL')"
-        ))
-        .await
-        .unwrap();
+    m.com_produto(SKU, 1000, 1, 1000).await;
     m
 }
 

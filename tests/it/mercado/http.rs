@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use crate::mercado::fixtures::*;
-use crate::support::app::TestApp;
+use crate::support::app::{assert_400, assert_json_quebrado_400, TestApp};
 
 async fn listar(app: &TestApp, query: &str) -> Vec<String> {
     let res = app.http.get(app.url(&format!("/produtos{query}"))).send().await.unwrap();
@@ -192,24 +192,11 @@ async fn bad_carts_are_400_naming_the_field_and_write_nothing() {
     ];
     for (body, esperado) in casos {
         let res = app.http.post(app.url("/pedidos")).json(&body).send().await.unwrap();
-        assert_eq!(res.status(), 400, "{body}");
-        assert_eq!(res.headers()["content-type"], "application/problem+json");
-        let problema: Value = res.json().await.unwrap();
+        let problema = assert_400(res, &body, esperado).await;
         assert_eq!(problema["status"], 400);
         assert_eq!(problema["instance"], "/pedidos");
-        let detail = problema["detail"].as_str().unwrap();
-        assert!(detail.contains(esperado), "{body} → {detail}");
     }
-    let res = app
-        .http
-        .post(app.url("/pedidos"))
-        .header("content-type", "application/json")
-        .body("{nope")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 400);
-    assert_eq!(res.headers()["content-type"], "application/problem+json");
+    assert_json_quebrado_400(app.http.post(app.url("/pedidos"))).await;
     let res = app.http.post(app.url("/pedidos")).body(r#"{"itens":[]}"#).send().await.unwrap();
     assert_eq!(res.status(), 415, "a body that is not JSON");
 

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use crate::mercado::fixtures::*;
-use crate::support::app::{Operador, TestApp};
+use crate::support::app::{assert_400, Operador, TestApp};
 
 async fn patch(app: &TestApp, op: &Operador, sku: &str, body: &Value) -> reqwest::Response {
     op.on(app.http.patch(app.url(&format!("/operacao/produtos/{sku}")))).json(body).send().await.unwrap()
@@ -138,12 +138,7 @@ async fn bad_changes_are_400_naming_the_field_and_write_nothing() {
         (json!({"estoqueIdeal": 5}), "exigido 1 <= estoqueMinimo <= estoqueIdeal; recebido min=6 ideal=5"),
     ];
     for (body, esperado) in casos {
-        let res = patch(&app, &op, COCA, &body).await;
-        assert_eq!(res.status(), 400, "{body}");
-        assert_eq!(res.headers()["content-type"], "application/problem+json");
-        let p: Value = res.json().await.unwrap();
-        let detail = p["detail"].as_str().unwrap();
-        assert!(detail.contains(esperado), "{body} → {detail}");
+        assert_400(patch(&app, &op, COCA, &body).await, &body, esperado).await;
     }
     let res = patch(&app, &op, "123", &json!({"preco": 1})).await;
     assert_eq!(res.status(), 400);

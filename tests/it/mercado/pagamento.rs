@@ -17,6 +17,26 @@ async fn pagar(app: &crate::support::app::TestApp, id: Uuid) -> (u16, Value) {
 }
 
 /// Well past a 15-minute deadline, without waiting for it.
+/// Runs the background expiry sweep (batch 50, the shipped size; interval an hour) until
+/// `expirados` orders are `EXPIRADO` (`o_que`, within `prazo`), then stops it.
+async fn varrer_ate(app: &crate::support::app::TestApp, expirados: i64, prazo: Duration, o_que: &str) {
+    let stop = tokio_util::sync::CancellationToken::new();
+    let sweep = tokio::spawn(expiracao::agendar(
+        app.dbh.clone(),
+        Duration::from_secs(3600),
+        50,
+        stop.clone(),
+        giro::supervisor::Vivo::detached("expiracao"),
+    ));
+    wait_until(prazo, o_que, || async {
+        let e: i64 = app.db.valor("SELECT count(*) FROM pedido WHERE status = 'EXPIRADO'", &[]).await;
+        (e == expirados).then_some(())
+    })
+    .await;
+    stop.cancel();
+    sweep.await.unwrap();
+}
+
 fn depois_do_prazo() -> DateTime<Utc> {
     Utc::now() + chrono::Duration::minutes(16)
 }
@@ -248,26 +268,7 @@ async fn the_sweep_drains_every_due_order_in_one_round_not_one_batch_per_interva
         .unwrap();
     // One round at the shipped batch size (50); the next interval is an hour away, so every order
     // expired past the first 50 was expired by the same round.
-    let stop = tokio_util::sync::CancellationToken::new();
-    let sweep = tokio::spawn(expiracao::agendar(
-        app.dbh.clone(),
-        Duration::from_secs(3600),
-        50,
-        stop.clone(),
-        giro::supervisor::Vivo::detached("expiracao"),
-    ));
-    let expirados = || async {
-        let c = app.db.client().await;
-        let e: i64 =
-            c.query_one("SELECT count(*) FROM pedido WHERE status = 'EXPIRADO'", &[]).await.unwrap().get(0);
-        e
-    };
-    wait_until(Duration::from_secs(300), "every due order expired by the first round", || async {
-        (expirados().await == n).then_some(())
-    })
-    .await;
-    stop.cancel();
-    sweep.await.unwrap();
+    varrer_ate(&app, n, Duration::from_secs(300), "every due order expired by the first round").await;
     assert_eq!(prateleira(&app, COCA).await.0, 10 + 300, "each order's unit back once");
 }
 
@@ -290,22 +291,6 @@ async fn the_sweep_wakes_at_the_next_deadline_not_at_its_interval() {
         .unwrap();
     // An interval of an hour: the order can only expire in this test's lifetime if the sweep
     // slept until its deadline instead.
-    let stop = tokio_util::sync::CancellationToken::new();
-    let sweep = tokio::spawn(expiracao::agendar(
-        app.dbh.clone(),
-        Duration::from_secs(3600),
-        50,
-        stop.clone(),
-        giro::supervisor::Vivo::detached("expiracao"),
-    ));
-    wait_until(Duration::from_secs(120), "the order expired at its deadline", || async {
-        let c = app.db.client().await;
-        let e: i64 =
-            c.query_one("SELECT count(*) FROM pedido WHERE status = 'EXPIRADO'", &[]).await.unwrap().get(0);
-        (e == 1).then_some(())
-    })
-    .await;
-    stop.cancel();
-    sweep.await.unwrap();
+    varrer_ate(&app, 1, Duration::from_secs(120), "the order expired at its deadline").await;
     assert_eq!(prateleira(&app, COCA).await.0, 11, "its unit back on the shelf");
 }

@@ -34,13 +34,8 @@ fn classificado(tags: &[&str], ocorrido_em: DateTime<Utc>) -> serde_json::Value 
 async fn events_from_a_clock_days_ahead_or_behind_are_applied_and_a_future_classification_cannot_freeze_the_next(
 ) {
     let m = Real::start(Servico::Mercado, &[]).await;
+    m.com_produto(SKU, 10, 1, 20).await;
     let c = m.db.client().await;
-    c.batch_execute(&format!(
-        "INSERT INTO produto_vitrine (sku, nome, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status) \
-         VALUES ('{SKU}', 'Coca', 8.99, 10, 1, 20, 'DISPONIVEL')"
-    ))
-    .await
-    .unwrap();
     let agora = Utc::now();
 
     // A sender two days ahead: accepted, stored no later than the receiver's clock.
@@ -106,14 +101,7 @@ async fn a_writer_two_minutes_ahead_of_a_separate_publisher_delays_nothing() {
     let adiantado = crate::support::relogio::fora_de_hora("+2m");
     let extra: Vec<(&str, &str)> = adiantado.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let m = Real::start(Servico::Mercado, &extra).await;
-    m.db.client()
-        .await
-        .batch_execute(&format!(
-            "INSERT INTO produto_vitrine (sku, nome, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status) \
-             VALUES ('{SKU}', 'Coca', 8.99, 100, 95, 100, 'DISPONIVEL')"
-        ))
-        .await
-        .unwrap();
+    m.com_produto(SKU, 100, 95, 100).await;
     let peer = crate::support::peer::FakePeer::start(crate::support::peer::Lote::Supported).await;
     let e = crate::support::real::env(
         Servico::Mercado,
@@ -163,14 +151,7 @@ async fn two_replicas_one_two_minutes_ahead_accept_payments_ten_seconds_after_ch
         ("GIRO_CHECKOUT_MAX_UNIDADES_RESERVADAS", "0"),
     ];
     let a = Real::start(Servico::Mercado, &reservas).await;
-    a.db.client()
-        .await
-        .batch_execute(&format!(
-            "INSERT INTO produto_vitrine (sku, nome, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status) \
-             VALUES ('{SKU}', 'Coca', 8.99, 1000, 1, 1000, 'DISPONIVEL')"
-        ))
-        .await
-        .unwrap();
+    a.com_produto(SKU, 1000, 1, 1000).await;
     let adiantado = crate::support::relogio::fora_de_hora("+2m");
     let mut extra: Vec<(&str, &str)> = reservas.to_vec();
     extra.extend(adiantado.iter().map(|(k, v)| (*k, v.as_str())));

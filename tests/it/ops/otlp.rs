@@ -10,11 +10,9 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
+use crate::outbox::trace::{comprar_no_trace, COCA, TRACE};
 use crate::support::e2e::Sistema;
 use crate::support::wait_until;
-
-const COCA: &str = "7894900011517";
-const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 
 /// A loopback OTLP/HTTP (JSON) collector: every span received, with its service's name.
 async fn collector() -> (String, Arc<Mutex<Vec<(String, Value)>>>) {
@@ -69,14 +67,7 @@ async fn a_restock_is_one_exported_trace_from_the_checkout_to_the_shelf_credit()
     .await;
 
     // A checkout under a known trace takes the shelf below its minimum (6): a restock of 20.
-    let res = http
-        .post(format!("{}/pedidos", s.mercado_url()))
-        .header("traceparent", format!("00-{TRACE}-00f067aa0ba902b7-01"))
-        .json(&json!({"itens": [{"sku": COCA, "qtd": 20}]}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 201);
+    assert_eq!(comprar_no_trace(&http, &s.mercado_url()).await, 201);
     wait_until(Duration::from_secs(30), "the shelf restocked", || async {
         (prateleira(&http, &s).await == 24).then_some(())
     })

@@ -8,24 +8,17 @@ use std::time::Duration;
 use giro::config::Servico;
 
 use crate::support::chaos::ChaosProxy;
-use crate::support::process::Giro;
-use crate::support::{wait_until, TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
+use crate::support::process::{env_base, Giro};
+use crate::support::{wait_until, TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, SENHA};
 
 fn env(db_url: String) -> BTreeMap<&'static str, String> {
-    [
+    env_base([
         ("MERCADO_DB_URL", db_url),
-        ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN.to_string()),
-        ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN.to_string()),
-        ("OPERADOR_USUARIO", OPERADOR.to_string()),
-        ("OPERADOR_SENHA", SENHA.to_string()),
         ("MERCADO_PORTA", "0".to_string()),
-        ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
         // Nothing listens there: the embedded publisher's failures must not leak secrets either.
         ("ESTOQUE_EVENTOS_URL", "http://127.0.0.1:9".to_string()),
         ("ESTOQUE_URL", "http://127.0.0.1:9".to_string()),
-    ]
-    .into_iter()
-    .collect()
+    ])
 }
 
 async fn get(addr: SocketAddr, path: &str) -> (u16, String) {

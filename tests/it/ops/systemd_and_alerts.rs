@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::outbox::publisher::{solicitada, write};
 use crate::support::chaos;
-use crate::support::process::{command, scratch_dir, Giro};
+use crate::support::process::{command, env_base, scratch_dir, Giro};
 use crate::support::{wait_until, TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
 
 /// A notification socket like systemd's: every datagram received, in order.
@@ -58,21 +58,14 @@ impl NotifySocket {
 }
 
 fn service_env(db_url: String) -> BTreeMap<&'static str, String> {
-    [
+    env_base([
         ("MERCADO_DB_URL", db_url),
-        ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN.to_string()),
-        ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN.to_string()),
-        ("OPERADOR_USUARIO", OPERADOR.to_string()),
-        ("OPERADOR_SENHA", SENHA.to_string()),
         ("MERCADO_PORTA", "0".to_string()),
-        ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
         ("GIRO_DB_TIMEOUT", "1s".to_string()),
         // Nothing listens there: deliveries fail, and must be logged without a secret.
         ("ESTOQUE_EVENTOS_URL", "http://127.0.0.1:9".to_string()),
         ("ESTOQUE_URL", "http://127.0.0.1:9".to_string()),
-    ]
-    .into_iter()
-    .collect()
+    ])
 }
 
 #[tokio::test]

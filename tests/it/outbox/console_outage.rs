@@ -23,6 +23,7 @@ use reqwest::Method;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+use crate::support::app;
 use crate::support::chaos::{self, ChaosProxy};
 use crate::support::{wait_until, TestDb, MERCADO_TOKEN, OPERADOR, SENHA};
 
@@ -84,28 +85,9 @@ impl Console {
 
     /// Logs the operator in (sessions are in the database that stays up).
     async fn login(&mut self) {
-        let csrf = Uuid::new_v4().to_string();
-        let res = self
-            .http
-            .post(format!("http://{}/sessao", self.addr))
-            .header("cookie", format!("XSRF-MERCADO={csrf}"))
-            .header("x-xsrf-token", &csrf)
-            .form(&[("usuario", OPERADOR), ("senha", SENHA)])
-            .send()
-            .await
-            .expect("login");
-        assert_eq!(res.status(), 204, "operator login");
-        let mut cookies = Vec::new();
-        self.csrf = csrf;
-        for v in res.headers().get_all("set-cookie") {
-            let kv = v.to_str().expect("cookie").split(';').next().unwrap_or("").to_string();
-            match kv.strip_prefix("XSRF-MERCADO=") {
-                Some(t) => self.csrf = t.to_string(),
-                None => cookies.push(kv),
-            }
-        }
-        cookies.push(format!("XSRF-MERCADO={}", self.csrf));
-        self.cookie = cookies.join("; ");
+        let sessao =
+            app::Operador::entrar(&self.http, &format!("http://{}", self.addr), Servico::Mercado).await;
+        (self.cookie, self.csrf) = (sessao.cookie, sessao.csrf);
     }
 
     /// Status, content type and body of `method path` as the operator.

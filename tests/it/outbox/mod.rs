@@ -15,4 +15,4 @@ mod relay;
 mod resilience;
 mod saidas;
 mod tentativas;
-mod trace;
+pub mod trace;

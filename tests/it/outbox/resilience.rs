@@ -70,12 +70,7 @@ impl Par {
             .route("/eventos/lote", post(lote))
             .route("/readyz", get(pronto))
             .with_state(r.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
-        Par { url, r }
+        Par { url: servir(app).await, r }
     }
 
     fn set(&self, m: Modo) {
@@ -85,6 +80,16 @@ impl Par {
     fn aplicados(&self) -> Vec<String> {
         self.r.aplicados.lock().unwrap().clone()
     }
+}
+
+/// Serves `app` on a fresh loopback port (until the test ends): its URL.
+async fn servir(app: Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    url
 }
 
 fn html404() -> Response {
@@ -266,8 +271,6 @@ async fn batch_results_in_reverse_order_are_matched_by_event_id() {
 #[tokio::test]
 async fn a_batch_answer_without_an_events_own_result_leaves_it_pending() {
     // A receiver (or proxy) that answers results for other ids: no event is marked SENT.
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
     let app = Router::new().route(
         "/eventos/lote",
         post(|body: Bytes| async move {
@@ -278,9 +281,7 @@ async fn a_batch_answer_without_an_events_own_result_leaves_it_pending() {
             axum::Json(json!({ "resultados": resultados }))
         }),
     );
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
+    let url = servir(app).await;
     let c = caso(Modo::Aceita).await;
     let p = c.publisher(&[("ESTOQUE_EVENTOS_URL", url.as_str()), ("GIRO_OUTBOX_TRANSPORTE", "lote")]);
     let eventos: Vec<_> = (1..=3).map(solicitada).collect();
@@ -355,12 +356,8 @@ async fn a_peer_that_comes_back_gets_the_events_waiting_in_backoff_at_once() {
     wait_until(Duration::from_secs(10), "every event failed once", || async {
         let n: i64 = c
             .db
-            .client()
-            .await
-            .query_one("SELECT count(*) FROM outbox_event WHERE tentativas >= 1 AND lease_token IS NULL", &[])
-            .await
-            .unwrap()
-            .get(0);
+            .valor("SELECT count(*) FROM outbox_event WHERE tentativas >= 1 AND lease_token IS NULL", &[])
+            .await;
         (n == 120).then_some(())
     })
     .await;
@@ -419,8 +416,6 @@ async fn a_peer_that_comes_back_gets_the_events_waiting_in_backoff_at_once() {
 #[tokio::test]
 async fn a_delivery_that_hangs_past_the_lease_counts_an_attempt() {
     // A peer that never answers within the lease: the delivery is cut at 80 % of it.
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
     let app = Router::new().route(
         "/eventos/lote",
         post(|| async {
@@ -428,9 +423,7 @@ async fn a_delivery_that_hangs_past_the_lease_counts_an_attempt() {
             StatusCode::OK
         }),
     );
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
+    let url = servir(app).await;
     let c = caso(Modo::Aceita).await;
     // The HTTP timeout is longer than the lease: only the publisher's bound ends the delivery.
     let p = c.publisher(&[
@@ -462,26 +455,18 @@ async fn the_reservation_sweep_with_two_replicas_expires_each_order_exactly_once
     }
     let depois = Utc::now() + chrono::Duration::minutes(16);
     // Two replicas' sweeps at once, each with a small batch so they take many rounds.
-    let um = async {
+    let dbh = &app.dbh;
+    let replica = move || async move {
         let mut n = 0;
         loop {
-            let k = giro::mercado::expiracao::expirar_vencidas(&app.dbh, depois, 7).await.unwrap();
+            let k = giro::mercado::expiracao::expirar_vencidas(dbh, depois, 7).await.unwrap();
             n += k;
             if k == 0 {
                 break n;
             }
         }
     };
-    let (a, b) = tokio::join!(um, async {
-        let mut n = 0;
-        loop {
-            let k = giro::mercado::expiracao::expirar_vencidas(&app.dbh, depois, 7).await.unwrap();
-            n += k;
-            if k == 0 {
-                break n;
-            }
-        }
-    });
+    let (a, b) = tokio::join!(replica(), replica());
     // A round may end early while the other replica holds the rest: finish them.
     let resto = giro::mercado::expiracao::expirar_vencidas(&app.dbh, depois, 100).await.unwrap();
     eprintln!("replica A expired {a}, replica B {b}, then {resto}");
@@ -568,12 +553,7 @@ async fn worker_exigente() -> String {
                 .into_response()
         }),
     );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    url
+    servir(app).await
 }
 
 #[tokio::test]
@@ -598,14 +578,7 @@ async fn a_product_the_worker_cannot_classify_does_not_stop_the_skus_after_it() 
     let n = giro::estoque::reclassificacao::rodada_com(&app.dbh, &cliente, 20, &mut pulados).await.unwrap();
     assert_eq!(n, 2, "the SKUs after the unclassifiable one were classified");
     assert_eq!(pulados.skus(), vec!["0000000000017".to_string()], "the skipped product is remembered");
-    let sem: i64 = app
-        .db
-        .client()
-        .await
-        .query_one("SELECT count(*) FROM produto_estoque WHERE tags IS NULL", &[])
-        .await
-        .unwrap()
-        .get(0);
+    let sem: i64 = app.db.valor("SELECT count(*) FROM produto_estoque WHERE tags IS NULL", &[]).await;
     assert_eq!(sem, 1);
     // Remembered: the next round does not ask about it again (and finds nothing else).
     assert_eq!(
@@ -691,23 +664,16 @@ async fn a_read_only_database_answers_503_readyz_503_and_heals_by_itself_once_re
 
 /// What `giro mercado serve` needs to run against `db`, sending its events to `peer`.
 fn mercado_env(db: &TestDb, peer: &str, extra: &[(&'static str, String)]) -> BTreeMap<&'static str, String> {
-    let mut env: BTreeMap<&'static str, String> = [
-        ("MERCADO_TOKEN_SERVICO", crate::support::MERCADO_TOKEN.to_string()),
-        ("ESTOQUE_TOKEN_SERVICO", crate::support::ESTOQUE_TOKEN.to_string()),
-        ("OPERADOR_USUARIO", crate::support::OPERADOR.to_string()),
-        ("OPERADOR_SENHA", crate::support::SENHA.to_string()),
-        ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
-        ("MERCADO_PORTA", "0".to_string()),
-        ("MERCADO_DB_URL", db.url()),
-        ("ESTOQUE_EVENTOS_URL", peer.to_string()),
-        ("ESTOQUE_URL", "http://127.0.0.1:9".to_string()),
-    ]
-    .into_iter()
-    .collect();
-    for (k, v) in extra {
-        env.insert(k, v.clone());
-    }
-    env
+    crate::support::process::env_base(
+        [
+            ("MERCADO_PORTA", "0".to_string()),
+            ("MERCADO_DB_URL", db.url()),
+            ("ESTOQUE_EVENTOS_URL", peer.to_string()),
+            ("ESTOQUE_URL", "http://127.0.0.1:9".to_string()),
+        ]
+        .into_iter()
+        .chain(extra.iter().cloned()),
+    )
 }
 
 async fn status_de(url: &str) -> u16 {

@@ -7,6 +7,8 @@
 //! there. Also the bulk actions (issue 25.6): replay-all of 100 000 dead letters within the
 //! request timeout, one set-based statement per page.
 
+use std::collections::BTreeMap;
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use giro::config::Servico;
@@ -30,6 +32,20 @@ async fn call(app: &TestApp, op: &Operador, method: Method, path: &str) -> (u16,
         .expect("request");
     let s = res.status().as_u16();
     (s, res.json().await.unwrap_or(Value::Null))
+}
+
+/// Operator call on `lado`'s outbox event `id`: `/operacao/outbox/eventos/{id}{resto}`.
+async fn no_evento(m: &Market, lado: Servico, metodo: Method, id: Uuid, resto: &str) -> (u16, Value) {
+    let (app, op) = match lado {
+        Servico::Mercado => (&m.mercado, &m.op_mercado),
+        Servico::Estoque => (&m.estoque, &m.op_estoque),
+    };
+    call(app, op, metodo, &format!("/operacao/outbox/eventos/{id}{resto}")).await
+}
+
+/// `giro outbox <args>` run to its end.
+fn outbox_cli(args: &[&str], env: &BTreeMap<&str, String>) -> Output {
+    command(&[&["outbox"][..], args].concat(), env).output().expect("giro outbox")
 }
 
 fn audit(m: &Market) -> (i32, Value) {
@@ -58,14 +74,7 @@ async fn morto(app: &TestApp, tipo: &str) -> Uuid {
 }
 
 async fn status_solicitacao(m: &Market, event_id: Uuid) -> String {
-    m.mercado
-        .db
-        .client()
-        .await
-        .query_one("SELECT status FROM solicitacao_reposicao WHERE event_id = $1", &[&event_id])
-        .await
-        .expect("request")
-        .get(0)
+    m.mercado.db.valor("SELECT status FROM solicitacao_reposicao WHERE event_id = $1", &[&event_id]).await
 }
 
 /// The archive's record of `id`: (acao, por, motivo) of each action, oldest first.
@@ -110,6 +119,15 @@ async fn repoe_de_novo(m: &Market, depois: &str) {
     assert_audit_clean(m, depois).await;
 }
 
+/// After the action `depois`: relayed, the shelf is back at the ideal (24, `servida` says how),
+/// the audit is clean, and the SKU restocks again on the next sale below the minimum.
+async fn reposto(m: &Market, servida: &str, depois: &str) {
+    m.pump().await;
+    assert_eq!(m.prateleira(COCA).await, 24, "{servida}");
+    assert_audit_clean(m, depois).await;
+    repoe_de_novo(m, depois).await;
+}
+
 /// A `ReposicaoSolicitada` dead letter: mercado's request PENDENTE, the SKU's shelf empty.
 async fn solicitacao_morta() -> (Market, Uuid) {
     let m = market(200).await;
@@ -121,13 +139,7 @@ async fn solicitacao_morta() -> (Market, Uuid) {
 #[tokio::test]
 async fn a_request_replayed_restocks_and_the_next_sale_asks_again() {
     let (m, id) = solicitacao_morta().await;
-    let (s, b) = call(
-        &m.mercado,
-        &m.op_mercado,
-        Method::POST,
-        &format!("/operacao/outbox/eventos/{id}/reenvio?motivo=estoque+corrigido"),
-    )
-    .await;
+    let (s, b) = no_evento(&m, Servico::Mercado, Method::POST, id, "/reenvio?motivo=estoque+corrigido").await;
     assert_eq!((s, &b["reenviados"]), (200, &Value::from(1)), "{b}");
     m.pump().await;
     assert_eq!(m.prateleira(COCA).await, 24);
@@ -144,8 +156,7 @@ async fn a_request_replayed_restocks_and_the_next_sale_asks_again() {
 async fn a_request_discarded_closes_its_request_in_the_same_transaction_and_the_next_sale_asks_again() {
     let (m, id) = solicitacao_morta().await;
     // What it will do, before it is confirmed.
-    let (s, d) =
-        call(&m.mercado, &m.op_mercado, Method::GET, &format!("/operacao/outbox/eventos/{id}")).await;
+    let (s, d) = no_evento(&m, Servico::Mercado, Method::GET, id, "").await;
     assert_eq!(s, 200, "{d}");
     let acoes: Vec<&str> =
         d["opcoes"].as_array().unwrap().iter().map(|o| o["acao"].as_str().unwrap()).collect();
@@ -153,18 +164,11 @@ async fn a_request_discarded_closes_its_request_in_the_same_transaction_and_the_
     assert!(d["opcoes"][1]["efeito"].as_str().unwrap().contains("cancela a solicitação"), "{d}");
 
     // A discard needs a reason.
-    let (s, b) =
-        call(&m.mercado, &m.op_mercado, Method::DELETE, &format!("/operacao/outbox/eventos/{id}")).await;
+    let (s, b) = no_evento(&m, Servico::Mercado, Method::DELETE, id, "").await;
     assert_eq!(s, 400, "{b}");
     assert!(b["detail"].as_str().unwrap().starts_with("parâmetro inválido: motivo"), "{b}");
 
-    let (s, b) = call(
-        &m.mercado,
-        &m.op_mercado,
-        Method::DELETE,
-        &format!("/operacao/outbox/eventos/{id}?motivo=SKU+suspenso"),
-    )
-    .await;
+    let (s, b) = no_evento(&m, Servico::Mercado, Method::DELETE, id, "?motivo=SKU+suspenso").await;
     assert_eq!(s, 200, "{b}");
     assert_eq!((&b["id"], &b["acao"]), (&Value::from(id.to_string()), &Value::from("descartar")), "{b}");
     assert!(b["resultado"].as_str().unwrap().contains("cancelada"), "{b}");
@@ -178,15 +182,10 @@ async fn a_request_discarded_closes_its_request_in_the_same_transaction_and_the_
 
     // The shelf is empty, so no sale can happen: what matters is that no open request blocks
     // the SKU any more (the next shelf change below the minimum asks; see the test below).
-    let abertas: i64 = m
-        .mercado
-        .db
-        .client()
-        .await
-        .query_one("SELECT count(*) FROM solicitacao_reposicao WHERE sku = $1 AND status IN ('PENDENTE','AGUARDANDO_LOTE')", &[&COCA])
-        .await
-        .unwrap()
-        .get(0);
+    let abertas: i64 = m.mercado.db.valor("SELECT count(*) FROM solicitacao_reposicao WHERE sku = $1 AND status IN ('PENDENTE','AGUARDANDO_LOTE')",
+        &[&COCA],
+    )
+    .await;
     assert_eq!(abertas, 0, "no open request blocks the SKU");
 }
 
@@ -200,13 +199,7 @@ async fn a_request_discarded_after_a_restock_lets_the_next_sale_ask_again() {
     let id = morto(&m.mercado, "ReposicaoSolicitada").await;
     m.pump().await;
     assert_eq!(m.prateleira(COCA).await, 4, "its restock is stuck");
-    let (s, b) = call(
-        &m.mercado,
-        &m.op_mercado,
-        Method::DELETE,
-        &format!("/operacao/outbox/eventos/{id}?motivo=teste"),
-    )
-    .await;
+    let (s, b) = no_evento(&m, Servico::Mercado, Method::DELETE, id, "?motivo=teste").await;
     assert_eq!(s, 200, "{b}");
     assert_audit_clean(&m, "descartar ReposicaoSolicitada").await;
     // The next sale below the minimum asks again (before the fix it never did).
@@ -220,22 +213,13 @@ async fn a_request_discarded_after_a_restock_lets_the_next_sale_ask_again() {
 #[tokio::test]
 async fn a_request_asked_again_opens_a_fresh_request_with_a_new_event() {
     let (m, id) = solicitacao_morta().await;
-    let (s, b) = call(
-        &m.mercado,
-        &m.op_mercado,
-        Method::POST,
-        &format!("/operacao/outbox/eventos/{id}/refazer?motivo=relogio+adiantado"),
-    )
-    .await;
+    let (s, b) = no_evento(&m, Servico::Mercado, Method::POST, id, "/refazer?motivo=relogio+adiantado").await;
     assert_eq!(s, 200, "{b}");
     let resultado = b["resultado"].as_str().unwrap();
     assert!(resultado.contains("nova solicitação"), "{b}");
     assert_eq!(status_solicitacao(&m, id).await, "CANCELADA");
     assert_eq!(arquivo(&m.mercado, id).await[0].0, "refazer");
-    m.pump().await;
-    assert_eq!(m.prateleira(COCA).await, 24, "the fresh request was served");
-    assert_audit_clean(&m, "refazer ReposicaoSolicitada").await;
-    repoe_de_novo(&m, "refazer ReposicaoSolicitada").await;
+    reposto(&m, "the fresh request was served", "refazer ReposicaoSolicitada").await;
 }
 
 #[tokio::test]
@@ -244,17 +228,15 @@ async fn the_cli_discards_and_asks_again_with_the_consoles_rules() {
     let mut env = m.env();
     env.insert("USER", "maria".into());
     // `show` explains each action before it is taken.
-    let out = command(&["outbox", "show", "--db", "mercado", &id.to_string()], &env).output().unwrap();
+    let evento = id.to_string();
+    let out = outbox_cli(&["show", "--db", "mercado", &evento], &env);
     let texto = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{texto}{}", String::from_utf8_lossy(&out.stderr));
     assert!(texto.contains("descartar") && texto.contains("cancela a solicitação"), "{texto}");
     // A reason is required.
-    let out = command(&["outbox", "redo", "--db", "mercado", &id.to_string()], &env).output().unwrap();
+    let out = outbox_cli(&["redo", "--db", "mercado", &evento], &env);
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
-    let out =
-        command(&["outbox", "redo", "--db", "mercado", &id.to_string(), "--motivo", "pedir de novo"], &env)
-            .output()
-            .unwrap();
+    let out = outbox_cli(&["redo", "--db", "mercado", &evento, "--motivo", "pedir de novo"], &env);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let f: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(f["acao"], "refazer");
@@ -263,19 +245,14 @@ async fn the_cli_discards_and_asks_again_with_the_consoles_rules() {
         vec![("refazer".into(), "cli:maria".into(), Some("pedir de novo".into()))]
     );
     // Archived: nothing left to act on.
-    let out = command(&["outbox", "discard", "--db", "mercado", &id.to_string(), "--motivo", "x"], &env)
-        .output()
-        .unwrap();
+    let out = outbox_cli(&["discard", "--db", "mercado", &evento, "--motivo", "x"], &env);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("not found"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    m.pump().await;
-    assert_eq!(m.prateleira(COCA).await, 24);
-    assert_audit_clean(&m, "giro outbox redo").await;
-    repoe_de_novo(&m, "giro outbox redo").await;
+    reposto(&m, "the request asked again was served", "giro outbox redo").await;
 }
 
 /// A `ReposicaoEnviada` dead letter: the units left the lot, mercado's request waits.
@@ -292,39 +269,26 @@ async fn remessa_morta() -> (Market, Uuid) {
 async fn a_shipment_replayed_or_reissued_is_credited_and_the_sku_restocks_again() {
     for acao in ["reenvio", "refazer"] {
         let (m, id) = remessa_morta().await;
-        let (s, b) = call(
-            &m.estoque,
-            &m.op_estoque,
-            Method::POST,
-            &format!("/operacao/outbox/eventos/{id}/{acao}?motivo=teste"),
-        )
-        .await;
+        let (s, b) =
+            no_evento(&m, Servico::Estoque, Method::POST, id, &format!("/{acao}?motivo=teste")).await;
         assert_eq!(s, 200, "{acao}: {b}");
         if acao == "refazer" {
             assert!(b["resultado"].as_str().unwrap().contains("reemitida"), "{b}");
             let novo: i64 = m
                 .estoque
                 .db
-                .client()
-                .await
-                .query_one("SELECT count(*) FROM reposicao_expedida WHERE event_id <> $1", &[&id])
-                .await
-                .unwrap()
-                .get(0);
+                .valor("SELECT count(*) FROM reposicao_expedida WHERE event_id <> $1", &[&id])
+                .await;
             assert_eq!(novo, 1, "the shipment's row points at the new event");
         }
-        m.pump().await;
-        assert_eq!(m.prateleira(COCA).await, 24, "{acao}: the units arrived");
-        assert_audit_clean(&m, acao).await;
-        repoe_de_novo(&m, acao).await;
+        reposto(&m, &format!("{acao}: the units arrived"), acao).await;
     }
 }
 
 #[tokio::test]
 async fn an_answer_cannot_be_discarded_and_the_refusal_says_what_the_market_would_be_left_with() {
     let (m, id) = remessa_morta().await;
-    let (s, d) =
-        call(&m.estoque, &m.op_estoque, Method::GET, &format!("/operacao/outbox/eventos/{id}")).await;
+    let (s, d) = no_evento(&m, Servico::Estoque, Method::GET, id, "").await;
     assert_eq!(s, 200, "{d}");
     let descartar = &d["opcoes"][1];
     assert_eq!(
@@ -336,22 +300,14 @@ async fn an_answer_cannot_be_discarded_and_the_refusal_says_what_the_market_woul
         (&d["opcoes"][2]["acao"], &d["opcoes"][2]["rotulo"]),
         (&Value::from("refazer"), &Value::from("Reemitir"))
     );
-    let (s, b) = call(
-        &m.estoque,
-        &m.op_estoque,
-        Method::DELETE,
-        &format!("/operacao/outbox/eventos/{id}?motivo=teste"),
-    )
-    .await;
+    let (s, b) = no_evento(&m, Servico::Estoque, Method::DELETE, id, "?motivo=teste").await;
     assert_eq!(s, 409, "{b}");
     let detail = b["detail"].as_str().unwrap();
     assert!(detail.contains("solicitação") && detail.contains("Reemitir"), "{detail}");
     assert!(no_outbox(&m.estoque, id).await, "refused: nothing archived");
     assert!(arquivo(&m.estoque, id).await.is_empty());
     // The CLI refuses the same.
-    let out = command(&["outbox", "discard", "--db", "estoque", &id.to_string(), "--motivo", "x"], &m.env())
-        .output()
-        .unwrap();
+    let out = outbox_cli(&["discard", "--db", "estoque", &id.to_string(), "--motivo", "x"], &m.env());
     assert_eq!(out.status.code(), Some(1));
     // Discard-all leaves it and says so.
     let (s, b) =
@@ -377,51 +333,27 @@ async fn a_denial_replayed_or_reissued_leaves_the_request_waiting_for_a_lot_whic
     for acao in ["reenvio", "refazer"] {
         let (m, id) = negativa_morta().await;
         // Its discard is refused: mercado's request would wait for an answer that never comes.
-        let (s, b) = call(
-            &m.estoque,
-            &m.op_estoque,
-            Method::DELETE,
-            &format!("/operacao/outbox/eventos/{id}?motivo=x"),
-        )
-        .await;
+        let (s, b) = no_evento(&m, Servico::Estoque, Method::DELETE, id, "?motivo=x").await;
         assert_eq!(s, 409, "{b}");
         assert!(b["detail"].as_str().unwrap().contains("PENDENTE"), "{b}");
-        let (s, b) = call(
-            &m.estoque,
-            &m.op_estoque,
-            Method::POST,
-            &format!("/operacao/outbox/eventos/{id}/{acao}?motivo=teste"),
-        )
-        .await;
+        let (s, b) =
+            no_evento(&m, Servico::Estoque, Method::POST, id, &format!("/{acao}?motivo=teste")).await;
         assert_eq!(s, 200, "{acao}: {b}");
         m.pump().await;
         let status: String = m
             .mercado
             .db
-            .client()
-            .await
-            .query_one(
+            .valor(
                 "SELECT status FROM solicitacao_reposicao WHERE sku = $1 ORDER BY id DESC LIMIT 1",
                 &[&COCA],
             )
-            .await
-            .unwrap()
-            .get(0);
+            .await;
         assert_eq!(status, "AGUARDANDO_LOTE", "{acao}");
         assert_audit_clean(&m, acao).await;
         // The next lot serves the waiting demand: the SKU restocks.
         m.lote(COCA, "COCA COLA 2L PET", "L-COCA-02", 200, None).await;
-        m.pump().await;
-        assert_eq!(m.prateleira(COCA).await, 24, "{acao}: the lot served the demand");
-        assert_audit_clean(&m, acao).await;
-        repoe_de_novo(&m, acao).await;
-        let (s, _) = call(
-            &m.estoque,
-            &m.op_estoque,
-            Method::DELETE,
-            &format!("/operacao/outbox/eventos/{id}?motivo=x"),
-        )
-        .await;
+        reposto(&m, &format!("{acao}: the lot served the demand"), acao).await;
+        let (s, _) = no_evento(&m, Servico::Estoque, Method::DELETE, id, "?motivo=x").await;
         assert!(s == 404 || s == 409, "{acao}: {s}");
     }
 }
@@ -447,22 +379,15 @@ async fn a_classification_discarded_replayed_or_reissued_leaves_both_sides_agree
         )
         .await
         .unwrap();
-        let (metodo, rota) = match acao {
-            "descartar" => (Method::DELETE, format!("/operacao/outbox/eventos/{id}?motivo=teste")),
-            a => (Method::POST, format!("/operacao/outbox/eventos/{id}/{a}?motivo=teste")),
+        let (metodo, resto) = match acao {
+            "descartar" => (Method::DELETE, "?motivo=teste".to_string()),
+            a => (Method::POST, format!("/{a}?motivo=teste")),
         };
-        let (s, b) = call(&m.estoque, &m.op_estoque, metodo, &rota).await;
+        let (s, b) = no_evento(&m, Servico::Estoque, metodo, id, &resto).await;
         assert_eq!(s, 200, "{acao}: {b}");
         m.pump().await;
-        let categoria: Option<String> = m
-            .mercado
-            .db
-            .client()
-            .await
-            .query_one("SELECT categoria FROM produto_vitrine WHERE sku = $1", &[&COCA])
-            .await
-            .unwrap()
-            .get(0);
+        let categoria: Option<String> =
+            m.mercado.db.valor("SELECT categoria FROM produto_vitrine WHERE sku = $1", &[&COCA]).await;
         match acao {
             "refazer" => {
                 assert_eq!(categoria.as_deref(), Some("bebidas"), "the product's current classification")
@@ -481,36 +406,17 @@ async fn a_classification_discarded_replayed_or_reissued_leaves_both_sides_agree
 async fn the_cli_retry_refuses_a_sent_event_unless_forced_like_the_console() {
     let m = market(200).await;
     m.pump().await;
-    let sent: Uuid = m
-        .mercado
-        .db
-        .client()
-        .await
-        .query_one("SELECT id FROM outbox_event WHERE status = 'SENT' LIMIT 1", &[])
-        .await
-        .unwrap()
-        .get(0);
-    let out = command(&["outbox", "retry", "--db", "mercado", &sent.to_string()], &m.env()).output().unwrap();
+    let sent: Uuid =
+        m.mercado.db.valor("SELECT id FROM outbox_event WHERE status = 'SENT' LIMIT 1", &[]).await;
+    let out = outbox_cli(&["retry", "--db", "mercado", &sent.to_string()], &m.env());
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("SENT") && err.contains("--force"), "{err}");
-    let (s, b) =
-        call(&m.mercado, &m.op_mercado, Method::POST, &format!("/operacao/outbox/eventos/{sent}/reenvio"))
-            .await;
+    let (s, b) = no_evento(&m, Servico::Mercado, Method::POST, sent, "/reenvio").await;
     assert_eq!(s, 409, "the console refuses it the same way: {b}");
-    let out = command(&["outbox", "retry", "--db", "mercado", &sent.to_string(), "--force"], &m.env())
-        .output()
-        .unwrap();
+    let out = outbox_cli(&["retry", "--db", "mercado", &sent.to_string(), "--force"], &m.env());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let status: String = m
-        .mercado
-        .db
-        .client()
-        .await
-        .query_one("SELECT status FROM outbox_event WHERE id = $1", &[&sent])
-        .await
-        .unwrap()
-        .get(0);
+    let status: String = m.mercado.db.valor("SELECT status FROM outbox_event WHERE id = $1", &[&sent]).await;
     assert_eq!(status, "PENDING");
     m.pump().await;
     assert_audit_clean(&m, "a forced retry of a SENT event").await;

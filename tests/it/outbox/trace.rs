@@ -5,8 +5,21 @@ use serde_json::json;
 
 use crate::support::market::Market;
 
-const COCA: &str = "7894900011517";
-const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+pub(crate) const COCA: &str = "7894900011517";
+pub(crate) const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+
+/// A checkout of 20 [`COCA`] sent with `http` to the mercado at `base` under the trace [`TRACE`]
+/// (parent span `00f067aa0ba902b7`): its status.
+pub(crate) async fn comprar_no_trace(http: &reqwest::Client, base: &str) -> u16 {
+    let res = http
+        .post(format!("{base}/pedidos"))
+        .header("traceparent", format!("00-{TRACE}-00f067aa0ba902b7-01"))
+        .json(&json!({"itens": [{"sku": COCA, "qtd": 20}]}))
+        .send()
+        .await
+        .unwrap();
+    res.status().as_u16()
+}
 
 async fn traceparent(c: &tokio_postgres::Client, tipo: &str) -> Vec<String> {
     c.query("SELECT traceparent FROM outbox_event WHERE tipo = $1 ORDER BY criado_em", &[&tipo])
@@ -24,16 +37,7 @@ async fn a_restock_carries_the_checkouts_trace_id_to_the_warehouses_answer() {
     m.produto(COCA, "Coca-Cola 2L PET", 8.99, 6, 24).await;
     m.pump().await;
 
-    let res = m
-        .mercado
-        .http
-        .post(m.mercado.url("/pedidos"))
-        .header("traceparent", format!("00-{TRACE}-00f067aa0ba902b7-01"))
-        .json(&json!({"itens": [{"sku": COCA, "qtd": 20}]}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 201);
+    assert_eq!(comprar_no_trace(&m.mercado.http, &m.mercado.url("")).await, 201);
     m.pump().await;
 
     let pedidos = traceparent(&m.mercado.db.client().await, "ReposicaoSolicitada").await;

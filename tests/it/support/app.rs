@@ -103,26 +103,7 @@ pub async fn spawn_app(servico: Servico, env: &[(&str, &str)]) -> TestApp {
     .expect("pool");
     let dbh = Db::new(pool, config.outbox.notify);
     let shutdown = CancellationToken::new();
-    let ctx = Contexto {
-        seguranca: server::seguranca(&config, servico, &dbh.pool).expect("security"),
-        config: config.clone(),
-        db: dbh.clone(),
-        tasks: TaskTracker::new(),
-        shutdown: shutdown.clone(),
-        supervisor: giro::supervisor::Supervisor::new(),
-        drenagem: Default::default(),
-    };
-    // Each role's type says its database (`Role<Mercado>`, `Role<Estoque>`): one arm each.
-    let router = match servico {
-        Servico::Mercado => server::app(&ctx, giro::mercado::build(&ctx).expect("build role")),
-        Servico::Estoque => server::app(&ctx, giro::estoque::build(&ctx).expect("build role")),
-    };
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let stop = shutdown.clone();
-    tokio::spawn(async move {
-        let _ = giro::http::serve(listener, router, stop, std::time::Duration::from_secs(2)).await;
-    });
+    let addr = servir(servico, config.clone(), dbh.clone(), &shutdown).await;
     let http =
         reqwest::Client::builder().timeout(std::time::Duration::from_secs(30)).build().expect("client");
     TestApp { addr, db, dbh, config, http, shutdown }
@@ -154,6 +135,12 @@ pub async fn spawn_replica(app: &TestApp, env: &[(&str, &str)]) -> Replica {
         giro::db::pool(&config.servico(servico).db, config.db_pool_max, config.db_timeout).expect("pool");
     let dbh = Db::new(pool, config.outbox.notify);
     let shutdown = CancellationToken::new();
+    let addr = servir(servico, config, dbh, &shutdown).await;
+    Replica { addr, shutdown }
+}
+
+/// Serves `servico`'s routes over `dbh` on a fresh loopback port until `shutdown`; the address.
+async fn servir(servico: Servico, config: Config, dbh: Db, shutdown: &CancellationToken) -> SocketAddr {
     let ctx = Contexto {
         seguranca: server::seguranca(&config, servico, &dbh.pool).expect("security"),
         config,
@@ -174,7 +161,29 @@ pub async fn spawn_replica(app: &TestApp, env: &[(&str, &str)]) -> Replica {
     tokio::spawn(async move {
         let _ = giro::http::serve(listener, router, stop, std::time::Duration::from_secs(2)).await;
     });
-    Replica { addr, shutdown }
+    addr
+}
+
+/// Asserts `res` is the 400 problem (`application/problem+json`) answering the input `caso`, its
+/// detail naming what is wrong (`esperado` is a part of it); the problem, for further checks.
+pub async fn assert_400(
+    res: reqwest::Response,
+    caso: &serde_json::Value,
+    esperado: &str,
+) -> serde_json::Value {
+    assert_eq!(res.status(), 400, "{caso}");
+    assert_eq!(res.headers()["content-type"], "application/problem+json");
+    let problema: serde_json::Value = res.json().await.expect("problem");
+    let detail = problema["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains(esperado), "{caso} → {detail}");
+    problema
+}
+
+/// Sends with `rb` a body declared JSON that does not parse (`{nope`): a 400 problem.
+pub async fn assert_json_quebrado_400(rb: reqwest::RequestBuilder) {
+    let res = rb.header("content-type", "application/json").body("{nope").send().await.expect("request");
+    assert_eq!(res.status(), 400);
+    assert_eq!(res.headers()["content-type"], "application/problem+json");
 }
 
 /// An operator session: logs in through `/sessao` and keeps the cookies for the next requests.
@@ -184,17 +193,21 @@ pub struct Operador {
 }
 
 impl Operador {
-    /// Logs in on `app` (GET /sessao for the CSRF cookie, then POST /sessao).
+    /// Logs in on `app`.
     pub async fn login(app: &TestApp) -> Operador {
-        let servico = app.servico();
+        Operador::entrar(&app.http, &app.url(""), app.servico()).await
+    }
+
+    /// Logs in with `http` on `servico` served at `base` (`http://host:port`), which need not be
+    /// a [`TestApp`]: its own CSRF token in the double-submit cookie, then `POST /sessao`.
+    pub async fn entrar(http: &reqwest::Client, base: &str, servico: Servico) -> Operador {
         let csrf_name = match servico {
             Servico::Mercado => "XSRF-MERCADO",
             Servico::Estoque => "XSRF-ESTOQUE",
         };
         let csrf = uuid::Uuid::new_v4().to_string();
-        let res = app
-            .http
-            .post(app.url("/sessao"))
+        let res = http
+            .post(format!("{base}/sessao"))
             .header("cookie", format!("{csrf_name}={csrf}"))
             .header("x-xsrf-token", &csrf)
             .form(&[("usuario", OPERADOR), ("senha", SENHA)])

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use giro::config::{DbConfig, Servico};
 use giro::db::{self, Pool};
+use tokio_postgres::types::{FromSql, ToSql};
 use tokio_postgres::NoTls;
 
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
@@ -237,6 +238,11 @@ impl TestDb {
 
     pub async fn client(&self) -> tokio_postgres::Client {
         connect(&self.pg).await
+    }
+
+    /// The one value `sql` reads (a count, a status), on a connection of its own.
+    pub async fn valor<T: for<'a> FromSql<'a>>(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> T {
+        self.client().await.query_one(sql, params).await.unwrap_or_else(|e| panic!("{sql}: {e}")).get(0)
     }
 }
 

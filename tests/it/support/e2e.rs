@@ -20,8 +20,8 @@ use tokio::task::JoinHandle;
 use uuid::Uuid;
 
 use super::metrics::Metricas;
-use super::process::{command, Giro};
-use super::{wait_until, TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
+use super::process::{command, env_base, Giro};
+use super::{wait_until, TestDb, OPERADOR, SENHA};
 
 pub use super::free_port;
 
@@ -157,21 +157,14 @@ impl Sistema {
 
     /// The environment `papel` is started with.
     pub fn env(&self, papel: Papel) -> BTreeMap<&'static str, String> {
-        let mut env: BTreeMap<&'static str, String> = [
-            ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN.to_string()),
-            ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN.to_string()),
-            ("OPERADOR_USUARIO", OPERADOR.to_string()),
-            ("OPERADOR_SENHA", SENHA.to_string()),
-            ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
+        let mut env = env_base([
             ("MERCADO_PORTA", self.mercado_porta.to_string()),
             ("ESTOQUE_PORTA", self.estoque_porta.to_string()),
             ("ESTOQUE_URL", self.estoque_url()),
             ("ESTOQUE_EVENTOS_URL", self.estoque_url()),
             ("MERCADO_EVENTOS_URL", self.mercado_url()),
             ("TAG_WORKER_URL", self.tags.url.clone()),
-        ]
-        .into_iter()
-        .collect();
+        ]);
         // Each role connects only to its own database.
         match papel {
             Papel::Mercado | Papel::PublisherMercado => env.insert("MERCADO_DB_URL", self.mercado_db.url()),

@@ -15,8 +15,8 @@ use giro::dev::demo::{self, CATALOGO};
 use serde_json::{json, Value};
 
 use super::e2e::{blocking, free_port};
-use super::process::{scratch_dir, Giro};
-use super::{wait_until, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
+use super::process::{env_base, scratch_dir, Giro};
+use super::{wait_until, OPERADOR, SENHA};
 
 /// The haproxy binary: `scripts/haproxy-setup` installs it when missing and prints its path.
 pub fn haproxy_bin() -> String {
@@ -73,8 +73,9 @@ impl Haproxy {
         Haproxy { proc, stats_port, path }
     }
 
-    /// `status` of every server, per (backend, server): "UP", "DOWN", "UP 1/2", …
-    pub async fn estados(&self) -> BTreeMap<(String, String), String> {
+    /// The stats page (CSV): the index of each of `colunas`, and the row of each server (not the
+    /// FRONTEND and BACKEND summaries) that has them all.
+    async fn stats(&self, colunas: &[&str]) -> (Vec<usize>, Vec<Vec<String>>) {
         let text = reqwest::get(format!("http://127.0.0.1:{}/;csv", self.stats_port))
             .await
             .expect("stats")
@@ -83,34 +84,27 @@ impl Haproxy {
             .expect("stats text");
         let mut lines = text.lines();
         let header: Vec<&str> = lines.next().unwrap_or("").trim_start_matches("# ").split(',').collect();
-        let col = |n: &str| header.iter().position(|h| *h == n).expect("stats column");
-        let (px, sv, st) = (col("pxname"), col("svname"), col("status"));
-        lines
-            .map(|l| l.split(',').collect::<Vec<_>>())
-            .filter(|f| f.len() > st && f[sv] != "FRONTEND" && f[sv] != "BACKEND")
-            .map(|f| ((f[px].to_string(), f[sv].to_string()), f[st].to_string()))
-            .collect()
+        let col = |n: &str| header.iter().position(|h| *h == n).unwrap_or_else(|| panic!("stats column {n}"));
+        let indices: Vec<usize> = colunas.iter().map(|&n| col(n)).collect();
+        let (sv, ultima) = (col("svname"), indices.iter().copied().max().unwrap_or(0));
+        let linhas = lines
+            .map(|l| l.split(',').map(str::to_string).collect::<Vec<_>>())
+            .filter(|f| f.len() > ultima.max(sv) && f[sv] != "FRONTEND" && f[sv] != "BACKEND")
+            .collect();
+        (indices, linhas)
+    }
+
+    /// `status` of every server, per (backend, server): "UP", "DOWN", "UP 1/2", …
+    pub async fn estados(&self) -> BTreeMap<(String, String), String> {
+        let (c, linhas) = self.stats(&["pxname", "svname", "status"]).await;
+        let (px, sv, st) = (c[0], c[1], c[2]);
+        linhas.into_iter().map(|f| ((f[px].clone(), f[sv].clone()), f[st].clone())).collect()
     }
 
     /// How many times any server went from UP to DOWN so far (the `chkdown` counters).
     pub async fn quedas(&self) -> u64 {
-        let text = reqwest::get(format!("http://127.0.0.1:{}/;csv", self.stats_port))
-            .await
-            .expect("stats")
-            .text()
-            .await
-            .expect("stats text");
-        let mut lines = text.lines();
-        let header: Vec<&str> = lines.next().unwrap_or("").trim_start_matches("# ").split(',').collect();
-        let (sv, cd) = (
-            header.iter().position(|h| *h == "svname").expect("svname"),
-            header.iter().position(|h| *h == "chkdown").expect("chkdown"),
-        );
-        lines
-            .map(|l| l.split(',').collect::<Vec<_>>())
-            .filter(|f| f.len() > cd && f[sv] != "FRONTEND" && f[sv] != "BACKEND")
-            .filter_map(|f| f[cd].parse::<u64>().ok())
-            .sum()
+        let (c, linhas) = self.stats(&["chkdown"]).await;
+        linhas.iter().filter_map(|f| f[c[0]].parse::<u64>().ok()).sum()
     }
 
     /// Waits until every server of every backend is UP.
@@ -236,12 +230,7 @@ impl Frota {
 
     fn env(&self, s: Servico, i: usize) -> BTreeMap<&'static str, String> {
         let p = self.portas[&(s, i)];
-        let mut env: BTreeMap<&'static str, String> = [
-            ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN.to_string()),
-            ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN.to_string()),
-            ("OPERADOR_USUARIO", OPERADOR.to_string()),
-            ("OPERADOR_SENHA", SENHA.to_string()),
-            ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
+        let mut env = env_base([
             ("GIRO_HTTP_PRAZO_DESLIGAMENTO", "5s".to_string()),
             ("GIRO_DB_POOL_MAX", "6".to_string()),
             // A loaded test machine: a pool slot or a connection may take seconds.
@@ -260,9 +249,7 @@ impl Frota {
             // No tag-worker: products stay unclassified (SPEC §7.4), which these tests do not look at.
             ("TAG_WORKER_URL", format!("http://127.0.0.1:{}", free_port())),
             ("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false".to_string()),
-        ]
-        .into_iter()
-        .collect();
+        ]);
         match s {
             Servico::Mercado => {
                 env.insert("MERCADO_DB_URL", self.mercado_db_url.clone());

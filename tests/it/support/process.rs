@@ -7,6 +7,24 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::{ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
+
+/// The environment every `giro` process of the tests starts from — the service tokens, the
+/// operator's login, listening on loopback only — with `vars` over it (a later key wins).
+pub fn env_base(vars: impl IntoIterator<Item = (&'static str, String)>) -> BTreeMap<&'static str, String> {
+    let mut env: BTreeMap<&'static str, String> = [
+        ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN.to_string()),
+        ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN.to_string()),
+        ("OPERADOR_USUARIO", OPERADOR.to_string()),
+        ("OPERADOR_SENHA", SENHA.to_string()),
+        ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
+    ]
+    .into_iter()
+    .collect();
+    env.extend(vars);
+    env
+}
+
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_giro")
 }

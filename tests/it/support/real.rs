@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use giro::config::Servico;
 
-use super::process::Giro;
+use super::process::{env_base, Giro};
 use super::{TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
 
 /// The secrets every real process gets; no log line may contain any of them.
@@ -34,14 +34,9 @@ pub fn env(servico: Servico, db: &TestDb, extra: &[(&str, &str)]) -> BTreeMap<&'
         Servico::Estoque => "ESTOQUE_PORTA",
     };
     let db_var = db_var(servico);
-    let mut e: BTreeMap<&'static str, String> = [
+    let mut e = env_base([
         (db_var, db.url()),
         (porta, "0".to_string()),
-        ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN.to_string()),
-        ("ESTOQUE_TOKEN_SERVICO", ESTOQUE_TOKEN.to_string()),
-        ("OPERADOR_USUARIO", OPERADOR.to_string()),
-        ("OPERADOR_SENHA", SENHA.to_string()),
-        ("GIRO_HTTP_ENDERECO", "127.0.0.1".to_string()),
         ("GIRO_OUTBOX_PUBLICADOR_EMBUTIDO", "false".to_string()),
         ("GIRO_RESERVA_EXPIRACAO_HABILITADA", "false".to_string()),
         ("GIRO_TAGS_RECLASSIFICACAO_HABILITADA", "false".to_string()),
@@ -50,9 +45,7 @@ pub fn env(servico: Servico, db: &TestDb, extra: &[(&str, &str)]) -> BTreeMap<&'
         ("GIRO_TAGS_TIMEOUT", "200ms".to_string()),
         ("GIRO_ESTOQUE_TIMEOUT", "200ms".to_string()),
         ("GIRO_DB_POOL_MAX", "4".to_string()),
-    ]
-    .into_iter()
-    .collect();
+    ]);
     for (k, v) in extra {
         let k: &'static str = Box::leak(k.to_string().into_boxed_str());
         e.insert(k, v.to_string());
@@ -95,6 +88,21 @@ impl Real {
 
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{}", self.addr, path)
+    }
+
+    /// Puts `sku` ('Coca', 8.99, on sale) on this mercado's shelf: `prateleira` units, minimum
+    /// `minimo`, ideal `ideal`.
+    pub async fn com_produto(&self, sku: &str, prateleira: i32, minimo: i32, ideal: i32) {
+        self.db
+            .client()
+            .await
+            .execute(
+                "INSERT INTO produto_vitrine (sku, nome, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status) \
+                 VALUES ($1, 'Coca', 8.99, $2, $3, $4, 'DISPONIVEL')",
+                &[&sku, &prateleira, &minimo, &ideal],
+            )
+            .await
+            .expect("product");
     }
 
     /// The service token of this service (what its peer sends).
