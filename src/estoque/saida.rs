@@ -24,7 +24,8 @@ use crate::outbox::store::Linha;
 pub struct ReparoEstoque;
 
 const REENVIAR_RESPOSTA: &str = "Reenvia a resposta como está (mesmo id e instante): o mercado a aplica \
-     uma vez (se já a tinha recebido, ignora a repetição).";
+     uma vez (se já a tinha recebido, ignora a repetição). É o reparo seguro quando não se sabe se o \
+     mercado a recebeu (tempo esgotado, conexão cortada).";
 
 impl Reparo<Estoque> for ReparoEstoque {
     fn opcoes(&self, tipo: &str) -> Vec<Opcao> {
@@ -35,14 +36,15 @@ impl Reparo<Estoque> for ReparoEstoque {
                     Acao::Descartar,
                     "Descartar",
                     "as unidades já saíram do lote: sem esta remessa o mercado não as recebe e a solicitação \
-                     dele fica aberta sem resposta, e o SKU não pede reposição de novo. Use “Reemitir”.",
+                     dele fica aberta sem resposta, e o SKU não pede reposição de novo. Use “Reenviar” (ou “Reemitir”).",
                 ),
                 Opcao::nova(
                     Acao::Refazer,
                     "Reemitir",
                     "Arquiva o evento e grava, na mesma transação, uma nova ReposicaoEnviada da mesma remessa \
                      (mesma solicitação, lote e quantidade; novo id e instante). O mercado credita as unidades \
-                     e fecha a solicitação; o registro da remessa passa a apontar o novo evento.",
+                     e fecha a solicitação, uma vez por remessa: se já a tinha creditado, não credita de novo. \
+                     O registro da remessa passa a apontar o novo evento.",
                 ),
             ],
             Some(TipoEvento::ReposicaoNegada) => vec![

@@ -15,9 +15,14 @@ use super::reposicao::{self, StatusSolicitacao};
 use super::Tx;
 use crate::contracts::{MotivoNegacao, ProdutoClassificado, ReposicaoEnviada, ReposicaoNegada};
 
-/// Goods arrived: the shelf is credited **always** (even if the request is closed or unknown),
-/// the open request becomes ATENDIDA, and the trigger runs again — a partial lot, or sales in
-/// the meantime, may leave the shelf below minimum, which opens a request for the rest.
+/// Goods arrived: the shelf is credited once per shipment (even if the request is closed or
+/// unknown), the open request becomes ATENDIDA, and the trigger runs again — a partial lot, or
+/// sales in the meantime, may leave the shelf below minimum, which opens a request for the rest.
+///
+/// "Once per shipment", not once per event: estoque's repair "Reemitir" carries the same shipment
+/// under a new event id, which the inbox cannot recognise (issue 37 §1). The shipment's own
+/// identity — the request it answers and its lot — is recorded in `remessa_creditada` in this
+/// transaction, and a shipment already there credits nothing.
 pub async fn reposicao_enviada(
     tx: &Tx<'_>,
     e: &ReposicaoEnviada,
@@ -27,6 +32,13 @@ pub async fn reposicao_enviada(
         tracing::warn!(sku = %e.sku, event_id = %e.event_id, "ReposicaoEnviada for a SKU not in the storefront; ignored");
         return Ok(());
     };
+    if !remessa_nova(tx, e).await? {
+        tracing::warn!(
+            sku = %e.sku, correlation_id = %e.correlation_id, lote = %e.lote, event_id = %e.event_id,
+            "ReposicaoEnviada for a shipment already credited (a re-issue or a replay); nothing credited"
+        );
+        return Ok(());
+    }
     p.aplicar(|p| p.creditar(e.qtd))?;
     produto::salvar_prateleira(tx, &p).await?;
     match reposicao::travar_por_evento(tx, e.correlation_id).await? {
@@ -49,6 +61,14 @@ pub async fn reposicao_enviada(
     tracing::info!(sku = %e.sku, qtd = e.qtd, lote = %e.lote, prateleira = p.prateleira, "restock received");
     reposicao::avaliar(tx, &p, agora).await?;
     Ok(())
+}
+
+/// Records the shipment `e` carries; `false` when it was already recorded (credited). Runs with
+/// the product locked, so two events of one shipment are applied one after the other.
+async fn remessa_nova(tx: &Tx<'_>, e: &ReposicaoEnviada) -> Result<bool, tokio_postgres::Error> {
+    let stmt = "INSERT INTO remessa_creditada (correlation_id, lote, event_id, qtd) VALUES ($1, $2, $3, $4) \
+                ON CONFLICT (correlation_id, lote) DO NOTHING";
+    Ok(tx.execute(stmt, &[&e.correlation_id, &e.lote, &e.event_id, &e.qtd]).await? == 1)
 }
 
 /// The warehouse could not ship: SEM_SALDO keeps the request open (AGUARDANDO_LOTE, served on

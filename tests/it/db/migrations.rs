@@ -32,11 +32,12 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
                 "pedido",
                 "produto_vitrine",
                 "refinery_schema_history",
+                "remessa_creditada",
                 "reserva",
                 "sessao_operador",
                 "solicitacao_reposicao",
             ][..],
-            21,
+            22,
         ),
         (
             Servico::Estoque,

@@ -1,7 +1,7 @@
 //! The effects of estoque's events on the storefront (SPEC §3.8–3.9), delivered through
 //! `POST /eventos` with the service token, as estoque's publisher does.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use uuid::Uuid;
 
 use crate::mercado::fixtures::*;
@@ -70,10 +70,30 @@ async fn units_arriving_for_a_closed_or_unknown_request_are_credited_anyway() {
     let pedido = com_solicitacao(&app, 6).await;
     assert_eq!(evento(&app, "ReposicaoEnviada", &reposicao_enviada(pedido, COCA, 16)).await, 204);
     // A second lot for the same (now closed) request, and one for a request nobody made.
-    assert_eq!(evento(&app, "ReposicaoEnviada", &reposicao_enviada(pedido, COCA, 3)).await, 204);
+    assert_eq!(
+        evento(&app, "ReposicaoEnviada", &reposicao_enviada_do_lote(pedido, COCA, 3, "L-TESTE-02")).await,
+        204
+    );
     assert_eq!(evento(&app, "ReposicaoEnviada", &reposicao_enviada(Uuid::new_v4(), COCA, 2)).await, 204);
     assert_eq!(prateleira(&app, COCA).await.0, 25, "goods arrived: the shelf may exceed ideal");
     assert_eq!(solicitacoes(&app, COCA).await.len(), 1);
+}
+
+/// Issue 37 §1: a shipment is its request and its lot, not its event id — the same shipment
+/// carried by another event (estoque's "Reemitir") is acknowledged and credits nothing.
+#[tokio::test]
+async fn the_same_shipment_under_a_new_event_id_is_credited_once() {
+    let app = mercado(&[]).await;
+    let pedido = com_solicitacao(&app, 6).await;
+    let primeira = reposicao_enviada(pedido, COCA, 16);
+    assert_eq!(evento(&app, "ReposicaoEnviada", &primeira).await, 204);
+    let mut reemitida = primeira.clone();
+    reemitida["eventId"] = json!(Uuid::new_v4());
+    reemitida["ocorridoEm"] = json!("2026-09-25T12:10:00Z");
+    assert_eq!(evento(&app, "ReposicaoEnviada", &reemitida).await, 204, "acknowledged");
+    assert_eq!(prateleira(&app, COCA).await.0, 20, "4 + 16, once");
+    let inbox: i64 = app.db.valor("SELECT count(*) FROM inbox_event", &[]).await;
+    assert_eq!(inbox, 2, "both events are in the inbox: neither is asked for again");
 }
 
 #[tokio::test]

@@ -163,8 +163,13 @@ pub async fn reservas(app: &TestApp, id: Uuid) -> Vec<String> {
 }
 
 pub fn reposicao_enviada(correlation_id: Uuid, sku: &str, qtd: i32) -> Value {
+    reposicao_enviada_do_lote(correlation_id, sku, qtd, "L-TESTE-01")
+}
+
+/// A `ReposicaoEnviada` from lot `lote`, under a fresh event id.
+pub fn reposicao_enviada_do_lote(correlation_id: Uuid, sku: &str, qtd: i32, lote: &str) -> Value {
     json!({"eventId": Uuid::new_v4(), "correlationId": correlation_id, "sku": sku, "qtd": qtd,
-           "lote": "L-TESTE-01", "ocorridoEm": "2026-09-25T12:00:05Z"})
+           "lote": lote, "ocorridoEm": "2026-09-25T12:00:05Z"})
 }
 
 pub fn reposicao_negada(correlation_id: Uuid, sku: &str, motivo: &str) -> Value {

@@ -285,6 +285,56 @@ async fn a_shipment_replayed_or_reissued_is_credited_and_the_sku_restocks_again(
     }
 }
 
+/// A `ReposicaoEnviada` that reached mercado (shelf credited to 24) but whose answer was lost:
+/// estoque dead-lettered it on a timeout, so its outcome is unknown to the operator.
+async fn remessa_aplicada_e_morta() -> (Market, Uuid) {
+    let m = market(200).await;
+    m.pump().await;
+    assert_eq!(m.prateleira(COCA).await, 24, "the shipment was credited");
+    let id: Uuid = m
+        .estoque
+        .db
+        .valor(
+            "UPDATE outbox_event SET status = 'FAILED', ultimo_erro = 'tempo esgotado aguardando a resposta', \
+                    lease_token = NULL WHERE tipo = 'ReposicaoEnviada' RETURNING id",
+            &[],
+        )
+        .await;
+    (m, id)
+}
+
+/// Issue 37 §1: every repair of a shipment whose outcome is unknown credits it once. Before the
+/// shipment was keyed on its own identity, "Reemitir" credited the 24 units again (shelf 48) and
+/// `giro audit` failed on `conservacao_prateleira`.
+#[tokio::test]
+async fn a_shipment_applied_before_its_answer_was_lost_is_credited_once_whatever_the_repair() {
+    for acao in ["reenvio", "refazer"] {
+        let (m, id) = remessa_aplicada_e_morta().await;
+        let (s, b) =
+            no_evento(&m, Servico::Estoque, Method::POST, id, &format!("/{acao}?motivo=teste")).await;
+        assert_eq!(s, 200, "{acao}: {b}");
+        m.pump().await;
+        assert_eq!(m.prateleira(COCA).await, 24, "{acao}: the shipment was not credited a second time");
+        let creditadas: i64 = m.mercado.db.valor("SELECT count(*) FROM remessa_creditada", &[]).await;
+        assert_eq!(creditadas, 1, "{acao}: one shipment recorded");
+        assert_audit_clean(&m, acao).await;
+        repoe_de_novo(&m, acao).await;
+    }
+    // Discarding stays refused, and the safe repair is offered first, saying why.
+    let (m, id) = remessa_aplicada_e_morta().await;
+    let (s, d) = no_evento(&m, Servico::Estoque, Method::GET, id, "").await;
+    assert_eq!(s, 200, "{d}");
+    assert_eq!(d["opcoes"][0]["acao"], Value::from("reenviar"), "{d}");
+    assert!(d["opcoes"][0]["efeito"].to_string().contains("não se sabe"), "{d}");
+    let (s, b) = no_evento(&m, Servico::Estoque, Method::DELETE, id, "?motivo=teste").await;
+    assert_eq!(s, 409, "{b}");
+    assert_eq!(m.prateleira(COCA).await, 24);
+    let (_, r) = audit(&m);
+    let tipos: Vec<&str> =
+        r["divergencias"].as_array().unwrap().iter().map(|d| d["tipo"].as_str().unwrap()).collect();
+    assert_eq!(tipos, ["evento_falhou"], "only the dead letter itself, nothing lost or doubled: {r:#}");
+}
+
 #[tokio::test]
 async fn an_answer_cannot_be_discarded_and_the_refusal_says_what_the_market_would_be_left_with() {
     let (m, id) = remessa_morta().await;
