@@ -25,21 +25,21 @@
 //! inbox (the receiver may have pruned them), and unit conservation assumes products were
 //! registered through the API (a new product starts with an empty shelf).
 //!
-//! What it reads of the outboxes comes from [`crate::outbox::store`] (every `outbox_event`
+//! What it reads of the outboxes comes from [`giro_outbox::store`] (every `outbox_event`
 //! statement lives there); the roles' tables are read here and matched with it by event id.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::db::Client;
 use chrono::{DateTime, Utc};
+use giro_infra::db::Client;
 use serde::Serialize;
 use uuid::Uuid;
 
-use crate::config::{Config, DbConfig, Servico};
-use crate::contracts::{EventoIntegracao, TipoEvento};
 use crate::mercado::reposicao::StatusSolicitacao;
 use crate::mercado::reserva::StatusReserva;
-use crate::outbox::{saida, store, Evento as _, Status};
+use giro_contracts::{EventoIntegracao, TipoEvento};
+use giro_infra::config::{Config, DbConfig, Servico};
+use giro_outbox::{saida, store, Evento as _, Status};
 
 /// Where the SKU is in a stored payload (the events' aggregate key).
 const SKU: &[&str] = EventoIntegracao::CAMINHO_CHAVE;
@@ -74,9 +74,9 @@ async fn connect(config: &Config, db: &DbConfig, servico: Servico) -> Result<Cli
     let erro = |e: anyhow::Error| Ilegivel {
         db: servico.nome(),
         // Names the database, its host and variable, and the cause, once.
-        source: crate::db::nomear_conexao(e, servico, db),
+        source: giro_infra::db::nomear_conexao(e, servico, db),
     };
-    let pool = crate::db::pool_with(db, 1, config.db_timeout, config.db_limites).map_err(erro)?;
+    let pool = giro_infra::db::pool_with(db, 1, config.db_timeout, config.db_limites).map_err(erro)?;
     pool.get().await.map_err(|e| erro(e.into()))
 }
 

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::config::{LogFormat, Servico};
+use giro_infra::config::{LogFormat, Servico};
 
 /// Girô: a virtual market whose stock restocks itself.
 ///
@@ -50,7 +50,7 @@ pub enum Command {
     /// An outbox publisher as its own process; any number may compete over one outbox (SKIP LOCKED).
     Publisher(PublisherArgs),
     /// Look into an outbox and act on its dead letters (FAILED events).
-    Outbox(crate::outbox::admin::OutboxArgs),
+    Outbox(giro_outbox::admin::OutboxArgs),
     /// Print the effective configuration as TOML (secrets masked) and where each value came from.
     Config {
         /// Check every setting and every secret a service needs; list each problem and exit 2
@@ -174,7 +174,7 @@ pub enum BenchCommand {
         /// Instead of the runs above (or beside --backlog): a REPEATABLE READ transaction held
         /// this long (e.g. 240s) beside a steady relay, after a --seconds baseline; rate and
         /// delivery latency per phase, before issue 29 and now.
-        #[arg(long = "hold-horizon", alias = "segurar-horizonte", value_name = "DURATION", value_parser = crate::config::duration::parse)]
+        #[arg(long = "hold-horizon", alias = "segurar-horizonte", value_name = "DURATION", value_parser = giro_infra::config::duration::parse)]
         segurar_horizonte: Option<std::time::Duration>,
         /// Writers committing events as fast as they can during --hold-horizon.
         #[arg(long = "writers", alias = "escritores", default_value_t = 4)]
@@ -211,7 +211,7 @@ pub enum BenchCommand {
         #[arg(long = "orders", alias = "pedidos", default_value_t = 1500)]
         pedidos: usize,
         /// The reservations' TTL (reserva.ttl) for the run.
-        #[arg(long, default_value = "10s", value_parser = crate::config::duration::parse)]
+        #[arg(long, default_value = "10s", value_parser = giro_infra::config::duration::parse)]
         ttl: std::time::Duration,
     },
     /// Memory over time with nothing scraping: mercado, a separate publisher and estoque under a
@@ -256,7 +256,7 @@ pub struct MigrateArgs {
 
     /// Wait up to this long (e.g. 30s, 5m) for the database to answer before migrating, instead of
     /// failing at once (what the systemd unit giro-migrate@ does at boot).
-    #[arg(long = "wait", alias = "esperar", value_name = "DURATION", value_parser = crate::config::duration::parse)]
+    #[arg(long = "wait", alias = "esperar", value_name = "DURATION", value_parser = giro_infra::config::duration::parse)]
     pub esperar: Option<std::time::Duration>,
 }
 

@@ -1,16 +1,16 @@
 //! `giro`: parse, load the configuration, initialise logging, dispatch (the map is in lib.rs).
 use clap::Parser;
 use giro::cli::{Cli, Command};
-use giro::config::{Config, Sources};
-use giro::db::migrate;
-use giro::telemetry::{config_error, exit_code};
+use giro_infra::config::{Config, Sources};
+use giro_infra::db::migrate;
+use giro_infra::telemetry::{config_error, exit_code};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let sources = Sources::from_process(cli.config.clone(), cli.flags());
     if let Command::Config { check, json } = cli.command {
-        return giro::config::report::main(&sources, giro::config::report::Modo { check, json });
+        return giro_infra::config::report::main(&sources, giro_infra::config::report::Modo { check, json });
     }
     let config = match Config::load(&sources) {
         Ok(c) => c,
@@ -19,27 +19,27 @@ fn main() -> ExitCode {
     if let Command::Audit { json } = cli.command {
         return giro::audit::main(&config, json);
     }
-    giro::telemetry::init(config.log_format);
+    giro_infra::telemetry::init(config.log_format);
     let format = config.log_format;
     let runtime = tokio::runtime::Runtime::new().map_err(anyhow::Error::from);
     exit_code(runtime.and_then(|rt| rt.block_on(dispatch(cli, config))), format)
 }
 
 async fn dispatch(cli: Cli, config: Config) -> anyhow::Result<()> {
-    let shutdown = giro::shutdown::on_signal;
+    let shutdown = giro_infra::shutdown::on_signal;
     match cli.command {
         Command::Migrate(a) => migrate::command(&a.db.servicos(), a.esperar, &config, shutdown()).await,
         Command::Mercado { .. } => giro::mercado::serve(config, shutdown()).await,
         Command::Estoque { .. } => giro::estoque::serve(config, shutdown()).await,
         Command::Publisher(a) => giro::publisher_role::run(config, a.db, shutdown()).await,
         Command::Outbox(a) => {
-            let reparos = giro::outbox::admin::Reparos {
+            let reparos = giro_outbox::admin::Reparos {
                 mercado: std::sync::Arc::new(giro::mercado::saida::ReparoMercado),
                 estoque: std::sync::Arc::new(giro::estoque::saida::ReparoEstoque),
             };
-            giro::outbox::admin::run::<giro::contracts::EventoIntegracao>(a, &config, &reparos)
+            giro_outbox::admin::run::<giro_contracts::EventoIntegracao>(a, &config, &reparos)
                 .await
-                .map_err(giro::http::pg::para_comando)
+                .map_err(giro_http::pg::para_comando)
         }
         Command::Bench(a) => giro::bench::run(a).await,
         Command::Dev { com_falhas } => giro::dev::run(cli.config, com_falhas, shutdown()).await,

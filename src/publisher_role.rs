@@ -9,10 +9,10 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::config::{Config, Servico};
-use crate::db::{self, OutboxSignal};
-use crate::outbox::relay::Publisher;
-use crate::supervisor::Supervisor;
+use giro_infra::config::{Config, Servico};
+use giro_infra::db::{self, OutboxSignal};
+use giro_infra::supervisor::Supervisor;
+use giro_outbox::relay::Publisher;
 
 pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationToken) -> anyhow::Result<()> {
     let servicos = match only {
@@ -23,9 +23,9 @@ pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationTo
         // A publisher sends to the peer with the peer's token.
         config.token_servico(s.par())?;
     }
-    crate::http::metrics::install();
+    giro_http::metrics::install();
     let tasks = TaskTracker::new();
-    // Restarts a failed publisher loop with backoff (see crate::supervisor).
+    // Restarts a failed publisher loop with backoff (see giro_infra::supervisor).
     let supervisor = Supervisor::new();
     let mut pools = Vec::new();
     for s in servicos {
@@ -50,13 +50,13 @@ pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationTo
             .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
         let bound = listener.local_addr()?;
         tracing::info!(addr = %bound, "publisher metrics listening on http://{bound}");
-        let router = crate::http::metrics::publisher_router();
+        let router = giro_http::metrics::publisher_router();
         let (stop, config) = (shutdown.clone(), config.clone());
-        tasks.spawn(async move { crate::http::serve_config(listener, router, stop, &config).await });
+        tasks.spawn(async move { giro_http::serve_config(listener, router, stop, &config).await });
     }
     let pools_len = pools.len();
     // systemd readiness: READY=1 once every database it relays answered, STOPPING=1 at shutdown.
-    tasks.spawn(crate::systemd::lifecycle("publisher", pools, config.db_timeout, shutdown.clone()));
+    tasks.spawn(giro_infra::systemd::lifecycle("publisher", pools, config.db_timeout, shutdown.clone()));
     tracing::info!(outboxes = pools_len, "giro publisher running");
     tasks.close();
     shutdown.cancelled().await;

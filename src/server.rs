@@ -13,14 +13,14 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::config::{Config, ConfigError, Servico};
-use crate::contracts::EventoIntegracao;
-use crate::db::{self, Db};
-use crate::http::{self, auth::Seguranca};
-use crate::inbox::receiver::{self, Consumidor};
-use crate::inbox::retencao::RetencaoInbox;
-use crate::outbox::relay::Publisher;
-use crate::supervisor::{Supervisor, Vivo};
+use giro_contracts::EventoIntegracao;
+use giro_http::auth::Seguranca;
+use giro_infra::config::{Config, ConfigError, Servico};
+use giro_infra::db::{self, Db};
+use giro_infra::supervisor::{Supervisor, Vivo};
+use giro_outbox::inbox::receiver::{self, Consumidor};
+use giro_outbox::inbox::retencao::RetencaoInbox;
+use giro_outbox::relay::Publisher;
 
 /// What a role is given to build itself.
 pub struct Contexto {
@@ -33,12 +33,12 @@ pub struct Contexto {
     /// Restarts failed background loops; `/readyz` is 503 while a required one is down.
     pub supervisor: Arc<Supervisor>,
     /// On while the listeners drain after SIGTERM (`http.drenagem`): `/readyz` is 503.
-    pub drenagem: http::drenagem::Drenagem,
+    pub drenagem: giro_http::drenagem::Drenagem,
 }
 
 impl Contexto {
     /// Runs a background loop under [`Contexto::supervisor`] until shutdown (see
-    /// [`crate::supervisor`]); `make` builds each run of it.
+    /// [`giro_infra::supervisor`]); `make` builds each run of it.
     pub fn supervisionar<F, Fut>(&self, nome: &'static str, obrigatorio: bool, make: F)
     where
         F: Fn(Vivo, CancellationToken) -> Fut + Send + 'static,
@@ -59,9 +59,9 @@ pub struct Role<S> {
     /// The effects of the events the role accepts on `/eventos`.
     pub consumidor: Arc<dyn Consumidor<S, Evento = EventoIntegracao>>,
     /// The role's business series read at scrape time (estoque's open demand), if any.
-    pub metricas: Option<crate::outbox::metrics::Extra>,
+    pub metricas: Option<giro_outbox::metrics::Extra>,
     /// What discarding or redoing one of the role's dead letters does to its domain (issue 30).
-    pub reparo: crate::outbox::saida::ReparoDe<S>,
+    pub reparo: giro_outbox::saida::ReparoDe<S>,
 }
 
 /// Checks, before anything starts, the secrets every service needs: its own token (to
@@ -95,12 +95,12 @@ pub fn seguranca(config: &Config, servico: Servico, pool: &db::Pool) -> Result<A
 pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
     let routes = role
         .router
-        .merge(http::auth::login::router(ctx.seguranca.clone()))
+        .merge(giro_http::auth::login::router(ctx.seguranca.clone()))
         .merge(receiver::router(ctx.db.clone(), role.consumidor, ctx.config.outbox.lote_max))
-        .merge(crate::outbox::console::router_com::<EventoIntegracao, S>(
+        .merge(giro_outbox::console::router_com::<EventoIntegracao, S>(
             ctx.db.clone(),
             ctx.seguranca.clone(),
-            crate::outbox::console::Ajustes {
+            giro_outbox::console::Ajustes {
                 inbox_retencao: ctx.config.inbox_retencao,
                 timeout_requisicao: ctx.config.limites_http.timeout_requisicao,
                 reparo: role.reparo,
@@ -109,30 +109,30 @@ pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
         // Innermost of the shared layers: a request whose session was lost before any COMMIT
         // runs again once, on a fresh connection (the throttle above counts it once).
         .layer(axum::middleware::from_fn_with_state(
-            http::reexecucao::Espera::new(ctx.db.pool.clone(), ctx.config.db_espera_reexecucao),
-            http::reexecucao::uma_vez,
+            giro_http::reexecucao::Espera::new(ctx.db.pool.clone(), ctx.config.db_espera_reexecucao),
+            giro_http::reexecucao::uma_vez,
         ))
         // Probes stay outside the re-run: `/readyz` and `/metrics` report the database as it is
         // now, within their own bounds — a second attempt that first waits out
         // `db.espera-reexecucao` would outlast a balancer's check and hide the outage.
-        .merge(http::health::router(http::health::Prontidao::drenando_com(
+        .merge(giro_http::health::router(giro_http::health::Prontidao::drenando_com(
             ctx.db.pool.clone(),
             true,
             ctx.supervisor.clone(),
             ctx.drenagem.clone(),
         )))
-        .merge(crate::outbox::metrics::router_com(ctx.db.pool.clone(), role.metricas));
+        .merge(giro_outbox::metrics::router_com(ctx.db.pool.clone(), role.metricas));
     // Counters in the service's database: every replica counts the same attempts.
-    let limitador = http::limite::Limitador::new(
+    let limitador = giro_http::limite::Limitador::new(
         &ctx.config,
-        Arc::new(http::limite::contadores_pg::ContadoresPg::new(ctx.db.pool.clone())),
+        Arc::new(giro_http::limite::contadores_pg::ContadoresPg::new(ctx.db.pool.clone())),
     );
-    let mut router = http::finish(routes, ctx.seguranca.clone());
+    let mut router = giro_http::finish(routes, ctx.seguranca.clone());
     if ctx.config.cookies_seguros {
-        router = router.layer(axum::middleware::from_fn(http::cookies_seguros));
+        router = router.layer(axum::middleware::from_fn(giro_http::cookies_seguros));
     }
     router.layer(axum::middleware::from_fn(move |req, next| {
-        http::limite::identificar(limitador.clone(), req, next)
+        giro_http::limite::identificar(limitador.clone(), req, next)
     }))
 }
 
@@ -171,7 +171,7 @@ pub async fn run<S: 'static>(
         tasks: TaskTracker::new(),
         shutdown: shutdown.clone(),
         supervisor: Supervisor::new(),
-        drenagem: http::drenagem::Drenagem::default(),
+        drenagem: giro_http::drenagem::Drenagem::default(),
     };
     // The listeners stop `http.drenagem` after the signal; background loops at once.
     let parar_http = ctx.drenagem.adiar(&shutdown, ctx.config.drenagem);
@@ -181,8 +181,8 @@ pub async fn run<S: 'static>(
     if let Some(l) = leitura {
         ctx.tasks.spawn(db::leitura::vigiar(l, shutdown.clone()));
     }
-    crate::http::metrics::install();
-    crate::otlp::init(&format!("giro-{}", servico.nome())); // on when OTEL_EXPORTER_OTLP_ENDPOINT is set
+    giro_http::metrics::install();
+    giro_infra::otlp::init(&format!("giro-{}", servico.nome())); // on when OTEL_EXPORTER_OTLP_ENDPOINT is set
     if ctx.config.outbox.publicador_embutido {
         // Woken in-process by this service's commits; no LISTEN needed.
         let p = Arc::new(Publisher::for_service(
@@ -205,7 +205,7 @@ pub async fn run<S: 'static>(
     // readiness: expired sessions are refused whether or not their rows are gone yet.
     let (seg, sessao) = (ctx.seguranca.clone(), ctx.config.sessao.clone());
     ctx.supervisionar("limpeza-sessoes", false, move |vivo, shutdown| {
-        http::auth::sessao::limpar_sessoes(
+        giro_http::auth::sessao::limpar_sessoes(
             seg.clone(),
             sessao.intervalo_limpeza,
             sessao.lote_limpeza,
@@ -214,15 +214,15 @@ pub async fn run<S: 'static>(
         )
     });
     // systemd readiness: READY=1 once the database answers (the listener is bound), STOPPING=1 at shutdown.
-    ctx.tasks.spawn(crate::systemd::lifecycle(
+    ctx.tasks.spawn(giro_infra::systemd::lifecycle(
         servico.nome(),
-        vec![(ctx.db.pool.clone(), crate::db::descrever(servico, &ctx.config.servico(servico).db))],
+        vec![(ctx.db.pool.clone(), giro_infra::db::descrever(servico, &ctx.config.servico(servico).db))],
         ctx.config.db_timeout,
         shutdown.clone(),
     ));
 
     tracing::info!(service = %servico, addr = %bound, "giro {servico} listening on http://{bound}");
-    let served = http::serve_config(listener, router, parar_http, &ctx.config).await;
+    let served = giro_http::serve_config(listener, router, parar_http, &ctx.config).await;
     shutdown.cancel();
     ctx.tasks.close();
     if tokio::time::timeout(ctx.config.prazo_desligamento, ctx.tasks.wait()).await.is_err() {
@@ -237,7 +237,7 @@ pub async fn run<S: 'static>(
 /// routes (a load balancer checks a web port with `/api/readyz`). Anything else is 404 there:
 /// `/metrics`, `/eventos`, `/openapi.json` and the other front's routes stay on the API port.
 /// A front that calls a new route needs it added here (its browser test fails until then).
-pub fn rotas_web(servico: Servico) -> Vec<http::web::Rota> {
+pub fn rotas_web(servico: Servico) -> Vec<giro_http::web::Rota> {
     use axum::http::Method;
     let (get, post, delete) = (Method::GET, Method::POST, Method::DELETE);
     let mut rotas = vec![
@@ -304,10 +304,12 @@ async fn start_web(
     api: &Router,
     parar: &CancellationToken,
 ) -> anyhow::Result<()> {
-    if let Some((listener, web)) = http::web::bind(&ctx.config, servico, api, &rotas_web(servico)).await? {
+    if let Some((listener, web)) =
+        giro_http::web::bind(&ctx.config, servico, api, &rotas_web(servico)).await?
+    {
         let (shutdown, config) = (parar.clone(), ctx.config.clone());
         ctx.tasks.spawn(async move {
-            if let Err(e) = http::serve_config(listener, web, shutdown, &config).await {
+            if let Err(e) = giro_http::serve_config(listener, web, shutdown, &config).await {
                 tracing::error!(error = %e, "web listener failed");
             }
         });

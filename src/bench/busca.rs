@@ -12,9 +12,9 @@ use serde_json::json;
 
 use crate::bench::scratch::Scratch;
 use crate::bench::{ms, percentile};
-use crate::config::Servico;
-use crate::db::{self, Db};
 use crate::mercado::produto;
+use giro_infra::config::Servico;
+use giro_infra::db::{self, Db};
 
 pub struct BuscaArgs {
     pub admin_url: String,

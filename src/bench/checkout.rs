@@ -525,7 +525,7 @@ async fn pgbench(
 
 /// Runs pgbench (`-M prepared`) with `file` against `db`; returns its tps.
 pub async fn pgbench_file(
-    db: &crate::config::DbConfig,
+    db: &giro_infra::config::DbConfig,
     file: &std::path::Path,
     clientes: usize,
     segundos: u64,

@@ -173,13 +173,13 @@ pub fn ms(d: Duration) -> f64 {
 // ---- Shared by the relay, processes and peers benches ----
 
 /// Events delivered so far.
-pub(crate) async fn count_sent(db: &crate::db::Db) -> anyhow::Result<i64> {
+pub(crate) async fn count_sent(db: &giro_infra::db::Db) -> anyhow::Result<i64> {
     let c = db.client().await?;
-    Ok(crate::outbox::store::count(&c, crate::outbox::Status::Sent).await?)
+    Ok(giro_outbox::store::count(&c, giro_outbox::Status::Sent).await?)
 }
 
 /// Empties both outboxes and inboxes between runs.
-pub(crate) async fn reset(mercado: &crate::db::Db, estoque: &crate::db::Db) -> anyhow::Result<()> {
+pub(crate) async fn reset(mercado: &giro_infra::db::Db, estoque: &giro_infra::db::Db) -> anyhow::Result<()> {
     mercado.client().await?.batch_execute("TRUNCATE outbox_event, inbox_event").await?;
     estoque.client().await?.batch_execute("TRUNCATE outbox_event, inbox_event").await?;
     Ok(())
@@ -198,7 +198,7 @@ pub(crate) fn melhor(runs: &serde_json::Value) -> Option<f64> {
 }
 
 /// Writes `n` pending `ReposicaoSolicitada` (distinct SKUs estoque does not know) to the outbox.
-pub(crate) async fn semear(mercado: &crate::db::Db, n: usize) -> anyhow::Result<()> {
+pub(crate) async fn semear(mercado: &giro_infra::db::Db, n: usize) -> anyhow::Result<()> {
     mercado
         .client()
         .await?
@@ -215,8 +215,8 @@ pub(crate) async fn semear(mercado: &crate::db::Db, n: usize) -> anyhow::Result<
 }
 
 /// A `ReposicaoSolicitada` for a SKU estoque does not know; `n` keeps the SKUs distinct.
-pub(crate) fn solicitacao(n: u64) -> crate::contracts::EventoIntegracao {
-    crate::contracts::EventoIntegracao::ReposicaoSolicitada(crate::contracts::ReposicaoSolicitada {
+pub(crate) fn solicitacao(n: u64) -> giro_contracts::EventoIntegracao {
+    giro_contracts::EventoIntegracao::ReposicaoSolicitada(giro_contracts::ReposicaoSolicitada {
         event_id: uuid::Uuid::new_v4(),
         sku: format!("{}", 7_890_000_000_000u64 + n),
         qtd_faltante: 1,
@@ -226,10 +226,10 @@ pub(crate) fn solicitacao(n: u64) -> crate::contracts::EventoIntegracao {
 
 /// Commits one event to `writer`'s outbox in a transaction of its own, as mercado's writers do
 /// (with `NOTIFY` when `writer` was made with it).
-pub(crate) async fn escrever_um(writer: &crate::db::Db, n: u64) -> anyhow::Result<()> {
+pub(crate) async fn escrever_um(writer: &giro_infra::db::Db, n: u64) -> anyhow::Result<()> {
     let mut client = writer.client().await?;
     let tx = writer.begin(&mut client).await?;
-    crate::outbox::registrar(&tx, &solicitacao(n)).await?;
+    giro_outbox::registrar(&tx, &solicitacao(n)).await?;
     tx.commit().await?;
     Ok(())
 }
@@ -239,8 +239,8 @@ pub(crate) async fn escrever_um(writer: &crate::db::Db, n: u64) -> anyhow::Resul
 /// once all are `SENT` (within 60 s; `vivo` fails the run when the publisher died), the latency of
 /// each is `enviado_em − criado_em`. Returns `{taxa, eventos, p50Ms, p99Ms, maxMs}`.
 pub(crate) async fn latencia(
-    writer: &crate::db::Db,
-    mercado: &crate::db::Db,
+    writer: &giro_infra::db::Db,
+    mercado: &giro_infra::db::Db,
     taxa: u32,
     duracao: Duration,
     rotulo: &str,

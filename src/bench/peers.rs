@@ -16,7 +16,7 @@ use tokio::process::Command;
 use crate::bench::melhor;
 use crate::bench::processos::{self, ProcessosArgs};
 use crate::bench::scratch;
-use crate::db::{self, Db};
+use giro_infra::db::{self, Db};
 
 /// `bench/peers`: `GIRO_BENCH_PEERS_DIR`, else under the working directory (a clone's root), else
 /// the source tree this binary was built from.

@@ -10,7 +10,7 @@ use std::process::Stdio;
 use anyhow::Context;
 use tokio::process::{Child, Command};
 
-use crate::config::DbConfig;
+use giro_infra::config::DbConfig;
 
 pub struct Pgbouncer {
     _child: Child,

@@ -25,9 +25,9 @@ use tokio_util::sync::CancellationToken;
 use crate::bench::relay::{bench_config, Rig};
 use crate::bench::scratch::{self, Scratch};
 use crate::bench::{escrever_um, ms, percentile, reset};
-use crate::config::{Config, Servico};
-use crate::db::Db;
-use crate::outbox::relay::Publisher;
+use giro_infra::config::{Config, Servico};
+use giro_infra::db::Db;
+use giro_outbox::relay::Publisher;
 
 pub struct PressaoArgs {
     pub admin_url: String,

@@ -5,7 +5,7 @@
 
 use tokio_postgres::NoTls;
 
-use crate::config::{DbConfig, Servico};
+use giro_infra::config::{DbConfig, Servico};
 
 pub struct Scratch {
     admin: tokio_postgres::Config,
@@ -34,7 +34,7 @@ impl Scratch {
         pg.dbname(&nome);
         pg.application_name(format!("giro-bench-{}", servico.nome()));
         let db = DbConfig { pg };
-        crate::db::migrate::run(servico, &db).await?;
+        giro_infra::db::migrate::run(servico, &db).await?;
         Ok(Scratch { admin, nome, db })
     }
 

@@ -21,8 +21,8 @@ use anyhow::Context;
 use tokio::process::{Child, Command};
 use tokio_util::sync::CancellationToken;
 
-use crate::config::secret::random_token;
-use crate::config::{Config, Sources};
+use giro_infra::config::secret::random_token;
+use giro_infra::config::{Config, Sources};
 
 fn checkout() -> PathBuf {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
@@ -228,8 +228,10 @@ async fn market(
     let flags = cluster.iter().map(|(key, _, url)| (*key, url.clone(), "GIRO_PG_PORT")).collect();
     let config = Config::load(&Sources::from_process(config_file, flags))?;
     let operador = config.operador()?;
-    for s in [crate::config::Servico::Mercado, crate::config::Servico::Estoque] {
-        crate::db::migrate::run(s, &config.servico(s).db).await.with_context(|| format!("migrating {s}"))?;
+    for s in [giro_infra::config::Servico::Mercado, giro_infra::config::Servico::Estoque] {
+        giro_infra::db::migrate::run(s, &config.servico(s).db)
+            .await
+            .with_context(|| format!("migrating {s}"))?;
     }
 
     let exe = std::env::current_exe()?;
@@ -370,8 +372,8 @@ async fn market(
 /// dead letter at once) in mercado's outbox, and a `ProdutoClassificado` in estoque's outbox held
 /// back ten minutes as if its last three attempts had failed (a delayed event).
 async fn falhas(config: &Config) -> anyhow::Result<()> {
-    use crate::config::Servico;
-    use crate::contracts::{EventoIntegracao, ProdutoClassificado, ReposicaoSolicitada};
+    use giro_contracts::{EventoIntegracao, ProdutoClassificado, ReposicaoSolicitada};
+    use giro_infra::config::Servico;
     // `atrasar`: held back in the same transaction, so no publisher can send it first.
     async fn registrar(
         config: &Config,
@@ -379,11 +381,11 @@ async fn falhas(config: &Config) -> anyhow::Result<()> {
         e: EventoIntegracao,
         atrasar: bool,
     ) -> anyhow::Result<()> {
-        let pool = crate::db::pool(&config.servico(s).db, 1, config.db_timeout)?;
-        let db = crate::db::Db::new(pool, true);
+        let pool = giro_infra::db::pool(&config.servico(s).db, 1, config.db_timeout)?;
+        let db = giro_infra::db::Db::new(pool, true);
         let mut client = db.client().await?;
         let tx = db.begin(&mut client).await?;
-        crate::outbox::registrar(&tx, &e).await?;
+        giro_outbox::registrar(&tx, &e).await?;
         if atrasar {
             tx.execute(
                 "UPDATE outbox_event SET tentativas = 3, proxima_tentativa_em = now() + interval '10 minutes', \

@@ -16,10 +16,9 @@ use uuid::Uuid;
 use super::produto;
 use super::Tx;
 use super::{demanda, expedicao, ErroEstoque};
-use crate::contracts::{
+use giro_contracts::{
     EventoIntegracao, MotivoNegacao, ReposicaoEnviada, ReposicaoNegada, ReposicaoSolicitada,
 };
-use crate::outbox;
 
 /// What the warehouse answered (already in the outbox).
 #[derive(Clone, Debug, PartialEq)]
@@ -62,6 +61,6 @@ async fn negar(
         motivo,
         ocorrido_em: agora,
     };
-    outbox::registrar(tx, &EventoIntegracao::ReposicaoNegada(negada.clone())).await?;
+    giro_outbox::registrar(tx, &EventoIntegracao::ReposicaoNegada(negada.clone())).await?;
     Ok(Resposta::Negada(negada))
 }

@@ -25,9 +25,8 @@ use uuid::Uuid;
 use super::produto::Bloqueado;
 use super::ErroEstoque;
 use super::Tx;
-use crate::config::{Secret, TagsConfig};
-use crate::contracts::{EventoIntegracao, ProdutoClassificado};
-use crate::outbox;
+use giro_contracts::{EventoIntegracao, ProdutoClassificado};
+use giro_infra::config::{Secret, TagsConfig};
 
 /// A usable classification: tags not empty, categoria not blank, both within the contract.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,7 +57,7 @@ struct Resposta {
 
 impl ClienteTags {
     pub fn new(cfg: &TagsConfig) -> anyhow::Result<ClienteTags> {
-        let http = crate::http::client::builder(cfg.timeout)
+        let http = giro_http::client::builder(cfg.timeout)
             .timeout(cfg.timeout.saturating_mul(2).max(Duration::from_millis(1)))
             .build()
             .map_err(|e| anyhow::anyhow!("cannot build the tag-worker client: {e}"))?;
@@ -104,7 +103,7 @@ impl ClienteTags {
         let res = req
             .send()
             .await
-            .map_err(|e| FalhaTags::Indisponivel(crate::http::client::describe(&e.without_url())))?;
+            .map_err(|e| FalhaTags::Indisponivel(giro_http::client::describe(&e.without_url())))?;
         let status = res.status();
         if !status.is_success() {
             let msg = format!("HTTP {}", status.as_u16());
@@ -117,7 +116,7 @@ impl ClienteTags {
         let body = res
             .bytes()
             .await
-            .map_err(|e| FalhaTags::Indisponivel(crate::http::client::describe(&e.without_url())))?;
+            .map_err(|e| FalhaTags::Indisponivel(giro_http::client::describe(&e.without_url())))?;
         let resposta: Resposta = serde_json::from_slice(&body)
             .map_err(|e| FalhaTags::Inclassificavel(format!("corpo ilegível: {e}")))?;
         Ok(utilizavel(sku, resposta))
@@ -173,7 +172,7 @@ pub async fn aplicar(
         categoria: c.categoria.clone(),
         ocorrido_em: agora,
     };
-    outbox::registrar(tx, &EventoIntegracao::ProdutoClassificado(evento.clone())).await?;
+    giro_outbox::registrar(tx, &EventoIntegracao::ProdutoClassificado(evento.clone())).await?;
     tracing::info!(sku = %evento.sku, categoria = %evento.categoria, tags = ?evento.tags, "product classified");
     Ok(evento)
 }

@@ -97,7 +97,7 @@ pub async fn atender_abertas(
 
 /// `giro_open_demand{age}`: open pent-up demand (requests waiting for a lot) by how long it has
 /// waited — under an hour, under a day, longer — and the units it asks; read at scrape time.
-pub fn metricas(c: &crate::db::Client) -> futures_util::future::BoxFuture<'_, String> {
+pub fn metricas(c: &giro_infra::db::Client) -> futures_util::future::BoxFuture<'_, String> {
     Box::pin(async move {
         const SQL: &str = "SELECT count(*) FILTER (WHERE registrado_em > now() - interval '1 hour'), \
                                   count(*) FILTER (WHERE registrado_em <= now() - interval '1 hour' AND registrado_em > now() - interval '1 day'), \

@@ -29,8 +29,8 @@ use serde::{Deserialize, Serialize};
 use super::classificacao::{self, ClienteTags};
 use super::Tx;
 use super::{agora, demanda, inventario, lote, produto, ErroEstoque};
-use crate::contracts::Violacoes;
-use crate::db::Db;
+use giro_contracts::Violacoes;
+use giro_infra::db::Db;
 
 /// The body of `POST /lotes`. Everything optional at the JSON level so each missing field gets the
 /// validation message that names it, instead of a parse error.
@@ -90,7 +90,7 @@ impl EntradaLoteRequest {
         v.tamanho("codigoLote", &codigo, 50);
         let quantidade = self.quantidade.unwrap_or(0);
         v.positivo("quantidade", quantidade);
-        if let Some(Err(m)) = self.validade.map(|d| crate::http::extract::data_sensata("validade", d)) {
+        if let Some(Err(m)) = self.validade.map(|d| giro_http::extract::data_sensata("validade", d)) {
             v.mensagem(m);
         }
         v.resultado("entrada de lote inválida: ").map_err(ErroEstoque::Invalido)?;

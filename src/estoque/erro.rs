@@ -1,8 +1,8 @@
 //! estoque's constraints by name (issue 13), beside [`ErroEstoque`](super::ErroEstoque): what each
 //! refusal means for the caller. A constraint not listed is a 500 with its cause logged. With
-//! them, [`POLITICA`]: estoque's statement of the one database-error policy ([`crate::http::pg`]).
+//! them, [`POLITICA`]: estoque's statement of the one database-error policy ([`giro_http::pg`]).
 
-use crate::http::pg::{Politica, Restricao};
+use giro_http::pg::{Politica, Restricao};
 
 /// The detail of estoque's 409 for a race on a constraint.
 /// A repeated lot code is answered before the constraint with its own message (`entrada_lote`):

@@ -14,8 +14,7 @@ use super::lote;
 use super::produto::Bloqueado;
 use super::ErroEstoque;
 use super::Tx;
-use crate::contracts::{EventoIntegracao, ReposicaoEnviada};
-use crate::outbox;
+use giro_contracts::{EventoIntegracao, ReposicaoEnviada};
 
 /// Ships up to `qtd_pedida` units of `produto` from its FEFO lot at `agora`, answering the request
 /// `correlation_id`; `None` when no lot can ship (zero balance, or only expired lots).
@@ -39,7 +38,7 @@ pub async fn expedir_do_proximo_lote(
         lote: lote.codigo_lote.clone(),
         ocorrido_em: agora,
     };
-    outbox::registrar(tx, &EventoIntegracao::ReposicaoEnviada(enviada.clone())).await?;
+    giro_outbox::registrar(tx, &EventoIntegracao::ReposicaoEnviada(enviada.clone())).await?;
     registrar_expedida(tx, &enviada, lote.id).await?;
     tracing::info!(
         sku = %enviada.sku, correlation_id = %correlation_id, event_id = %enviada.event_id,

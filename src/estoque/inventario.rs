@@ -23,8 +23,8 @@ use uuid::Uuid;
 use super::lote::{self, hoje_sql};
 use super::painel::DIAS_ALERTA_VALIDADE;
 use super::{produto, ErroEstoque, Tx};
-use crate::contracts::{instante, sku_valido};
-use crate::db::{Client, Db};
+use giro_contracts::{instante, sku_valido};
+use giro_infra::db::{Client, Db};
 
 /// Rows per page of `GET /painel/estoque` when `tamanho` is absent, and the most it takes.
 pub const TAMANHO_PADRAO: i64 = 20;
@@ -269,7 +269,7 @@ pub struct Saldos {
 
 /// The [`Saldos`] of `sku` at `agora` (zero for an unknown SKU).
 pub async fn saldos(
-    c: &impl crate::db::Sql,
+    c: &impl giro_infra::db::Sql,
     sku: &str,
     agora: DateTime<Utc>,
 ) -> Result<Saldos, tokio_postgres::Error> {

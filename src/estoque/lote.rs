@@ -114,7 +114,10 @@ pub(super) async fn retirar(tx: &Tx<'_>, lote: &Lote, qtd: i32) -> Result<(), Er
 
 /// The civil date "today" at `agora` in the warehouse's time zone, as SQL computes it for FEFO
 /// (so the intake's and the write-off's "expired" agree with what ships).
-pub async fn hoje(c: &impl crate::db::Sql, agora: DateTime<Utc>) -> Result<NaiveDate, tokio_postgres::Error> {
+pub async fn hoje(
+    c: &impl giro_infra::db::Sql,
+    agora: DateTime<Utc>,
+) -> Result<NaiveDate, tokio_postgres::Error> {
     let stmt = concat!("SELECT ", hoje_sql!("$1"));
     c.query_one(stmt, &[&agora]).await?.try_get(0)
 }

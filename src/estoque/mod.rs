@@ -43,11 +43,11 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{Config, Servico};
-use crate::contracts::{EventoIntegracao, TipoEvento};
-use crate::db::{DbError, Estoque};
-use crate::inbox::receiver::{Consumidor, EventoInvalido};
 use crate::server::{self, Contexto, Role};
+use giro_contracts::{EventoIntegracao, TipoEvento};
+use giro_infra::config::{Config, Servico};
+use giro_infra::db::{DbError, Estoque};
+use giro_outbox::inbox::receiver::{Consumidor, EventoInvalido};
 
 pub async fn serve(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
     server::run(Servico::Estoque, config, build, shutdown).await
@@ -84,11 +84,11 @@ fn iniciar_reclassificacao(ctx: &Contexto, cliente: Arc<classificacao::ClienteTa
 /// The event types estoque accepts on `/eventos`.
 pub const ACEITOS: &[&str] = &[TipoEvento::ReposicaoSolicitada.nome()];
 
-pub use crate::db::agora;
+pub use giro_infra::db::agora;
 
 /// A transaction in estoque's database: what every estoque write takes. Opened with
-/// `Tx::begin(&db, &mut client)`; a mercado function does not accept it ([`crate::db::Tx`]).
-pub type Tx<'a> = crate::db::Tx<'a, crate::db::Estoque>;
+/// `Tx::begin(&db, &mut client)`; a mercado function does not accept it ([`giro_infra::db::Tx`]).
+pub type Tx<'a> = giro_infra::db::Tx<'a, giro_infra::db::Estoque>;
 
 /// The warehouse's errors, each with its HTTP status in [`routes`].
 #[derive(Debug, thiserror::Error)]
@@ -117,7 +117,7 @@ pub enum ErroEstoque {
 
 impl From<tokio_postgres::Error> for ErroEstoque {
     fn from(e: tokio_postgres::Error) -> Self {
-        use crate::http::pg::{self, Classe, Restricao};
+        use giro_http::pg::{self, Classe, Restricao};
         match erro::POLITICA.classificar(&e) {
             Classe::Restricao(Restricao::Conflito) => {
                 pg::registrar_recusa(&e, "estoque");

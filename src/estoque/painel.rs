@@ -31,8 +31,8 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::lote::hoje_sql;
-use crate::contracts::instante;
-use crate::db::Client;
+use giro_contracts::instante;
+use giro_infra::db::Client;
 
 /// Days ahead of today that count as "expiring" (inclusive).
 pub const DIAS_ALERTA_VALIDADE: i32 = 30;

@@ -25,8 +25,8 @@ use tokio_postgres::Row;
 use super::lote::{self, Lote};
 use super::ErroEstoque;
 use super::Tx;
-use crate::contracts::sku_valido;
-use crate::db::Client;
+use giro_contracts::sku_valido;
+use giro_infra::db::Client;
 
 /// A product as stored.
 #[derive(Clone, Debug, PartialEq)]

@@ -34,8 +34,8 @@ use std::time::{Duration, Instant};
 use super::classificacao::{self, ClienteTags, FalhaTags};
 use super::Tx;
 use super::{agora, produto};
-use crate::db::Db;
-use crate::supervisor::Vivo;
+use giro_infra::db::Db;
+use giro_infra::supervisor::Vivo;
 
 /// The advisory lock key of the job (any constant shared by every replica).
 const LOCK_KEY: i64 = 0x6769_726f_7461_6773; // "girotags"
@@ -62,7 +62,7 @@ pub async fn job(
                 Ok(0) => tracing::debug!("re-classification round: nothing classified"),
                 Ok(n) => tracing::info!(classificados = n, "re-classification round"),
                 Err(e) => {
-                    crate::db::note_chain(&e);
+                    giro_infra::db::note_chain(&e);
                     tracing::warn!(error = %format!("{e:#}"), "re-classification round failed; trying again next round")
                 }
             },

@@ -29,11 +29,11 @@ use super::classificacao::ClienteTags;
 use super::entrada_lote::{self, EntradaLoteRequest};
 use super::erro::POLITICA;
 use super::{agora, inventario, painel, produto, ErroEstoque};
-use crate::contracts::sku_valido;
-use crate::db::{Db, DbError};
-use crate::http::auth::{self, Principal, Seguranca};
-use crate::http::extract::{AppJson, AppPath, AppQuery};
-use crate::http::Problem;
+use giro_contracts::sku_valido;
+use giro_http::auth::{self, Principal, Seguranca};
+use giro_http::extract::{AppJson, AppPath, AppQuery};
+use giro_http::Problem;
+use giro_infra::db::{Db, DbError};
 
 /// What the handlers share.
 pub struct Estado {
@@ -64,7 +64,7 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
         .route("/painel/estoque/{sku}/lotes/{codigoLote}/baixa", post(baixar_lote))
         .route_layer(from_fn(auth::require_operador))
         .route_layer(from_fn_with_state(seguranca.clone(), auth::csrf));
-    let openapi = Router::new().route("/openapi.json", get(crate::http::openapi::estoque));
+    let openapi = Router::new().route("/openapi.json", get(giro_http::openapi::estoque));
     produtos.merge(lotes).merge(painel).merge(baixa).merge(openapi).with_state(estado)
 }
 

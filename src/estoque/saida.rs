@@ -14,12 +14,10 @@ use futures_util::future::BoxFuture;
 use uuid::Uuid;
 
 use super::{agora, classificacao, produto, Tx};
-use crate::contracts::{
-    EventoIntegracao, ProdutoClassificado, ReposicaoEnviada, ReposicaoNegada, TipoEvento,
-};
-use crate::db::Estoque;
-use crate::outbox::saida::{Acao, Opcao, Recusa, Reparo};
-use crate::outbox::store::Linha;
+use giro_contracts::{EventoIntegracao, ProdutoClassificado, ReposicaoEnviada, ReposicaoNegada, TipoEvento};
+use giro_infra::db::Estoque;
+use giro_outbox::saida::{Acao, Opcao, Recusa, Reparo};
+use giro_outbox::store::Linha;
 
 pub struct ReparoEstoque;
 
@@ -123,7 +121,7 @@ async fn reemitir(tx: &Tx<'_>, l: &Linha, agora: DateTime<Utc>) -> anyhow::Resul
         Some(TipoEvento::ReposicaoEnviada) => {
             let velha: ReposicaoEnviada = serde_json::from_value(p).map_err(ilegivel)?;
             let nova = ReposicaoEnviada { event_id: Uuid::new_v4(), ocorrido_em: agora, ..velha.clone() };
-            crate::outbox::registrar(tx, &EventoIntegracao::ReposicaoEnviada(nova.clone())).await?;
+            giro_outbox::registrar(tx, &EventoIntegracao::ReposicaoEnviada(nova.clone())).await?;
             tx.execute(
                 "UPDATE reposicao_expedida SET event_id = $2 WHERE event_id = $1",
                 &[&velha.event_id, &nova.event_id],
@@ -137,7 +135,7 @@ async fn reemitir(tx: &Tx<'_>, l: &Linha, agora: DateTime<Utc>) -> anyhow::Resul
         Some(TipoEvento::ReposicaoNegada) => {
             let velha: ReposicaoNegada = serde_json::from_value(p).map_err(ilegivel)?;
             let nova = ReposicaoNegada { event_id: Uuid::new_v4(), ocorrido_em: agora, ..velha };
-            crate::outbox::registrar(tx, &EventoIntegracao::ReposicaoNegada(nova.clone())).await?;
+            giro_outbox::registrar(tx, &EventoIntegracao::ReposicaoNegada(nova.clone())).await?;
             format!("negativa ({}) reemitida como {}", nova.motivo.como_texto(), nova.event_id)
         }
         Some(TipoEvento::ProdutoClassificado) => {

@@ -22,7 +22,7 @@ use super::erro::ErroMercado;
 use super::prateleira::{self, ProdutoVitrine};
 use super::Tx;
 use super::{produto, reposicao};
-use crate::db::Db;
+use giro_infra::db::Db;
 
 /// A validated registration request.
 #[derive(Clone, Debug, PartialEq)]
@@ -86,7 +86,7 @@ pub async fn alterar(
     sku: &str,
     a: &Alteracao,
     agora: DateTime<Utc>,
-) -> Result<Option<(ProdutoVitrine, Option<crate::contracts::ReposicaoSolicitada>)>, ErroMercado> {
+) -> Result<Option<(ProdutoVitrine, Option<giro_contracts::ReposicaoSolicitada>)>, ErroMercado> {
     let mut client = db.client().await?;
     let tx = Tx::begin(db, &mut client).await?;
     let Some(mut p) = produto::travar(&tx, sku).await? else {

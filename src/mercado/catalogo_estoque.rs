@@ -12,7 +12,7 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde::Deserialize;
 
-use crate::config::Secret;
+use giro_infra::config::Secret;
 
 /// What estoque says about a SKU (`ProdutoNoEstoque`); only the classification is used.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -56,7 +56,7 @@ pub struct CatalogoEstoque {
 
 impl CatalogoEstoque {
     pub fn new(base: &str, token: Secret, timeout: Duration) -> anyhow::Result<Self> {
-        let http = crate::http::client::builder(timeout).build()?;
+        let http = giro_http::client::builder(timeout).build()?;
         Ok(CatalogoEstoque { http, base: base.trim_end_matches('/').to_string(), token })
     }
 
@@ -65,7 +65,7 @@ impl CatalogoEstoque {
         let res = match self.http.get(&url).bearer_auth(self.token.expose()).send().await {
             Ok(r) => r,
             Err(e) => {
-                tracing::warn!(sku, error = %crate::http::client::describe(&e), "estoque lookup failed; registering without classification");
+                tracing::warn!(sku, error = %giro_http::client::describe(&e), "estoque lookup failed; registering without classification");
                 return Consulta::Indisponivel;
             }
         };

@@ -20,8 +20,8 @@ use super::pedido::{self, ItemNovo};
 use super::produto::Travado;
 use super::Tx;
 use super::{produto, reposicao, reserva};
-use crate::db::Db;
-use crate::db::Param;
+use giro_infra::db::Db;
+use giro_infra::db::Param;
 
 /// The largest value of `pedido.total` (`NUMERIC(12,2)`).
 const TOTAL_MAXIMO: Decimal = Decimal::from_parts(3_567_587_327, 232, 0, false, 2);
@@ -117,7 +117,7 @@ const TOMAR_CHAVE: &str = "INSERT INTO checkout_idempotencia AS k (chave, itens,
 /// The order an unexpired `chave` already closed: `Ok(None)` when there is none; a 422 when it
 /// was used for other items.
 async fn repetido(
-    c: &impl crate::db::Sql,
+    c: &impl giro_infra::db::Sql,
     chave: &str,
     itens: &str,
     agora: DateTime<Utc>,
@@ -166,7 +166,7 @@ pub const INTERVALO_PURGA: Duration = Duration::from_secs(60);
 pub async fn limpar_chaves(
     db: Db,
     shutdown: tokio_util::sync::CancellationToken,
-    vivo: crate::supervisor::Vivo,
+    vivo: giro_infra::supervisor::Vivo,
 ) {
     loop {
         loop {
@@ -355,7 +355,7 @@ async fn gravar(
     // so each write goes out on its first poll, the order row ahead of the rows referencing it;
     // a statement still being prepared would be sent late, and an item before its order fails
     // the foreign key (a fresh connection's first checkouts answered 500 before this).
-    crate::db::Sql::aquecer(tx, &[upd, ped, item, res, prazo]).await?;
+    giro_infra::db::Sql::aquecer(tx, &[upd, ped, item, res, prazo]).await?;
     // The reservations' deadline is the database's clock (SPEC §4.7), read in the same pipeline.
     let ttl_s = ttl.as_secs_f64();
     let status: Vec<&'static str> = tocados.iter().map(|p| p.status.como_texto()).collect();

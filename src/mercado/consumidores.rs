@@ -13,7 +13,7 @@ use super::erro::ErroMercado;
 use super::produto;
 use super::reposicao::{self, StatusSolicitacao};
 use super::Tx;
-use crate::contracts::{MotivoNegacao, ProdutoClassificado, ReposicaoEnviada, ReposicaoNegada};
+use giro_contracts::{MotivoNegacao, ProdutoClassificado, ReposicaoEnviada, ReposicaoNegada};
 
 /// Goods arrived: the shelf is credited once per shipment (even if the request is closed or
 /// unknown), the open request becomes ATENDIDA, and the trigger runs again — a partial lot, or

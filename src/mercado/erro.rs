@@ -1,7 +1,7 @@
 //! The storefront's errors and the one place that decides their HTTP status (the original's
 //! `TratamentoDeErros`, SPEC §6.3): each variant carries the pt-BR message people see.
 //!
-//! Database failures follow the one policy of every route ([`crate::http::pg`], stated for
+//! Database failures follow the one policy of every route ([`giro_http::pg`], stated for
 //! mercado in [`POLITICA`]), logged and answered without internals: the database's trouble (an
 //! unreachable pool, a lost connection, a read-only database, a lock or statement timeout) is
 //! 503; a constraint violation is looked up by name in [`RESTRICOES`] (a race is 409 `"conflito
@@ -12,9 +12,9 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use uuid::Uuid;
 
-use crate::db::DbError;
-use crate::http::pg::{self, Classe, Politica, Restricao};
-use crate::http::Problem;
+use giro_http::pg::{self, Classe, Politica, Restricao};
+use giro_http::Problem;
+use giro_infra::db::DbError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ErroMercado {
@@ -85,7 +85,7 @@ pub const RESTRICOES: &[(&str, Restricao)] = &[
 
 impl From<tokio_postgres::Error> for ErroMercado {
     fn from(e: tokio_postgres::Error) -> Self {
-        crate::db::note_error(&e);
+        giro_infra::db::note_error(&e);
         match POLITICA.classificar(&e) {
             Classe::Restricao(Restricao::Conflito) => {
                 pg::registrar_recusa(&e, "mercado");

@@ -48,8 +48,8 @@ use super::pedido::{self, StatusPedido};
 use super::produto;
 use super::reserva::{self, StatusReserva};
 use super::Tx;
-use crate::db::Db;
-use crate::supervisor::Vivo;
+use giro_infra::db::Db;
+use giro_infra::supervisor::Vivo;
 
 /// Orders whose expiry failed, left out of the selection until their retry instant.
 #[derive(Debug, Default)]

@@ -58,23 +58,23 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{Config, Servico};
-use crate::contracts::{EventoIntegracao, TipoEvento};
-use crate::db::Mercado;
-use crate::inbox::receiver::{Consumidor, EventoInvalido};
 use crate::server::{self, Contexto, Role};
+use giro_contracts::{EventoIntegracao, TipoEvento};
+use giro_infra::config::{Config, Servico};
+use giro_infra::db::Mercado;
+use giro_outbox::inbox::receiver::{Consumidor, EventoInvalido};
 
 /// A transaction in mercado's database: what every mercado write takes. Opened with
-/// `Tx::begin(&db, &mut client)`; an estoque function does not accept it ([`crate::db::Tx`]):
+/// `Tx::begin(&db, &mut client)`; an estoque function does not accept it ([`giro_infra::db::Tx`]):
 ///
 /// ```compile_fail,E0308
-/// # async fn f(db: &giro::db::Db) -> Result<(), Box<dyn std::error::Error>> {
+/// # async fn f(db: &giro_infra::db::Db) -> Result<(), Box<dyn std::error::Error>> {
 /// let mut client = db.client().await?;
 /// let tx = giro::mercado::Tx::begin(db, &mut client).await?;
 /// giro::estoque::produto::bloquear(&tx, "7894900011517").await?;
 /// # Ok(()) }
 /// ```
-pub type Tx<'a> = crate::db::Tx<'a, crate::db::Mercado>;
+pub type Tx<'a> = giro_infra::db::Tx<'a, giro_infra::db::Mercado>;
 
 pub async fn serve(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
     server::run(Servico::Mercado, config, build, shutdown).await
@@ -112,7 +112,7 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Mercado>> {
     })
 }
 
-pub use crate::db::agora;
+pub use giro_infra::db::agora;
 
 /// The event types mercado accepts on `/eventos`.
 pub const ACEITOS: &[&str] = &[

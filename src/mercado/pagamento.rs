@@ -11,7 +11,7 @@ use super::erro::ErroMercado;
 use super::pedido::{self, PedidoDetalhe, StatusPedido};
 use super::reserva;
 use super::Tx;
-use crate::db::Db;
+use giro_infra::db::Db;
 
 /// Pays order `id`; `agora`: `None` = the database's clock (tests pass an instant).
 pub async fn pagar(db: &Db, id: Uuid, agora: Option<DateTime<Utc>>) -> Result<PedidoDetalhe, ErroMercado> {

@@ -8,8 +8,8 @@
 //! exclusive: the browser turns the owner's local dates into instants, so days follow the shop's
 //! time zone, not the server's).
 
-use crate::db::Sql;
 use chrono::{DateTime, Utc};
+use giro_infra::db::Sql;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
@@ -133,10 +133,10 @@ pub struct PedidoDetalhe {
     pub status: &'static str,
     #[serde(serialize_with = "super::dinheiro::numero")]
     pub total: Decimal,
-    #[serde(with = "crate::contracts::instante")]
+    #[serde(with = "giro_contracts::instante")]
     pub criado_em: DateTime<Utc>,
     /// The earliest deadline among the order's reservations; null when it has none.
-    #[serde(serialize_with = "crate::contracts::instante::opcional::serialize")]
+    #[serde(serialize_with = "giro_contracts::instante::opcional::serialize")]
     pub reserva_expira_em: Option<DateTime<Utc>>,
     pub itens: Vec<ItemDetalhe>,
 }
@@ -198,7 +198,7 @@ pub struct PedidoResumo {
     pub status: &'static str,
     #[serde(serialize_with = "super::dinheiro::numero")]
     pub total: Decimal,
-    #[serde(with = "crate::contracts::instante")]
+    #[serde(with = "giro_contracts::instante")]
     pub criado_em: DateTime<Utc>,
     /// Lines of the order and the units over them.
     pub itens: i64,
@@ -255,7 +255,7 @@ pub struct ReservaOperador {
     pub qtd: i32,
     /// `ATIVA`, `CONFIRMADA` or `EXPIRADA`.
     pub status: String,
-    #[serde(with = "crate::contracts::instante")]
+    #[serde(with = "giro_contracts::instante")]
     pub expira_em: DateTime<Utc>,
 }
 
@@ -264,7 +264,7 @@ pub struct ReservaOperador {
 #[serde(rename_all = "camelCase")]
 pub struct Pagamento {
     /// `null` for orders paid before mercado V22 recorded the instant.
-    #[serde(serialize_with = "crate::contracts::instante::opcional::serialize")]
+    #[serde(serialize_with = "giro_contracts::instante::opcional::serialize")]
     pub pago_em: Option<DateTime<Utc>>,
 }
 

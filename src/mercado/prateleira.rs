@@ -69,7 +69,7 @@ impl ProdutoVitrine {
         minimo: i32,
         ideal: i32,
     ) -> Result<Self, ErroMercado> {
-        if !crate::contracts::sku_valido(sku) {
+        if !giro_contracts::sku_valido(sku) {
             return Err(ErroMercado::invalido(format!("SKU inválido (esperado GTIN-8/12/13/14): {sku}")));
         }
         let nome = nome.trim();

@@ -37,8 +37,8 @@
 use std::marker::PhantomData;
 use std::ops::Deref;
 
-use crate::db::Sql;
 use chrono::{DateTime, Utc};
+use giro_infra::db::Sql;
 use tokio_postgres::Row;
 
 use super::erro::ErroMercado;
@@ -78,7 +78,7 @@ fn de_linha(r: &Row) -> Result<ProdutoVitrine, ErroMercado> {
 /// SKU (the locked row) as it is. Kept past the commit, it does not compile:
 ///
 /// ```compile_fail,E0505
-/// # async fn f(db: &giro::db::Db) -> Result<(), Box<dyn std::error::Error>> {
+/// # async fn f(db: &giro_infra::db::Db) -> Result<(), Box<dyn std::error::Error>> {
 /// let mut client = db.client().await?;
 /// let tx = giro::mercado::Tx::begin(db, &mut client).await?;
 /// let p = giro::mercado::produto::travar(&tx, "7894900011517").await?;
@@ -201,7 +201,7 @@ pub async fn listar(
              ORDER BY similarity(busca, giro_normalizar($3)) DESC, {ordem} LIMIT {MAX_RESULTADOS}"
     );
     let inteira = ws.join(" ");
-    let mut params: Vec<&dyn crate::db::Param> = vec![&categoria, &busca, &inteira];
+    let mut params: Vec<&dyn giro_infra::db::Param> = vec![&categoria, &busca, &inteira];
     for w in &ws {
         params.push(w);
     }

@@ -14,7 +14,7 @@ use uuid::Uuid;
 use super::erro::ErroMercado;
 use super::produto::Travado;
 use super::Tx;
-use crate::contracts::{EventoIntegracao, ReposicaoSolicitada};
+use giro_contracts::{EventoIntegracao, ReposicaoSolicitada};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StatusSolicitacao {
@@ -121,7 +121,7 @@ pub async fn avaliar(
         tracing::warn!(sku = %produto.sku, "an open restock request appeared concurrently; none added");
         return Ok(None);
     }
-    crate::outbox::registrar(tx, &EventoIntegracao::ReposicaoSolicitada(evento.clone())).await?;
+    giro_outbox::registrar(tx, &EventoIntegracao::ReposicaoSolicitada(evento.clone())).await?;
     tracing::info!(sku = %evento.sku, qtd = evento.qtd_faltante, event_id = %evento.event_id, "restock requested");
     Ok(Some(evento))
 }
@@ -170,7 +170,7 @@ pub async fn mudar_status(tx: &Tx<'_>, id: i64, status: StatusSolicitacao) -> Re
 /// denied for lack of balance (`AGUARDANDO_LOTE`) waits for a lot nobody has promised: what the
 /// storefront says differs (SPEC §8.1).
 pub async fn em_transito(
-    db: &impl crate::db::Sql,
+    db: &impl giro_infra::db::Sql,
     skus: &[&str],
 ) -> Result<std::collections::HashSet<String>, ErroMercado> {
     if skus.is_empty() {

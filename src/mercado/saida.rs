@@ -15,10 +15,10 @@ use uuid::Uuid;
 
 use super::reposicao::{self, StatusSolicitacao};
 use super::{agora, produto, Tx};
-use crate::contracts::TipoEvento;
-use crate::db::Mercado;
-use crate::outbox::saida::{Acao, Opcao, Reparo};
-use crate::outbox::store::Linha;
+use giro_contracts::TipoEvento;
+use giro_infra::db::Mercado;
+use giro_outbox::saida::{Acao, Opcao, Reparo};
+use giro_outbox::store::Linha;
 
 pub struct ReparoMercado;
 

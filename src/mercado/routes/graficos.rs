@@ -19,11 +19,11 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use super::Estado;
-use crate::contracts::instante;
-use crate::http::extract::{AppJson, AppQuery};
-use crate::http::Problem;
 use crate::mercado::dinheiro;
 use crate::mercado::erro::ErroMercado;
+use giro_contracts::instante;
+use giro_http::extract::{AppJson, AppQuery};
+use giro_http::Problem;
 
 /// The query of a chart, read by hand so a bad value is named in the 400.
 #[derive(Deserialize)]

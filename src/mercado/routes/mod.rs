@@ -21,10 +21,10 @@ use axum::routing::{get, patch, post};
 use axum::Router;
 
 use super::catalogo_estoque::CatalogoEstoque;
-use crate::contracts::Violacoes;
-use crate::db::Db;
-use crate::http::auth::{self, Seguranca};
-use crate::http::limite;
+use giro_contracts::Violacoes;
+use giro_http::auth::{self, Seguranca};
+use giro_http::limite;
+use giro_infra::db::Db;
 
 /// What the handlers share.
 pub struct Estado {
@@ -36,7 +36,7 @@ pub struct Estado {
 
 pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
     Router::new()
-        .route("/openapi.json", get(crate::http::openapi::mercado))
+        .route("/openapi.json", get(giro_http::openapi::mercado))
         .route("/produtos", get(produtos::listar))
         .route(
             "/produtos",

@@ -24,14 +24,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::{validado, Estado};
-use crate::contracts::{instante, Violacoes};
-use crate::http::extract::{AppJson, AppPath, AppQuery};
-use crate::http::Problem;
 use crate::mercado::cadastro::{self, Alteracao};
 use crate::mercado::catalogo_estoque::Consulta;
 use crate::mercado::dinheiro;
 use crate::mercado::erro::ErroMercado;
 use crate::mercado::pedido::{self, FiltroPedidos, StatusPedido};
+use giro_contracts::{instante, Violacoes};
+use giro_http::extract::{AppJson, AppPath, AppQuery};
+use giro_http::Problem;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -68,7 +68,7 @@ pub async fn produtos(State(e): State<Arc<Estado>>) -> Result<AppJson<Vec<Produt
 
 /// The operator's products (all, or the one `sku`).
 async fn ler_produtos(
-    client: &impl crate::db::Sql,
+    client: &impl giro_infra::db::Sql,
     sku: Option<&str>,
 ) -> Result<Vec<ProdutoOperador>, ErroMercado> {
     // At most one open request per SKU (uk_solicitacao_reposicao_ativa_por_sku), so one row each.
@@ -119,10 +119,10 @@ pub async fn no_estoque(
     sku: Result<Path<String>, PathRejection>,
 ) -> Result<AppJson<NoEstoque>, Problem> {
     let sku = sku.map(|Path(s)| s).unwrap_or_default();
-    if !crate::contracts::sku_valido(&sku) {
+    if !giro_contracts::sku_valido(&sku) {
         return Err(Problem::bad_request(format!(
             "parâmetro inválido: sku deve corresponder a \"{}\": {sku}",
-            crate::contracts::SKU_REGEX
+            giro_contracts::SKU_REGEX
         )));
     }
     match e.catalogo.consultar(&sku).await {
@@ -277,10 +277,10 @@ pub async fn alterar_produto(
     AppPath(sku): AppPath<String>,
     AppJson(req): AppJson<AlteracaoRequest>,
 ) -> Result<Response, ErroMercado> {
-    if !crate::contracts::sku_valido(&sku) {
+    if !giro_contracts::sku_valido(&sku) {
         return Err(ErroMercado::invalido(format!(
             "Parâmetro inválido: sku deve corresponder a \"{}\": {sku}",
-            crate::contracts::SKU_REGEX
+            giro_contracts::SKU_REGEX
         )));
     }
     let alteracao = req.validar()?;

@@ -13,11 +13,11 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::{validado, Estado};
-use crate::contracts::Violacoes;
-use crate::http::extract::{AppJson, AppPath};
-use crate::http::limite::{EnderecoCliente, Limitador};
 use crate::mercado::erro::ErroMercado;
 use crate::mercado::{checkout, dinheiro, pagamento, pedido};
+use giro_contracts::Violacoes;
+use giro_http::extract::{AppJson, AppPath};
+use giro_http::limite::{EnderecoCliente, Limitador};
 
 /// The most items one order may carry (`@Size(max=50)`).
 const MAX_ITENS: usize = 50;
@@ -62,11 +62,11 @@ struct PedidoFechadoResposta {
     pedido_id: Uuid,
     /// The order's short number and when it was closed (issue 26), besides the original's fields.
     numero: i64,
-    #[serde(with = "crate::contracts::instante")]
+    #[serde(with = "giro_contracts::instante")]
     criado_em: DateTime<Utc>,
     #[serde(serialize_with = "dinheiro::numero")]
     total: Decimal,
-    #[serde(with = "crate::contracts::instante")]
+    #[serde(with = "giro_contracts::instante")]
     reserva_expira_em: DateTime<Utc>,
 }
 

@@ -10,12 +10,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::{validado, Estado};
-use crate::contracts::Violacoes;
-use crate::http::extract::{AppJson, AppPath, AppQuery};
 use crate::mercado::cadastro::{self, NovoProduto};
 use crate::mercado::erro::ErroMercado;
 use crate::mercado::prateleira::ProdutoVitrine;
 use crate::mercado::{dinheiro, produto, reposicao};
+use giro_contracts::Violacoes;
+use giro_http::extract::{AppJson, AppPath, AppQuery};
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -57,7 +57,7 @@ impl From<ProdutoVitrine> for ProdutoResposta {
 
 /// The answers for `produtos`, each knowing whether a restock is in flight for it (one query).
 async fn respostas(
-    db: &impl crate::db::Sql,
+    db: &impl giro_infra::db::Sql,
     produtos: Vec<ProdutoVitrine>,
 ) -> Result<Vec<ProdutoResposta>, ErroMercado> {
     let skus: Vec<&str> = produtos.iter().map(|p| p.sku.as_str()).collect();
@@ -104,7 +104,7 @@ pub async fn buscar(
     AppPath(sku): AppPath<String>,
 ) -> Result<Response, ErroMercado> {
     // A SKU that cannot be registered is as absent as any other; no query for it.
-    if !crate::contracts::sku_valido(&sku) {
+    if !giro_contracts::sku_valido(&sku) {
         return Ok(StatusCode::NOT_FOUND.into_response());
     }
     let client = e.db.leitura().await?;

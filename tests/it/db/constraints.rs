@@ -1,6 +1,6 @@
 //! The database rejects what SPEC §2 says it must, whatever the code above it does.
 
-use giro::config::Servico;
+use giro_infra::config::Servico;
 
 use crate::support::TestDb;
 

@@ -2,9 +2,9 @@
 //! shipment, the `reposicao_expedida` row, pent-up demand and the two denials, idempotency.
 
 use chrono::{TimeZone, Utc};
-use giro::contracts::ReposicaoSolicitada;
 use giro::estoque::atendimento::{self, Resposta};
 use giro::estoque::lote;
+use giro_contracts::ReposicaoSolicitada;
 use uuid::Uuid;
 
 use crate::estoque::fixtures::*;
@@ -43,7 +43,7 @@ async fn a_lot_of_50_serves_a_request_of_16_leaving_34_and_one_shipment_row() {
     assert_eq!(r.get::<_, i32>(4), 16);
     let expedido: chrono::DateTime<Utc> = r.get(5);
     assert_eq!(
-        giro::contracts::instante::formatar(&expedido),
+        giro_contracts::instante::formatar(&expedido),
         p["ocorridoEm"].as_str().unwrap(),
         "expedido_em = ocorridoEm"
     );

@@ -82,7 +82,7 @@ async fn demandas_lists_open_demands_in_the_order_they_will_be_served() {
     assert_eq!(
         lista[0],
         json!({"id": id, "sku": BANANA, "descricao": "BANANA PRATA KG", "qtdSolicitada": 5,
-               "registradoEm": giro::contracts::instante::formatar(&registrado)})
+               "registradoEm": giro_contracts::instante::formatar(&registrado)})
     );
     assert_eq!(lista[1]["sku"], COCA);
     assert_eq!(lista[1]["qtdSolicitada"], 16);
@@ -131,7 +131,7 @@ async fn reposicoes_shows_entregue_em_once_delivered_and_after_the_outbox_row_is
         .await
         .unwrap()
         .get(0);
-    let entregue = giro::contracts::instante::formatar(&enviado);
+    let entregue = giro_contracts::instante::formatar(&enviado);
     let (_, body) = get(&app, &op, "/painel/reposicoes").await;
     assert_eq!(body[1]["entregueEm"], entregue);
     assert_eq!(body[0]["entregueEm"], Value::Null);
@@ -231,9 +231,9 @@ async fn entregue_em_comes_from_the_real_publisher_and_survives_retention_of_the
     let (_, body) = get(&app, &op, "/painel/reposicoes").await;
     assert_eq!(body[0]["entregueEm"], Value::Null, "not delivered yet: \"enviando\"");
 
-    let p = giro::outbox::relay::Publisher::for_service(
+    let p = giro_outbox::relay::Publisher::for_service(
         &app.config,
-        giro::config::Servico::Estoque,
+        giro_infra::config::Servico::Estoque,
         app.dbh.pool.clone(),
         app.dbh.signal.clone(),
         false,

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use giro::config::Servico;
+use giro_infra::config::Servico;
 
 use crate::support::e2e::{blocking, concordam, free_port};
 use crate::support::process::{command, env_base, Giro};
@@ -204,8 +204,8 @@ impl Par {
             }
         }
         for s in [Servico::Mercado, Servico::Estoque] {
-            let cfg = giro::config::DbConfig { pg: par.url(s.nome()).parse().expect("url") };
-            giro::db::migrate::run(s, &cfg).await.expect("migrate");
+            let cfg = giro_infra::config::DbConfig { pg: par.url(s.nome()).parse().expect("url") };
+            giro_infra::db::migrate::run(s, &cfg).await.expect("migrate");
         }
         par
     }

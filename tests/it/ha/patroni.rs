@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use giro::config::{DbConfig, Servico};
+use giro_infra::config::{DbConfig, Servico};
 
 use crate::support::e2e::{blocking, concordam, Clientes, Repositor};
 use crate::support::lb::{nome, Frota};
@@ -66,7 +66,7 @@ impl Cena {
         topologia(&ha).await;
         for s in [Servico::Mercado, Servico::Estoque] {
             let cfg = DbConfig { pg: ha.url(s).parse().expect("url") };
-            giro::db::migrate::run(s, &cfg).await.expect("migrate");
+            giro_infra::db::migrate::run(s, &cfg).await.expect("migrate");
         }
         let mut f = Frota::new(
             ha.url(Servico::Mercado),

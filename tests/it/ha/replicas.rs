@@ -8,8 +8,8 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use giro::config::Servico;
 use giro::dev::demo::CATALOGO;
+use giro_infra::config::Servico;
 use serde_json::{json, Value};
 
 use crate::support::e2e::Clientes;

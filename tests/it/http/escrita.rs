@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use axum::routing::get;
 use axum::Router;
-use giro::config::{LimitesHttp, Servico};
+use giro_infra::config::{LimitesHttp, Servico};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 use tokio_util::sync::CancellationToken;
@@ -209,7 +209,7 @@ async fn the_request_timeout_covers_the_answer_to_its_last_byte() {
         timeout_escrita: Duration::from_secs(60),
         ..LimitesHttp::default()
     };
-    tokio::spawn(giro::http::serve_com(listener, router, stop.clone(), Duration::from_secs(1), limites));
+    tokio::spawn(giro_http::serve_com(listener, router, stop.clone(), Duration::from_secs(1), limites));
 
     // A body that stalls after its head: the connection is closed at the request timeout.
     let mut s = conectar(addr, None).await;

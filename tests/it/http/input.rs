@@ -5,7 +5,7 @@
 
 use serde_json::json;
 
-use giro::config::Servico;
+use giro_infra::config::Servico;
 
 use crate::support::real::{problem, Real};
 

@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use giro::config::Servico;
+use giro_infra::config::Servico;
 use serde_json::{json, Value};
 
 use crate::support::app::{spawn_app, Operador, TestApp};

@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use giro::config::Servico;
-use giro::http::auth;
+use giro_http::auth;
+use giro_infra::config::Servico;
 use tokio_util::sync::CancellationToken;
 
 use crate::support::app::{spawn_app, spawn_replica, Operador};
@@ -223,7 +223,7 @@ async fn the_service_s_purge_loop_removes_expired_sessions_by_itself() {
         Duration::from_millis(100),
         7,
         stop.clone(),
-        giro::supervisor::Vivo::detached("limpeza-sessoes"),
+        giro_infra::supervisor::Vivo::detached("limpeza-sessoes"),
     ));
     crate::support::wait_until(Duration::from_secs(10), "the purge", || async {
         let n: i64 = c.query_one("SELECT count(*) FROM sessao_operador", &[]).await.ok()?.get(0);

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use giro::config::Servico;
+use giro_infra::config::Servico;
 
 use crate::support::process::{env_base, scratch_dir, Giro};
 use crate::support::{TestDb, OPERADOR, SENHA};
@@ -275,7 +275,7 @@ async fn the_dashboard_listener_answers_its_run_time_settings() {
     let dir = crate::support::process::scratch_dir();
     std::fs::write(dir.join("index.html"), "<!doctype html><title>painel</title>").unwrap();
     let ajustes = serde_json::json!({"urlVitrine": "https://loja.exemplo", "portaVitrine": 15173});
-    let router = giro::http::web::router_com(&dir, axum::Router::new(), &[], ajustes.clone());
+    let router = giro_http::web::router_com(&dir, axum::Router::new(), &[], ajustes.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, router).await });
@@ -290,7 +290,7 @@ async fn the_dashboard_listener_answers_its_run_time_settings() {
 /// would answer 404 through the listener, as the Estoque page did once.
 #[test]
 fn every_api_path_the_fronts_call_is_forwarded_by_their_web_listener() {
-    use giro::config::Servico;
+    use giro_infra::config::Servico;
     let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
     fn arquivos(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         for e in std::fs::read_dir(dir).unwrap().flatten() {

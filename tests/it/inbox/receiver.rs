@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use giro::contracts::EventoIntegracao;
+use giro_contracts::EventoIntegracao;
 
 use crate::support::receiver::Receiver;
 use crate::support::{ESTOQUE_TOKEN, MERCADO_TOKEN};
@@ -191,7 +191,7 @@ async fn a_batch_mixing_valid_and_invalid_items_answers_each_in_order() {
 
 #[test]
 fn the_contract_fixtures_round_trip_and_unknown_fields_are_ignored() {
-    for tipo in giro::contracts::TIPOS {
+    for tipo in giro_contracts::TIPOS {
         let path = format!("{}/contracts/{tipo}.json", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(&path).unwrap();
         let evento = EventoIntegracao::ler(tipo, text.as_bytes()).unwrap_or_else(|e| panic!("{tipo}: {e}"));

@@ -8,7 +8,7 @@
 
 use serde_json::json;
 
-use giro::config::Servico;
+use giro_infra::config::Servico;
 
 use crate::support::real::{problem, Real};
 
@@ -167,7 +167,7 @@ async fn expired_keys_are_purged_by_the_background_task_not_by_checkouts() {
     let (velha, nova) = (format!("203.0.113.5|{velha}"), format!("203.0.113.5|{nova}"));
     assert_eq!(chaves().await, vec![velha.clone(), nova.clone()], "stored scoped to the client");
     // The purge takes the expired key only.
-    let db = giro::db::Db::new(m.db.pool(), false);
+    let db = giro_infra::db::Db::new(m.db.pool(), false);
     let n = giro::mercado::checkout::purgar_chaves(&db, chrono::Utc::now(), 1000).await.unwrap();
     assert_eq!(n, 1);
     assert_eq!(chaves().await, vec![nova]);

@@ -26,7 +26,7 @@ async fn varrer_ate(app: &crate::support::app::TestApp, expirados: i64, prazo: D
         Duration::from_secs(3600),
         50,
         stop.clone(),
-        giro::supervisor::Vivo::detached("expiracao"),
+        giro_infra::supervisor::Vivo::detached("expiracao"),
     ));
     wait_until(prazo, o_que, || async {
         let e: i64 = app.db.valor("SELECT count(*) FROM pedido WHERE status = 'EXPIRADO'", &[]).await;

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use giro::config::Servico;
-use giro::db::Db;
+use giro_infra::config::Servico;
+use giro_infra::db::Db;
 use serde_json::Value;
 
 use crate::outbox::publisher::{solicitada, write};
@@ -427,9 +427,11 @@ fn seconds(v: &str) -> u64 {
 
 #[test]
 fn the_systemd_units_carry_readiness_restart_sandboxing_and_a_stop_timeout_above_the_grace_period() {
-    let defaults =
-        giro::config::Config::load(&giro::config::Sources { cwd: scratch_dir(), ..Default::default() })
-            .unwrap();
+    let defaults = giro_infra::config::Config::load(&giro_infra::config::Sources {
+        cwd: scratch_dir(),
+        ..Default::default()
+    })
+    .unwrap();
     let grace = defaults.prazo_desligamento.as_secs();
     for unit in UNITS {
         let text = std::fs::read_to_string(repo(&format!("config/systemd/{unit}"))).unwrap();

@@ -11,14 +11,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
-use giro::config::{Operador, PoolLimits, Secret, Servico};
-use giro::contracts::EventoIntegracao;
-use giro::db::AnyDb;
-use giro::db::Db;
-use giro::http::auth::{self, Seguranca};
-use giro::http::pg::{Classe, Politica};
-use giro::outbox::admin;
-use giro::outbox::saida::{self, Reparo, SemReparo};
+use giro_contracts::EventoIntegracao;
+use giro_http::auth::{self, Seguranca};
+use giro_http::pg::{Classe, Politica};
+use giro_infra::config::{Operador, PoolLimits, Secret, Servico};
+use giro_infra::db::AnyDb;
+use giro_infra::db::Db;
+use giro_outbox::admin;
+use giro_outbox::saida::{self, Reparo, SemReparo};
 use reqwest::Method;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
@@ -53,12 +53,12 @@ impl Drop for Console {
 
 impl Console {
     async fn start(limits: PoolLimits) -> Console {
-        giro::telemetry::init_for_test();
+        giro_infra::telemetry::init_for_test();
         let db = TestDb::new(Servico::Mercado).await;
         let (proxy, url) = chaos::in_front_of(&db).await;
-        let cfg = giro::config::DbConfig { pg: url.parse().expect("proxy url") };
+        let cfg = giro_infra::config::DbConfig { pg: url.parse().expect("proxy url") };
         let outbox =
-            Db::new(giro::db::pool_with(&cfg, 4, Duration::from_secs(2), limits).expect("pool"), false);
+            Db::new(giro_infra::db::pool_with(&cfg, 4, Duration::from_secs(2), limits).expect("pool"), false);
         let seg = Seguranca::new(
             Secret::new(MERCADO_TOKEN),
             Operador { usuario: OPERADOR.into(), senha: Secret::new(SENHA) },
@@ -67,15 +67,15 @@ impl Console {
             db.pool(),
             auth::SESSION_TTL,
         );
-        let router = giro::http::finish(
-            giro::outbox::console::router::<EventoIntegracao>(outbox.clone(), seg.clone(), RETENCAO)
+        let router = giro_http::finish(
+            giro_outbox::console::router::<EventoIntegracao>(outbox.clone(), seg.clone(), RETENCAO)
                 .merge(auth::login::router(seg.clone())),
             seg,
         );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let stop = CancellationToken::new();
-        tokio::spawn(giro::http::serve(listener, router, stop.clone(), Duration::from_secs(1)));
+        tokio::spawn(giro_http::serve(listener, router, stop.clone(), Duration::from_secs(1)));
         let http = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().expect("client");
         let mut c =
             Console { addr, db, proxy, url, outbox, http, cookie: String::new(), csrf: String::new(), stop };

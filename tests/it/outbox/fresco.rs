@@ -6,8 +6,8 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use giro::config::Servico;
-use giro::outbox::store;
+use giro_infra::config::Servico;
+use giro_outbox::store;
 use uuid::Uuid;
 
 use crate::support::TestDb;

@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use giro::config::Servico;
-use giro::outbox::store::{self, Pisos};
+use giro_infra::config::Servico;
+use giro_outbox::store::{self, Pisos};
 use tokio_postgres::Client;
 use uuid::Uuid;
 

@@ -4,10 +4,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use giro::config::Servico;
-use giro::contracts::{EventoIntegracao, ReposicaoSolicitada};
-use giro::db::Db;
-use giro::outbox::relay::Publisher;
+use giro_contracts::{EventoIntegracao, ReposicaoSolicitada};
+use giro_infra::config::Servico;
+use giro_infra::db::Db;
+use giro_outbox::relay::Publisher;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
@@ -30,7 +30,7 @@ pub async fn write(db: &Db, eventos: &[EventoIntegracao]) {
     let mut client = db.client().await.unwrap();
     let tx = db.begin(&mut client).await.unwrap();
     for e in eventos {
-        giro::outbox::registrar(&tx, e).await.unwrap();
+        giro_outbox::registrar(&tx, e).await.unwrap();
     }
     tx.commit().await.unwrap();
 }
@@ -42,7 +42,7 @@ pub struct Setup {
 }
 
 pub async fn setup(lote: Lote) -> Setup {
-    giro::telemetry::init_for_test();
+    giro_infra::telemetry::init_for_test();
     let db = TestDb::new(Servico::Mercado).await;
     let dbh = Db::new(db.pool(), false);
     let peer = FakePeer::start(lote).await;
@@ -82,7 +82,7 @@ async fn an_event_of_a_rolled_back_transaction_is_never_delivered_and_a_committe
     {
         let mut client = s.dbh.client().await.unwrap();
         let tx = s.dbh.begin(&mut client).await.unwrap();
-        giro::outbox::registrar(&tx, &perdido).await.unwrap();
+        giro_outbox::registrar(&tx, &perdido).await.unwrap();
         tx.rollback().await.unwrap();
     }
     let enviado = solicitada(16);
@@ -251,12 +251,12 @@ async fn no_transaction_is_open_while_a_delivery_is_in_flight_and_a_stale_token_
     // A late publisher with another token cannot settle them.
     let ids: Vec<Uuid> =
         c.query("SELECT id FROM outbox_event", &[]).await.unwrap().iter().map(|r| r.get(0)).collect();
-    assert_eq!(giro::outbox::store::mark_sent(&c, &ids, Uuid::new_v4()).await.unwrap(), 0);
+    assert_eq!(giro_outbox::store::mark_sent(&c, &ids, Uuid::new_v4()).await.unwrap(), 0);
     let failures: Vec<_> = ids
         .iter()
-        .map(|id| giro::outbox::store::Failure { id: *id, erro: "late".into(), espera: None })
+        .map(|id| giro_outbox::store::Failure { id: *id, erro: "late".into(), espera: None })
         .collect();
-    assert_eq!(giro::outbox::store::mark_failed(&c, &failures, Uuid::new_v4()).await.unwrap(), 0);
+    assert_eq!(giro_outbox::store::mark_failed(&c, &failures, Uuid::new_v4()).await.unwrap(), 0);
     assert_eq!(s.count("PENDING").await, 2);
     s.peer.release();
     assert_eq!(round.await.unwrap().unwrap(), 2);
@@ -343,7 +343,7 @@ async fn retention_deletes_old_sent_and_inbox_rows_and_keeps_recent_ones() {
         ("GIRO_OUTBOX_PRAZO_ENTREGA", "20s"),
     ]);
     assert_eq!(p.prune(Utc::now()).await.unwrap(), 1, "the relay prunes its outbox only");
-    let inbox = giro::inbox::retencao::RetencaoInbox::new(s.db.pool(), Duration::from_secs(30));
+    let inbox = giro_outbox::inbox::retencao::RetencaoInbox::new(s.db.pool(), Duration::from_secs(30));
     assert_eq!(inbox.prune(Utc::now()).await.unwrap(), 1, "the inbox has its own sweep");
     let left: Vec<(String, bool)> = c
         .query(
@@ -533,7 +533,7 @@ async fn two_publishers_over_20000_events_deliver_all_and_apply_each_exactly_onc
             &cfg,
             Servico::Mercado,
             s.db.pool(),
-            Arc::new(giro::db::OutboxSignal::default()),
+            Arc::new(giro_infra::db::OutboxSignal::default()),
             false,
         )
         .unwrap()

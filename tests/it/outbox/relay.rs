@@ -12,8 +12,8 @@ use axum::extract::State;
 use axum::routing::post;
 use axum::{Json, Router};
 use chrono::Utc;
-use giro::config::Servico;
-use giro::outbox::relay::Publisher;
+use giro_infra::config::Servico;
+use giro_outbox::relay::Publisher;
 use serde_json::{json, Value};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -94,7 +94,7 @@ async fn lote(State(r): State<Arc<Receiver>>, Json(body): Json<Value>) -> Json<V
 /// A mercado publisher towards `r` at the shipped defaults, except for the HTTP timeout and the
 /// lease, long enough for a request held by the test.
 fn publisher(db: &TestDb, r: &Receiver, env: &[(&str, &str)]) -> Publisher {
-    publisher_with(db, r, env, Arc::new(giro::db::OutboxSignal::default()))
+    publisher_with(db, r, env, Arc::new(giro_infra::db::OutboxSignal::default()))
 }
 
 /// [`publisher`] woken through `signal`, as a writer's commit wakes the embedded publisher.
@@ -102,7 +102,7 @@ fn publisher_with(
     db: &TestDb,
     r: &Receiver,
     env: &[(&str, &str)],
-    signal: Arc<giro::db::OutboxSignal>,
+    signal: Arc<giro_infra::db::OutboxSignal>,
 ) -> Publisher {
     let mut vars = vec![
         ("ESTOQUE_EVENTOS_URL", r.url.as_str()),
@@ -132,7 +132,7 @@ async fn backlog(db: &TestDb, n: i64) {
 
 /// A fresh mercado database with `n` due events, and a receiver (its gate open or closed).
 async fn setup(n: i64, open: bool) -> (TestDb, Arc<Receiver>) {
-    giro::telemetry::init_for_test();
+    giro_infra::telemetry::init_for_test();
     let db = TestDb::new(Servico::Mercado).await;
     let r = Receiver::start(open).await;
     backlog(&db, n).await;
@@ -143,7 +143,7 @@ async fn setup(n: i64, open: bool) -> (TestDb, Arc<Receiver>) {
 fn run_loop(db: &TestDb, r: &Receiver) -> (CancellationToken, tokio::task::JoinHandle<()>) {
     let p = Arc::new(publisher(db, r, &[]));
     let stop = CancellationToken::new();
-    let run = tokio::spawn(p.run_loop(stop.clone(), giro::supervisor::Vivo::detached("t")));
+    let run = tokio::spawn(p.run_loop(stop.clone(), giro_infra::supervisor::Vivo::detached("t")));
     (stop, run)
 }
 
@@ -301,10 +301,10 @@ async fn a_live_event_goes_out_through_the_express_lane_while_the_backlog_holds_
         .await
         .unwrap();
     *r.livre.lock().unwrap() = Some(LIVE.to_string());
-    let signal = Arc::new(giro::db::OutboxSignal::default());
+    let signal = Arc::new(giro_infra::db::OutboxSignal::default());
     let p = Arc::new(publisher_with(&db, &r, &[], signal.clone()));
     let stop = CancellationToken::new();
-    let run = tokio::spawn(p.run_loop(stop.clone(), giro::supervisor::Vivo::detached("t")));
+    let run = tokio::spawn(p.run_loop(stop.clone(), giro_infra::supervisor::Vivo::detached("t")));
     wait_until(Duration::from_secs(60), "the backlog holding every slot", || async {
         (r.in_flight.load(Ordering::SeqCst) == 8).then_some(())
     })
@@ -367,13 +367,13 @@ async fn a_live_event_goes_out_through_the_express_lane_while_the_backlog_holds_
 #[tokio::test]
 async fn a_slow_sweep_does_not_hold_the_live_events_back() {
     let (db, r) = setup(10, true).await;
-    let signal = Arc::new(giro::db::OutboxSignal::default());
+    let signal = Arc::new(giro_infra::db::OutboxSignal::default());
     let mut p = publisher_with(&db, &r, &[("GIRO_OUTBOX_VARREDURA", "1s")], signal.clone());
     let gate = watch::channel(false).0;
     p.hooks.varredura = Some(gate.clone());
     let p = Arc::new(p);
     let stop = CancellationToken::new();
-    let run = tokio::spawn(p.run_loop(stop.clone(), giro::supervisor::Vivo::detached("t")));
+    let run = tokio::spawn(p.run_loop(stop.clone(), giro_infra::supervisor::Vivo::detached("t")));
     let sent = "SELECT count(*) FROM outbox_event WHERE status = 'SENT'";
     wait_until(Duration::from_secs(60), "the first 10 events SENT", || async {
         (count(&db, sent).await == 10).then_some(())

@@ -15,8 +15,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use chrono::Utc;
-use giro::config::Servico;
-use giro::db::Db;
+use giro_infra::config::Servico;
+use giro_infra::db::Db;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
@@ -171,18 +171,18 @@ struct Caso {
 }
 
 async fn caso(modo: Modo) -> Caso {
-    giro::telemetry::init_for_test();
+    giro_infra::telemetry::init_for_test();
     let db = TestDb::new(Servico::Mercado).await;
     let dbh = Db::new(db.pool(), false);
     Caso { db, dbh, par: Par::start(modo).await }
 }
 
 impl Caso {
-    fn publisher(&self, env: &[(&str, &str)]) -> giro::outbox::relay::Publisher {
+    fn publisher(&self, env: &[(&str, &str)]) -> giro_outbox::relay::Publisher {
         let mut vars = vec![("ESTOQUE_EVENTOS_URL", self.par.url.as_str())];
         vars.extend_from_slice(env);
         let cfg = crate::support::app::config(Servico::Mercado, &self.db, &vars);
-        giro::outbox::relay::Publisher::for_service(
+        giro_outbox::relay::Publisher::for_service(
             &cfg,
             Servico::Mercado,
             self.db.pool(),
@@ -352,7 +352,7 @@ async fn a_peer_that_comes_back_gets_the_events_waiting_in_backoff_at_once() {
     let eventos: Vec<_> = (1..=120).map(solicitada).collect();
     write(&c.dbh, &eventos).await;
     let stop = tokio_util::sync::CancellationToken::new();
-    let run = tokio::spawn(p.clone().run_loop(stop.clone(), giro::supervisor::Vivo::detached("t")));
+    let run = tokio::spawn(p.clone().run_loop(stop.clone(), giro_infra::supervisor::Vivo::detached("t")));
     wait_until(Duration::from_secs(10), "every event failed once", || async {
         let n: i64 = c
             .db
@@ -565,7 +565,7 @@ async fn a_product_the_worker_cannot_classify_does_not_stop_the_skus_after_it() 
     produto(&app, "0000000000017", "PRODUTO ILEGIVEL", None).await;
     produto(&app, BANANA, "BANANA PRATA", None).await;
     produto(&app, COCA, "COCA COLA 2L", None).await;
-    let cfg = giro::config::TagsConfig {
+    let cfg = giro_infra::config::TagsConfig {
         worker_url: url,
         worker_token: None,
         timeout: Duration::from_secs(2),
@@ -850,7 +850,7 @@ mod e2e {
     use std::sync::Arc;
     use std::time::{Duration, Instant};
 
-    use giro::config::Servico;
+    use giro_infra::config::Servico;
 
     use crate::support::cenarios::{rodar, Cenario};
     use crate::support::e2e::{audit_limpo, verificar, Clientes, Esperado, Papel, Repositor, Sistema, Stats};

@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
-use giro::config::{Config, Servico, Sources};
-use giro::db::Db;
 use giro::server::{self, Contexto};
+use giro_infra::config::{Config, Servico, Sources};
+use giro_infra::db::Db;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -91,10 +91,10 @@ impl Drop for TestApp {
 
 /// Starts `servico` in-process on 127.0.0.1 with a fresh database.
 pub async fn spawn_app(servico: Servico, env: &[(&str, &str)]) -> TestApp {
-    giro::telemetry::init_for_test();
+    giro_infra::telemetry::init_for_test();
     let db = TestDb::new(servico).await;
     let config = config(servico, &db, env);
-    let pool = giro::db::pool_with(
+    let pool = giro_infra::db::pool_with(
         &config.servico(servico).db,
         config.db_pool_max,
         config.db_timeout,
@@ -131,8 +131,8 @@ impl Drop for Replica {
 pub async fn spawn_replica(app: &TestApp, env: &[(&str, &str)]) -> Replica {
     let servico = app.servico();
     let config = config(servico, &app.db, env);
-    let pool =
-        giro::db::pool(&config.servico(servico).db, config.db_pool_max, config.db_timeout).expect("pool");
+    let pool = giro_infra::db::pool(&config.servico(servico).db, config.db_pool_max, config.db_timeout)
+        .expect("pool");
     let dbh = Db::new(pool, config.outbox.notify);
     let shutdown = CancellationToken::new();
     let addr = servir(servico, config, dbh, &shutdown).await;
@@ -147,7 +147,7 @@ async fn servir(servico: Servico, config: Config, dbh: Db, shutdown: &Cancellati
         db: dbh,
         tasks: TaskTracker::new(),
         shutdown: shutdown.clone(),
-        supervisor: giro::supervisor::Supervisor::new(),
+        supervisor: giro_infra::supervisor::Supervisor::new(),
         drenagem: Default::default(),
     };
     // Each role's type says its database (`Role<Mercado>`, `Role<Estoque>`): one arm each.
@@ -159,7 +159,7 @@ async fn servir(servico: Servico, config: Config, dbh: Db, shutdown: &Cancellati
     let addr = listener.local_addr().expect("addr");
     let stop = shutdown.clone();
     tokio::spawn(async move {
-        let _ = giro::http::serve(listener, router, stop, std::time::Duration::from_secs(2)).await;
+        let _ = giro_http::serve(listener, router, stop, std::time::Duration::from_secs(2)).await;
     });
     addr
 }

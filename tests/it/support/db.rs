@@ -14,8 +14,8 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use giro::config::{DbConfig, Servico};
-use giro::db::{self, Pool};
+use giro_infra::config::{DbConfig, Servico};
+use giro_infra::db::{self, Pool};
 use tokio_postgres::types::{FromSql, ToSql};
 use tokio_postgres::NoTls;
 
@@ -92,7 +92,7 @@ async fn ensure_template(s: Servico) -> String {
         let mut cfg = admin_config();
         cfg.dbname(&name);
         let mut client = connect(&cfg).await;
-        giro::db::migrate::run_on(s, &mut client).await.expect("migrate template");
+        giro_infra::db::migrate::run_on(s, &mut client).await.expect("migrate template");
         drop(client);
         // Wait for the migration connection to be gone: a template in use cannot be cloned.
         wait_no_connections(&admin, &name).await;

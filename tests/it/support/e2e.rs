@@ -12,9 +12,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use giro::config::Servico;
 use giro::dev::cliente::Operador;
 use giro::dev::demo::{self, CATALOGO, QUANTIDADE_LOTE};
+use giro_infra::config::Servico;
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 use uuid::Uuid;

@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use giro::config::Servico;
 use giro::dev::demo::{self, CATALOGO};
+use giro_infra::config::Servico;
 use serde_json::{json, Value};
 
 use super::e2e::{blocking, free_port};

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use chrono::Utc;
-use giro::config::Servico;
-use giro::outbox::relay::Publisher;
+use giro_infra::config::Servico;
+use giro_outbox::relay::Publisher;
 use serde_json::{json, Value};
 
 use super::app::{config, spawn_app, Operador, TestApp};

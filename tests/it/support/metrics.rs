@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use giro::config::Servico;
-use giro::outbox::relay::Publisher;
+use giro_infra::config::Servico;
+use giro_outbox::relay::Publisher;
 use tokio_util::sync::CancellationToken;
 
 use super::app::{spawn_app, TestApp};

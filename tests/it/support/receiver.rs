@@ -5,11 +5,11 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
-use giro::config::{Secret, Servico};
-use giro::contracts::{EventoIntegracao, TIPOS};
-use giro::db::{Db, Estoque, Tx};
-use giro::http::auth::Seguranca;
-use giro::inbox::receiver::{self, Consumidor};
+use giro_contracts::{EventoIntegracao, TIPOS};
+use giro_http::auth::Seguranca;
+use giro_infra::config::{Secret, Servico};
+use giro_infra::db::{Db, Estoque, Tx};
+use giro_outbox::inbox::receiver::{self, Consumidor};
 
 use super::{TestDb, ESTOQUE_TOKEN, OPERADOR, SENHA};
 
@@ -58,21 +58,21 @@ impl Receiver {
         let dbh = Db::new(db.pool(), false);
         let seg = Seguranca::new(
             Secret::new(ESTOQUE_TOKEN),
-            giro::config::Operador { usuario: OPERADOR.into(), senha: Secret::new(SENHA) },
+            giro_infra::config::Operador { usuario: OPERADOR.into(), senha: Secret::new(SENHA) },
             "ESTOQUE_SESSAO",
             "XSRF-ESTOQUE",
             dbh.pool.clone(),
-            giro::http::auth::SESSION_TTL,
+            giro_http::auth::SESSION_TTL,
         );
-        let router = giro::http::finish(
+        let router = giro_http::finish(
             receiver::router(dbh, Arc::new(Efeitos), lote_max)
-                .merge(giro::http::auth::sessao_router(seg.clone())),
+                .merge(giro_http::auth::sessao_router(seg.clone())),
             seg,
         );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         tokio::spawn(async move {
-            let _ = giro::http::serve(
+            let _ = giro_http::serve(
                 listener,
                 router,
                 tokio_util::sync::CancellationToken::new(),
