@@ -1,32 +1,16 @@
-//! Girô: a virtual market whose stock restocks itself.
+//! `giro`, the one executable: [`cli`] is clap only, and `main.rs` parses, loads the
+//! configuration and dispatches to the crate that does the work (docs/architecture.md draws
+//! them):
 //!
-//! Two services, each owning its PostgreSQL database, agree on what happened without a broker
-//! and without distributed transactions:
+//! - `giro_servicos` — the two services (mercado, estoque), the role start-up, the publisher
+//!   role and `giro audit`;
+//! - `giro_outbox` — the transactional outbox, its relay and the inbox; `giro_contracts` — the
+//!   integration events;
+//! - `giro_infra` and `giro_http` — the machinery (configuration, pools, supervisor, telemetry;
+//!   HTTP serving, problem+json, health, auth);
+//! - `giro_bench` and `giro_dev` — the tools (`giro bench`, `giro dev`), outside the service
+//!   library, using only the crates' public APIs.
 //!
-//! - [`mercado`] (the storefront) debits the shelf on each sale; below the minimum, its restock
-//!   trigger writes a `ReposicaoSolicitada` to its **outbox** in the same transaction.
-//! - [`estoque`] (the warehouse) receives it through its **inbox** (`ON CONFLICT (event_id) DO
-//!   NOTHING` in the effect's transaction), ships from its lots (FEFO) or records pent-up demand,
-//!   and answers through its own outbox.
-//! - [`giro_outbox`] holds the writer, the table's SQL and the relay loop that delivers events
-//!   over HTTP (a lease committed at claim time, fencing token, backoff, dead letter), and
-//!   `giro_outbox::inbox` the receiving side. [`publisher_role`] runs relay loops as their own
-//!   process (`giro publisher`).
-//! - [`giro_contracts`] are the four integration events, one enum.
-//!
-//! Infrastructure, shared and role-free, in crates of its own that this one names by path (no
-//! re-export hides which crate a line crosses into): [`giro_infra`] (config, db, supervisor,
-//! telemetry, trace, OTLP, shutdown, systemd) and [`giro_http`] (problem+json, health, layers,
-//! serving with graceful shutdown, the outgoing client). [`server`] is the start-up sequence of
-//! a service role. Commands beside the roles: [`audit`], [`bench`](mod@bench), [`dev`].
-//! [`cli`] is clap only; `main.rs` dispatches. No file imports another in a cycle
-//! (`scripts/import-cycles`).
+//! Nothing is re-exported: a path names the crate it crosses into.
 
-pub mod audit;
-pub mod bench;
 pub mod cli;
-pub mod dev;
-pub mod estoque;
-pub mod mercado;
-pub mod publisher_role;
-pub mod server;

@@ -17,7 +17,7 @@ fn main() -> ExitCode {
         Err(e) => return config_error(&e),
     };
     if let Command::Audit { json } = cli.command {
-        return giro::audit::main(&config, json);
+        return giro_servicos::audit::main(&config, json);
     }
     giro_infra::telemetry::init(config.log_format);
     let format = config.log_format;
@@ -29,20 +29,20 @@ async fn dispatch(cli: Cli, config: Config) -> anyhow::Result<()> {
     let shutdown = giro_infra::shutdown::on_signal;
     match cli.command {
         Command::Migrate(a) => migrate::command(&a.db.servicos(), a.esperar, &config, shutdown()).await,
-        Command::Mercado { .. } => giro::mercado::serve(config, shutdown()).await,
-        Command::Estoque { .. } => giro::estoque::serve(config, shutdown()).await,
-        Command::Publisher(a) => giro::publisher_role::run(config, a.db, shutdown()).await,
+        Command::Mercado { .. } => giro_servicos::mercado::serve(config, shutdown()).await,
+        Command::Estoque { .. } => giro_servicos::estoque::serve(config, shutdown()).await,
+        Command::Publisher(a) => giro_servicos::publisher_role::run(config, a.db, shutdown()).await,
         Command::Outbox(a) => {
             let reparos = giro_outbox::admin::Reparos {
-                mercado: std::sync::Arc::new(giro::mercado::saida::ReparoMercado),
-                estoque: std::sync::Arc::new(giro::estoque::saida::ReparoEstoque),
+                mercado: std::sync::Arc::new(giro_servicos::mercado::saida::ReparoMercado),
+                estoque: std::sync::Arc::new(giro_servicos::estoque::saida::ReparoEstoque),
             };
             giro_outbox::admin::run::<giro_contracts::EventoIntegracao>(a, &config, &reparos)
                 .await
                 .map_err(giro_http::pg::para_comando)
         }
-        Command::Bench(a) => giro::bench::run(a).await,
-        Command::Dev { com_falhas } => giro::dev::run(cli.config, com_falhas, shutdown()).await,
+        Command::Bench(a) => giro_bench::run(a).await,
+        Command::Dev { com_falhas } => giro_dev::run(cli.config, com_falhas, shutdown()).await,
         Command::Config { .. } | Command::Audit { .. } => Ok(()),
     }
 }

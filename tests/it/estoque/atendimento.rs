@@ -2,9 +2,9 @@
 //! shipment, the `reposicao_expedida` row, pent-up demand and the two denials, idempotency.
 
 use chrono::{TimeZone, Utc};
-use giro::estoque::atendimento::{self, Resposta};
-use giro::estoque::lote;
 use giro_contracts::ReposicaoSolicitada;
+use giro_servicos::estoque::atendimento::{self, Resposta};
+use giro_servicos::estoque::lote;
 use uuid::Uuid;
 
 use crate::estoque::fixtures::*;
@@ -225,7 +225,7 @@ async fn expiry_follows_the_sao_paulo_calendar_of_the_instant_passed() {
     let dia_25_23h_sp = Utc.with_ymd_and_hms(2026, 9, 26, 2, 0, 0).unwrap();
     let dia_26_sp = Utc.with_ymd_and_hms(2026, 9, 26, 12, 0, 0).unwrap();
     let mut client = app.dbh.client().await.unwrap();
-    let tx = giro::estoque::Tx::begin(&app.dbh, &mut client).await.unwrap();
+    let tx = giro_servicos::estoque::Tx::begin(&app.dbh, &mut client).await.unwrap();
     let l = lote::proximo_para_expedir(&tx, COCA, dia_25_23h_sp).await.unwrap();
     assert_eq!(l.map(|l| l.codigo_lote).as_deref(), Some("L-BORDA"), "validade == today still ships");
     assert_eq!(

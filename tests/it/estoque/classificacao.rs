@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use giro::estoque::classificacao::{Classificacao, ClienteTags};
-use giro::estoque::reclassificacao;
 use giro_infra::config::TagsConfig;
+use giro_servicos::estoque::classificacao::{Classificacao, ClienteTags};
+use giro_servicos::estoque::reclassificacao;
 use serde_json::{json, Value};
 
 use crate::estoque::fixtures::*;

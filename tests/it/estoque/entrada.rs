@@ -420,8 +420,8 @@ async fn the_same_new_sku_created_in_parallel_is_409() {
     let op = Operador::login(&app).await;
     // Another intake creates the SKU and has not committed yet.
     let mut client = app.dbh.client().await.unwrap();
-    let outra = giro::estoque::Tx::begin(&app.dbh, &mut client).await.unwrap();
-    giro::estoque::produto::criar(&outra, COCA, "COCA COLA 2L PET", "22021000").await.unwrap();
+    let outra = giro_servicos::estoque::Tx::begin(&app.dbh, &mut client).await.unwrap();
+    giro_servicos::estoque::produto::criar(&outra, COCA, "COCA COLA 2L PET", "22021000").await.unwrap();
 
     let body = json!({"sku": COCA, "descricao": "COCA COLA 2L PET", "ncm": "22021000", "codigoLote": "L-1", "quantidade": 5});
     let pedido = tokio::spawn({
@@ -453,7 +453,7 @@ async fn the_same_new_sku_created_in_parallel_is_409() {
 
     let (status, problem) = pedido.await.unwrap();
     assert_eq!(status, 409);
-    assert_eq!(problem["detail"], giro::estoque::erro::CONFLITO);
+    assert_eq!(problem["detail"], giro_servicos::estoque::erro::CONFLITO);
     let n: i64 = c.query_one("SELECT count(*) FROM lote", &[]).await.unwrap().get(0);
     assert_eq!(n, 0);
 }

@@ -8,8 +8,8 @@
 
 use std::time::Duration;
 
-use giro::estoque::classificacao::{Classificacao, ClienteTags};
 use giro_infra::config::{Secret, TagsConfig};
+use giro_servicos::estoque::classificacao::{Classificacao, ClienteTags};
 
 use crate::support::tag_worker::TagWorker;
 

@@ -56,7 +56,7 @@ pub mod e2e {
     use std::sync::atomic::Ordering;
     use std::time::Duration;
 
-    use giro::dev::cliente::Operador;
+    use giro_dev::cliente::Operador;
     use serde_json::json;
     use uuid::Uuid;
 

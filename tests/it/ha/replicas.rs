@@ -8,7 +8,7 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use giro::dev::demo::CATALOGO;
+use giro_dev::demo::CATALOGO;
 use giro_infra::config::Servico;
 use serde_json::{json, Value};
 
@@ -58,12 +58,12 @@ async fn two_replicas_each_behind_haproxy_alternate_survive_a_kill_and_a_restart
     // the balancer), four products per attempt.
     let (om, (s, r, _)) = Op::login(&f.mercado_url(), "XSRF-MERCADO").await;
     assert_eq!(s, 204, "mercado login through the balancer");
-    let produto = |item: &giro::dev::demo::Item| {
+    let produto = |item: &giro_dev::demo::Item| {
         let preco: Value = serde_json::from_str(item.preco).expect("price");
         json!({"sku": item.sku, "nome": item.nome, "preco": preco,
                "estoqueMinimo": item.minimo, "estoqueIdeal": item.ideal})
     };
-    let mut pendentes: Vec<&giro::dev::demo::Item> = CATALOGO.iter().collect();
+    let mut pendentes: Vec<&giro_dev::demo::Item> = CATALOGO.iter().collect();
     let mut servidos = vec![r];
     loop {
         f.lb.todos_up(Duration::from_secs(30)).await;

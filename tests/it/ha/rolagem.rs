@@ -62,7 +62,7 @@ async fn on_sigterm_a_draining_replica_answers_readyz_503_and_closes_each_connec
 mod e2e {
     use std::time::{Duration, Instant};
 
-    use giro::dev::demo::CATALOGO;
+    use giro_dev::demo::CATALOGO;
     use giro_infra::config::Servico;
     use serde_json::{json, Value};
 
@@ -90,7 +90,7 @@ mod e2e {
         assert_eq!(s, 204, "estoque login");
         let (om, (s, _, _)) = Op::login(&f.mercado_url(), "XSRF-MERCADO").await;
         assert_eq!(s, 204, "mercado login");
-        let validade = (giro::dev::demo::hoje_sao_paulo() + chrono::Duration::days(120)).to_string();
+        let validade = (giro_dev::demo::hoje_sao_paulo() + chrono::Duration::days(120)).to_string();
         for (i, item) in CATALOGO.iter().enumerate() {
             let lote = json!({"sku": item.sku, "descricao": item.descricao, "ncm": item.ncm,
                               "codigoLote": format!("L-ROL-{i}"), "quantidade": LOTE, "validade": validade});

@@ -365,7 +365,7 @@ fn disfarce(r: &mut fastrand::Rng, caminho: &str) -> String {
 
 async fn rodar_web(web: std::net::SocketAddr, servico: Servico, r: &mut fastrand::Rng, casos: usize) {
     let http = reqwest::Client::builder().timeout(std::time::Duration::from_secs(30)).build().unwrap();
-    let rotas = giro::server::rotas_web(servico);
+    let rotas = giro_servicos::server::rotas_web(servico);
     let metodos = ["GET", "POST", "DELETE", "PUT", "PATCH", "HEAD"];
     for i in 0..casos {
         let (metodo, caminho, permitido) = if r.bool() {

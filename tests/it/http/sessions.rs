@@ -216,7 +216,7 @@ async fn the_service_s_purge_loop_removes_expired_sessions_by_itself() {
     )
     .await
     .expect("expired rows");
-    let seg = giro::server::seguranca(&a.config, Servico::Estoque, &a.dbh.pool).expect("security");
+    let seg = giro_servicos::server::seguranca(&a.config, Servico::Estoque, &a.dbh.pool).expect("security");
     let stop = CancellationToken::new();
     let job = tokio::spawn(auth::limpar_sessoes(
         seg,

@@ -344,7 +344,7 @@ fn every_api_path_the_fronts_call_is_forwarded_by_their_web_listener() {
                 let p = caminho(&arg[1..1 + fim]);
                 vistos += 1;
                 for s in &servicos {
-                    let rotas = giro::server::rotas_web(*s);
+                    let rotas = giro_servicos::server::rotas_web(*s);
                     assert!(
                         rotas.iter().any(|(_, modelo)| casa(modelo, &p)),
                         "{} asks for {p}, which {s}'s web listener does not forward (server::rotas_web)",

@@ -168,7 +168,7 @@ async fn expired_keys_are_purged_by_the_background_task_not_by_checkouts() {
     assert_eq!(chaves().await, vec![velha.clone(), nova.clone()], "stored scoped to the client");
     // The purge takes the expired key only.
     let db = giro_infra::db::Db::new(m.db.pool(), false);
-    let n = giro::mercado::checkout::purgar_chaves(&db, chrono::Utc::now(), 1000).await.unwrap();
+    let n = giro_servicos::mercado::checkout::purgar_chaves(&db, chrono::Utc::now(), 1000).await.unwrap();
     assert_eq!(n, 1);
     assert_eq!(chaves().await, vec![nova]);
     m.sem_segredos();

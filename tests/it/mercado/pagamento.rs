@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use giro::mercado::expiracao;
+use giro_servicos::mercado::expiracao;
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -111,7 +111,7 @@ async fn the_deadline_itself_is_already_too_late_for_payment_and_for_the_sweep()
     // The clock is passed in: a microsecond before the deadline the sweep leaves it alone…
     assert_eq!(expiracao::expirar_vencidas(&app.dbh, prazo - um_us, 50).await.unwrap(), 0);
     // …and at the deadline itself (`agora >= expira_em`) payment is refused.
-    let e = giro::mercado::pagamento::pagar(&app.dbh, id, Some(prazo)).await.unwrap_err();
+    let e = giro_servicos::mercado::pagamento::pagar(&app.dbh, id, Some(prazo)).await.unwrap_err();
     assert_eq!(
         e.to_string(),
         format!("O prazo da reserva do pedido {id} terminou; os itens voltaram para a vitrine")

@@ -53,7 +53,7 @@ async fn giro_dev_brings_the_market_up_with_the_demo_catalogue_and_stops_on_sigt
     // The dashboard shows their pent-up demand, with the generated operator login.
     let dotenv = std::fs::read_to_string(dir.join(".env")).unwrap();
     let senha = dotenv.lines().find_map(|l| l.strip_prefix("OPERADOR_SENHA=")).unwrap().to_string();
-    let op = giro::dev::cliente::Operador::login(
+    let op = giro_dev::cliente::Operador::login(
         &format!("http://127.0.0.1:{ep}"),
         "XSRF-ESTOQUE",
         "operador",

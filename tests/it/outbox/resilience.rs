@@ -459,7 +459,7 @@ async fn the_reservation_sweep_with_two_replicas_expires_each_order_exactly_once
     let replica = move || async move {
         let mut n = 0;
         loop {
-            let k = giro::mercado::expiracao::expirar_vencidas(dbh, depois, 7).await.unwrap();
+            let k = giro_servicos::mercado::expiracao::expirar_vencidas(dbh, depois, 7).await.unwrap();
             n += k;
             if k == 0 {
                 break n;
@@ -468,7 +468,7 @@ async fn the_reservation_sweep_with_two_replicas_expires_each_order_exactly_once
     };
     let (a, b) = tokio::join!(replica(), replica());
     // A round may end early while the other replica holds the rest: finish them.
-    let resto = giro::mercado::expiracao::expirar_vencidas(&app.dbh, depois, 100).await.unwrap();
+    let resto = giro_servicos::mercado::expiracao::expirar_vencidas(&app.dbh, depois, 100).await.unwrap();
     eprintln!("replica A expired {a}, replica B {b}, then {resto}");
     assert_eq!(a + b + resto, 40, "each order expired exactly once");
     for id in &pedidos {
@@ -500,10 +500,11 @@ async fn a_failing_order_does_not_stop_the_expiry_of_the_others() {
     .await
     .unwrap();
     let depois = Utc::now() + chrono::Duration::minutes(16);
-    let mut evitados = giro::mercado::expiracao::Evitados::default();
+    let mut evitados = giro_servicos::mercado::expiracao::Evitados::default();
     let mut expirados = 0;
     for _ in 0..3 {
-        expirados += giro::mercado::expiracao::rodada(&app.dbh, depois, 1, &mut evitados).await.unwrap();
+        expirados +=
+            giro_servicos::mercado::expiracao::rodada(&app.dbh, depois, 1, &mut evitados).await.unwrap();
     }
     assert_eq!(expirados, 2, "the failing order left the head; the others expired");
     for id in bons {
@@ -529,7 +530,7 @@ async fn an_order_with_a_reservation_not_yet_due_is_not_expired() {
     .await
     .unwrap();
     let quase = Utc::now() + chrono::Duration::minutes(16);
-    assert_eq!(giro::mercado::expiracao::expirar_vencidas(&app.dbh, quase, 50).await.unwrap(), 0);
+    assert_eq!(giro_servicos::mercado::expiracao::expirar_vencidas(&app.dbh, quase, 50).await.unwrap(), 0);
     assert_eq!(status_pedido(&app, id).await, "AGUARDANDO_PAGAMENTO");
     assert_eq!(reservas(&app, id).await, vec!["ATIVA", "ATIVA"], "no reservation returned alone");
     assert_eq!(prateleira(&app, COCA).await.0, 8);
@@ -573,16 +574,20 @@ async fn a_product_the_worker_cannot_classify_does_not_stop_the_skus_after_it() 
         intervalo_reclassificacao: Duration::from_secs(300),
         lote_reclassificacao: 20,
     };
-    let cliente = giro::estoque::classificacao::ClienteTags::new(&cfg).unwrap();
-    let mut pulados = giro::estoque::reclassificacao::Pulados::new(Duration::from_secs(300));
-    let n = giro::estoque::reclassificacao::rodada_com(&app.dbh, &cliente, 20, &mut pulados).await.unwrap();
+    let cliente = giro_servicos::estoque::classificacao::ClienteTags::new(&cfg).unwrap();
+    let mut pulados = giro_servicos::estoque::reclassificacao::Pulados::new(Duration::from_secs(300));
+    let n = giro_servicos::estoque::reclassificacao::rodada_com(&app.dbh, &cliente, 20, &mut pulados)
+        .await
+        .unwrap();
     assert_eq!(n, 2, "the SKUs after the unclassifiable one were classified");
     assert_eq!(pulados.skus(), vec!["0000000000017".to_string()], "the skipped product is remembered");
     let sem: i64 = app.db.valor("SELECT count(*) FROM produto_estoque WHERE tags IS NULL", &[]).await;
     assert_eq!(sem, 1);
     // Remembered: the next round does not ask about it again (and finds nothing else).
     assert_eq!(
-        giro::estoque::reclassificacao::rodada_com(&app.dbh, &cliente, 20, &mut pulados).await.unwrap(),
+        giro_servicos::estoque::reclassificacao::rodada_com(&app.dbh, &cliente, 20, &mut pulados)
+            .await
+            .unwrap(),
         0
     );
 }

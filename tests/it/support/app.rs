@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
-use giro::server::{self, Contexto};
 use giro_infra::config::{Config, Servico, Sources};
 use giro_infra::db::Db;
+use giro_servicos::server::{self, Contexto};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -152,8 +152,8 @@ async fn servir(servico: Servico, config: Config, dbh: Db, shutdown: &Cancellati
     };
     // Each role's type says its database (`Role<Mercado>`, `Role<Estoque>`): one arm each.
     let router = match servico {
-        Servico::Mercado => server::app(&ctx, giro::mercado::build(&ctx).expect("build role")),
-        Servico::Estoque => server::app(&ctx, giro::estoque::build(&ctx).expect("build role")),
+        Servico::Mercado => server::app(&ctx, giro_servicos::mercado::build(&ctx).expect("build role")),
+        Servico::Estoque => server::app(&ctx, giro_servicos::estoque::build(&ctx).expect("build role")),
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");

@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use giro::dev::cliente::Operador;
-use giro::dev::demo::{self, CATALOGO, QUANTIDADE_LOTE};
+use giro_dev::cliente::Operador;
+use giro_dev::demo::{self, CATALOGO, QUANTIDADE_LOTE};
 use giro_infra::config::Servico;
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;

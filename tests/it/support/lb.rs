@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use giro::dev::demo::{self, CATALOGO};
+use giro_dev::demo::{self, CATALOGO};
 use giro_infra::config::Servico;
 use serde_json::{json, Value};
 
@@ -26,13 +26,13 @@ pub fn haproxy_bin() -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-/// `config/haproxy/giro.cfg` with the test's addresses ([`giro::bench::haproxy::config`]); every
+/// `config/haproxy/giro.cfg` with the test's addresses ([`giro_bench::haproxy::config`]); every
 /// section given must be in the file.
 pub fn config(
     binds: &BTreeMap<String, u16>,
     servers: &BTreeMap<String, Vec<(String, SocketAddr)>>,
 ) -> String {
-    let c = giro::bench::haproxy::config(binds, servers);
+    let c = giro_bench::haproxy::config(binds, servers);
     for (n, p) in binds {
         assert!(c.contains(&format!("bind 127.0.0.1:{p}\n")), "giro.cfg has no section {n} to bind");
     }

@@ -587,7 +587,7 @@ pub enum AnyDb {}
 
 /// An open business transaction in the database of service `S` (a marker: [`Mercado`],
 /// [`Estoque`], [`AnyDb`]); the SQL is the same whatever `S` is. A mercado transaction where an
-/// estoque one is expected does not compile (the doctest is on `giro::mercado::Tx`).
+/// estoque one is expected does not compile (the doctest is on `giro_servicos::mercado::Tx`).
 pub struct Tx<'a, S> {
     inner: deadpool_postgres::Transaction<'a>,
     pooler: Pooler,

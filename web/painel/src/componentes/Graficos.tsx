@@ -1,6 +1,6 @@
 // The dashboard's charts (issue 26): restock latency, waiting demand by age and events per
 // minute. Stock against the market's minimum and ideal is on mercado's operator home: estoque
-// never learns those thresholds (see src/estoque/painel.rs).
+// never learns those thresholds (see crates/giro-servicos/src/estoque/painel.rs).
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { GraficoEventos } from '../../../shared/GraficoEventos';

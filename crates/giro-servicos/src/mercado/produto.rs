@@ -80,8 +80,8 @@ fn de_linha(r: &Row) -> Result<ProdutoVitrine, ErroMercado> {
 /// ```compile_fail,E0505
 /// # async fn f(db: &giro_infra::db::Db) -> Result<(), Box<dyn std::error::Error>> {
 /// let mut client = db.client().await?;
-/// let tx = giro::mercado::Tx::begin(db, &mut client).await?;
-/// let p = giro::mercado::produto::travar(&tx, "7894900011517").await?;
+/// let tx = giro_servicos::mercado::Tx::begin(db, &mut client).await?;
+/// let p = giro_servicos::mercado::produto::travar(&tx, "7894900011517").await?;
 /// tx.commit().await?;
 /// drop(p);
 /// # Ok(()) }

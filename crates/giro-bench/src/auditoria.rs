@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use crate::bench::scratch::{self, Scratch};
+use crate::scratch::{self, Scratch};
 
 pub struct AuditArgs {
     pub admin_url: String,

@@ -16,12 +16,12 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
-use crate::bench::scratch::{self, Scratch};
-use crate::bench::{escrever_um, latencia, melhor, reset, semear};
-use crate::server::{self, Contexto};
+use crate::scratch::{self, Scratch};
+use crate::{escrever_um, latencia, melhor, reset, semear};
 use giro_infra::config::{Config, Servico, Sources};
 use giro_infra::db::{self, Db, OutboxSignal};
 use giro_outbox::relay::Publisher;
+use giro_servicos::server::{self, Contexto};
 
 pub struct RelayArgs {
     /// Old `SENT` rows present during an extra pair of runs (0 = none), as before retention runs.
@@ -74,7 +74,7 @@ pub(crate) async fn start_estoque(config: &Config, shutdown: &CancellationToken)
         supervisor: giro_infra::supervisor::Supervisor::new(),
         drenagem: Default::default(),
     };
-    let role = crate::estoque::build(&ctx)?;
+    let role = giro_servicos::estoque::build(&ctx)?;
     let router = server::app(&ctx, role);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
@@ -211,14 +211,14 @@ async fn scenarios(
         "latencia": latencia,
     });
     if let Some(lote) = args.processos {
-        let p = crate::bench::processos::ProcessosArgs {
+        let p = crate::processos::ProcessosArgs {
             eventos: args.eventos,
             publicadores: args.publicadores.clone(),
             lote,
             taxa: args.taxa,
             duracao: args.duracao,
         };
-        let mut proc = crate::bench::processos::run(&p, mercado_s, estoque_s, &mercado, &estoque).await?;
+        let mut proc = crate::processos::run(&p, mercado_s, estoque_s, &mercado, &estoque).await?;
         // The DB-only limit again at the shipped outbox.lote, as if claims never grew past it
         // (a 50-event claim is one request of 50): what the adaptive claim size is worth.
         let lote_proc = proc["relay"][0]["lote"].as_u64().unwrap_or(50) as usize;
@@ -238,7 +238,7 @@ async fn scenarios(
     }
     if let Some(jobs) = args.pares {
         let giro = melhor(&out["processos"]["relay"]).or_else(|| melhor(&out["relay"])).unwrap_or(0.0);
-        out["pares"] = crate::bench::peers::comparar(&args.admin_url, jobs, giro).await;
+        out["pares"] = crate::peers::comparar(&args.admin_url, jobs, giro).await;
     }
     shutdown.cancel();
     Ok(out)
@@ -446,7 +446,7 @@ async fn referencia_db(
         estoque_linhas.push(format!("\\set s{i} random(7890000000001, 7899999999999)"));
         estoque_linhas.push(format!(
             "{};",
-            bind(&crate::estoque::produto::sql_bloquear(), &[&format!(":s{i}::bigint::text")])
+            bind(&giro_servicos::estoque::produto::sql_bloquear(), &[&format!(":s{i}::bigint::text")])
         ));
         estoque_linhas.push(format!(
             "{};",
@@ -473,8 +473,8 @@ async fn referencia_db(
     std::fs::write(&fe, format!("{script_estoque}\n"))?;
     eprint!("\r  DB-only reference: pgbench claim+settle (2 clients) and inbox+effect (8 clients) for {segundos}s…");
     let (rm, re) = tokio::join!(
-        crate::bench::checkout::pgbench_file(&mercado_s.db, &fm, 2, segundos),
-        crate::bench::checkout::pgbench_file(&estoque_s.db, &fe, 8, segundos)
+        crate::checkout::pgbench_file(&mercado_s.db, &fm, 2, segundos),
+        crate::checkout::pgbench_file(&estoque_s.db, &fe, 8, segundos)
     );
     let _ = (std::fs::remove_file(&fm), std::fs::remove_file(&fe));
     let (tm, te) = (rm?, re?);

@@ -22,9 +22,9 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crate::bench::relay::{bench_config, Rig};
-use crate::bench::scratch::{self, Scratch};
-use crate::bench::{escrever_um, ms, percentile, reset};
+use crate::relay::{bench_config, Rig};
+use crate::scratch::{self, Scratch};
+use crate::{escrever_um, ms, percentile, reset};
 use giro_infra::config::{Config, Servico};
 use giro_infra::db::Db;
 use giro_outbox::relay::Publisher;

@@ -29,7 +29,8 @@ fn checkout() -> PathBuf {
     if cwd.join("scripts/pg").is_file() {
         cwd
     } else {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        // The checkout this crate was built from: crates/giro-dev/../..
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
     }
 }
 

@@ -20,9 +20,9 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::bench::checkout::{child_env, iniciar_com, lift_per_address_bounds, Servidor};
-use crate::bench::scratch::{self, Scratch};
-use crate::bench::{ms, percentile};
+use crate::checkout::{child_env, iniciar_com, lift_per_address_bounds, Servidor};
+use crate::scratch::{self, Scratch};
+use crate::{ms, percentile};
 
 pub struct RestockArgs {
     pub admin_url: String,

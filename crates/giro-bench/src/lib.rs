@@ -5,6 +5,7 @@
 pub mod auditoria;
 pub mod busca;
 pub mod checkout;
+pub mod cli;
 pub mod expiracao;
 pub mod haproxy;
 pub mod peers;
@@ -311,7 +312,7 @@ pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
     use crate::cli::BenchCommand;
     let result = match args.command {
         BenchCommand::Checkout { clientes, segundos, replicas, url, pgbouncer } => {
-            crate::bench::checkout::run(crate::bench::checkout::CheckoutArgs {
+            crate::checkout::run(crate::checkout::CheckoutArgs {
                 admin_url: args.pg_url,
                 clientes,
                 duracao: std::time::Duration::from_secs(segundos),
@@ -324,7 +325,7 @@ pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
         BenchCommand::Relay { segundos, backlog, taxa_viva, segurar_horizonte, escritores, .. }
             if backlog.is_some() || segurar_horizonte.is_some() =>
         {
-            crate::bench::pressao::run(crate::bench::pressao::PressaoArgs {
+            crate::pressao::run(crate::pressao::PressaoArgs {
                 admin_url: args.pg_url,
                 backlog,
                 taxa_viva,
@@ -347,7 +348,7 @@ pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
             pares,
             ..
         } => {
-            crate::bench::relay::run(crate::bench::relay::RelayArgs {
+            crate::relay::run(crate::relay::RelayArgs {
                 processos: processos.then_some(lote_processos),
                 pares,
                 linhas_antigas,
@@ -362,44 +363,25 @@ pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
             .await?
         }
         BenchCommand::Peers { eventos, publicadores, jobs } => {
-            crate::bench::peers::run(crate::bench::peers::PeersArgs {
-                admin_url: args.pg_url,
-                eventos,
-                publicadores,
-                jobs,
-            })
-            .await?
-        }
-        BenchCommand::Audit { eventos, produtos } => {
-            crate::bench::auditoria::run(crate::bench::auditoria::AuditArgs {
-                admin_url: args.pg_url,
-                eventos,
-                produtos,
-            })
-            .await?
-        }
-        BenchCommand::Expiry { pedidos, ttl } => {
-            crate::bench::expiracao::run(crate::bench::expiracao::ExpiryArgs {
-                admin_url: args.pg_url,
-                pedidos,
-                ttl,
-            })
-            .await?
-        }
-        BenchCommand::Soak { taxa, minutos } => {
-            crate::bench::soak::run(crate::bench::soak::SoakArgs { admin_url: args.pg_url, taxa, minutos })
+            crate::peers::run(crate::peers::PeersArgs { admin_url: args.pg_url, eventos, publicadores, jobs })
                 .await?
         }
+        BenchCommand::Audit { eventos, produtos } => {
+            crate::auditoria::run(crate::auditoria::AuditArgs { admin_url: args.pg_url, eventos, produtos })
+                .await?
+        }
+        BenchCommand::Expiry { pedidos, ttl } => {
+            crate::expiracao::run(crate::expiracao::ExpiryArgs { admin_url: args.pg_url, pedidos, ttl })
+                .await?
+        }
+        BenchCommand::Soak { taxa, minutos } => {
+            crate::soak::run(crate::soak::SoakArgs { admin_url: args.pg_url, taxa, minutos }).await?
+        }
         BenchCommand::Busca { produtos, vezes } => {
-            crate::bench::busca::run(crate::bench::busca::BuscaArgs {
-                admin_url: args.pg_url,
-                produtos,
-                vezes,
-            })
-            .await?
+            crate::busca::run(crate::busca::BuscaArgs { admin_url: args.pg_url, produtos, vezes }).await?
         }
         BenchCommand::Restock { taxa, segundos } => {
-            crate::bench::reposicao::run(crate::bench::reposicao::RestockArgs {
+            crate::reposicao::run(crate::reposicao::RestockArgs {
                 admin_url: args.pg_url,
                 taxa,
                 duracao: Duration::from_secs(segundos),
@@ -407,7 +389,7 @@ pub async fn run(args: crate::cli::BenchArgs) -> anyhow::Result<()> {
             .await?
         }
     };
-    eprintln!("{}", crate::bench::tabela(&result));
+    eprintln!("{}", crate::tabela(&result));
     let text = serde_json::to_string_pretty(&result)?;
     if let Some(path) = args.saida {
         std::fs::write(&path, &text)?;

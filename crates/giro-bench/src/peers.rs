@@ -13,9 +13,9 @@ use anyhow::Context;
 use serde_json::json;
 use tokio::process::Command;
 
-use crate::bench::melhor;
-use crate::bench::processos::{self, ProcessosArgs};
-use crate::bench::scratch;
+use crate::melhor;
+use crate::processos::{self, ProcessosArgs};
+use crate::scratch;
 use giro_infra::db::{self, Db};
 
 /// `bench/peers`: `GIRO_BENCH_PEERS_DIR`, else under the working directory (a clone's root), else
@@ -28,7 +28,7 @@ pub fn dir() -> PathBuf {
     if here.join("run.mjs").is_file() {
         return here;
     }
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/bench/peers"))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/peers"))
 }
 
 /// Runs `bench/peers/setup.sh` when the pinned packages are not installed yet.

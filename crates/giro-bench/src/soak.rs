@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio::process::Command;
 
-use crate::bench::checkout::{iniciar_com, rss_kb};
-use crate::bench::reposicao::{ambiente, catalogo_no_nivel};
-use crate::bench::scratch::{self, Scratch};
+use crate::checkout::{iniciar_com, rss_kb};
+use crate::reposicao::{ambiente, catalogo_no_nivel};
+use crate::scratch::{self, Scratch};
 
 pub struct SoakArgs {
     pub admin_url: String,

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 /// The reference configuration.
-pub const GIRO_CFG: &str = include_str!("../../config/haproxy/giro.cfg");
+pub const GIRO_CFG: &str = include_str!("../../../config/haproxy/giro.cfg");
 
 /// `GIRO_CFG` with the given listen ports (`binds`, per frontend/listen name) and servers (per backend).
 pub fn config(

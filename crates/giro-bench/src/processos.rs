@@ -18,9 +18,9 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio::process::{Child, Command};
 
-use crate::bench::checkout::{self, Servidor};
-use crate::bench::scratch::Scratch;
-use crate::bench::{latencia, reset, semear};
+use crate::checkout::{self, Servidor};
+use crate::scratch::Scratch;
+use crate::{latencia, reset, semear};
 use giro_infra::config::Config;
 use giro_infra::db::{self, Db};
 

@@ -70,8 +70,8 @@ use giro_outbox::inbox::receiver::{Consumidor, EventoInvalido};
 /// ```compile_fail,E0308
 /// # async fn f(db: &giro_infra::db::Db) -> Result<(), Box<dyn std::error::Error>> {
 /// let mut client = db.client().await?;
-/// let tx = giro::mercado::Tx::begin(db, &mut client).await?;
-/// giro::estoque::produto::bloquear(&tx, "7894900011517").await?;
+/// let tx = giro_servicos::mercado::Tx::begin(db, &mut client).await?;
+/// giro_servicos::estoque::produto::bloquear(&tx, "7894900011517").await?;
 /// # Ok(()) }
 /// ```
 pub type Tx<'a> = giro_infra::db::Tx<'a, giro_infra::db::Mercado>;

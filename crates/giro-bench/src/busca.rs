@@ -10,11 +10,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::bench::scratch::Scratch;
-use crate::bench::{ms, percentile};
-use crate::mercado::produto;
+use crate::scratch::Scratch;
+use crate::{ms, percentile};
 use giro_infra::config::Servico;
 use giro_infra::db::{self, Db};
+use giro_servicos::mercado::produto;
 
 pub struct BuscaArgs {
     pub admin_url: String,

@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
-use crate::bench::checkout::{catalogo_fundo, child_env, iniciar, lift_per_address_bounds};
-use crate::bench::scratch::{self, Scratch};
-use crate::bench::{ms, percentile};
+use crate::checkout::{catalogo_fundo, child_env, iniciar, lift_per_address_bounds};
+use crate::scratch::{self, Scratch};
+use crate::{ms, percentile};
 
 pub struct ExpiryArgs {
     pub admin_url: String,

@@ -17,8 +17,8 @@ use serde_json::json;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-use crate::bench::scratch::{self, Scratch};
-use crate::bench::{ms, percentile};
+use crate::scratch::{self, Scratch};
+use crate::{ms, percentile};
 
 pub struct CheckoutArgs {
     pub admin_url: String,
@@ -30,7 +30,7 @@ pub struct CheckoutArgs {
     /// Drive an already running mercado (one replica or a balancer) at this base URL instead:
     /// no scratch database, no pgbench reference; it buys one unit of the products it lists.
     pub url: Option<String>,
-    /// The same load again through PgBouncer in transaction mode ([`crate::bench::pgbouncer`]).
+    /// The same load again through PgBouncer in transaction mode ([`crate::pgbouncer`]).
     pub pgbouncer: bool,
 }
 
@@ -64,7 +64,7 @@ pub(crate) fn child_env(mercado: &Scratch, estoque: &Scratch) -> BTreeMap<&'stat
     env.insert("OPERADOR_USUARIO", "bench".into());
     env.insert("OPERADOR_SENHA", token());
     env.insert("GIRO_HTTP_ENDERECO", "127.0.0.1".into());
-    env.insert("RUST_LOG", "warn,giro::server=info".into());
+    env.insert("RUST_LOG", "warn,giro_servicos::server=info".into());
     env
 }
 
@@ -253,7 +253,7 @@ async fn medir(
     drop(mercs);
     let (taxa, lat, falhas, segundos) = (r.taxa, r.lat, r.falhas, r.segundos);
     let via_pgbouncer = if args.pgbouncer {
-        let pgb = crate::bench::pgbouncer::Pgbouncer::start(&mercado.db).await?;
+        let pgb = crate::pgbouncer::Pgbouncer::start(&mercado.db).await?;
         let porta = mercado.db.pg.get_ports().first().copied().unwrap_or(5432);
         let mut env = env.clone();
         env.insert("MERCADO_DB_URL", pgb.url(&mercado.url(), porta));
