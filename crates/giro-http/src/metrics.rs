@@ -51,6 +51,28 @@ pub fn install() -> Option<&'static PrometheusHandle> {
         .as_ref()
 }
 
+/// A series a service emits beyond the machinery's: its name, kind and help.
+pub struct Serie {
+    pub nome: &'static str,
+    pub tipo: Tipo,
+    pub ajuda: &'static str,
+}
+
+pub enum Tipo {
+    Contador,
+    Histograma,
+}
+
+/// Describes a service's own series to the recorder ([`install`] first).
+pub fn descrever(series: &[Serie]) {
+    for s in series {
+        match s.tipo {
+            Tipo::Contador => metrics::describe_counter!(s.nome, s.ajuda),
+            Tipo::Histograma => metrics::describe_histogram!(s.nome, s.ajuda),
+        }
+    }
+}
+
 /// How often the recorder's upkeep runs.
 const UPKEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -84,16 +106,6 @@ fn describe() {
         "Received events by type and result (new|duplicate)"
     );
     metrics::describe_counter!("giro_http_requests_total", "HTTP requests by route and status");
-    metrics::describe_counter!("giro_orders_total", "Orders by event: created (checkout), paid, expired");
-    metrics::describe_counter!("giro_units_sold_total", "Units in paid orders");
-    metrics::describe_counter!(
-        "giro_stockouts_total",
-        "Checkouts that left a product's shelf at zero, per product"
-    );
-    metrics::describe_histogram!(
-        "giro_restock_latency_seconds",
-        "Restock round trip: from mercado's request to the shelf credited by the shipment"
-    );
     metrics::describe_histogram!("giro_http_request_seconds", "HTTP request latency");
     metrics::describe_counter!(
         "giro_db_leituras_total",

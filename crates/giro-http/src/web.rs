@@ -26,7 +26,7 @@
 //!
 //! The listener is off unless `web.dir-*` names a folder; the API listener stays API-only.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
 use axum::extract::Request;
@@ -38,8 +38,6 @@ use tokio::net::TcpListener;
 use tower::ServiceExt;
 use tower_http::compression::CompressionLayer;
 use tower_http::services::{ServeDir, ServeFile};
-
-use giro_infra::config::{Config, Servico};
 
 use crate::Problem;
 
@@ -243,44 +241,35 @@ async fn forward(api: Router, permitidas: Router, mut req: Request) -> Response 
     }
 }
 
-/// The built front `servico` serves and its port, when one is configured.
-pub fn configured(config: &Config, servico: Servico) -> Option<(PathBuf, u16)> {
-    match servico {
-        Servico::Mercado => config.web.dir_vitrine.clone().map(|d| (d, config.web.porta_vitrine)),
-        Servico::Estoque => config.web.dir_painel.clone().map(|d| (d, config.web.porta_painel)),
-    }
+/// A built web front served beside an API: its folder, its port, its name in the log, and the
+/// settings the page reads at start (`ajustes`). The service that owns it says which it is.
+pub struct Front {
+    pub nome: &'static str,
+    pub dir: PathBuf,
+    pub porta: u16,
+    pub ajustes: serde_json::Value,
 }
 
-/// Binds the web listener of `servico` when its front is configured: the listener and the
-/// router to serve on it (`api` is the service's router, `rotas` what its front may call). A
-/// configured folder without an `index.html` is a start-up error (the front was not built).
+/// Binds the web listener of `front` on `endereco`: the listener and the router to serve on it
+/// (`api` is the service's router, `rotas` what its front may call). A folder without an
+/// `index.html` is a start-up error (the front was not built).
 pub async fn bind(
-    config: &Config,
-    servico: Servico,
+    endereco: IpAddr,
+    servico: &str,
+    front: Front,
     api: &Router,
     rotas: &[Rota],
-) -> anyhow::Result<Option<(TcpListener, Router)>> {
-    let Some((dir, porta)) = configured(config, servico) else { return Ok(None) };
+) -> anyhow::Result<(TcpListener, Router)> {
+    let Front { nome, dir, porta, ajustes } = front;
     anyhow::ensure!(
         dir.join("index.html").is_file(),
         "the web front configured for {servico} ({}) has no index.html: build it with `npm run build` in web/",
         dir.display()
     );
-    let addr = SocketAddr::new(config.endereco, porta);
+    let addr = SocketAddr::new(endereco, porta);
     let listener = TcpListener::bind(addr)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {addr} for the web front: {e}"))?;
-    let front = match servico {
-        Servico::Mercado => "storefront",
-        Servico::Estoque => "dashboard",
-    };
-    tracing::info!(service = %servico, addr = %listener.local_addr()?, dir = %dir.display(), "giro {servico} serves the {front} on http://{}", listener.local_addr()?);
-    let ajustes = match servico {
-        Servico::Estoque => serde_json::json!({
-            "urlVitrine": config.web.url_vitrine,
-            "portaVitrine": config.web.porta_vitrine,
-        }),
-        Servico::Mercado => serde_json::json!({}),
-    };
-    Ok(Some((listener, router_com(&dir, api.clone(), rotas, ajustes))))
+    tracing::info!(service = %servico, addr = %listener.local_addr()?, dir = %dir.display(), "giro {servico} serves the {nome} on http://{}", listener.local_addr()?);
+    Ok((listener, router_com(&dir, api.clone(), rotas, ajustes)))
 }

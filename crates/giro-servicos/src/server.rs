@@ -182,6 +182,9 @@ pub async fn run<S: 'static>(
         ctx.tasks.spawn(db::leitura::vigiar(l, shutdown.clone()));
     }
     giro_http::metrics::install();
+    if servico == Servico::Mercado {
+        giro_http::metrics::descrever(crate::mercado::METRICAS);
+    }
     giro_infra::otlp::init(&format!("giro-{}", servico.nome())); // on when OTEL_EXPORTER_OTLP_ENDPOINT is set
     if ctx.config.outbox.publicador_embutido {
         // Woken in-process by this service's commits; no LISTEN needed.
@@ -296,6 +299,22 @@ pub fn rotas_web(servico: Servico) -> Vec<giro_http::web::Rota> {
     rotas
 }
 
+/// The built front `servico` serves, when one is configured: mercado's storefront (vitrine),
+/// estoque's dashboard (painel), which links to the storefront.
+fn front(config: &Config, servico: Servico) -> Option<giro_http::web::Front> {
+    let w = &config.web;
+    let (nome, dir, porta, ajustes) = match servico {
+        Servico::Mercado => ("storefront", w.dir_vitrine.clone()?, w.porta_vitrine, serde_json::json!({})),
+        Servico::Estoque => (
+            "dashboard",
+            w.dir_painel.clone()?,
+            w.porta_painel,
+            serde_json::json!({ "urlVitrine": w.url_vitrine, "portaVitrine": w.porta_vitrine }),
+        ),
+    };
+    Some(giro_http::web::Front { nome, dir, porta, ajustes })
+}
+
 /// Starts the web listener of `servico` beside its API listener when a front is configured; it
 /// stops with the API's listener (`parar`: after the drain) and the same grace period.
 async fn start_web(
@@ -304,9 +323,10 @@ async fn start_web(
     api: &Router,
     parar: &CancellationToken,
 ) -> anyhow::Result<()> {
-    if let Some((listener, web)) =
-        giro_http::web::bind(&ctx.config, servico, api, &rotas_web(servico)).await?
-    {
+    if let Some(front) = front(&ctx.config, servico) {
+        let (listener, web) =
+            giro_http::web::bind(ctx.config.endereco, servico.nome(), front, api, &rotas_web(servico))
+                .await?;
         let (shutdown, config) = (parar.clone(), ctx.config.clone());
         ctx.tasks.spawn(async move {
             if let Err(e) = giro_http::serve_config(listener, web, shutdown, &config).await {

@@ -49,7 +49,7 @@ use futures_util::future::BoxFuture;
 
 use crate::Problem;
 use giro_infra::config::rede::{vizinhanca, Bloco};
-use giro_infra::config::{CheckoutConfig, Config, LoginConfig};
+use giro_infra::config::{Config, LoginConfig};
 
 /// A count within a window, and how long until the window ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,7 +100,6 @@ pub struct Limitador {
     prefixo_ipv6: u8,
     max_chaves: u64,
     login: LoginConfig,
-    checkout: CheckoutConfig,
 }
 
 /// How long an address where the operator logged in stays "known" to the per-user limit.
@@ -119,7 +118,6 @@ impl Limitador {
             prefixo_ipv6: config.limites_http.prefixo_ipv6,
             max_chaves: config.limites_http.max_contadores as u64,
             login: config.login.clone(),
-            checkout: config.checkout.clone(),
         })
     }
 
@@ -194,15 +192,14 @@ impl Limitador {
         }
     }
 
-    /// One more checkout call from `ip`: `Err(Espera)` past `checkout.max-por-minuto`,
-    /// `Err(Indisponivel)` when the count cannot be kept (a full table lets it through: see the
-    /// module's documentation).
-    pub async fn checkout(&self, ip: IpAddr) -> Result<(), Recusa> {
-        let max = self.checkout.max_por_minuto;
+    /// One more call of the rate `nome` from `ip` (a service's per-address bound per minute, such
+    /// as mercado's checkout): `Err(Espera)` past `max` (0: no bound), `Err(Indisponivel)` when
+    /// the count cannot be kept (a full table lets it through: see the module's documentation).
+    pub async fn por_minuto(&self, nome: &str, ip: IpAddr, max: u32) -> Result<(), Recusa> {
         if max == 0 {
             return Ok(());
         }
-        let chave = format!("checkout:{ip}");
+        let chave = format!("{nome}:{ip}");
         match self
             .contadores
             .incrementar(&chave, Duration::from_secs(60), max.saturating_add(1), self.max_chaves)
@@ -211,23 +208,11 @@ impl Limitador {
             Ok(Some(c)) if c.n > max => Err(Recusa::Espera(c.restante)),
             Ok(Some(_)) => Ok(()),
             Ok(None) => {
-                tracing::warn!(client = %ip, "throttle counters full: checkout not counted");
+                tracing::warn!(client = %ip, "throttle counters full: {nome} not counted");
                 Ok(())
             }
             Err(e) => Err(indisponivel(&e)),
         }
-    }
-
-    /// Units one address may hold in unpaid reservations (`None` = no bound).
-    pub fn max_unidades_reservadas(&self) -> Option<i64> {
-        let m = self.checkout.max_unidades_reservadas;
-        (m > 0).then_some(i64::from(m))
-    }
-
-    /// Units of one SKU one address may hold in unpaid reservations (`None` = no bound).
-    pub fn max_unidades_por_produto(&self) -> Option<i64> {
-        let m = self.checkout.max_unidades_por_produto;
-        (m > 0).then_some(i64::from(m))
     }
 
     /// One atomic increment; a failure or a full table is [`Recusa::Indisponivel`].
@@ -283,21 +268,6 @@ pub async fn identificar(lim: Arc<Limitador>, mut req: Request, next: Next) -> R
     let cliente = lim.vizinhanca(lim.cliente(par, &xff));
     req.extensions_mut().insert(EnderecoCliente(cliente));
     req.extensions_mut().insert(lim);
-    next.run(req).await
-}
-
-/// Route layer of `POST /pedidos` and `POST /pedidos/{id}/pagamento`.
-pub async fn checkout(req: Request, next: Next) -> Response {
-    let lim = req.extensions().get::<Arc<Limitador>>().cloned();
-    let cliente = req.extensions().get::<EnderecoCliente>().copied();
-    if let (Some(lim), Some(EnderecoCliente(ip))) = (lim, cliente) {
-        if let Err(r) = lim.checkout(ip).await {
-            if matches!(r, Recusa::Espera(_)) {
-                tracing::warn!(client = %ip, "checkout rate limit reached");
-            }
-            return recusar("pedidos demais deste endereço", r);
-        }
-    }
     next.run(req).await
 }
 
@@ -359,11 +329,6 @@ mod tests {
                 max_falhas_endereco: 1,
                 max_falhas_usuario: 1,
                 janela: Duration::from_secs(60),
-            },
-            checkout: CheckoutConfig {
-                max_por_minuto: 1,
-                max_unidades_reservadas: 1,
-                max_unidades_por_produto: 1,
             },
         }
     }

@@ -43,6 +43,9 @@ pub struct Estado {
 
 type St = State<Arc<Estado>>;
 
+/// estoque's OpenAPI document, written by hand (`openapi/estoque.json`).
+const OPENAPI: &str = include_str!("../../../../openapi/estoque.json");
+
 pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
     let produtos = Router::new()
         .route("/produtos/{sku}", get(produto_por_sku))
@@ -64,7 +67,7 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
         .route("/painel/estoque/{sku}/lotes/{codigoLote}/baixa", post(baixar_lote))
         .route_layer(from_fn(auth::require_operador))
         .route_layer(from_fn_with_state(seguranca.clone(), auth::csrf));
-    let openapi = Router::new().route("/openapi.json", get(giro_http::openapi::estoque));
+    let openapi = Router::new().route("/openapi.json", get(giro_http::openapi::documento(OPENAPI)));
     produtos.merge(lotes).merge(painel).merge(baixa).merge(openapi).with_state(estado)
 }
 

@@ -76,6 +76,29 @@ use giro_outbox::inbox::receiver::{Consumidor, EventoInvalido};
 /// ```
 pub type Tx<'a> = giro_infra::db::Tx<'a, giro_infra::db::Mercado>;
 
+/// The business series mercado emits, described to the recorder at start.
+pub const METRICAS: &[giro_http::metrics::Serie] = {
+    use giro_http::metrics::{Serie, Tipo};
+    &[
+        Serie {
+            nome: "giro_orders_total",
+            tipo: Tipo::Contador,
+            ajuda: "Orders by event: created (checkout), paid, expired",
+        },
+        Serie { nome: "giro_units_sold_total", tipo: Tipo::Contador, ajuda: "Units in paid orders" },
+        Serie {
+            nome: "giro_stockouts_total",
+            tipo: Tipo::Contador,
+            ajuda: "Checkouts that left a product's shelf at zero, per product",
+        },
+        Serie {
+            nome: "giro_restock_latency_seconds",
+            tipo: Tipo::Histograma,
+            ajuda: "Restock round trip: from mercado's request to the shelf credited by the shipment",
+        },
+    ]
+};
+
 pub async fn serve(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
     server::run(Servico::Mercado, config, build, shutdown).await
 }
@@ -89,7 +112,12 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Mercado>> {
         ctx.config.estoque_timeout,
     )?;
     let reserva = &ctx.config.reserva;
-    let estado = Arc::new(routes::Estado { db: ctx.db.clone(), catalogo, ttl: reserva.ttl });
+    let estado = Arc::new(routes::Estado {
+        db: ctx.db.clone(),
+        catalogo,
+        ttl: reserva.ttl,
+        checkout: ctx.config.checkout.clone(),
+    });
     if reserva.expiracao_habilitada {
         // Never asleep longer than a TTL: a reservation written just after the sweep found none
         // is due a TTL later, and the sweep must be awake to see it then.

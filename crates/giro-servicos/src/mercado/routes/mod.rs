@@ -16,14 +16,17 @@ mod produtos;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::middleware::{from_fn, from_fn_with_state};
+use axum::extract::{Request, State};
+use axum::middleware::{from_fn, from_fn_with_state, Next};
+use axum::response::Response;
 use axum::routing::{get, patch, post};
 use axum::Router;
 
 use super::catalogo_estoque::CatalogoEstoque;
 use giro_contracts::Violacoes;
 use giro_http::auth::{self, Seguranca};
-use giro_http::limite;
+use giro_http::limite::{self, EnderecoCliente, Limitador, Recusa};
+use giro_infra::config::CheckoutConfig;
 use giro_infra::db::Db;
 
 /// What the handlers share.
@@ -32,11 +35,16 @@ pub struct Estado {
     pub catalogo: CatalogoEstoque,
     /// Reservation lifetime (`reserva.ttl`).
     pub ttl: Duration,
+    /// The checkout's per-address bounds (`checkout.*`).
+    pub checkout: CheckoutConfig,
 }
+
+/// mercado's OpenAPI document, written by hand (`openapi/mercado.json`).
+const OPENAPI: &str = include_str!("../../../../../openapi/mercado.json");
 
 pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
     Router::new()
-        .route("/openapi.json", get(giro_http::openapi::mercado))
+        .route("/openapi.json", get(giro_http::openapi::documento(OPENAPI)))
         .route("/produtos", get(produtos::listar))
         .route(
             "/produtos",
@@ -70,13 +78,35 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
             "/operacao/graficos/prateleira",
             get(graficos::prateleira).route_layer(from_fn(auth::require_operador)),
         )
-        .route("/pedidos", post(pedidos::fechar).route_layer(from_fn(limite::checkout)))
+        .route(
+            "/pedidos",
+            post(pedidos::fechar).route_layer(from_fn_with_state(estado.clone(), limite_checkout)),
+        )
         .route("/pedidos/{id}", get(pedidos::detalhe))
-        .route("/pedidos/{id}/pagamento", post(pedidos::pagar).route_layer(from_fn(limite::checkout)))
+        .route(
+            "/pedidos/{id}/pagamento",
+            post(pedidos::pagar).route_layer(from_fn_with_state(estado.clone(), limite_checkout)),
+        )
         .with_state(estado)
 }
 
 /// The requests' violations, reported sorted in one 400 (the builder is [`Violacoes`]).
 fn validado(v: Violacoes) -> Result<(), super::erro::ErroMercado> {
     v.resultado("requisição inválida: ").map_err(super::erro::ErroMercado::invalido)
+}
+
+/// Route layer of `POST /pedidos` and `POST /pedidos/{id}/pagamento`: `checkout.max-por-minuto`
+/// calls per address, counted by the service's throttle counters.
+async fn limite_checkout(State(e): State<Arc<Estado>>, req: Request, next: Next) -> Response {
+    let lim = req.extensions().get::<Arc<Limitador>>().cloned();
+    let cliente = req.extensions().get::<EnderecoCliente>().copied();
+    if let (Some(lim), Some(EnderecoCliente(ip))) = (lim, cliente) {
+        if let Err(r) = lim.por_minuto("checkout", ip, e.checkout.max_por_minuto).await {
+            if matches!(r, Recusa::Espera(_)) {
+                tracing::warn!(client = %ip, "checkout rate limit reached");
+            }
+            return limite::recusar("pedidos demais deste endereço", r);
+        }
+    }
+    next.run(req).await
 }

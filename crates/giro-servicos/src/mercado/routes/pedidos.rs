@@ -17,7 +17,7 @@ use crate::mercado::erro::ErroMercado;
 use crate::mercado::{checkout, dinheiro, pagamento, pedido};
 use giro_contracts::Violacoes;
 use giro_http::extract::{AppJson, AppPath};
-use giro_http::limite::{EnderecoCliente, Limitador};
+use giro_http::limite::EnderecoCliente;
 
 /// The most items one order may carry (`@Size(max=50)`).
 const MAX_ITENS: usize = 50;
@@ -81,21 +81,24 @@ fn chave_idempotencia(headers: &HeaderMap) -> Result<Option<String>, ErroMercado
     }
 }
 
+/// A bound of `checkout.*` (0: none).
+fn limite(max: u32) -> Option<i64> {
+    (max > 0).then_some(i64::from(max))
+}
+
 pub async fn fechar(
     State(e): State<Arc<Estado>>,
     headers: HeaderMap,
-    limitador: Option<Extension<Arc<Limitador>>>,
     cliente: Option<Extension<EnderecoCliente>>,
     AppJson(req): AppJson<CheckoutRequest>,
 ) -> Result<Response, ErroMercado> {
     let chave = chave_idempotencia(&headers)?;
     let itens = checkout::consolidar(req.validar()?)?;
-    let limitador = limitador.map(|l| l.0);
     let op = checkout::Opcoes {
         // The neighbourhood (an IPv6 /64), as every per-address bound counts it.
         cliente: cliente.map(|c| c.0 .0),
-        max_unidades: limitador.as_ref().and_then(|l| l.max_unidades_reservadas()),
-        max_por_produto: limitador.as_ref().and_then(|l| l.max_unidades_por_produto()),
+        max_unidades: limite(e.checkout.max_unidades_reservadas),
+        max_por_produto: limite(e.checkout.max_unidades_por_produto),
         chave,
     };
     let (f, repetido) = checkout::fechar_com(&e.db, &itens, crate::mercado::agora(), e.ttl, &op).await?;
