@@ -2,8 +2,8 @@
 use clap::Parser;
 use giro::cli::{Cli, Command};
 use giro_infra::config::{Config, Sources};
-use giro_infra::db::migrate;
 use giro_infra::telemetry::{config_error, exit_code};
+use giro_servicos::migrate;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

@@ -34,7 +34,7 @@ impl Scratch {
         pg.dbname(&nome);
         pg.application_name(format!("giro-bench-{}", servico.nome()));
         let db = DbConfig { pg };
-        giro_infra::db::migrate::run(servico, &db).await?;
+        giro_servicos::migrate::run(servico, &db).await?;
         Ok(Scratch { admin, nome, db })
     }
 

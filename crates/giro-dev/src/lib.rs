@@ -230,7 +230,7 @@ async fn market(
     let config = Config::load(&Sources::from_process(config_file, flags))?;
     let operador = config.operador()?;
     for s in [giro_infra::config::Servico::Mercado, giro_infra::config::Servico::Estoque] {
-        giro_infra::db::migrate::run(s, &config.servico(s).db)
+        giro_servicos::migrate::run(s, &config.servico(s).db)
             .await
             .with_context(|| format!("migrating {s}"))?;
     }

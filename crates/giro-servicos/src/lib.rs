@@ -18,11 +18,13 @@
 //! re-export hides which crate a line crosses into): [`giro_infra`] (config, db, supervisor,
 //! telemetry, trace, OTLP, shutdown, systemd) and [`giro_http`] (problem+json, health, layers,
 //! serving with graceful shutdown, the outgoing client). [`server`] is the start-up sequence of
-//! a service role; [`audit`] is `giro audit`. No file imports another in a cycle
+//! a service role; [`migrate`] embeds both databases' migrations and is `giro migrate`;
+//! [`audit`] is `giro audit`. No file imports another in a cycle
 //! (`scripts/import-cycles`).
 
 pub mod audit;
 pub mod estoque;
 pub mod mercado;
+pub mod migrate;
 pub mod publisher_role;
 pub mod server;

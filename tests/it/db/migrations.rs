@@ -60,7 +60,7 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
         ),
     ] {
         let db = TestDb::empty().await;
-        let first = giro_infra::db::migrate::run(s, &db.db_config()).await.unwrap();
+        let first = giro_servicos::migrate::run(s, &db.db_config()).await.unwrap();
         assert_eq!(first.len(), expected_migrations, "{s}: {first:?}");
         assert!(first[0].starts_with("V1__cria_produto_"), "{first:?}");
         assert_eq!(tables(&db).await, expected_tables);
@@ -71,7 +71,7 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
             .await
             .unwrap()
             .get(0);
-        let second = giro_infra::db::migrate::run(s, &db.db_config()).await.unwrap();
+        let second = giro_servicos::migrate::run(s, &db.db_config()).await.unwrap();
         assert!(second.is_empty(), "{s}: second run applied {second:?}");
         let schema_after: i64 = c
             .query_one("SELECT count(*) FROM information_schema.columns WHERE table_schema = 'public'", &[])

@@ -205,7 +205,7 @@ impl Par {
         }
         for s in [Servico::Mercado, Servico::Estoque] {
             let cfg = giro_infra::config::DbConfig { pg: par.url(s.nome()).parse().expect("url") };
-            giro_infra::db::migrate::run(s, &cfg).await.expect("migrate");
+            giro_servicos::migrate::run(s, &cfg).await.expect("migrate");
         }
         par
     }

@@ -66,7 +66,7 @@ impl Cena {
         topologia(&ha).await;
         for s in [Servico::Mercado, Servico::Estoque] {
             let cfg = DbConfig { pg: ha.url(s).parse().expect("url") };
-            giro_infra::db::migrate::run(s, &cfg).await.expect("migrate");
+            giro_servicos::migrate::run(s, &cfg).await.expect("migrate");
         }
         let mut f = Frota::new(
             ha.url(Servico::Mercado),

@@ -92,7 +92,7 @@ async fn ensure_template(s: Servico) -> String {
         let mut cfg = admin_config();
         cfg.dbname(&name);
         let mut client = connect(&cfg).await;
-        giro_infra::db::migrate::run_on(s, &mut client).await.expect("migrate template");
+        giro_servicos::migrate::run_on(s, &mut client).await.expect("migrate template");
         drop(client);
         // Wait for the migration connection to be gone: a template in use cannot be cloned.
         wait_no_connections(&admin, &name).await;

@@ -22,7 +22,6 @@
 //! defaults: docs/operations.md).
 
 pub mod leitura;
-pub mod migrate;
 pub mod reexecucao;
 pub mod sql;
 

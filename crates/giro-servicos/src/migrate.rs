@@ -4,7 +4,7 @@
 
 use tokio_postgres::NoTls;
 
-use crate::config::{DbConfig, Servico};
+use giro_infra::config::{DbConfig, Servico};
 
 mod mercado {
     refinery::embed_migrations!("../../migrations/mercado");
@@ -43,7 +43,7 @@ pub async fn run_on(servico: Servico, client: &mut tokio_postgres::Client) -> an
 pub async fn command(
     servicos: &[Servico],
     esperar: Option<std::time::Duration>,
-    config: &crate::config::Config,
+    config: &giro_infra::config::Config,
     shutdown: tokio_util::sync::CancellationToken,
 ) -> anyhow::Result<()> {
     if let Some(wait) = esperar {
@@ -51,18 +51,20 @@ pub async fn command(
             .iter()
             .map(|s| {
                 let db = &config.servico(*s).db;
-                Ok((crate::db::pool(db, 1, config.db_timeout)?, crate::db::descrever(*s, db)))
+                Ok((giro_infra::db::pool(db, 1, config.db_timeout)?, giro_infra::db::descrever(*s, db)))
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
-        let answered =
-            tokio::time::timeout(wait, crate::db::wait_for("migrate", &pools, config.db_timeout, &shutdown))
-                .await;
+        let answered = tokio::time::timeout(
+            wait,
+            giro_infra::db::wait_for("migrate", &pools, config.db_timeout, &shutdown),
+        )
+        .await;
         match answered {
             Ok(true) => {}
             Ok(false) => anyhow::bail!("interrupted while waiting for the database"),
             Err(_) => anyhow::bail!(
                 "the database did not answer within --wait {}",
-                crate::config::duration::format(wait)
+                giro_infra::config::duration::format(wait)
             ),
         }
     }
@@ -70,10 +72,10 @@ pub async fn command(
         let own = config.servico(s);
         // Past any transaction pooler: the schema owner's URL, else the direct one, else `db-url`.
         let db = own.db_ddl.as_ref().or(own.db_direta.as_ref()).unwrap_or(&own.db);
-        let applied = run(s, db).await.map_err(|e| crate::db::nomear_conexao(e, s, db))?;
+        let applied = run(s, db).await.map_err(|e| giro_infra::db::nomear_conexao(e, s, db))?;
         tracing::info!(db = %s, applied = applied.len(), "migrations applied: {}", applied.join(", "));
         if let (Some(ddl), Some(papel)) = (&own.db_ddl, own.db.pg.get_user()) {
-            conceder(ddl, papel).await.map_err(|e| crate::db::nomear_conexao(e, s, ddl))?;
+            conceder(ddl, papel).await.map_err(|e| giro_infra::db::nomear_conexao(e, s, ddl))?;
             tracing::info!(db = %s, role = papel, "runtime role granted the service's privileges");
         }
     }
