@@ -36,9 +36,7 @@ use tokio::sync::Notify;
 pub use crate::config::{PoolLimits, VIDA_MAXIMA_PADRAO};
 pub use pool::{causa, descrever, nomear_conexao, ping, pool, pool_with, ready, wait_for, Client, Pool};
 pub(crate) use saude::epoch;
-pub use saude::{
-    note_chain, note_error, note_pool_error, pools, registrar_pool, trouble, trouble_of_sqlstate, Trouble,
-};
+pub use saude::{na_cadeia, trouble, trouble_of_sqlstate, Falha, Saude, Trouble};
 pub use sql::{Param, PgTipo, Pooler, Sql};
 pub use tokio_postgres::Row;
 pub use tx::{AnyDb, Estoque, Mercado, Tx};
@@ -70,26 +68,15 @@ pub struct Db {
     pub leitura: Option<Arc<leitura::Leitura>>,
 }
 
+/// A database failure. Converting into it only converts: the pool's health was noted where the
+/// statement failed ([`Saude::notar_erro`]), and the request's attempt is marked where the error
+/// is answered ([`reexecucao::marcar_se_sessao_perdida`]).
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
     #[error("database unavailable: {0}")]
-    Pool(#[source] deadpool_postgres::PoolError),
+    Pool(#[from] deadpool_postgres::PoolError),
     #[error(transparent)]
-    Pg(tokio_postgres::Error),
-}
-
-impl From<deadpool_postgres::PoolError> for DbError {
-    fn from(e: deadpool_postgres::PoolError) -> Self {
-        note_pool_error(&e);
-        DbError::Pool(e)
-    }
-}
-
-impl From<tokio_postgres::Error> for DbError {
-    fn from(e: tokio_postgres::Error) -> Self {
-        note_error(&e);
-        DbError::Pg(e)
-    }
+    Pg(#[from] tokio_postgres::Error),
 }
 
 impl DbError {
@@ -118,5 +105,10 @@ impl Db {
     /// with `Tx::begin` (`mercado::Tx`, `estoque::Tx`).
     pub async fn begin<'a>(&self, client: &'a mut Client) -> Result<Tx<'a, AnyDb>, DbError> {
         Tx::begin(self, client).await
+    }
+
+    /// The pools of this database: its own and its read copy's, for the pool gauges of `/metrics`.
+    pub fn pools(&self) -> Vec<Pool> {
+        std::iter::once(self.pool.clone()).chain(self.leitura.as_ref().map(|l| l.pool.clone())).collect()
     }
 }

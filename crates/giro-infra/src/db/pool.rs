@@ -8,13 +8,11 @@ use deadpool_postgres::{Hook, HookError, Manager, ManagerConfig, RecyclingMethod
 use tokio_postgres::NoTls;
 use tokio_util::sync::CancellationToken;
 
-use std::sync::atomic::Ordering;
-
-use super::saude::{epoch, note_error, opened_before_taint, TAINTED_AT};
-use super::{sql, AnyDb, OutboxSignal, PoolLimits, Pooler, Tx};
+use super::{sql, AnyDb, OutboxSignal, PoolLimits, Pooler, Saude, Tx};
 use crate::config::DbConfig;
 
 /// A service's connection pool; it hands out [`Client`]s, which send SQL only through [`Sql`].
+/// Its clones share its connections and its health ([`Saude`]).
 #[derive(Clone)]
 pub struct Pool {
     inner: deadpool_postgres::Pool,
@@ -22,6 +20,9 @@ pub struct Pool {
     /// `SET LOCAL` of the session limits, sent after each `BEGIN` under [`Pooler::Transacao`]
     /// (empty when none); under [`Pooler::Nenhum`] they are startup options instead.
     limites_locais: Arc<str>,
+    saude: Arc<Saude>,
+    /// The label of its gauges in `/metrics` ([`Pool::nomeado`]); a pool without one is not shown.
+    nome: Option<Arc<str>>,
 }
 
 impl Pool {
@@ -31,7 +32,23 @@ impl Pool {
             inner: self.inner.get().await?,
             pooler: self.pooler,
             limites_locais: self.limites_locais.clone(),
+            saude: self.saude.clone(),
         })
+    }
+
+    /// This pool's database health, as its sessions' errors told it.
+    pub fn saude(&self) -> &Saude {
+        &self.saude
+    }
+
+    /// This pool, shown as `nome` in the pool gauges of `/metrics` (`giro_db_pool_connections{pool}`).
+    pub fn nomeado(mut self, nome: &str) -> Pool {
+        self.nome = Some(nome.into());
+        self
+    }
+
+    pub fn nome(&self) -> Option<&str> {
+        self.nome.as_deref()
     }
 
     /// How full the pool is.
@@ -50,12 +67,14 @@ pub struct Client {
     pub(super) inner: deadpool_postgres::Client,
     pub(super) pooler: Pooler,
     pub(super) limites_locais: Arc<str>,
+    /// Its pool's health: every statement that fails here is noted there.
+    pub(super) saude: Arc<Saude>,
 }
 
 impl Client {
     /// Runs `sql` (one statement or several, no parameters) with the simple-query protocol.
     pub async fn batch_execute(&self, sql: &str) -> Result<(), tokio_postgres::Error> {
-        self.inner.batch_execute(sql).await
+        self.inner.batch_execute(sql).await.inspect_err(|e| self.saude.notar_erro(e))
     }
 
     /// Runs `sql` with the simple-query protocol and returns its messages.
@@ -63,7 +82,7 @@ impl Client {
         &self,
         sql: &str,
     ) -> Result<Vec<tokio_postgres::SimpleQueryMessage>, tokio_postgres::Error> {
-        self.inner.simple_query(sql).await
+        self.inner.simple_query(sql).await.inspect_err(|e| self.saude.notar_erro(e))
     }
 
     /// Opens a transaction whose database its opener does not state and that wakes no publisher
@@ -120,6 +139,9 @@ impl sql::Base for Client {
     fn pg(&self) -> &(impl tokio_postgres::GenericClient + Sync) {
         &**self.inner
     }
+    fn saude(&self) -> Option<&Saude> {
+        Some(&self.saude)
+    }
 }
 
 /// Builds a pool; it connects lazily, so a service starts while its database is down and
@@ -131,7 +153,7 @@ pub fn pool(cfg: &DbConfig, max_size: usize, timeout: Duration) -> anyhow::Resul
 
 /// [`pool`] with session limits and a maximum connection lifetime. A connection is never handed
 /// out again when it is older than `limits.vida_maxima`, was closed, or was opened before the
-/// last error that says sessions are stale ([`note_error`]): a briefly read-only database, a
+/// last error that says sessions are stale ([`Saude::notar_erro`]): a briefly read-only database, a
 /// server shutdown or failover does not leave sessions that keep failing after the cause is gone.
 pub fn pool_with(
     cfg: &DbConfig,
@@ -164,6 +186,8 @@ pub fn pool_with(
     }
     let manager = Manager::from_config(pg, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
     let vida = limits.vida_maxima;
+    let saude = Arc::new(Saude::default());
+    let manchas = saude.clone();
     let pool = deadpool_postgres::Pool::builder(manager)
         .max_size(max_size)
         .runtime(Runtime::Tokio1)
@@ -174,13 +198,13 @@ pub fn pool_with(
             if !vida.is_zero() && metrics.age() >= vida {
                 return Err(HookError::message("connection reached its maximum lifetime"));
             }
-            if opened_before_taint(metrics.created) {
+            if manchas.aberta_antes_da_mancha(metrics.created) {
                 return Err(HookError::message("connection opened before a stale-session error"));
             }
             Ok(())
         }))
         .build()?;
-    Ok(Pool { inner: pool, pooler: limits.pooler, limites_locais: locais.into() })
+    Ok(Pool { inner: pool, pooler: limits.pooler, limites_locais: locais.into(), saude, nome: None })
 }
 
 /// Where `servico`'s database is, as an operator needs it in an error: the role, the host(s)
@@ -282,12 +306,10 @@ const WRITABLE: &str = "SELECT NOT (pg_is_in_recovery() OR current_setting('tran
 pub async fn ready(pool: &Pool, fresh: bool, timeout: Duration) -> anyhow::Result<()> {
     let check = async {
         let client = pool.get().await?;
-        let writable = client.query_one(WRITABLE, &[]).await.inspect_err(|e| {
-            note_error(e);
-        })?;
+        // A failure here is noted in the pool's health like any statement's.
+        let writable = client.query_one(WRITABLE, &[]).await?;
         if !writable.get::<_, bool>(0) {
-            let now = epoch().elapsed().as_nanos().max(1) as u64;
-            TAINTED_AT.store(now, Ordering::Relaxed);
+            pool.saude.manchar();
             client.descartar();
             anyhow::bail!("the database is read-only");
         }

@@ -1,40 +1,93 @@
-//! What a database error says about the session and the database ([`Trouble`]), and what the
-//! pools do about it.
+//! A pool's health ([`Saude`], one per pool, shared by its clones): what its sessions' errors
+//! said, read by the pool's own recycling (a stale session drops every connection opened before
+//! it) and by readiness (a database out of disk or memory). The pool's [`Client`](super::Client)
+//! and [`Tx`](super::Tx) note each failed statement there ([`Saude::notar_erro`]); nothing about
+//! the database's health is process-global. Also what an error says ([`Trouble`], [`Falha`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use super::{reexecucao, Pool};
+use deadpool_postgres::{PoolError, TimeoutType};
 
-/// The instant every process-wide measure of time here is taken from.
+use super::DbError;
+
+/// The instant every process-wide measure of time here is taken from (a clock origin only).
 pub(crate) fn epoch() -> Instant {
     static EPOCH: OnceLock<Instant> = OnceLock::new();
     *EPOCH.get_or_init(Instant::now)
 }
 
-/// Nanoseconds after [`epoch`] of the last stale-session error; 0 = none yet.
-pub(super) static TAINTED_AT: AtomicU64 = AtomicU64::new(0);
-
-pub(super) fn opened_before_taint(created: Instant) -> bool {
-    let t = TAINTED_AT.load(Ordering::Relaxed);
-    t != 0 && created <= epoch() + Duration::from_nanos(t)
+/// Now, in nanoseconds after [`epoch`]; never 0 (0 means "never").
+fn agora_ns() -> u64 {
+    epoch().elapsed().as_nanos().max(1) as u64
 }
 
-/// The pools a process holds, by name, so `/metrics` can say how full each is.
-static POOLS: std::sync::Mutex<Vec<(String, Pool)>> = std::sync::Mutex::new(Vec::new());
+/// SQLSTATEs of a database that cannot take work until an operator acts: disk full (53100), out
+/// of memory (53200). Not 53300 (too many connections): pooled sessions still work then.
+const SEM_RECURSO: [&str; 2] = ["53100", "53200"];
 
-/// Names `pool` for the pool gauges of `/metrics` (`giro_db_pool_connections{pool}`).
-pub fn registrar_pool(nome: &str, pool: &Pool) {
-    if let Ok(mut p) = POOLS.lock() {
-        p.retain(|(n, _)| n != nome);
-        p.push((nome.to_string(), pool.clone()));
+/// The health of one pool's database (see the module doc).
+#[derive(Debug, Default)]
+pub struct Saude {
+    /// Nanoseconds after [`epoch`] of the last stale-session error; 0 = none yet.
+    manchada_em: AtomicU64,
+    /// When a statement last failed for [`SEM_RECURSO`] (0 = not since the last check that writes
+    /// went through) and its SQLSTATE.
+    exausta_em: AtomicU64,
+    exausta_codigo: Mutex<&'static str>,
+}
+
+impl Saude {
+    /// Notes what a failed statement of this pool says: a stale session makes the pool drop every
+    /// connection opened before now ([`Saude::manchar`]); a database out of disk or memory makes
+    /// readiness check writes until one goes through ([`Saude::exaustao`]).
+    pub fn notar_erro(&self, e: &tokio_postgres::Error) {
+        if trouble(e) == Some(Trouble::StaleSession) && self.manchar() {
+            tracing::warn!(error = %e, "stale database session; pooled connections opened before now are discarded");
+        }
+        if let Some(codigo) = e.code().and_then(|c| SEM_RECURSO.into_iter().find(|s| *s == c.code())) {
+            self.notar_exaustao(codigo);
+        }
     }
-}
 
-/// Each registered pool's name and status (size, available, waiting, max).
-pub fn pools() -> Vec<(String, deadpool_postgres::Status)> {
-    POOLS.lock().map(|p| p.iter().map(|(n, pool)| (n.clone(), pool.status())).collect()).unwrap_or_default()
+    /// Every connection of this pool opened before now is dropped instead of handed out again;
+    /// true unless it was already so within the last second (whoever logs it, logs once).
+    pub(crate) fn manchar(&self) -> bool {
+        let agora = agora_ns();
+        let antes = self.manchada_em.swap(agora, Ordering::Relaxed);
+        antes == 0 || agora.saturating_sub(antes) > 1_000_000_000
+    }
+
+    /// A connection opened at `criada` predates the last stale-session error.
+    pub(crate) fn aberta_antes_da_mancha(&self, criada: Instant) -> bool {
+        let t = self.manchada_em.load(Ordering::Relaxed);
+        t != 0 && criada <= epoch() + Duration::from_nanos(t)
+    }
+
+    fn notar_exaustao(&self, codigo: &'static str) {
+        if let Ok(mut g) = self.exausta_codigo.lock() {
+            *g = codigo;
+        }
+        if self.exausta_em.swap(agora_ns(), Ordering::Relaxed) == 0 {
+            tracing::warn!(sqlstate = codigo, "the database ran out of a resource (disk or memory); readiness checks writes until they go through");
+        }
+    }
+
+    /// The resource exhaustion seen since writes last went through, if any: `(mark, sqlstate)`.
+    /// `/readyz` then probes a write and calls [`Saude::exaustao_superada`] with `mark` when it
+    /// passes.
+    pub fn exaustao(&self) -> Option<(u64, &'static str)> {
+        let em = self.exausta_em.load(Ordering::Relaxed);
+        (em != 0).then(|| (em, self.exausta_codigo.lock().map(|g| *g).unwrap_or("53100")))
+    }
+
+    /// A write went through after the exhaustion marked `mark`: forget it (unless a newer one came).
+    pub fn exaustao_superada(&self, mark: u64) {
+        if self.exausta_em.compare_exchange(mark, 0, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+            tracing::info!("the database takes writes again");
+        }
+    }
 }
 
 /// What a database error says about the session and the database.
@@ -63,16 +116,8 @@ pub fn trouble_of_sqlstate(c: &str) -> Option<Trouble> {
 
 /// Classifies a database error by SQLSTATE: `Some` when it is the database's trouble (answered
 /// 503, "try again"), `None` for an error about the request itself (a bug or a constraint).
+/// Only classifies: it marks nothing.
 pub fn trouble(e: &tokio_postgres::Error) -> Option<Trouble> {
-    let t = trouble_sem_marca(e);
-    if t == Some(Trouble::StaleSession) {
-        // Whoever sorts the error, the request's attempt learns its session was lost.
-        reexecucao::sessao_perdida();
-    }
-    t
-}
-
-fn trouble_sem_marca(e: &tokio_postgres::Error) -> Option<Trouble> {
     if e.is_closed() {
         return Some(Trouble::StaleSession);
     }
@@ -87,43 +132,48 @@ fn trouble_sem_marca(e: &tokio_postgres::Error) -> Option<Trouble> {
     }
 }
 
-/// Looks at a database error wherever one is handled: a stale-session error makes the pools drop
-/// every connection opened before it (they carry the same stale state). Returns the trouble.
-pub fn note_error(e: &tokio_postgres::Error) -> Option<Trouble> {
-    let t = trouble(e);
-    if t == Some(Trouble::StaleSession) {
-        let now = epoch().elapsed().as_nanos().max(1) as u64;
-        let prev = TAINTED_AT.swap(now, Ordering::Relaxed);
-        if prev == 0 || now.saturating_sub(prev) > 1_000_000_000 {
-            tracing::warn!(error = %e, "stale database session; pooled connections opened before now are discarded");
-        }
-    }
-    t
+/// A database failure: a driver error, or a pool that gave no connection.
+#[derive(Clone, Copy, Debug)]
+pub enum Falha<'a> {
+    Pg(&'a tokio_postgres::Error),
+    Pool(&'a PoolError),
 }
 
-/// [`note_error`] for the first database error in an error chain; a pool that could not open a
-/// connection in time marks the request's attempt as [`DbError`]'s conversion does. Whatever
-/// answers 503 from an `anyhow` chain calls it, so a lost session is a lost session for the
-/// re-run layer ([`reexecucao`]) wherever the request met it.
-pub fn note_chain(e: &anyhow::Error) -> Option<Trouble> {
-    e.chain().find_map(|c| c.downcast_ref::<tokio_postgres::Error>()).and_then(note_error).or_else(|| {
-        note_pool_error(e.chain().find_map(|c| c.downcast_ref::<deadpool_postgres::PoolError>())?);
-        Some(Trouble::StaleSession)
+impl Falha<'_> {
+    /// The request's session was lost (class 08, 57P01–57P03, 25006, 25P03, a closed connection),
+    /// or a new connection could not be opened for such a reason or in time — not a pool with no
+    /// free slot, which a second try at once would meet again.
+    pub fn sessao_perdida(&self) -> bool {
+        match *self {
+            Falha::Pg(e) | Falha::Pool(PoolError::Backend(e)) => trouble(e) == Some(Trouble::StaleSession),
+            Falha::Pool(p) => matches!(p, PoolError::Timeout(TimeoutType::Create)),
+        }
+    }
+}
+
+impl DbError {
+    /// The failure this error carries.
+    pub fn falha(&self) -> Falha<'_> {
+        match self {
+            DbError::Pool(p) => Falha::Pool(p),
+            DbError::Pg(e) => Falha::Pg(e),
+        }
+    }
+}
+
+/// The first database failure in `e`'s chain, if any: a pool error, a driver error, or either
+/// inside [`DbError`] (whose `Pg` variant is transparent, so the driver error itself is not in the
+/// chain, only its causes).
+pub fn na_cadeia(e: &anyhow::Error) -> Option<Falha<'_>> {
+    e.chain().find_map(|c| {
+        if let Some(d) = c.downcast_ref::<DbError>() {
+            return Some(d.falha());
+        }
+        if let Some(pg) = c.downcast_ref::<tokio_postgres::Error>() {
+            return Some(Falha::Pg(pg));
+        }
+        c.downcast_ref::<PoolError>().map(Falha::Pool)
     })
-}
-
-/// A pool that gave no connection: a new connection refused or cut (the server down, shutting
-/// down, failing over) or not opened in time marks the request's attempt ([`reexecucao`]); a
-/// pool with no free slot does not (a second try at once would meet it again).
-pub fn note_pool_error(e: &deadpool_postgres::PoolError) {
-    use deadpool_postgres::{PoolError, TimeoutType};
-    match e {
-        PoolError::Backend(pg) => {
-            trouble(pg);
-        }
-        PoolError::Timeout(TimeoutType::Create) => reexecucao::sessao_perdida(),
-        _ => {}
-    }
 }
 
 #[cfg(test)]

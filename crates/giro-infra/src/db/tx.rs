@@ -4,7 +4,7 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use super::{reexecucao, sql, Client, Db, DbError, OutboxSignal, Pooler};
+use super::{reexecucao, sql, Client, Db, DbError, OutboxSignal, Pooler, Saude};
 
 /// The database of mercado: the service marker of its transactions ([`Tx`]).
 #[derive(Debug)]
@@ -26,6 +26,8 @@ pub struct Tx<'a, S> {
     pooler: Pooler,
     signal: Arc<OutboxSignal>,
     wrote_event: AtomicBool,
+    /// Its pool's health: every statement that fails here is noted there.
+    saude: Arc<Saude>,
     // `fn() -> S`: the marker is never held, so it changes neither Send nor Sync.
     servico: PhantomData<fn() -> S>,
 }
@@ -39,6 +41,9 @@ impl<S> sql::Base for Tx<'_, S> {
     }
     fn pg(&self) -> &(impl tokio_postgres::GenericClient + Sync) {
         &*self.inner
+    }
+    fn saude(&self) -> Option<&Saude> {
+        Some(&self.saude)
     }
 }
 
@@ -58,12 +63,12 @@ impl<'a, S> Tx<'a, S> {
         signal: Arc<OutboxSignal>,
     ) -> Result<Self, tokio_postgres::Error> {
         let pooler = client.pooler;
-        let locais = client.limites_locais.clone();
-        let inner = client.inner.transaction().await?;
+        let (locais, saude) = (client.limites_locais.clone(), client.saude.clone());
+        let inner = client.inner.transaction().await.inspect_err(|e| saude.notar_erro(e))?;
         if !locais.is_empty() {
-            inner.batch_execute(&locais).await?;
+            inner.batch_execute(&locais).await.inspect_err(|e| saude.notar_erro(e))?;
         }
-        Ok(Tx { inner, pooler, signal, wrote_event: AtomicBool::new(false), servico: PhantomData })
+        Ok(Tx { inner, pooler, signal, wrote_event: AtomicBool::new(false), saude, servico: PhantomData })
     }
 }
 
@@ -80,15 +85,15 @@ impl<S> Tx<'_, S> {
 
     /// Runs `sql` (one statement or several, no parameters) with the simple-query protocol.
     pub async fn batch_execute(&self, sql: &str) -> Result<(), tokio_postgres::Error> {
-        self.inner.batch_execute(sql).await
+        self.inner.batch_execute(sql).await.inspect_err(|e| self.saude.notar_erro(e))
     }
 
     pub async fn commit(self) -> Result<(), tokio_postgres::Error> {
         let wrote = self.wrote_event.load(Ordering::Relaxed);
-        let signal = self.signal.clone();
+        let (signal, saude) = (self.signal.clone(), self.saude.clone());
         // From here the outcome may be unknown: the request is not re-run ([`reexecucao`]).
         reexecucao::commit_enviado();
-        self.inner.commit().await?;
+        self.inner.commit().await.inspect_err(|e| saude.notar_erro(e))?;
         if wrote {
             signal.wake.notify_one();
         }
@@ -96,6 +101,7 @@ impl<S> Tx<'_, S> {
     }
 
     pub async fn rollback(self) -> Result<(), tokio_postgres::Error> {
-        self.inner.rollback().await
+        let saude = self.saude.clone();
+        self.inner.rollback().await.inspect_err(|e| saude.notar_erro(e))
     }
 }
