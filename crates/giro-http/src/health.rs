@@ -5,7 +5,7 @@
 //! `/readyz` is 200 only when the service can do its work (issue 30.4): a pooled session answers
 //! and can write (not read-only, not a standby); a newly opened session is not read-only (a
 //! database made read-only affects new sessions first); after a statement failed because the
-//! database ran out of disk or memory (SQLSTATE 53100, 53200, [`crate::pg::exaustao`]) a write
+//! database ran out of disk or memory (SQLSTATE 53100, 53200, [`giro_infra::db::Saude::exaustao`]) a write
 //! goes through again (a probe that has to allocate a new block: a temporary table created and
 //! rolled back); and no required background loop is down (see [`giro_infra::supervisor`]).
 //! Otherwise 503 with what is wrong and `Retry-After`; 200 again once it heals, without a restart.
@@ -17,8 +17,8 @@
 //! those keep serving, and a balancer that took the replica out would refuse traffic it can
 //! serve. The new-session check is cached for [`FRESH_EVERY`], so a probe storm opens few
 //! connections; the write probe runs only after an exhaustion was seen. That mark is the
-//! process's (a service has one database); the probe runs on this service's pool, so once its
-//! database takes writes again the mark clears.
+//! pool's ([`giro_infra::db::Saude`]): the probe runs on the same pool, so once its database
+//! takes writes again the mark clears.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -70,9 +70,9 @@ impl Prontidao {
             Err(e) if sem_vaga(&e) && self.pool.status().size > 0 => {}
             Err(e) => return Err(format!("{e:#}")),
         }
-        if let Some((marca, sqlstate)) = crate::pg::exaustao() {
+        if let Some((marca, sqlstate)) = self.pool.saude().exaustao() {
             match tokio::time::timeout(READY_TIMEOUT, self.sonda_escrita()).await {
-                Ok(Ok(())) => crate::pg::exaustao_superada(marca),
+                Ok(Ok(())) => self.pool.saude().exaustao_superada(marca),
                 Ok(Err(e)) => {
                     return Err(format!(
                         "the database refuses writes for lack of resources (SQLSTATE {sqlstate}): {e:#}"

@@ -6,7 +6,7 @@
 //!
 //! Beside them, written at render time ([`process_text`]): the standard `process_*` series (CPU,
 //! memory, file descriptors, threads, start time; read from `/proc` on Linux), `giro_build_info`,
-//! and `giro_db_pool_connections{pool,state}` for every pool the process holds.
+//! and `giro_db_pool_connections{pool,state}` for every named pool the renderer is handed.
 //!
 //! Names: `giro_outbox_events{status}`, `giro_outbox_oldest_pending_seconds`,
 //! `giro_outbox_deliveries_total{tipo,result}`, `giro_outbox_delivery_seconds`,
@@ -22,6 +22,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use giro_infra::db::Pool;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
@@ -122,17 +123,17 @@ fn describe() {
 }
 
 /// What a separate `giro publisher` serves (`publisher.porta-metricas`): its own counters
-/// (`giro_outbox_deliveries_total`, `giro_outbox_delivery_seconds`) at `/metrics`, and
-/// `/healthz`. The outbox gauges come from the services' `/metrics`, which read them from the
-/// database, so they are not repeated here.
-pub fn publisher_router() -> Router {
+/// (`giro_outbox_deliveries_total`, `giro_outbox_delivery_seconds`) and its `pools`' gauges at
+/// `/metrics`, and `/healthz`. The outbox gauges come from the services' `/metrics`, which read
+/// them from the database, so they are not repeated here.
+pub fn publisher_router(pools: Vec<Pool>) -> Router {
     Router::new()
         .route(
             "/metrics",
-            get(|| async {
+            get(move || async move {
                 match install() {
                     Some(h) => {
-                        let text = process_text() + &h.render();
+                        let text = process_text(&pools) + &h.render();
                         ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text)
                             .into_response()
                     }
@@ -159,8 +160,9 @@ pub async fn track(req: Request, next: Next) -> Response {
 }
 
 /// The series computed when `/metrics` is read rather than recorded: `process_*` as the
-/// Prometheus client libraries name them, `giro_build_info`, and the pools' occupation.
-pub fn process_text() -> String {
+/// Prometheus client libraries name them, `giro_build_info`, and the occupation of each of
+/// `pools` that has a name ([`Pool::nomeado`]).
+pub fn process_text(pools: &[Pool]) -> String {
     let mut t = String::new();
     processo::escrever(&mut t);
     t.push_str(
@@ -171,7 +173,7 @@ pub fn process_text() -> String {
         env!("CARGO_PKG_VERSION"),
         if cfg!(debug_assertions) { "debug" } else { "release" }
     ));
-    let pools = giro_infra::db::pools();
+    let pools: Vec<_> = pools.iter().filter_map(|p| Some((p.nome()?, p.status()))).collect();
     if !pools.is_empty() {
         t.push_str("# HELP giro_db_pool_connections Database pool connections: open (size), idle (available), requests waiting, and the maximum\n# TYPE giro_db_pool_connections gauge\n");
         for (nome, s) in pools {

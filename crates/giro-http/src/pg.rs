@@ -13,15 +13,16 @@
 //! [`Politica::responder_cadeia`] classify, log and answer; [`Politica::classificar`] and
 //! [`Politica::classificar_cadeia`] only classify, for callers that log in their own words;
 //! [`para_comando`] gives a command's final error (`giro outbox …`) the same verdict in words.
-
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
+//!
+//! Answering marks the request's attempt when the failure lost its session
+//! ([`reexecucao::marcar_se_sessao_perdida`]), so the route layer ([`crate::reexecucao`]) may run
+//! it again; classifying alone marks nothing.
 
 use axum::http::StatusCode;
 use tokio_postgres::error::DbError as PgDbError;
 
 use crate::Problem;
-use giro_infra::db::{self, DbError};
+use giro_infra::db::{self, reexecucao, DbError, Falha};
 
 /// What a constraint violation means for the caller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,13 +46,9 @@ pub enum Classe {
     Outro,
 }
 
-/// Sorts `e` with the service's constraint `tabela`. A disk or memory the database ran out of
-/// is also noted for readiness ([`exaustao`]).
+/// Sorts `e` with the service's constraint `tabela`.
 pub fn classificar(e: &tokio_postgres::Error, tabela: &[(&str, Restricao)]) -> Classe {
     if db::trouble(e).is_some() {
-        if let Some(code) = e.code().map(|c| c.code()).filter(|c| SEM_RECURSO.contains(c)) {
-            notar_exaustao(code);
-        }
         return Classe::Indisponivel;
     }
     let Some(pg) = e.as_db_error() else { return Classe::Outro };
@@ -70,45 +67,6 @@ pub fn classificar(e: &tokio_postgres::Error, tabela: &[(&str, Restricao)]) -> C
     Classe::Outro
 }
 
-/// SQLSTATEs of a database that cannot take work until an operator acts: disk full (53100), out
-/// of memory (53200). Not 53300 (too many connections): pooled sessions still work then.
-const SEM_RECURSO: [&str; 2] = ["53100", "53200"];
-
-/// When a statement last failed for [`SEM_RECURSO`] (nanoseconds since the process's epoch, 0 =
-/// not since the last check that writes went through) and its SQLSTATE.
-static EXAUSTO_EM: AtomicU64 = AtomicU64::new(0);
-static EXAUSTO_CODIGO: Mutex<&'static str> = Mutex::new("");
-
-fn epoca() -> &'static std::time::Instant {
-    static E: OnceLock<std::time::Instant> = OnceLock::new();
-    E.get_or_init(std::time::Instant::now)
-}
-
-fn notar_exaustao(code: &str) {
-    let codigo = SEM_RECURSO.into_iter().find(|c| *c == code).unwrap_or("53100");
-    if let Ok(mut g) = EXAUSTO_CODIGO.lock() {
-        *g = codigo;
-    }
-    let agora = epoca().elapsed().as_nanos().max(1) as u64;
-    if EXAUSTO_EM.swap(agora, Ordering::Relaxed) == 0 {
-        tracing::warn!(sqlstate = codigo, "the database ran out of a resource (disk or memory); readiness checks writes until they go through");
-    }
-}
-
-/// The resource exhaustion seen since writes last went through, if any: `(mark, sqlstate)`.
-/// `/readyz` then probes a write and calls [`exaustao_superada`] with `mark` when it passes.
-pub fn exaustao() -> Option<(u64, &'static str)> {
-    let em = EXAUSTO_EM.load(Ordering::Relaxed);
-    (em != 0).then(|| (em, EXAUSTO_CODIGO.lock().map(|g| *g).unwrap_or("53100")))
-}
-
-/// A write went through after the exhaustion marked `mark`: forget it (unless a newer one came).
-pub fn exaustao_superada(mark: u64) {
-    if EXAUSTO_EM.compare_exchange(mark, 0, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
-        tracing::info!("the database takes writes again");
-    }
-}
-
 /// The detail of a 400 for a data exception: no internals, the rule in words.
 pub const DADO_INVALIDO: &str = "valor fora do intervalo aceito ou com caractere não permitido";
 
@@ -124,31 +82,6 @@ pub struct Politica {
     pub conflito: &'static str,
 }
 
-/// A database error found in an error chain.
-enum Falha<'a> {
-    Pg(&'a tokio_postgres::Error),
-    /// No connection from the pool (its wait, or opening one, failed).
-    Pool,
-}
-
-/// The first database error in `e`'s chain, if any: a pool error, a driver error, or either
-/// inside [`DbError`] (whose `Pg` variant is transparent, so the driver error itself is not in
-/// the chain, only its causes).
-fn na_cadeia(e: &anyhow::Error) -> Option<Falha<'_>> {
-    e.chain().find_map(|c| {
-        if let Some(d) = c.downcast_ref::<DbError>() {
-            return Some(match d {
-                DbError::Pool(_) => Falha::Pool,
-                DbError::Pg(pg) => Falha::Pg(pg),
-            });
-        }
-        if let Some(pg) = c.downcast_ref::<tokio_postgres::Error>() {
-            return Some(Falha::Pg(pg));
-        }
-        c.downcast_ref::<deadpool_postgres::PoolError>().map(|_| Falha::Pool)
-    })
-}
-
 impl Politica {
     /// The policy of code that knows no service's constraints.
     pub const fn sem_restricoes(origem: &'static str) -> Politica {
@@ -160,20 +93,15 @@ impl Politica {
     }
 
     /// The class of the first database error in `e`'s chain, `None` when it holds none (the
-    /// failure is not the database's). A stale session found there is noted, so the pools drop
-    /// the connections opened before it ([`giro_infra::db::note_error`]).
+    /// failure is not the database's); it marks the attempt as [`Politica::responder_cadeia`]
+    /// does, for callers that answer it themselves.
     pub fn classificar_cadeia(&self, e: &anyhow::Error) -> Option<Classe> {
-        match na_cadeia(e)? {
-            Falha::Pool => {
-                // A pool that could not open a connection for a lost server marks the attempt.
-                db::note_chain(e);
-                Some(Classe::Indisponivel)
-            }
-            Falha::Pg(pg) => {
-                db::note_error(pg);
-                Some(self.classificar(pg))
-            }
-        }
+        let f = db::na_cadeia(e)?;
+        reexecucao::marcar_se_sessao_perdida(f);
+        Some(match f {
+            Falha::Pool(_) => Classe::Indisponivel,
+            Falha::Pg(pg) => self.classificar(pg),
+        })
     }
 
     /// The answer for class `c` (nothing logged).
@@ -190,6 +118,7 @@ impl Politica {
     /// Classifies, logs (a 500 at `error` with SQLSTATE, message and constraint; the rest at
     /// `warn`) and answers a driver error.
     pub fn responder_pg(&self, e: &tokio_postgres::Error) -> Problem {
+        reexecucao::marcar_se_sessao_perdida(Falha::Pg(e));
         let c = self.classificar(e);
         self.registrar(Some(e), &e.to_string(), c);
         self.problema(c)
@@ -199,8 +128,7 @@ impl Politica {
     pub fn responder(&self, e: &DbError) -> Problem {
         match e {
             DbError::Pool(p) => {
-                // Built from a bare pool error (a role's own error type), not only by `From`.
-                db::note_pool_error(p);
+                reexecucao::marcar_se_sessao_perdida(Falha::Pool(p));
                 self.registrar(None, &p.to_string(), Classe::Indisponivel);
                 Problem::unavailable()
             }
@@ -212,14 +140,16 @@ impl Politica {
     /// when it holds none — a 500 with the whole chain logged.
     pub fn responder_cadeia(&self, e: &anyhow::Error) -> Problem {
         let texto = format!("{e:#}");
-        match na_cadeia(e) {
-            Some(Falha::Pool) => {
-                db::note_chain(e);
+        let f = db::na_cadeia(e);
+        if let Some(f) = f {
+            reexecucao::marcar_se_sessao_perdida(f);
+        }
+        match f {
+            Some(Falha::Pool(_)) => {
                 self.registrar(None, &texto, Classe::Indisponivel);
                 Problem::unavailable()
             }
             Some(Falha::Pg(pg)) => {
-                db::note_error(pg);
                 let c = self.classificar(pg);
                 self.registrar(Some(pg), &texto, c);
                 self.problema(c)
@@ -288,9 +218,9 @@ fn log_db(db: &PgDbError, o_que: &str, aviso: bool) {
 
 /// The first `tokio_postgres::Error` in an `anyhow` chain, if any.
 pub fn no_erro(e: &anyhow::Error) -> Option<&tokio_postgres::Error> {
-    match na_cadeia(e)? {
+    match db::na_cadeia(e)? {
         Falha::Pg(pg) => Some(pg),
-        Falha::Pool => None,
+        Falha::Pool(_) => None,
     }
 }
 

@@ -9,29 +9,30 @@ use axum::routing::get;
 use axum::Router;
 
 use crate::status::Status;
-use giro_infra::db::Pool;
+use giro_infra::db::Db;
 
 /// Series a service adds, read at scrape time on the same connection (business gauges such as
 /// estoque's open demand by age): Prometheus text, `# HELP`/`# TYPE` included.
 pub type Extra = for<'a> fn(&'a giro_infra::db::Client) -> futures_util::future::BoxFuture<'a, String>;
 
-pub fn router(pool: Pool) -> Router {
-    router_com(pool, None)
+/// `/metrics` of the service whose database is `db` (its pools' gauges among the series).
+pub fn router(db: &Db) -> Router {
+    router_com(db, None)
 }
 
 /// [`router`] with the service's own scrape-time series.
-pub fn router_com(pool: Pool, extra: Option<Extra>) -> Router {
-    Router::new().route("/metrics", get(scrape)).with_state((pool, extra))
+pub fn router_com(db: &Db, extra: Option<Extra>) -> Router {
+    Router::new().route("/metrics", get(scrape)).with_state((db.clone(), extra))
 }
 
-async fn scrape(State((pool, extra)): State<(Pool, Option<Extra>)>) -> Response {
+async fn scrape(State((db, extra)): State<(Db, Option<Extra>)>) -> Response {
     let Some(handle) = giro_http::metrics::install() else {
         return (StatusCode::SERVICE_UNAVAILABLE, "metrics unavailable").into_response();
     };
     let mut text = String::new();
     text.push_str("# HELP giro_outbox_events Outbox rows by status\n# TYPE giro_outbox_events gauge\n");
     text.push_str("# HELP giro_outbox_oldest_pending_seconds Age of the oldest PENDING outbox row\n# TYPE giro_outbox_oldest_pending_seconds gauge\n");
-    match pool.get().await {
+    match db.pool.get().await {
         Ok(client) => match crate::store::status(&client).await {
             Ok(s) => {
                 if let Some(f) = extra {
@@ -50,7 +51,7 @@ async fn scrape(State((pool, extra)): State<(Pool, Option<Extra>)>) -> Response 
         },
         Err(e) => tracing::warn!(error = %e, "metrics: database unavailable"),
     }
-    text.push_str(&giro_http::metrics::process_text());
+    text.push_str(&giro_http::metrics::process_text(&db.pools()));
     text.push_str(&handle.render());
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()
 }

@@ -353,7 +353,6 @@ impl Publisher {
         }
         *last_prune = Instant::now();
         if let Err(e) = self.prune(None).await {
-            giro_infra::db::note_chain(&e);
             tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "retention sweep failed");
         }
     }
@@ -411,7 +410,6 @@ impl Publisher {
                 full
             }
             Err(e) => {
-                giro_infra::db::note_chain(&e);
                 tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "express claim failed");
                 false
             }
@@ -433,7 +431,6 @@ impl Publisher {
                 full
             }
             Err(e) => {
-                giro_infra::db::note_chain(&e);
                 tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "publisher round failed");
                 false
             }
@@ -498,7 +495,6 @@ impl Publisher {
             Ok((id, r)) => {
                 in_flight.ended(id);
                 if let Err(e) = r {
-                    giro_infra::db::note_chain(&e);
                     tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "publisher round failed");
                 }
             }

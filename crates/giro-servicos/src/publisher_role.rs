@@ -30,9 +30,9 @@ pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationTo
     let mut pools = Vec::new();
     for s in servicos {
         // Claims and settlements are short statements: a few connections suffice.
-        let pool = db::pool_with(&config.servico(s).db, 4, config.db_timeout, config.db_limites)?;
+        let pool = db::pool_with(&config.servico(s).db, 4, config.db_timeout, config.db_limites)?
+            .nomeado(&format!("publisher-{s}"));
         pools.push((pool.clone(), db::descrever(s, &config.servico(s).db)));
-        db::registrar_pool(&format!("publisher-{s}"), &pool);
         let signal = Arc::new(OutboxSignal::default());
         let p = Arc::new(Publisher::for_service(&config, s, pool, signal, true)?);
         let nome = match s {
@@ -50,7 +50,7 @@ pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationTo
             .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
         let bound = listener.local_addr()?;
         tracing::info!(addr = %bound, "publisher metrics listening on http://{bound}");
-        let router = giro_http::metrics::publisher_router();
+        let router = giro_http::metrics::publisher_router(pools.iter().map(|(p, _)| p.clone()).collect());
         let (stop, config) = (shutdown.clone(), config.clone());
         tasks.spawn(async move { giro_http::serve_config(listener, router, stop, &config).await });
     }

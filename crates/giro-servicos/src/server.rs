@@ -121,7 +121,7 @@ pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
             ctx.supervisor.clone(),
             ctx.drenagem.clone(),
         )))
-        .merge(giro_outbox::metrics::router_com(ctx.db.pool.clone(), role.metricas));
+        .merge(giro_outbox::metrics::router_com(&ctx.db, role.metricas));
     // Counters in the service's database: every replica counts the same attempts.
     let limitador = giro_http::limite::Limitador::new(
         &ctx.config,
@@ -144,14 +144,14 @@ pub async fn run<S: 'static>(
 ) -> anyhow::Result<()> {
     validate(&config, servico)?;
     let own = config.servico(servico);
-    let pool = db::pool_with(&own.db, config.db_pool_max, config.db_timeout, config.db_limites)?;
-    db::registrar_pool(servico.nome(), &pool);
+    let pool = db::pool_with(&own.db, config.db_pool_max, config.db_timeout, config.db_limites)?
+        .nomeado(servico.nome());
     let mut db = Db::new(pool, config.outbox.notify);
     let leitura = match &own.db_leitura {
         Some(cfg) => {
             // Bounded waits: a dead standby sends reads to the primary quickly.
-            let p = db::pool_with(cfg, config.db_pool_max, db::leitura::ESPERA, config.db_limites)?;
-            db::registrar_pool(&format!("{}-leitura", servico.nome()), &p);
+            let p = db::pool_with(cfg, config.db_pool_max, db::leitura::ESPERA, config.db_limites)?
+                .nomeado(&format!("{}-leitura", servico.nome()));
             let l = db::leitura::Leitura::new(p, config.db_atraso_maximo_leitura);
             db = db.com_leitura(l.clone());
             Some(l)

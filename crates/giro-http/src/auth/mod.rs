@@ -169,6 +169,8 @@ pub(crate) async fn resolver(req: &mut Request) -> Principal {
             p
         }
         Err(e) => {
+            // Answered 503 by `require`: a lost session lets the re-run layer try again.
+            giro_infra::db::reexecucao::marcar_se_sessao_perdida(e.falha());
             tracing::warn!(error = %e, "session lookup failed again");
             p
         }

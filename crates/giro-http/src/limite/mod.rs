@@ -231,7 +231,9 @@ impl Limitador {
 fn indisponivel(e: &anyhow::Error) -> Recusa {
     // A lost session here is the request's lost session: the re-run layer runs it again (the
     // counter's own transaction was rolled back, or — its COMMIT cut — counts one more).
-    giro_infra::db::note_chain(e);
+    if let Some(f) = giro_infra::db::na_cadeia(e) {
+        giro_infra::db::reexecucao::marcar_se_sessao_perdida(f);
+    }
     tracing::warn!(error = %format!("{e:#}"), "throttle counters unavailable");
     Recusa::Indisponivel
 }

@@ -1,11 +1,13 @@
 //! What one attempt at a request did with the database, so the route layer can re-run it once when
 //! it failed on a lost session *before* any COMMIT was sent (issue 28, point 5): such a failure
 //! rolled everything back, and a fresh connection (the pools drop every connection opened before a
-//! stale-session error, [`super::note_error`]) usually succeeds — a switchover, a PgBouncer
+//! stale-session error, [`super::Saude::notar_erro`]) usually succeeds — a switchover, a PgBouncer
 //! restart or a terminated backend then costs the shopper nothing.
 //!
 //! The attempt is a task-local ([`Tentativa`]) set by `giro_http::reexecucao` around each request;
-//! [`super::Tx::begin`], [`super::Tx::commit`] and [`super::note_error`] mark it. Outside a request
+//! [`super::Db::client`], [`super::Tx::begin`] and [`super::Tx::commit`] mark it, and whoever answers
+//! a database failure calls [`marcar_se_sessao_perdida`] (`giro_http::pg::Politica` does for every
+//! route). Outside a request
 //! (background loops, tools) there is none and the marks are no-ops. A COMMIT once sent makes the
 //! outcome unknown: that attempt is never re-run, its 503 stands, and the client's
 //! `Idempotency-Key` makes its own retry safe.
@@ -13,6 +15,8 @@
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+
+use super::Falha;
 
 /// The marks of one attempt.
 #[derive(Debug, Default)]
@@ -75,8 +79,13 @@ pub(super) fn commit_enviado() {
     marcar(|t| t.commit.store(true, Ordering::Release));
 }
 
-pub(super) fn sessao_perdida() {
-    marcar(|t| t.sessao.store(true, Ordering::Release));
+/// Marks this request's attempt as having lost its session when `f` says so
+/// ([`Falha::sessao_perdida`]): called where a database failure is answered, so the route layer
+/// may run the request again. A no-op outside a request.
+pub fn marcar_se_sessao_perdida(f: Falha<'_>) {
+    if f.sessao_perdida() {
+        marcar(|t| t.sessao.store(true, Ordering::Release));
+    }
 }
 
 /// True inside the second attempt of a request.

@@ -131,6 +131,10 @@ mod privado {
             sql: &str,
         ) -> impl Future<Output = Result<tokio_postgres::Statement, Error>> + Send;
         fn pg(&self) -> &(impl tokio_postgres::GenericClient + Sync);
+        /// The pool's health, where a failed statement is noted; none for a connection of its own.
+        fn saude(&self) -> Option<&crate::db::Saude> {
+            None
+        }
     }
 }
 
@@ -146,39 +150,59 @@ fn tipados<'a>(params: &'a [&'a dyn Param]) -> Vec<(&'a (dyn ToSql + Sync), Type
 
 use tokio_postgres::GenericClient as G;
 
+/// `r`, its error first noted in the pool's health ([`Saude::notar_erro`](crate::db::Saude::notar_erro)).
+fn notado<T>(b: &impl Base, r: Result<T, Error>) -> Result<T, Error> {
+    if let (Err(e), Some(s)) = (&r, b.saude()) {
+        s.notar_erro(e);
+    }
+    r
+}
+
 impl<B: Base> Sql for B {
     async fn query(&self, sql: &str, params: &[&dyn Param]) -> Result<Vec<Row>, Error> {
-        match self.pooler() {
-            Pooler::Nenhum => G::query(self.pg(), &self.preparar(sql).await?, &valores(params)).await,
-            Pooler::Transacao => G::query_typed(self.pg(), sql, &tipados(params)).await,
-        }
+        let r = async {
+            match self.pooler() {
+                Pooler::Nenhum => G::query(self.pg(), &self.preparar(sql).await?, &valores(params)).await,
+                Pooler::Transacao => G::query_typed(self.pg(), sql, &tipados(params)).await,
+            }
+        };
+        notado(self, r.await)
     }
 
     async fn query_one(&self, sql: &str, params: &[&dyn Param]) -> Result<Row, Error> {
-        match self.pooler() {
-            Pooler::Nenhum => G::query_one(self.pg(), &self.preparar(sql).await?, &valores(params)).await,
-            Pooler::Transacao => G::query_typed_one(self.pg(), sql, &tipados(params)).await,
-        }
+        let r = async {
+            match self.pooler() {
+                Pooler::Nenhum => G::query_one(self.pg(), &self.preparar(sql).await?, &valores(params)).await,
+                Pooler::Transacao => G::query_typed_one(self.pg(), sql, &tipados(params)).await,
+            }
+        };
+        notado(self, r.await)
     }
 
     async fn query_opt(&self, sql: &str, params: &[&dyn Param]) -> Result<Option<Row>, Error> {
-        match self.pooler() {
-            Pooler::Nenhum => G::query_opt(self.pg(), &self.preparar(sql).await?, &valores(params)).await,
-            Pooler::Transacao => G::query_typed_opt(self.pg(), sql, &tipados(params)).await,
-        }
+        let r = async {
+            match self.pooler() {
+                Pooler::Nenhum => G::query_opt(self.pg(), &self.preparar(sql).await?, &valores(params)).await,
+                Pooler::Transacao => G::query_typed_opt(self.pg(), sql, &tipados(params)).await,
+            }
+        };
+        notado(self, r.await)
     }
 
     async fn execute(&self, sql: &str, params: &[&dyn Param]) -> Result<u64, Error> {
-        match self.pooler() {
-            Pooler::Nenhum => G::execute(self.pg(), &self.preparar(sql).await?, &valores(params)).await,
-            Pooler::Transacao => G::execute_typed(self.pg(), sql, &tipados(params)).await,
-        }
+        let r = async {
+            match self.pooler() {
+                Pooler::Nenhum => G::execute(self.pg(), &self.preparar(sql).await?, &valores(params)).await,
+                Pooler::Transacao => G::execute_typed(self.pg(), sql, &tipados(params)).await,
+            }
+        };
+        notado(self, r.await)
     }
 
     async fn aquecer(&self, sqls: &[&str]) -> Result<(), Error> {
         if self.pooler() == Pooler::Nenhum {
             for sql in sqls {
-                self.preparar(sql).await?;
+                notado(self, self.preparar(sql).await)?;
             }
         }
         Ok(())

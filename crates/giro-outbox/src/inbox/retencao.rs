@@ -64,7 +64,6 @@ impl RetencaoInbox {
         let intervalo = self.intervalo();
         while !shutdown.is_cancelled() {
             if let Err(e) = self.prune(None).await {
-                giro_infra::db::note_chain(&e);
                 tracing::warn!(error = %format!("{e:#}"), "inbox retention sweep failed");
             }
             vivo.ok();

@@ -62,7 +62,6 @@ pub async fn job(
                 Ok(0) => tracing::debug!("re-classification round: nothing classified"),
                 Ok(n) => tracing::info!(classificados = n, "re-classification round"),
                 Err(e) => {
-                    giro_infra::db::note_chain(&e);
                     tracing::warn!(error = %format!("{e:#}"), "re-classification round failed; trying again next round")
                 }
             },

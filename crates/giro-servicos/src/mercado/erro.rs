@@ -85,7 +85,6 @@ pub const RESTRICOES: &[(&str, Restricao)] = &[
 
 impl From<tokio_postgres::Error> for ErroMercado {
     fn from(e: tokio_postgres::Error) -> Self {
-        giro_infra::db::note_error(&e);
         match POLITICA.classificar(&e) {
             Classe::Restricao(Restricao::Conflito) => {
                 pg::registrar_recusa(&e, "mercado");
