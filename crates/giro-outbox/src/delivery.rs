@@ -63,7 +63,7 @@ pub enum Faixa {
     Expressa,
 }
 
-/// Events per request for a batch of `n`: as few requests as keep each at [`CHUNK_MIN`] or more,
+/// Events per request for a batch of `n`: as few requests as keep each at `CHUNK_MIN` or more,
 /// at most `concorrencia` of them (more would only queue for a slot), each at most `lote_max`
 /// (the receiver refuses more). Chunks are balanced: 130 events are 44 + 44 + 42, not 64 + 64 + 2.
 pub fn chunk_size(n: usize, concorrencia: usize, lote_max: usize) -> usize {

@@ -15,11 +15,8 @@ use giro_infra::db::Pool;
 /// estoque's open demand by age): Prometheus text, `# HELP`/`# TYPE` included.
 pub type Extra = for<'a> fn(&'a giro_infra::db::Client) -> futures_util::future::BoxFuture<'a, String>;
 
-pub fn router(pool: Pool) -> Router {
-    router_com(pool, None)
-}
-
-/// [`router`] with the service's own scrape-time series.
+/// The `/metrics` route: the outbox's gauges, read at scrape time, the process's histograms,
+/// and the service's own scrape-time series (`extra`).
 pub fn router_com(pool: Pool, extra: Option<Extra>) -> Router {
     Router::new().route("/metrics", get(scrape)).with_state((pool, extra))
 }

@@ -599,7 +599,7 @@ impl Publisher {
         self.claim_in(Faixa::Comum, agora.into()).await
     }
 
-    /// An express claim ([`store::claim_frescos`]): up to `outbox.lote` fresh events under a new
+    /// An express claim (`store::claim_frescos`): up to `outbox.lote` fresh events under a new
     /// lease and token, for the express lane. Neither the next claim's size nor the floors move.
     pub async fn claim_fresh(&self) -> anyhow::Result<Claim> {
         self.claim_in(Faixa::Expressa, None).await
@@ -650,7 +650,7 @@ impl Publisher {
     }
 
     /// **A sweep**: a claim with no floors, for the rows written below them (a writer's
-    /// transaction longer than [`store::FOLGA`]), every `outbox.varredura` — **beside** the
+    /// transaction longer than `store::FOLGA`), every `outbox.varredura` — **beside** the
     /// loop's claims, in a task of its own, never in their way. While another session holds the
     /// xmin horizon a sweep steps over every dead entry since the horizon was taken, so it slows
     /// as the hold goes on (issue 29: ~0.5 s after 4 minutes); taken inline it stalled the loop —

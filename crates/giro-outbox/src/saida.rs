@@ -249,7 +249,7 @@ async fn travar(c: &impl Sql, id: Uuid) -> Result<Linha, SaidaErro> {
     Ok(store::linha(&row))
 }
 
-/// Replays one event under [`pode_reenviar`]'s rule, recording who and why.
+/// Replays one event under `pode_reenviar`'s rule, recording who and why.
 pub async fn reenviar(
     db: &Db,
     id: Uuid,

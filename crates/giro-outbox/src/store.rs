@@ -35,7 +35,7 @@
 //! settle and no row: the numbers (the claim's count) show the gap. At most
 //! [`TENTATIVAS_GUARDADAS`] rows per event, the newest: the settle deletes the older ones in the
 //! same statement. The rows go with their event: retention ([`prune_sent`]) and the archiving of
-//! a dead letter ([`discard_failed`], `saida`'s) delete them in the statement that deletes the
+//! a dead letter (`saida`'s) delete them in the statement that deletes the
 //! event — the archive keeps the event's last error and count, not its history (the console
 //! shows no archived event). No foreign key: `TRUNCATE outbox_event` alone (benchmarks, tools)
 //! must keep working. An operator's replay keeps the history and starts the count over.
@@ -148,13 +148,13 @@ pub const FOLGA: std::time::Duration = std::time::Duration::from_secs(1);
 /// claims took, so each scan starts where the last one left off:
 ///
 /// - a share that came back with fewer rows than it asked for has taken every unlocked due row
-///   its range held: its next floor is the claim's instant less [`FOLGA`];
+///   its range held: its next floor is the claim's instant less `FOLGA`;
 /// - a backlog share that came back full: its next floor is the highest `proxima_tentativa_em`
 ///   it took (nothing due below it is left unlocked); a fresh share that came back full keeps its
 ///   floor (newest first, it stopped early);
 /// - every row that becomes due later does so at or after the database's `now()` of the
-///   statement that makes it due (a settle's backoff, a lease's end, [`make_due`]), so above any
-///   floor; only a writer's transaction longer than [`FOLGA`] or an operator's retry can land
+///   statement that makes it due (a settle's backoff, a lease's end, `make_due`), so above any
+///   floor; only a writer's transaction longer than `FOLGA` or an operator's retry can land
 ///   below one, and a sweep (every `outbox.varredura`, 10 s) claims with no floor at all: the
 ///   one claim whose scan a held horizon still slows — it runs beside the others, never in their
 ///   way (giro-outbox's `relay::Publisher::sweep`).
@@ -644,31 +644,6 @@ pub async fn tentativas(c: &impl Sql, id: Uuid) -> Result<Vec<Tentativa>, tokio_
     .collect())
 }
 
-/// A page of events, newest first, optionally of one status and one type, and how many match.
-pub async fn page(
-    c: &impl Sql,
-    status: Option<Status>,
-    tipo: Option<&str>,
-    limite: i64,
-    offset: i64,
-) -> Result<(Vec<tokio_postgres::Row>, i64), tokio_postgres::Error> {
-    const FILTRO: &str = "($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR tipo = $2)";
-    let rows = c
-        .query(
-            &format!(
-                "SELECT {} FROM outbox_event WHERE {FILTRO} ORDER BY criado_em DESC, id LIMIT $3 OFFSET $4",
-                COLS
-            ),
-            &[&status, &tipo, &limite, &offset],
-        )
-        .await?;
-    let total: i64 = c
-        .query_one(&format!("SELECT count(*) FROM outbox_event WHERE {FILTRO}"), &[&status, &tipo])
-        .await?
-        .get(0);
-    Ok((rows, total))
-}
-
 // ---- The admin commands (`giro outbox …`, `outbox::admin`) and the console ----
 
 /// An event as the admin commands and the console show it (camelCase JSON).
@@ -758,50 +733,6 @@ pub async fn list(c: &impl Sql, f: &Filtro, limite: i64) -> Result<Vec<Linha>, t
         )
         .await?;
     Ok(rows.iter().map(linha).collect())
-}
-
-/// When the event was created, if it exists.
-pub async fn criado_em(c: &impl Sql, id: Uuid) -> Result<Option<DateTime<Utc>>, tokio_postgres::Error> {
-    Ok(c.query_opt("SELECT criado_em FROM outbox_event WHERE id = $1", &[&id]).await?.map(|r| r.get(0)))
-}
-
-/// `ids` back to `PENDING`, attempts reset, due at `agora` or the database's `now()`, whichever
-/// is earlier (an operator's clock ahead does not delay a retry); returns how many changed.
-pub async fn back_to_pending(
-    c: &impl Sql,
-    ids: &[Uuid],
-    agora: DateTime<Utc>,
-) -> Result<u64, tokio_postgres::Error> {
-    c.execute(
-        "UPDATE outbox_event SET status = 'PENDING', tentativas = 0, proxima_tentativa_em = LEAST($2, now()), lease_token = NULL, enviado_em = NULL \
-          WHERE id = ANY($1) AND status <> 'PENDING'",
-        &[&ids, &agora],
-    )
-    .await
-}
-
-/// The ids of every dead letter, oldest first.
-pub async fn failed_ids(c: &impl Sql) -> Result<Vec<Uuid>, tokio_postgres::Error> {
-    Ok(c.query("SELECT id FROM outbox_event WHERE status = 'FAILED' ORDER BY criado_em", &[])
-        .await?
-        .iter()
-        .map(|r| r.get(0))
-        .collect())
-}
-
-/// Deletes the event (and its attempts) if it is a dead letter; returns it as it was.
-pub async fn discard_failed(c: &impl Sql, id: Uuid) -> Result<Option<Linha>, tokio_postgres::Error> {
-    let row = c
-        .query_opt(
-            &format!(
-                "WITH d AS (DELETE FROM outbox_event WHERE id = $1 AND status = 'FAILED' RETURNING {COLS}), \
-                      t AS (DELETE FROM outbox_tentativa WHERE event_id IN (SELECT id FROM d)) \
-                 SELECT * FROM d"
-            ),
-            &[&id],
-        )
-        .await?;
-    Ok(row.as_ref().map(linha))
 }
 
 // ---- An audit (Girô's `giro audit`): what it reads of an outbox, by status and by the payload
