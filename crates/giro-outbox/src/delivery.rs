@@ -159,7 +159,7 @@ impl Peer {
         lote_max: usize,
         transport: Transport,
     ) -> anyhow::Result<Peer> {
-        let http = giro_http::client::builder(timeout)
+        let http = giro_infra::client::builder(timeout)
             // One more for the express lane.
             .pool_max_idle_per_host(concorrencia.max(1) + 1)
             .tcp_nodelay(true)
@@ -327,7 +327,7 @@ impl Peer {
                 "envio de {} {} falhou: {}",
                 e.tipo,
                 e.id,
-                giro_http::client::describe(&err)
+                giro_infra::client::describe(&err)
             )),
         }
     }
@@ -358,7 +358,7 @@ impl Peer {
                 return all(Outcome::Unreachable(format!(
                     "envio de lote de {} eventos falhou: {}",
                     chunk.len(),
-                    giro_http::client::describe(&err)
+                    giro_infra::client::describe(&err)
                 )))
             }
         };

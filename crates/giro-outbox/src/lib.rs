@@ -67,8 +67,10 @@
 //! (`giro outbox …`), `console` (`/operacao/outbox`) and `metrics` (the gauges); `instante`
 //! (instants on the wire).
 
+#[cfg(feature = "operador")]
 mod admin;
 mod backoff;
+#[cfg(feature = "operador")]
 mod console;
 mod delivery;
 mod evento;
@@ -78,6 +80,7 @@ pub mod instante;
 pub mod internos;
 mod listen;
 mod lote;
+#[cfg(feature = "http")]
 mod metrics;
 pub mod operador;
 mod relay;

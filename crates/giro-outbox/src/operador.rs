@@ -6,10 +6,13 @@
 //!
 //! One module, so a service's code that touches operations says so in its `use` line.
 
+#[cfg(feature = "operador")]
 pub use crate::admin::{list, run, show_text, status_text, Filtro, OutboxArgs, Reparos};
+#[cfg(feature = "operador")]
 pub use crate::console::{
     router as router_console, router_com as router_console_com, Ajustes as AjustesConsole,
 };
+#[cfg(feature = "http")]
 pub use crate::metrics::{router_com as router_metricas, Extra as ExtraMetricas};
 pub use crate::saida::{
     arquivados, executar, reenviar, reenviar_todos, Acao, Opcao, Recusa, Registro, Reparo, ReparoDe,

@@ -562,6 +562,7 @@ pub async fn prune_sent(
     Ok(n as u64)
 }
 
+#[cfg(feature = "operador")]
 /// Counts per status and the age of the oldest pending event.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Contagem {
@@ -580,6 +581,7 @@ pub async fn count(c: &impl Sql, status: Status) -> Result<i64, tokio_postgres::
     Ok(c.query_one("SELECT count(*) FROM outbox_event WHERE status = $1", &[&status]).await?.get(0))
 }
 
+#[cfg(feature = "operador")]
 pub async fn status(c: &impl Sql) -> Result<Contagem, tokio_postgres::Error> {
     let mut s = Contagem::default();
     for r in c.query("SELECT status, count(*) FROM outbox_event GROUP BY status", &[]).await? {
@@ -606,11 +608,13 @@ pub async fn status(c: &impl Sql) -> Result<Contagem, tokio_postgres::Error> {
 
 // ---- The event console (`/operacao/outbox`, `outbox::console`): one event, and a filtered page ----
 
+#[cfg(feature = "operador")]
 /// One event with the console's columns ([`COLS`]), if it exists.
 pub async fn one(c: &impl Sql, id: Uuid) -> Result<Option<tokio_postgres::Row>, tokio_postgres::Error> {
     c.query_opt(&format!("SELECT {} FROM outbox_event WHERE id = $1", COLS), &[&id]).await
 }
 
+#[cfg(feature = "operador")]
 /// One delivery attempt of an event, as the console shows it (`outbox_tentativa`).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Tentativa {
@@ -625,6 +629,7 @@ pub struct Tentativa {
     pub status: Option<i16>,
 }
 
+#[cfg(feature = "operador")]
 /// The event's attempts on record, newest first (at most [`TENTATIVAS_GUARDADAS`]).
 pub async fn tentativas(c: &impl Sql, id: Uuid) -> Result<Vec<Tentativa>, tokio_postgres::Error> {
     Ok(c.query(
@@ -706,6 +711,7 @@ pub async fn failed_with_key(
     .await
 }
 
+#[cfg(feature = "operador")]
 /// Up to `limite` events, oldest first, of one status (`PENDING`, `SENT`, `FAILED`) or all.
 /// What `giro outbox list` selects: each filter optional; `antes` is the last id of the previous
 /// page (events created before it, ties broken by id).
@@ -718,6 +724,7 @@ pub struct Filtro {
     pub antes: Option<Uuid>,
 }
 
+#[cfg(feature = "operador")]
 /// Newest first. An operator's look, not a hot path: it may sort the outbox (retention bounds it).
 pub async fn list(c: &impl Sql, f: &Filtro, limite: i64) -> Result<Vec<Linha>, tokio_postgres::Error> {
     let rows = c

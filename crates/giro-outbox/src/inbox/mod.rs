@@ -5,9 +5,11 @@
 //! transaction as its effect: a duplicate changes nothing, and concurrent deliveries of one event
 //! serialise on the primary key, so exactly one applies it.
 
+#[cfg(feature = "http")]
 mod receiver;
 mod retencao;
 
+#[cfg(feature = "http")]
 pub use receiver::{router, Consumidor, ConsumidorDe, EventoInvalido};
 pub use retencao::RetencaoInbox;
 
