@@ -57,10 +57,11 @@
 //! ## The files
 //!
 //! All private: `evento` (the trait); `status` (the row's states, mapped to the column once);
-//! `store` (the `outbox_event` statements: the writer, claim and settle — with each settled
-//! attempt's row in `outbox_tentativa`, the console's attempt history — and the reads of the
-//! admin commands, the console and an audit; the operator's actions and their archive,
-//! `outbox_event_arquivo`, are `saida`'s); `relay` (the loop), `settle` (its rule, pure),
+//! `store/` (the `outbox_event` statements, a file per concern: the writer, `escrita`; the claim
+//! paths, `claim`; settle — with each settled attempt's row in `outbox_tentativa`, the console's
+//! attempt history — and retention, `marcar`; the reads of the admin commands, the console and an
+//! audit, `leituras`; the operator's actions and their archive,
+//! `outbox_event_arquivo`, are `saida`'s); `relay/` (the loop; its claim paths in `relay/claim`), `settle` (its rule, pure),
 //! `listen` (its `NOTIFY` wake-ups); `delivery` (the HTTP side) and `lote` (the batch answer's
 //! wire format); `backoff`; `inbox/` (the receiver and the inbox's retention); `saida` (the dead
 //! letters' ways out: replay, discard into an archive, redo, with the service's repair); `admin`
