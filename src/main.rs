@@ -33,11 +33,11 @@ async fn dispatch(cli: Cli, config: Config) -> anyhow::Result<()> {
         Command::Estoque { .. } => giro_servicos::estoque::serve(config, shutdown()).await,
         Command::Publisher(a) => giro_servicos::publisher_role::run(config, a.db, shutdown()).await,
         Command::Outbox(a) => {
-            let reparos = giro_outbox::admin::Reparos {
+            let reparos = giro_outbox::operador::Reparos {
                 mercado: std::sync::Arc::new(giro_servicos::mercado::saida::ReparoMercado),
                 estoque: std::sync::Arc::new(giro_servicos::estoque::saida::ReparoEstoque),
             };
-            giro_outbox::admin::run::<giro_contracts::EventoIntegracao>(a, &config, &reparos)
+            giro_outbox::operador::run::<giro_contracts::EventoIntegracao>(a, &config, &reparos)
                 .await
                 .map_err(giro_http::pg::para_comando)
         }

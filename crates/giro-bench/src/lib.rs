@@ -176,7 +176,7 @@ pub fn ms(d: Duration) -> f64 {
 /// Events delivered so far.
 pub(crate) async fn count_sent(db: &giro_infra::db::Db) -> anyhow::Result<i64> {
     let c = db.client().await?;
-    Ok(giro_outbox::store::count(&c, giro_outbox::Status::Sent).await?)
+    Ok(giro_outbox::operador::count(&c, giro_outbox::Status::Sent).await?)
 }
 
 /// Empties both outboxes and inboxes between runs.

@@ -27,7 +27,7 @@ use crate::scratch::{self, Scratch};
 use crate::{escrever_um, ms, percentile, reset};
 use giro_infra::config::{Config, Servico};
 use giro_infra::db::Db;
-use giro_outbox::relay::Publisher;
+use giro_outbox::Publisher;
 
 pub struct PressaoArgs {
     pub admin_url: String,

@@ -20,7 +20,7 @@ use crate::scratch::{self, Scratch};
 use crate::{escrever_um, latencia, melhor, reset, semear};
 use giro_infra::config::{Config, Servico, Sources};
 use giro_infra::db::{self, Db, OutboxSignal};
-use giro_outbox::relay::Publisher;
+use giro_outbox::Publisher;
 use giro_servicos::server::{self, Contexto};
 
 pub struct RelayArgs {
@@ -110,7 +110,7 @@ impl Rig {
 /// Events not yet settled (the partial index keeps this cheap however many SENT rows there are).
 async fn count_pending(db: &Db) -> anyhow::Result<i64> {
     let c = db.client().await?;
-    Ok(giro_outbox::store::count(&c, giro_outbox::Status::Pending).await?)
+    Ok(giro_outbox::operador::count(&c, giro_outbox::Status::Pending).await?)
 }
 
 pub async fn run(args: RelayArgs) -> anyhow::Result<serde_json::Value> {
@@ -374,7 +374,7 @@ async fn referencia_db(
 ) -> anyhow::Result<serde_json::Value> {
     let lote = lote.max(1);
     // The requests a publisher sends for a claim of `lote` (8 slots, the shipped concorrencia).
-    let chunk = giro_outbox::delivery::chunk_size(lote, 8, lote);
+    let chunk = giro_outbox::internos::chunk_size(lote, 8, lote);
     let segundos = args.duracao.as_secs().clamp(1, 5);
     reset(mercado, estoque).await?;
     // Enough due rows that the claims never run dry during the run (≤ 25 000 events/s here).
@@ -407,13 +407,13 @@ async fn referencia_db(
         format!(
             "{};",
             bind(
-                giro_outbox::store::CLAIM,
+                giro_outbox::internos::CLAIM,
                 &[
                     "NULL::timestamptz",
-                    &giro_outbox::store::parte_fresca(lote as i64, giro_outbox::store::PARTE_FRESCA).to_string(),
+                    &giro_outbox::internos::parte_fresca(lote as i64, giro_outbox::internos::PARTE_FRESCA).to_string(),
                     lease_s,
                     token,
-                    &giro_outbox::store::FRESCOR.as_secs_f64().to_string(),
+                    &giro_outbox::internos::FRESCOR.as_secs_f64().to_string(),
                     "NULL::timestamptz",
                     &lote.to_string(),
                     "NULL::timestamptz",
@@ -423,7 +423,7 @@ async fn referencia_db(
         format!(
             "{};",
             bind(
-                giro_outbox::store::MARK_SENT,
+                giro_outbox::internos::MARK_SENT,
                 &[
                     &format!("ARRAY(SELECT id FROM outbox_event WHERE status = 'PENDING' AND lease_token = {token})"),
                     token,
@@ -437,7 +437,7 @@ async fn referencia_db(
         format!(
             "{};",
             bind(
-                giro_outbox::inbox::REGISTRAR_NOVOS,
+                giro_outbox::internos::REGISTRAR_NOVOS,
                 &[&format!("ARRAY(SELECT gen_random_uuid() FROM generate_series(1, {chunk}))")]
             )
         ),
@@ -451,7 +451,7 @@ async fn referencia_db(
         estoque_linhas.push(format!(
             "{};",
             bind(
-                giro_outbox::store::REGISTRAR,
+                giro_outbox::internos::REGISTRAR,
                 &[
                     "gen_random_uuid()",
                     "'ReposicaoNegada'",

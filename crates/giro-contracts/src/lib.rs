@@ -106,7 +106,7 @@ impl Violacoes {
 /// Instants on the wire (`ISO_INSTANT`): the outbox's helper, re-exported where the events use it.
 pub use giro_outbox::instante;
 /// The batch route's answer: the outbox's wire format, re-exported under its old path.
-pub use giro_outbox::lote::{LoteResposta, ResultadoItem};
+pub use giro_outbox::{LoteResposta, ResultadoItem};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

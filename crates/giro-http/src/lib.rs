@@ -13,14 +13,13 @@
 //!   ([`auth::login`]) as layers; [`limite`] — throttling by client address and user name, its
 //!   counters in the database;
 //! - [`health`], [`metrics`], [`openapi`] — the open routes; [`web`] — the static web fronts'
-//!   listener; [`client`] — the outgoing HTTP client's recipe.
+//!   listener.
 //!
 //! It may use `giro-infra` (configuration, pools, supervisor, trace context) and nothing of
 //! Girô above it: no role, no outbox, no contract (a wrong-way `use` does not compile).
 
 pub mod auth;
 pub mod camadas;
-pub mod client;
 pub mod drenagem;
 pub mod extract;
 pub mod health;

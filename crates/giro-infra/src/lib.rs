@@ -1,10 +1,12 @@
 //! Girô's infrastructure, shared and role-free: [`config`] (layered, typed), [`db`] (pools, the
 //! `Tx` type that business functions take, migrations), [`supervisor`] (background loops
 //! restarted and reflected in readiness), [`shutdown`], [`telemetry`], [`trace`] and [`otlp`]
-//! (trace context and export), [`systemd`] (readiness notification), [`mascara`] (passwords
+//! (trace context and export), [`systemd`] (readiness notification), [`client`] (the
+//! outgoing HTTP client's one recipe), [`mascara`] (passwords
 //! masked in what is shown or logged), [`serde_pt`] (serde's messages in pt-BR, for the HTTP
 //! input policy and the event contracts).
 
+pub mod client;
 pub mod config;
 pub mod db;
 pub mod mascara;

@@ -8,8 +8,11 @@
 use std::fmt;
 use std::time::SystemTime;
 
+#[cfg(feature = "axum")]
 use axum::extract::Request;
+#[cfg(feature = "axum")]
 use axum::middleware::Next;
+#[cfg(feature = "axum")]
 use axum::response::Response;
 use tracing::Instrument;
 
@@ -143,7 +146,9 @@ pub async fn scope<F: std::future::Future>(tp: Option<Traceparent>, fut: F) -> F
 }
 
 /// Middleware: the request's context from its `traceparent` header, or a new one. With OTLP
-/// export on, the request is a server span of its own, the parent of what it writes.
+/// export on, the request is a server span of its own, the parent of what it writes. (Feature
+/// `axum`, which giro-http turns on.)
+#[cfg(feature = "axum")]
 pub async fn layer(req: Request, next: Next) -> Response {
     let incoming =
         req.headers().get("traceparent").and_then(|v| v.to_str().ok()).and_then(Traceparent::parse);

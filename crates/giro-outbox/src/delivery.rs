@@ -63,7 +63,7 @@ pub enum Faixa {
     Expressa,
 }
 
-/// Events per request for a batch of `n`: as few requests as keep each at [`CHUNK_MIN`] or more,
+/// Events per request for a batch of `n`: as few requests as keep each at `CHUNK_MIN` or more,
 /// at most `concorrencia` of them (more would only queue for a slot), each at most `lote_max`
 /// (the receiver refuses more). Chunks are balanced: 130 events are 44 + 44 + 42, not 64 + 64 + 2.
 pub fn chunk_size(n: usize, concorrencia: usize, lote_max: usize) -> usize {
@@ -159,7 +159,7 @@ impl Peer {
         lote_max: usize,
         transport: Transport,
     ) -> anyhow::Result<Peer> {
-        let http = giro_http::client::builder(timeout)
+        let http = giro_infra::client::builder(timeout)
             // One more for the express lane.
             .pool_max_idle_per_host(concorrencia.max(1) + 1)
             .tcp_nodelay(true)
@@ -327,7 +327,7 @@ impl Peer {
                 "envio de {} {} falhou: {}",
                 e.tipo,
                 e.id,
-                giro_http::client::describe(&err)
+                giro_infra::client::describe(&err)
             )),
         }
     }
@@ -358,7 +358,7 @@ impl Peer {
                 return all(Outcome::Unreachable(format!(
                     "envio de lote de {} eventos falhou: {}",
                     chunk.len(),
-                    giro_http::client::describe(&err)
+                    giro_infra::client::describe(&err)
                 )))
             }
         };

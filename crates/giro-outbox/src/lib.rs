@@ -7,7 +7,7 @@
 //! commands, console, gauges). **What it may use**: `giro-infra` and `giro-http`, nothing else of
 //! the workspace — no service, no domain crate (`cargo tree -p giro-outbox` shows it). What it
 //! must know of a service's events comes through [`Evento`]; what a service does with a received
-//! one through [`Consumidor`](inbox::receiver::Consumidor).
+//! one through [`Consumidor`](inbox::Consumidor).
 //!
 //! An event row is written by [`registrar`] inside the business transaction that produced it, so
 //! it commits (or not) with the change. A publisher later delivers it over HTTP (SPEC §5,
@@ -24,47 +24,78 @@
 //! ```
 //!
 //! **Fresh first** (issue 29): a claim gives half its rows to events due for the first time and
-//! younger than [`store::FRESCOR`], newest first, and the rest to the backlog (retries, older
+//! younger than `FRESCOR` (5 s), newest first, and the rest to the backlog (retries, older
 //! first attempts) by `proxima_tentativa_em` — live events never queue behind an outage's
-//! backlog, and the backlog keeps at least half of every claim ([`store::CLAIM`] states the
-//! rule); while the backlog's claims fill the pipe, a writer's commit sends its events through an
-//! express claim and the peer's one express request slot ([`relay`] says when). **Floors**: each claim's index scans start where the previous claim left off
-//! ([`store::Pisos`]), so the dead versions a held xmin horizon keeps are not stepped over by
-//! every claim; a floorless sweep every `outbox.varredura` catches rows written below a floor,
-//! beside the claims and never in their way ([`relay::Publisher::sweep`]).
+//! backlog, and the backlog keeps at least half of every claim (`store::claim`'s statement
+//! states the rule); while the backlog's claims fill the pipe, a writer's commit sends its events
+//! through an express claim and the peer's one express request slot (`relay` says when).
+//! **Floors**: each claim's index scans start where the previous claim left off (`Pisos`), so the
+//! dead versions a held xmin horizon keeps are not stepped over by every claim; a floorless sweep
+//! every `outbox.varredura` catches rows written below a floor, beside the claims and never in
+//! their way (`Publisher::sweep`).
 //!
 //! A publisher that dies mid-batch loses nothing: its rows come back when the lease ends. A late
 //! one cannot overwrite a newer attempt: its token no longer matches.
 //!
-//! The files: [`evento`] (the trait a service's events implement); [`status`] (the row's states,
-//! mapped to the column once); [`store`] (the `outbox_event` statements: the writer
-//! [`registrar`], claim and settle — with each settled attempt's row in `outbox_tentativa`, the
-//! console's attempt history — and the reads of the admin commands, the console and an
-//! audit — the operator's actions and their archive, `outbox_event_arquivo`, are [`saida`]'s); [`relay`] (the loop), [`settle`] (its rule, pure), [`listen`] (its `NOTIFY` wake-ups);
-//! [`delivery`] (the HTTP side) and [`lote`] (the batch answer's wire format); [`backoff`];
-//! [`inbox`] (the receiver and the inbox's retention); [`saida`] (the dead letters' ways out:
-//! replay, discard into an archive, redo, with the service's repair); [`admin`] (`giro outbox …`), [`console`]
-//! (`/operacao/outbox`) and [`metrics`] (the gauges); [`instante`] (instants on the wire).
+//! ## What it exports
+//!
+//! At the root, what a service adopting it writes against: [`Evento`] (the trait its events
+//! implement), [`registrar`] (the writer; [`adiando`] and [`gravar_adiados`] batch the rows a
+//! group of transactions writes), [`Publisher`] (the relay) and its [`Peer`], [`Status`], the
+//! batch answer's wire format ([`LoteResposta`]) and [`SCHEMA`]. Four modules are public, each for
+//! a reason:
+//! - [`inbox`] — the receiving side, a half of the crate of its own: the [`Consumidor`](inbox::Consumidor)
+//!   a service implements, the routes ([`inbox::router`]) and the inbox's retention job;
+//! - [`instante`] — the instants' wire format, named by path in `#[serde(with = "…")]`;
+//! - [`operador`] — what an operator uses: the dead letters' ways out and the service's
+//!   repair, the reads of the admin commands, the console and an audit, `giro outbox …` and the
+//!   console's and the gauges' routes; a service's code that touches operations says so in its
+//!   `use` line;
+//! - `internos` (hidden) — the claim and settle statements and their constants, public only so the
+//!   workspace's tests and `giro bench` can drive and measure them; no promise.
+//!
+//! ## The files
+//!
+//! All private: `evento` (the trait); `status` (the row's states, mapped to the column once);
+//! `store/` (the `outbox_event` statements, a file per concern: the writer, `escrita`; the claim
+//! paths, `claim`; settle — with each settled attempt's row in `outbox_tentativa`, the console's
+//! attempt history — and retention, `marcar`; the reads of the admin commands, the console and an
+//! audit, `leituras`; the operator's actions and their archive,
+//! `outbox_event_arquivo`, are `saida`'s); `relay/` (the loop; its claim paths in `relay/claim`), `settle` (its rule, pure),
+//! `listen` (its `NOTIFY` wake-ups); `delivery` (the HTTP side) and `lote` (the batch answer's
+//! wire format); `backoff`; `inbox/` (the receiver and the inbox's retention); `saida` (the dead
+//! letters' ways out: replay, discard into an archive, redo, with the service's repair); `admin`
+//! (`giro outbox …`), `console` (`/operacao/outbox`) and `metrics` (the gauges); `instante`
+//! (instants on the wire).
 
-pub mod admin;
-pub mod backoff;
-pub mod console;
-pub mod delivery;
-pub mod evento;
+#[cfg(feature = "operador")]
+mod admin;
+mod backoff;
+#[cfg(feature = "operador")]
+mod console;
+mod delivery;
+mod evento;
 pub mod inbox;
 pub mod instante;
-pub mod listen;
-pub mod lote;
-pub mod metrics;
-pub mod relay;
-pub mod saida;
-pub mod settle;
-pub mod status;
-pub mod store;
+#[doc(hidden)]
+pub mod internos;
+mod listen;
+mod lote;
+#[cfg(feature = "http")]
+mod metrics;
+pub mod operador;
+mod relay;
+mod saida;
+mod settle;
+mod status;
+mod store;
 
+pub use delivery::Peer;
 pub use evento::Evento;
+pub use lote::{LoteResposta, ResultadoItem};
+pub use relay::{Claim, Publisher, Round};
 pub use status::Status;
-pub use store::registrar;
+pub use store::{adiando, gravar_adiados, registrar, Adiado};
 
 /// The DDL of `outbox_event` and `inbox_event` (`schema.sql`), for a service that adopts the
 /// crate: run it in the service's own migrations.

@@ -15,12 +15,9 @@ use giro_infra::db::Db;
 /// estoque's open demand by age): Prometheus text, `# HELP`/`# TYPE` included.
 pub type Extra = for<'a> fn(&'a giro_infra::db::Client) -> futures_util::future::BoxFuture<'a, String>;
 
-/// `/metrics` of the service whose database is `db` (its pools' gauges among the series).
-pub fn router(db: &Db) -> Router {
-    router_com(db, None)
-}
-
-/// [`router`] with the service's own scrape-time series.
+/// The `/metrics` route of the service whose database is `db`: the outbox's gauges, read at
+/// scrape time, its pools' gauges, the process's histograms, and the service's own scrape-time
+/// series (`extra`).
 pub fn router_com(db: &Db, extra: Option<Extra>) -> Router {
     Router::new().route("/metrics", get(scrape)).with_state((db.clone(), extra))
 }

@@ -249,7 +249,7 @@ async fn travar(c: &impl Sql, id: Uuid) -> Result<Linha, SaidaErro> {
     Ok(store::linha(&row))
 }
 
-/// Replays one event under [`pode_reenviar`]'s rule, recording who and why.
+/// Replays one event under `pode_reenviar`'s rule, recording who and why.
 pub async fn reenviar(
     db: &Db,
     id: Uuid,
@@ -391,6 +391,7 @@ async fn arquivar(
     c.execute(ARQUIVAR, &[&ids, &acao.as_str(), &por, &motivo, &resultado]).await
 }
 
+#[cfg(feature = "operador")]
 /// Discards every dead letter whose type allows it, a page per transaction (the service's repair
 /// for the page, then one archiving statement), until none is left or `prazo` has passed.
 pub async fn descartar_todos<S: 'static>(
@@ -472,6 +473,7 @@ pub async fn arquivados(
     Ok(out)
 }
 
+#[cfg(feature = "operador")]
 /// The actions recorded for an event, newest first: (acao, por, motivo, resultado, em).
 pub async fn historico(c: &impl Sql, id: Uuid) -> Result<Vec<Registrado>, tokio_postgres::Error> {
     Ok(c.query(
@@ -484,6 +486,7 @@ pub async fn historico(c: &impl Sql, id: Uuid) -> Result<Vec<Registrado>, tokio_
     .collect())
 }
 
+#[cfg(feature = "operador")]
 /// One recorded action.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -25,7 +25,7 @@
 //! inbox (the receiver may have pruned them), and unit conservation assumes products were
 //! registered through the API (a new product starts with an empty shelf).
 //!
-//! What it reads of the outboxes comes from [`giro_outbox::store`] (every `outbox_event`
+//! What it reads of the outboxes comes from [`giro_outbox::operador`] (every `outbox_event`
 //! statement lives there); the roles' tables are read here and matched with it by event id.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -39,7 +39,7 @@ use crate::mercado::reposicao::StatusSolicitacao;
 use crate::mercado::reserva::StatusReserva;
 use giro_contracts::{EventoIntegracao, TipoEvento};
 use giro_infra::config::{Config, DbConfig, Servico};
-use giro_outbox::{saida, store, Evento as _, Status};
+use giro_outbox::{operador, Evento as _, Status};
 
 /// Where the SKU is in a stored payload (the events' aggregate key).
 const SKU: &[&str] = EventoIntegracao::CAMINHO_CHAVE;
@@ -139,7 +139,7 @@ async fn eventos_parados(
     atraso: DateTime<Utc>,
     d: &mut Vec<Divergencia>,
 ) -> Result<(), Ilegivel> {
-    for r in store::failed_with_key(c, SKU, i64::MAX).await.map_err(falha(lado))? {
+    for r in operador::failed_with_key(c, SKU, i64::MAX).await.map_err(falha(lado))? {
         let (id, tipo, sku, erro): (Uuid, String, Option<String>, String) =
             (r.get(0), r.get(1), r.get(2), r.get(3));
         let bloqueia = match (TipoEvento::de_nome(&tipo), &sku) {
@@ -154,7 +154,7 @@ async fn eventos_parados(
             detalhe: format!("{tipo} {id} do {lado} está FAILED: {erro}{bloqueia}"),
         });
     }
-    for r in store::delayed(c, SKU, atraso, TENTATIVAS_ATRASO).await.map_err(falha(lado))? {
+    for r in operador::delayed(c, SKU, atraso, TENTATIVAS_ATRASO).await.map_err(falha(lado))? {
         let (id, tipo, sku, erro, criado, tentativas): (
             Uuid,
             String,
@@ -191,10 +191,10 @@ async fn solicitacoes(
         .await
         .map_err(falha("mercado"))?;
     let ids: Vec<Uuid> = pedidos.iter().map(|r| r.get(0)).collect();
-    let no_outbox = store::statuses(m, &ids).await.map_err(falha("mercado"))?;
+    let no_outbox = operador::statuses(m, &ids).await.map_err(falha("mercado"))?;
     // A row gone from the outbox was pruned after delivery, unless an operator archived it
     // (discarded or redone: never sent).
-    let arquivadas = saida::arquivados(m, &ids).await.map_err(falha("mercado"))?;
+    let arquivadas = operador::arquivados(m, &ids).await.map_err(falha("mercado"))?;
     let recebidas = presentes(e, "SELECT event_id FROM inbox_event WHERE event_id = ANY($1)", &ids)
         .await
         .map_err(falha("estoque"))?;
@@ -203,7 +203,7 @@ async fn solicitacoes(
             .await
             .map_err(falha("estoque"))?;
     // An answer carries its request's id as `correlationId`.
-    let respostas_em_voo = store::pending_referencing(
+    let respostas_em_voo = operador::pending_referencing(
         e,
         &[TipoEvento::ReposicaoEnviada.nome(), TipoEvento::ReposicaoNegada.nome()],
         &["correlationId"],
@@ -250,7 +250,7 @@ async fn respostas(
     d: &mut Vec<Divergencia>,
 ) -> Result<(), Ilegivel> {
     let mut respostas: BTreeMap<Uuid, (String, Option<String>)> = BTreeMap::new();
-    for r in store::sent_since(e, SKU, janela).await.map_err(falha("estoque"))? {
+    for r in operador::sent_since(e, SKU, janela).await.map_err(falha("estoque"))? {
         respostas.insert(r.get(0), (r.get(1), r.get(2)));
     }
     let entregues = e
@@ -261,7 +261,7 @@ async fn respostas(
         .await
         .map_err(falha("estoque"))?;
     let ids: Vec<Uuid> = entregues.iter().map(|r| r.get(0)).collect();
-    let ainda_no_outbox = store::statuses(e, &ids).await.map_err(falha("estoque"))?;
+    let ainda_no_outbox = operador::statuses(e, &ids).await.map_err(falha("estoque"))?;
     for r in &entregues {
         let id: Uuid = r.get(0);
         if !ainda_no_outbox.contains_key(&id) {
@@ -334,7 +334,7 @@ async fn conservacao_prateleira(m: &Client, e: &Client, d: &mut Vec<Divergencia>
         .await
         .map_err(falha("estoque"))?;
     let ids: Vec<Uuid> = expedicoes.iter().map(|r| r.get(0)).collect();
-    let status_envio = store::statuses(e, &ids).await.map_err(falha("estoque"))?;
+    let status_envio = operador::statuses(e, &ids).await.map_err(falha("estoque"))?;
     for r in &expedicoes {
         let (id, sku, qtd): (Uuid, String, i64) = (r.get(0), r.get(1), r.get(2));
         *expedido.entry(sku.clone()).or_default() += qtd;

@@ -12,7 +12,7 @@ use tokio_util::task::TaskTracker;
 use giro_infra::config::{Config, Servico};
 use giro_infra::db::{self, OutboxSignal};
 use giro_infra::supervisor::Supervisor;
-use giro_outbox::relay::Publisher;
+use giro_outbox::Publisher;
 
 pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationToken) -> anyhow::Result<()> {
     let servicos = match only {

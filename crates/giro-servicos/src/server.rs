@@ -18,9 +18,8 @@ use giro_http::auth::Seguranca;
 use giro_infra::config::{Config, ConfigError, Servico};
 use giro_infra::db::{self, Db};
 use giro_infra::supervisor::{Supervisor, Vivo};
-use giro_outbox::inbox::receiver::{self, Consumidor};
-use giro_outbox::inbox::retencao::RetencaoInbox;
-use giro_outbox::relay::Publisher;
+use giro_outbox::inbox::{self, Consumidor, RetencaoInbox};
+use giro_outbox::Publisher;
 
 /// What a role is given to build itself.
 pub struct Contexto {
@@ -59,9 +58,9 @@ pub struct Role<S> {
     /// The effects of the events the role accepts on `/eventos`.
     pub consumidor: Arc<dyn Consumidor<S, Evento = EventoIntegracao>>,
     /// The role's business series read at scrape time (estoque's open demand), if any.
-    pub metricas: Option<giro_outbox::metrics::Extra>,
+    pub metricas: Option<giro_outbox::operador::ExtraMetricas>,
     /// What discarding or redoing one of the role's dead letters does to its domain (issue 30).
-    pub reparo: giro_outbox::saida::ReparoDe<S>,
+    pub reparo: giro_outbox::operador::ReparoDe<S>,
 }
 
 /// Checks, before anything starts, the secrets every service needs: its own token (to
@@ -96,11 +95,11 @@ pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
     let routes = role
         .router
         .merge(giro_http::auth::login::router(ctx.seguranca.clone()))
-        .merge(receiver::router(ctx.db.clone(), role.consumidor, ctx.config.outbox.lote_max))
-        .merge(giro_outbox::console::router_com::<EventoIntegracao, S>(
+        .merge(inbox::router(ctx.db.clone(), role.consumidor, ctx.config.outbox.lote_max))
+        .merge(giro_outbox::operador::router_console_com::<EventoIntegracao, S>(
             ctx.db.clone(),
             ctx.seguranca.clone(),
-            giro_outbox::console::Ajustes {
+            giro_outbox::operador::AjustesConsole {
                 inbox_retencao: ctx.config.inbox_retencao,
                 timeout_requisicao: ctx.config.limites_http.timeout_requisicao,
                 reparo: role.reparo,
@@ -121,7 +120,7 @@ pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
             ctx.supervisor.clone(),
             ctx.drenagem.clone(),
         )))
-        .merge(giro_outbox::metrics::router_com(&ctx.db, role.metricas));
+        .merge(giro_outbox::operador::router_metricas(&ctx.db, role.metricas));
     // Counters in the service's database: every replica counts the same attempts.
     let limitador = giro_http::limite::Limitador::new(
         &ctx.config,

@@ -10,10 +10,8 @@ use chrono::{DateTime, Utc};
 use futures_util::future::BoxFuture;
 use giro_infra::config::{Operador, OutboxConfig, Secret, Transporte};
 use giro_infra::db::{Db, OutboxSignal, Tx};
-use giro_outbox::delivery::Peer;
-use giro_outbox::inbox::receiver::{self, Consumidor};
-use giro_outbox::relay::Publisher;
-use giro_outbox::{Evento, Status};
+use giro_outbox::inbox::{self, Consumidor};
+use giro_outbox::{Evento, Peer, Publisher, Status};
 use uuid::Uuid;
 
 use crate::support::TestDb;
@@ -132,7 +130,7 @@ async fn start_acervo(db: &TestDb) -> String {
         pool.clone(),
         Duration::from_secs(3600),
     );
-    let rotas = receiver::router(Db::new(pool, false), Arc::new(MarcarEmprestado), 500);
+    let rotas = inbox::router(Db::new(pool, false), Arc::new(MarcarEmprestado), 500);
     let app = giro_http::finish(rotas, seg);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}", listener.local_addr().expect("addr"));
@@ -202,13 +200,19 @@ async fn a_third_service_writes_relays_and_applies_its_own_events_once_even_when
     // Delivered a second time (an operator's forced replay of a SENT event): the receiver's
     // inbox makes it a no-op.
     let c = balcao.client().await;
-    let quem = giro_outbox::saida::Registro { por: "teste".into(), motivo: None };
+    let quem = giro_outbox::operador::Registro { por: "teste".into(), motivo: None };
     let outbox = giro_infra::db::Db::new(balcao.pool(), false);
-    let sem_forcar =
-        giro_outbox::saida::reenviar(&outbox, id, Utc::now(), Duration::from_secs(30 * 86_400), false, &quem)
-            .await;
-    assert!(matches!(sem_forcar, Err(giro_outbox::saida::SaidaErro::NaoFalhou { .. })), "{sem_forcar:?}");
-    giro_outbox::saida::reenviar(&outbox, id, Utc::now(), Duration::from_secs(30 * 86_400), true, &quem)
+    let sem_forcar = giro_outbox::operador::reenviar(
+        &outbox,
+        id,
+        Utc::now(),
+        Duration::from_secs(30 * 86_400),
+        false,
+        &quem,
+    )
+    .await;
+    assert!(matches!(sem_forcar, Err(giro_outbox::operador::SaidaErro::NaoFalhou { .. })), "{sem_forcar:?}");
+    giro_outbox::operador::reenviar(&outbox, id, Utc::now(), Duration::from_secs(30 * 86_400), true, &quem)
         .await
         .unwrap();
     let r = relay.round(Utc::now()).await.unwrap();
@@ -224,7 +228,7 @@ async fn a_third_service_writes_relays_and_applies_its_own_events_once_even_when
     assert_eq!(r.permanent, 1);
     assert_eq!(status(&balcao, recusado).await, Status::Failed);
     assert_eq!(emprestimos(&acervo, "grande-sertao").await, 0);
-    let texto = giro_outbox::admin::status_text::<LivroEmprestado>(&c, Utc::now()).await.unwrap();
+    let texto = giro_outbox::operador::status_text::<LivroEmprestado>(&c, Utc::now()).await.unwrap();
     assert!(
         texto.contains(&format!(
             "FAILED {recusado} LivroEmprestado; blocks: the catalogue still shows book grande-sertao on the shelf until `giro outbox retry|discard|redo {recusado}` (see `show`)"
@@ -283,7 +287,7 @@ async fn rows_registered_while_deferred_are_written_together_by_one_statement() 
         leitor: "Capitu".into(),
         ocorrido_em: Utc::now(),
     };
-    let (vistos, adiados) = giro_outbox::store::adiando(async {
+    let (vistos, adiados) = giro_outbox::adiando(async {
         for livro in ["a", "b", "c"] {
             giro_outbox::registrar(&tx, &evento(livro)).await.unwrap();
         }
@@ -291,7 +295,7 @@ async fn rows_registered_while_deferred_are_written_together_by_one_statement() 
     })
     .await;
     assert_eq!((vistos, adiados.len()), (0, 3), "kept aside while deferred");
-    giro_outbox::store::gravar_adiados(&tx, &adiados).await.unwrap();
+    giro_outbox::gravar_adiados(&tx, &adiados).await.unwrap();
     assert_eq!(contar(&tx).await, 3);
     giro_outbox::registrar(&tx, &evento("d")).await.unwrap();
     assert_eq!(contar(&tx).await, 4, "written at once outside");

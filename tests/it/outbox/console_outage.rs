@@ -17,8 +17,7 @@ use giro_http::pg::{Classe, Politica};
 use giro_infra::config::{Operador, PoolLimits, Secret, Servico};
 use giro_infra::db::AnyDb;
 use giro_infra::db::Db;
-use giro_outbox::admin;
-use giro_outbox::saida::{self, Reparo, SemReparo};
+use giro_outbox::operador::{self, Reparo, SemReparo};
 use reqwest::Method;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
@@ -68,7 +67,7 @@ impl Console {
             auth::SESSION_TTL,
         );
         let router = giro_http::finish(
-            giro_outbox::console::router::<EventoIntegracao>(outbox.clone(), seg.clone(), RETENCAO)
+            giro_outbox::operador::router_console::<EventoIntegracao>(outbox.clone(), seg.clone(), RETENCAO)
                 .merge(auth::login::router(seg.clone())),
             seg,
         );
@@ -266,7 +265,7 @@ async fn the_cli_console_logic_fails_as_unavailable_while_postgresql_is_down() {
     let id = c.insert("FAILED").await;
     let client = c.outbox.pool.get().await.expect("a connection before the outage");
     let cc = &client;
-    assert!(admin::status_text::<EventoIntegracao>(cc, Utc::now())
+    assert!(operador::status_text::<EventoIntegracao>(cc, Utc::now())
         .await
         .expect("status")
         .contains("FAILED  1"));
@@ -274,38 +273,44 @@ async fn the_cli_console_logic_fails_as_unavailable_while_postgresql_is_down() {
     c.proxy.cut();
     // The connection in hand is cut with the proxy: each function fails as the database's fault.
     wait_until(Duration::from_secs(20), "the held connection to see the cut", || async {
-        admin::status_text::<EventoIntegracao>(cc, Utc::now()).await.err()
+        operador::status_text::<EventoIntegracao>(cc, Utc::now()).await.err()
     })
     .await;
     let agora = Utc::now();
     let falhas: Vec<(&str, anyhow::Error)> = vec![
-        ("status", admin::status_text::<EventoIntegracao>(cc, agora).await.expect_err("status")),
-        ("list", admin::list(cc, &admin::Filtro::default(), 10).await.expect_err("list")),
-        ("show", admin::show_text(cc, &SemReparo as &dyn Reparo<AnyDb>, id).await.expect_err("show")),
+        ("status", operador::status_text::<EventoIntegracao>(cc, agora).await.expect_err("status")),
+        ("list", operador::list(cc, &operador::Filtro::default(), 10).await.expect_err("list")),
+        ("show", operador::show_text(cc, &SemReparo as &dyn Reparo<AnyDb>, id).await.expect_err("show")),
     ];
     for (o_que, e) in falhas {
         assert_eq!(classe(e, o_que), Classe::Indisponivel, "{o_que}");
     }
     // The actions keep the driver's error in their own type, which the console hands to the policy.
-    let r = saida::Registro { por: "teste".into(), motivo: Some("teste".into()) };
+    let r = operador::Registro { por: "teste".into(), motivo: Some("teste".into()) };
     let erros = vec![
-        ("retry", saida::reenviar(&c.outbox, id, agora, RETENCAO, false, &r).await.map(|_| ())),
+        ("retry", operador::reenviar(&c.outbox, id, agora, RETENCAO, false, &r).await.map(|_| ())),
         (
             "retry --failed",
-            saida::reenviar_todos(&c.outbox, agora, RETENCAO, false, Duration::from_secs(5), &r)
+            operador::reenviar_todos(&c.outbox, agora, RETENCAO, false, Duration::from_secs(5), &r)
                 .await
                 .map(|_| ()),
         ),
         (
             "discard",
-            saida::executar(&c.outbox, &SemReparo as &dyn Reparo<AnyDb>, id, saida::Acao::Descartar, &r)
-                .await
-                .map(|_| ()),
+            operador::executar(
+                &c.outbox,
+                &SemReparo as &dyn Reparo<AnyDb>,
+                id,
+                operador::Acao::Descartar,
+                &r,
+            )
+            .await
+            .map(|_| ()),
         ),
     ];
     for (o_que, e) in erros {
         match e {
-            Err(saida::SaidaErro::Db(e)) => {
+            Err(operador::SaidaErro::Db(e)) => {
                 assert!(e.indisponivel(), "{o_que}: {e}");
                 assert_eq!(POLITICA.responder(&e).status.as_u16(), 503, "{o_que}");
             }

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use giro_infra::config::Servico;
-use giro_outbox::store;
+use giro_outbox::internos as store;
 use uuid::Uuid;
 
 use crate::support::TestDb;

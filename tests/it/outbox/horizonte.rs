@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use giro_infra::config::Servico;
-use giro_outbox::store::{self, Pisos};
+use giro_outbox::internos::{self as store, Pisos};
 use tokio_postgres::Client;
 use uuid::Uuid;
 

@@ -7,7 +7,7 @@ use chrono::Utc;
 use giro_contracts::{EventoIntegracao, ReposicaoSolicitada};
 use giro_infra::config::Servico;
 use giro_infra::db::Db;
-use giro_outbox::relay::Publisher;
+use giro_outbox::Publisher;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
@@ -251,12 +251,12 @@ async fn no_transaction_is_open_while_a_delivery_is_in_flight_and_a_stale_token_
     // A late publisher with another token cannot settle them.
     let ids: Vec<Uuid> =
         c.query("SELECT id FROM outbox_event", &[]).await.unwrap().iter().map(|r| r.get(0)).collect();
-    assert_eq!(giro_outbox::store::mark_sent(&c, &ids, Uuid::new_v4()).await.unwrap(), 0);
+    assert_eq!(giro_outbox::internos::mark_sent(&c, &ids, Uuid::new_v4()).await.unwrap(), 0);
     let failures: Vec<_> = ids
         .iter()
-        .map(|id| giro_outbox::store::Failure { id: *id, erro: "late".into(), espera: None })
+        .map(|id| giro_outbox::internos::Failure { id: *id, erro: "late".into(), espera: None })
         .collect();
-    assert_eq!(giro_outbox::store::mark_failed(&c, &failures, Uuid::new_v4()).await.unwrap(), 0);
+    assert_eq!(giro_outbox::internos::mark_failed(&c, &failures, Uuid::new_v4()).await.unwrap(), 0);
     assert_eq!(s.count("PENDING").await, 2);
     s.peer.release();
     assert_eq!(round.await.unwrap().unwrap(), 2);
@@ -343,7 +343,7 @@ async fn retention_deletes_old_sent_and_inbox_rows_and_keeps_recent_ones() {
         ("GIRO_OUTBOX_PRAZO_ENTREGA", "20s"),
     ]);
     assert_eq!(p.prune(Utc::now()).await.unwrap(), 1, "the relay prunes its outbox only");
-    let inbox = giro_outbox::inbox::retencao::RetencaoInbox::new(s.db.pool(), Duration::from_secs(30));
+    let inbox = giro_outbox::inbox::RetencaoInbox::new(s.db.pool(), Duration::from_secs(30));
     assert_eq!(inbox.prune(Utc::now()).await.unwrap(), 1, "the inbox has its own sweep");
     let left: Vec<(String, bool)> = c
         .query(

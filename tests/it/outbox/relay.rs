@@ -13,7 +13,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use chrono::Utc;
 use giro_infra::config::Servico;
-use giro_outbox::relay::Publisher;
+use giro_outbox::Publisher;
 use serde_json::{json, Value};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;

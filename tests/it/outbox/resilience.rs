@@ -178,11 +178,11 @@ async fn caso(modo: Modo) -> Caso {
 }
 
 impl Caso {
-    fn publisher(&self, env: &[(&str, &str)]) -> giro_outbox::relay::Publisher {
+    fn publisher(&self, env: &[(&str, &str)]) -> giro_outbox::Publisher {
         let mut vars = vec![("ESTOQUE_EVENTOS_URL", self.par.url.as_str())];
         vars.extend_from_slice(env);
         let cfg = crate::support::app::config(Servico::Mercado, &self.db, &vars);
-        giro_outbox::relay::Publisher::for_service(
+        giro_outbox::Publisher::for_service(
             &cfg,
             Servico::Mercado,
             self.db.pool(),

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use giro_infra::config::Servico;
-use giro_outbox::relay::Publisher;
-use giro_outbox::store::{self, Failure, TENTATIVAS_GUARDADAS};
+use giro_outbox::internos::{self as store, Failure, TENTATIVAS_GUARDADAS};
+use giro_outbox::Publisher;
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -50,7 +50,7 @@ async fn detalhe(app: &TestApp, op: &Operador, id: Uuid) -> Value {
 }
 
 /// A round at `agora`, after every backoff so far (the attempts' backoffs stay under 10 s).
-async fn round(p: &Publisher, agora: &mut DateTime<Utc>) -> giro_outbox::relay::Round {
+async fn round(p: &Publisher, agora: &mut DateTime<Utc>) -> giro_outbox::Round {
     *agora += chrono::Duration::seconds(10);
     p.round(*agora).await.unwrap()
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use giro_infra::config::Servico;
-use giro_outbox::relay::Publisher;
+use giro_outbox::Publisher;
 use serde_json::{json, Value};
 
 use super::app::{config, spawn_app, Operador, TestApp};

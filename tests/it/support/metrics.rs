@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use giro_infra::config::Servico;
-use giro_outbox::relay::Publisher;
+use giro_outbox::Publisher;
 use tokio_util::sync::CancellationToken;
 
 use super::app::{spawn_app, TestApp};

@@ -9,7 +9,7 @@ use giro_contracts::{EventoIntegracao, TIPOS};
 use giro_http::auth::Seguranca;
 use giro_infra::config::{Secret, Servico};
 use giro_infra::db::{Db, Estoque, Tx};
-use giro_outbox::inbox::receiver::{self, Consumidor};
+use giro_outbox::inbox::{self, Consumidor};
 
 use super::{TestDb, ESTOQUE_TOKEN, OPERADOR, SENHA};
 
@@ -65,7 +65,7 @@ impl Receiver {
             giro_http::auth::SESSION_TTL,
         );
         let router = giro_http::finish(
-            receiver::router(dbh, Arc::new(Efeitos), lote_max)
+            inbox::router(dbh, Arc::new(Efeitos), lote_max)
                 .merge(giro_http::auth::sessao_router(seg.clone())),
             seg,
         );

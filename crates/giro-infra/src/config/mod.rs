@@ -29,7 +29,8 @@ pub use secret::Secret;
 pub struct ConfigError(pub String);
 
 /// The two services; each has its own database, port, token and events endpoint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Servico {
     Mercado,
     Estoque,
@@ -58,7 +59,8 @@ impl fmt::Display for Servico {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum LogFormat {
     Human,
     Json,
@@ -155,10 +157,38 @@ pub struct OutboxConfig {
 }
 
 /// How a publisher sends a batch: `/eventos/lote` when the peer has it, or `/eventos` only.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Transporte {
     Lote,
     Single,
+}
+
+/// A setting read by its name from a closed set (`log.formato`, `outbox.transporte`), without
+/// clap: the core crates build without it (feature `clap` adds the CLI's `ValueEnum`).
+trait Escolha: Copy + 'static {
+    const TODAS: &'static [Self];
+    fn nome(self) -> &'static str;
+}
+
+impl Escolha for LogFormat {
+    const TODAS: &'static [Self] = &[LogFormat::Human, LogFormat::Json];
+    fn nome(self) -> &'static str {
+        match self {
+            LogFormat::Human => "human",
+            LogFormat::Json => "json",
+        }
+    }
+}
+
+impl Escolha for Transporte {
+    const TODAS: &'static [Self] = &[Transporte::Lote, Transporte::Single];
+    fn nome(self) -> &'static str {
+        match self {
+            Transporte::Lote => "lote",
+            Transporte::Single => "single",
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -594,8 +624,15 @@ impl Reader<'_> {
         })
     }
 
-    fn choice<T: clap::ValueEnum>(&self, key: &str) -> Result<T, ConfigError> {
-        self.ler(key, |v| T::from_str(v, true))
+    /// One of `T`'s names, in any case (what clap's `ValueEnum` accepted, and its message).
+    fn choice<T: Escolha>(&self, key: &str) -> Result<T, ConfigError> {
+        self.ler(key, |v| {
+            T::TODAS
+                .iter()
+                .copied()
+                .find(|t| t.nome().eq_ignore_ascii_case(v))
+                .ok_or_else(|| format!("invalid variant: {v}"))
+        })
     }
 
     fn url(&self, key: &str) -> Result<String, ConfigError> {

@@ -1,12 +1,17 @@
 //! The idempotent inbox (SPEC §4.6), the receiving endpoints `POST /eventos` and
-//! `POST /eventos/lote` ([`receiver`]), and the inbox's retention sweep ([`retencao`]).
+//! `POST /eventos/lote` (`receiver`), and the inbox's retention sweep ([`RetencaoInbox`]).
 //!
 //! Each received event inserts its id with `ON CONFLICT (event_id) DO NOTHING` in the same
 //! transaction as its effect: a duplicate changes nothing, and concurrent deliveries of one event
 //! serialise on the primary key, so exactly one applies it.
 
-pub mod receiver;
-pub mod retencao;
+#[cfg(feature = "http")]
+mod receiver;
+mod retencao;
+
+#[cfg(feature = "http")]
+pub use receiver::{router, Consumidor, ConsumidorDe, EventoInvalido};
+pub use retencao::RetencaoInbox;
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;

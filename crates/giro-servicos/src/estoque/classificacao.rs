@@ -57,7 +57,7 @@ struct Resposta {
 
 impl ClienteTags {
     pub fn new(cfg: &TagsConfig) -> anyhow::Result<ClienteTags> {
-        let http = giro_http::client::builder(cfg.timeout)
+        let http = giro_infra::client::builder(cfg.timeout)
             .timeout(cfg.timeout.saturating_mul(2).max(Duration::from_millis(1)))
             .build()
             .map_err(|e| anyhow::anyhow!("cannot build the tag-worker client: {e}"))?;
@@ -103,7 +103,7 @@ impl ClienteTags {
         let res = req
             .send()
             .await
-            .map_err(|e| FalhaTags::Indisponivel(giro_http::client::describe(&e.without_url())))?;
+            .map_err(|e| FalhaTags::Indisponivel(giro_infra::client::describe(&e.without_url())))?;
         let status = res.status();
         if !status.is_success() {
             let msg = format!("HTTP {}", status.as_u16());
@@ -116,7 +116,7 @@ impl ClienteTags {
         let body = res
             .bytes()
             .await
-            .map_err(|e| FalhaTags::Indisponivel(giro_http::client::describe(&e.without_url())))?;
+            .map_err(|e| FalhaTags::Indisponivel(giro_infra::client::describe(&e.without_url())))?;
         let resposta: Resposta = serde_json::from_slice(&body)
             .map_err(|e| FalhaTags::Inclassificavel(format!("corpo ilegível: {e}")))?;
         Ok(utilizavel(sku, resposta))

@@ -47,7 +47,7 @@ use crate::server::{self, Contexto, Role};
 use giro_contracts::{EventoIntegracao, TipoEvento};
 use giro_infra::config::{Config, Servico};
 use giro_infra::db::{DbError, Estoque};
-use giro_outbox::inbox::receiver::{Consumidor, EventoInvalido};
+use giro_outbox::inbox::{Consumidor, EventoInvalido};
 
 pub async fn serve(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
     server::run(Servico::Estoque, config, build, shutdown).await

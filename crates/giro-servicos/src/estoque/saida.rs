@@ -16,8 +16,7 @@ use uuid::Uuid;
 use super::{agora, classificacao, produto, Tx};
 use giro_contracts::{EventoIntegracao, ProdutoClassificado, ReposicaoEnviada, ReposicaoNegada, TipoEvento};
 use giro_infra::db::Estoque;
-use giro_outbox::saida::{Acao, Opcao, Recusa, Reparo};
-use giro_outbox::store::Linha;
+use giro_outbox::operador::{Acao, Linha, Opcao, Recusa, Reparo};
 
 pub struct ReparoEstoque;
 

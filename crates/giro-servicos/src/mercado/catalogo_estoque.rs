@@ -56,7 +56,7 @@ pub struct CatalogoEstoque {
 
 impl CatalogoEstoque {
     pub fn new(base: &str, token: Secret, timeout: Duration) -> anyhow::Result<Self> {
-        let http = giro_http::client::builder(timeout).build()?;
+        let http = giro_infra::client::builder(timeout).build()?;
         Ok(CatalogoEstoque { http, base: base.trim_end_matches('/').to_string(), token })
     }
 
@@ -65,7 +65,7 @@ impl CatalogoEstoque {
         let res = match self.http.get(&url).bearer_auth(self.token.expose()).send().await {
             Ok(r) => r,
             Err(e) => {
-                tracing::warn!(sku, error = %giro_http::client::describe(&e), "estoque lookup failed; registering without classification");
+                tracing::warn!(sku, error = %giro_infra::client::describe(&e), "estoque lookup failed; registering without classification");
                 return Consulta::Indisponivel;
             }
         };

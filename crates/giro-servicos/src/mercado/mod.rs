@@ -62,7 +62,7 @@ use crate::server::{self, Contexto, Role};
 use giro_contracts::{EventoIntegracao, TipoEvento};
 use giro_infra::config::{Config, Servico};
 use giro_infra::db::Mercado;
-use giro_outbox::inbox::receiver::{Consumidor, EventoInvalido};
+use giro_outbox::inbox::{Consumidor, EventoInvalido};
 
 /// A transaction in mercado's database: what every mercado write takes. Opened with
 /// `Tx::begin(&db, &mut client)`; an estoque function does not accept it ([`giro_infra::db::Tx`]):

@@ -17,8 +17,7 @@ use super::reposicao::{self, StatusSolicitacao};
 use super::{agora, produto, Tx};
 use giro_contracts::TipoEvento;
 use giro_infra::db::Mercado;
-use giro_outbox::saida::{Acao, Opcao, Reparo};
-use giro_outbox::store::Linha;
+use giro_outbox::operador::{Acao, Linha, Opcao, Reparo};
 
 pub struct ReparoMercado;
 

@@ -29,5 +29,5 @@ pub fn describe(err: &reqwest::Error) -> String {
         msg.push_str(&format!(": {s}"));
         src = s.source();
     }
-    giro_infra::mascara::mask_password(&msg)
+    crate::mascara::mask_password(&msg)
 }
