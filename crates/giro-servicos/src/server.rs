@@ -59,6 +59,8 @@ pub struct Role<S> {
     pub consumidor: Arc<dyn Consumidor<S, Evento = EventoIntegracao>>,
     /// The role's business series read at scrape time (estoque's open demand), if any.
     pub metricas: Option<giro_outbox::operador::ExtraMetricas>,
+    /// The series the role emits, described to the recorder at start (mercado's orders).
+    pub series: &'static [giro_http::metrics::Serie],
     /// What discarding or redoing one of the role's dead letters does to its domain (issue 30).
     pub reparo: giro_outbox::operador::ReparoDe<S>,
 }
@@ -175,15 +177,14 @@ pub async fn run<S: 'static>(
     // The listeners stop `http.drenagem` after the signal; background loops at once.
     let parar_http = ctx.drenagem.adiar(&shutdown, ctx.config.drenagem);
     let role = build(&ctx)?;
+    let series = role.series;
     let router = ctx.drenagem.camada(app(&ctx, role));
     start_web(&ctx, servico, &router, &parar_http).await?; // the built front on its own port (§9.5)
     if let Some(l) = leitura {
         ctx.tasks.spawn(db::leitura::vigiar(l, shutdown.clone()));
     }
     giro_http::metrics::install();
-    if servico == Servico::Mercado {
-        giro_http::metrics::descrever(crate::mercado::METRICAS);
-    }
+    giro_http::metrics::descrever(series);
     giro_infra::otlp::init(&format!("giro-{}", servico.nome())); // on when OTEL_EXPORTER_OTLP_ENDPOINT is set
     if ctx.config.outbox.publicador_embutido {
         // Woken in-process by this service's commits; no LISTEN needed.

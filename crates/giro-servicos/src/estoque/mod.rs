@@ -62,6 +62,7 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Estoque>> {
         router: routes::router(estado, ctx.seguranca.clone()),
         consumidor: Arc::new(ConsumidorEstoque),
         metricas: Some(demanda::metricas),
+        series: &[],
         reparo: Arc::new(saida::ReparoEstoque),
     })
 }

@@ -136,6 +136,7 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Mercado>> {
         router: routes::router(estado, ctx.seguranca.clone()),
         consumidor: Arc::new(ConsumidorMercado),
         metricas: None,
+        series: METRICAS,
         reparo: Arc::new(saida::ReparoMercado),
     })
 }
