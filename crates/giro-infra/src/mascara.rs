@@ -9,8 +9,7 @@ pub fn mask_password(text: &str) -> String {
     let mut s = text.to_string();
     if let Some(i) = s.find("://") {
         let start = i + 3;
-        let end = s[start..].find(['/', '?', '#']).map_or(s.len(), |j| start + j);
-        if let Some(at) = s[start..end].rfind('@') {
+        if let Some(at) = fim_da_identificacao(&s[start..]) {
             let at = start + at;
             if let Some(colon) = s[start..at].find(':') {
                 s.replace_range(start + colon + 1..at, "***");
@@ -33,6 +32,19 @@ pub fn mask_password(text: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// The `@` that ends a URL's userinfo in `autoridade` (what follows `://`): the last `@` followed
+/// by a host (up to the next `/`, `?`, `#` or the end). Not the first `/` before it: a password
+/// the driver accepts may hold an unencoded `/`, `#`, `?` or `@` (base64 passwords hold `/`), and
+/// cutting there would print it. When in doubt more is masked, never less.
+fn fim_da_identificacao(autoridade: &str) -> Option<usize> {
+    let host =
+        |h: &str| !h.is_empty() && h.chars().all(|c| c.is_ascii_alphanumeric() || ".-_:,[]%".contains(c));
+    autoridade.rmatch_indices('@').map(|(at, _)| at).find(|&at| {
+        let resto = &autoridade[at + 1..];
+        host(&resto[..resto.find(['/', '?', '#']).unwrap_or(resto.len())])
+    })
 }
 
 /// Where `password=` starts as a parameter name (at the start, or after `?`, `&` or a space).
@@ -71,6 +83,11 @@ mod tests {
             ("http://localhost:18081", "http://localhost:18081"),
             ("http://user:pw@peer:18081/eventos", "http://user:***@peer:18081/eventos"),
             ("nopassword=1", "nopassword=1"),
+            // Unencoded `/`, `#`, `?`, `@` in the password (issue 37 §3): masked whole.
+            ("postgres://app:ab/c+d=@db:5432/mercado", "postgres://app:***@db:5432/mercado"),
+            ("postgres://app:a#b/c@db/x", "postgres://app:***@db/x"),
+            ("postgres://app:p@ss?w@db/x?sslmode=disable", "postgres://app:***@db/x?sslmode=disable"),
+            ("http://u:s/e#c@peer:18081/eventos", "http://u:***@peer:18081/eventos"),
             (
                 "postgres://app:s3cr3t@h1:5432,h2:5432/db?target_session_attrs=read-write",
                 "postgres://app:***@h1:5432,h2:5432/db?target_session_attrs=read-write",

@@ -365,3 +365,28 @@ fn giro_config_check_exits_2_naming_every_problem_and_0_when_all_is_well() {
     assert_eq!(senha["value"], "***", "{senha}");
     assert_eq!(senha["source"], "env", "{senha}");
 }
+
+/// Issue 37 §3: a database password with an unencoded `/`, `#` or `?` (base64-generated
+/// passwords hold `/`; the driver accepts them) is masked whole in every form `giro config`
+/// prints — it used to print the part after the `/`.
+#[test]
+fn giro_config_masks_a_database_password_holding_a_slash_or_a_hash() {
+    let env = serve_env(
+        "",
+        &[
+            ("MERCADO_DB_URL", "postgres://mercado:Zm9v/YmFy+cXV4=@127.0.0.1:15432/mercado"),
+            ("ESTOQUE_DB_URL", "postgres://estoque:se#nh/a?x@127.0.0.1:15432/estoque"),
+        ],
+    );
+    for args in [&["config"][..], &["config", "--check"], &["config", "--json"]] {
+        let out = command(args, &env).output().unwrap();
+        let text =
+            format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        for segredo in ["Zm9v", "YmFy", "cXV4", "se#nh", "nh/a", "a?x"] {
+            assert!(!text.contains(segredo), "{args:?} printed {segredo:?}:\n{text}");
+        }
+        if args.len() == 1 {
+            assert!(text.contains("postgres://mercado:***@127.0.0.1:15432/mercado"), "{text}");
+        }
+    }
+}
