@@ -50,7 +50,7 @@ pub enum Command {
     /// An outbox publisher as its own process; any number may compete over one outbox (SKIP LOCKED).
     Publisher(PublisherArgs),
     /// Look into an outbox and act on its dead letters (FAILED events).
-    Outbox(giro_outbox::operador::OutboxArgs),
+    Outbox(giro_outbox::operador::OutboxArgs<Servico>),
     /// Print the effective configuration as TOML (secrets masked) and where each value came from.
     Config {
         /// Check every setting and every secret a service needs; list each problem and exit 2

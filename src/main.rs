@@ -33,11 +33,8 @@ async fn dispatch(cli: Cli, config: Config) -> anyhow::Result<()> {
         Command::Estoque { .. } => giro_servicos::estoque::serve(config, shutdown()).await,
         Command::Publisher(a) => giro_servicos::publisher_role::run(config, a.db, shutdown()).await,
         Command::Outbox(a) => {
-            let reparos = giro_outbox::operador::Reparos {
-                mercado: std::sync::Arc::new(giro_servicos::mercado::saida::ReparoMercado),
-                estoque: std::sync::Arc::new(giro_servicos::estoque::saida::ReparoEstoque),
-            };
-            giro_outbox::operador::run::<giro_contracts::EventoIntegracao>(a, &config, &reparos)
+            let alvos = giro_servicos::server::alvos_outbox(&config);
+            giro_outbox::operador::run::<giro_contracts::EventoIntegracao, _>(a, &config, &alvos)
                 .await
                 .map_err(giro_http::pg::para_comando)
         }

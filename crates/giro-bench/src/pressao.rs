@@ -27,7 +27,6 @@ use crate::scratch::{self, Scratch};
 use crate::{escrever_um, ms, percentile, reset};
 use giro_infra::config::{Config, Servico};
 use giro_infra::db::Db;
-use giro_outbox::Publisher;
 
 pub struct PressaoArgs {
     pub admin_url: String,
@@ -89,8 +88,13 @@ fn publicador(
     mercado: &Db,
     stop: &CancellationToken,
 ) -> anyhow::Result<tokio::task::JoinHandle<()>> {
-    let p =
-        Publisher::for_service(cfg, Servico::Mercado, mercado.pool.clone(), mercado.signal.clone(), false)?;
+    let p = giro_servicos::server::publisher_de(
+        cfg,
+        Servico::Mercado,
+        mercado.pool.clone(),
+        mercado.signal.clone(),
+        false,
+    )?;
     Ok(tokio::spawn(p.run(stop.clone())))
 }
 

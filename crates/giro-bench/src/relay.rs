@@ -20,7 +20,6 @@ use crate::scratch::{self, Scratch};
 use crate::{escrever_um, latencia, melhor, reset, semear};
 use giro_infra::config::{Config, Servico, Sources};
 use giro_infra::db::{self, Db, OutboxSignal};
-use giro_outbox::Publisher;
 use giro_servicos::server::{self, Contexto};
 
 pub struct RelayArgs {
@@ -168,8 +167,13 @@ async fn scenarios(
         ],
     )?;
     let stop = CancellationToken::new();
-    let p =
-        Publisher::for_service(&cfg, Servico::Mercado, mercado.pool.clone(), mercado.signal.clone(), false)?;
+    let p = giro_servicos::server::publisher_de(
+        &cfg,
+        Servico::Mercado,
+        mercado.pool.clone(),
+        mercado.signal.clone(),
+        false,
+    )?;
     let task = tokio::spawn(p.run(stop.clone()));
     let latencia = latencia(
         &mercado,
@@ -321,7 +325,7 @@ async fn vazao(
     let started = Instant::now();
     let mut tasks = Vec::new();
     for _ in 0..n {
-        let p = Publisher::for_service(
+        let p = giro_servicos::server::publisher_de(
             &cfg,
             Servico::Mercado,
             mercado.pool.clone(),

@@ -21,24 +21,27 @@ use crate::instante;
 use crate::saida::{self, Acao, Registro, Reparo, ReparoDe};
 use crate::status::Status;
 use crate::store;
-use giro_infra::config::Servico;
-use giro_infra::db::{Db, Estoque, Mercado};
+use futures_util::future::BoxFuture;
+use giro_infra::config::DbConfig;
+use giro_infra::db::Db;
 
 /// `giro outbox …`: its arguments live here, beside the commands (`cli.rs` only refers to them).
+/// `D` names the outboxes `--db` takes (the composition root's choice, e.g. its services); the
+/// commands find each among the [`Alvo`]s by that name.
 #[derive(Debug, clap::Args)]
-pub struct OutboxArgs {
+pub struct OutboxArgs<D: clap::ValueEnum + Clone + Send + Sync + 'static> {
     #[command(subcommand)]
-    pub command: OutboxCommand,
+    pub command: OutboxCommand<D>,
 }
 
 #[derive(Debug, clap::Subcommand)]
-pub enum OutboxCommand {
+pub enum OutboxCommand<D: clap::ValueEnum + Clone + Send + Sync + 'static> {
     /// Counts per status, the age of the oldest pending event and each dead letter; exits 1 when
     /// an outbox has a FAILED event or one pending longer than `audit.atraso` (for monitors).
     Status {
         /// Which service's outbox (default: both).
         #[arg(long, value_enum)]
-        db: Option<Servico>,
+        db: Option<D>,
         /// One JSON object, keyed by service, instead of text.
         #[arg(long)]
         json: bool,
@@ -47,7 +50,7 @@ pub enum OutboxCommand {
     List {
         /// Which service's outbox (default: both).
         #[arg(long, value_enum)]
-        db: Option<Servico>,
+        db: Option<D>,
         /// Only events in this status.
         #[arg(long, value_enum)]
         status: Option<StatusFiltro>,
@@ -74,7 +77,7 @@ pub enum OutboxCommand {
     Show {
         /// Which service's outbox.
         #[arg(long, value_enum)]
-        db: Servico,
+        db: D,
         /// The event id.
         id: uuid::Uuid,
     },
@@ -82,7 +85,7 @@ pub enum OutboxCommand {
     Retry {
         /// Which service's outbox.
         #[arg(long, value_enum)]
-        db: Servico,
+        db: D,
         /// The event id.
         #[arg(required_unless_present = "failed", conflicts_with = "failed")]
         id: Option<uuid::Uuid>,
@@ -100,7 +103,7 @@ pub enum OutboxCommand {
     Discard {
         /// Which service's outbox.
         #[arg(long, value_enum)]
-        db: Servico,
+        db: D,
         /// The event id.
         id: uuid::Uuid,
         /// Why (recorded with the action).
@@ -111,7 +114,7 @@ pub enum OutboxCommand {
     Redo {
         /// Which service's outbox.
         #[arg(long, value_enum)]
-        db: Servico,
+        db: D,
         /// The event id.
         id: uuid::Uuid,
         /// Why (recorded with the action).
@@ -200,15 +203,79 @@ fn quando(v: &str) -> Result<DateTime<Utc>, String> {
         .map_err(|_| format!("{v:?} is neither an RFC 3339 instant nor a duration such as 1h"))
 }
 
-/// One connection to `s`'s database; a failure to reach it names the database and its variable.
-async fn conectar(config: &giro_infra::config::Config, s: Servico) -> anyhow::Result<giro_infra::db::Client> {
-    let db = &config.servico(s).db;
-    let pool = giro_infra::db::pool(db, 1, config.db_timeout)?;
-    pool.get().await.map_err(|e| giro_infra::db::nomear_conexao(e.into(), s, db))
+/// An outbox `giro outbox` acts on, as the composition root hands it: its name (what `--db`
+/// says), its database, and what its service does when one of its dead letters is discarded or
+/// redone. The crate names no service; the list says which there are.
+pub struct Alvo {
+    pub nome: String,
+    pub db: DbConfig,
+    /// Turns a failure to reach `db` into what the operator should read (e.g. which variable).
+    pub nomear: Box<dyn Fn(anyhow::Error) -> anyhow::Error + Send + Sync>,
+    acoes: Box<dyn Acoes>,
 }
 
-fn servicos(db: Option<Servico>) -> Vec<Servico> {
-    db.map_or_else(|| vec![Servico::Mercado, Servico::Estoque], |s| vec![s])
+impl Alvo {
+    /// The outbox `nome` in `db`, whose dead letters `reparo` repairs (`S`: its database's marker).
+    pub fn new<S: 'static>(
+        nome: impl Into<String>,
+        db: DbConfig,
+        reparo: ReparoDe<S>,
+        nomear: impl Fn(anyhow::Error) -> anyhow::Error + Send + Sync + 'static,
+    ) -> Alvo {
+        Alvo { nome: nome.into(), db, nomear: Box::new(nomear), acoes: Box::new(AcoesDe(reparo)) }
+    }
+}
+
+/// A command on one event of one outbox, its outbox already chosen.
+enum NoEvento {
+    Show { id: Uuid },
+    Retry { id: Option<Uuid>, failed: bool, force: bool, motivo: Option<String> },
+    Discard { id: Uuid, motivo: String },
+    Redo { id: Uuid, motivo: String },
+}
+
+/// [`executar`] with the outbox's database marker erased, so one list holds every outbox.
+trait Acoes: Send + Sync {
+    fn executar<'a>(
+        &'a self,
+        cmd: NoEvento,
+        config: &'a giro_infra::config::Config,
+        db: Db,
+    ) -> BoxFuture<'a, anyhow::Result<()>>;
+}
+
+struct AcoesDe<S>(ReparoDe<S>);
+
+impl<S: 'static> Acoes for AcoesDe<S> {
+    fn executar<'a>(
+        &'a self,
+        cmd: NoEvento,
+        config: &'a giro_infra::config::Config,
+        db: Db,
+    ) -> BoxFuture<'a, anyhow::Result<()>> {
+        Box::pin(executar(cmd, config, db, &*self.0))
+    }
+}
+
+/// The name `--db` gave.
+fn nome<D: clap::ValueEnum>(d: &D) -> String {
+    d.to_possible_value().map(|p| p.get_name().to_string()).unwrap_or_default()
+}
+
+/// One connection to `alvo`'s database; a failure to reach it is named by the alvo.
+async fn conectar(
+    config: &giro_infra::config::Config,
+    alvo: &Alvo,
+) -> anyhow::Result<giro_infra::db::Client> {
+    let pool = giro_infra::db::pool(&alvo.db, 1, config.db_timeout)?;
+    pool.get().await.map_err(|e| (alvo.nomear)(e.into()))
+}
+
+/// The outboxes `db` names: the one of that name, or all of them.
+fn escolhidos<'a>(alvos: &'a [Alvo], db: Option<&str>) -> anyhow::Result<Vec<&'a Alvo>> {
+    let v: Vec<&Alvo> = alvos.iter().filter(|a| db.is_none_or(|n| a.nome == n)).collect();
+    anyhow::ensure!(!v.is_empty(), "no outbox named {}", db.unwrap_or("?"));
+    Ok(v)
 }
 
 /// One outbox's state as `status --json` prints it.
@@ -228,13 +295,15 @@ struct Situacao {
 /// has a dead letter or an event pending past `audit.atraso`, so a monitor can run it.
 async fn status_de_todos<E: Evento>(
     config: &giro_infra::config::Config,
-    db: Option<Servico>,
+    alvos: &[Alvo],
+    db: Option<&str>,
     json: bool,
 ) -> anyhow::Result<()> {
     let mut problemas = Vec::new();
     let mut todos = serde_json::Map::new();
-    for s in servicos(db) {
-        let client = conectar(config, s).await?;
+    for a in escolhidos(alvos, db)? {
+        let s = &a.nome;
+        let client = conectar(config, a).await?;
         let c = &client;
         let cont = store::status(c).await?;
         let atraso = config.audit_atraso.as_secs_f64();
@@ -265,7 +334,7 @@ async fn status_de_todos<E: Evento>(
                 ok: cont.failed == 0 && !atrasado,
                 dead_letters: mortas,
             };
-            todos.insert(s.nome().to_string(), serde_json::to_value(sit)?);
+            todos.insert(s.clone(), serde_json::to_value(sit)?);
         } else {
             if db.is_none() {
                 println!("== {s}");
@@ -285,20 +354,22 @@ async fn status_de_todos<E: Evento>(
 /// `giro outbox list` over one or both outboxes, newest first.
 async fn list_de_todos(
     config: &giro_infra::config::Config,
-    db: Option<Servico>,
+    alvos: &[Alvo],
+    db: Option<&str>,
     filtro: &Filtro,
     limite: i64,
     json: bool,
 ) -> anyhow::Result<()> {
     #[derive(serde::Serialize)]
     struct ComDb<'a> {
-        db: &'static str,
+        db: &'a str,
         #[serde(flatten)]
         linha: &'a Linha,
     }
     let mut todas = Vec::new();
-    for s in servicos(db) {
-        let client = conectar(config, s).await?;
+    for a in escolhidos(alvos, db)? {
+        let s = &a.nome;
+        let client = conectar(config, a).await?;
         let linhas = list(&client, filtro, limite).await?;
         if !json {
             if db.is_none() {
@@ -311,7 +382,7 @@ async fn list_de_todos(
                 }
             }
         }
-        todas.push((s.nome(), linhas));
+        todas.push((s.as_str(), linhas));
     }
     if json {
         let v: Vec<ComDb> =
@@ -376,55 +447,45 @@ pub async fn show_text<S: 'static>(c: &impl Sql, reparo: &dyn Reparo<S>, id: Uui
     Ok(out)
 }
 
-/// The dead-letter repairs of both services, for `giro outbox`.
-pub struct Reparos {
-    pub mercado: ReparoDe<Mercado>,
-    pub estoque: ReparoDe<Estoque>,
-}
-
-/// Runs an admin command against the outbox of the database it names; `E` is the event type
-/// stored there, `reparos` what each service does when one of its dead letters is discarded or
-/// redone.
-pub async fn run<E: Evento>(
-    args: OutboxArgs,
+/// Runs an admin command against the outboxes it names (all of them for `status` and `list`
+/// without `--db`); `E` is the event type stored there, `alvos` the outboxes there are.
+pub async fn run<E: Evento, D: clap::ValueEnum + Clone + Send + Sync + 'static>(
+    args: OutboxArgs<D>,
     config: &giro_infra::config::Config,
-    reparos: &Reparos,
+    alvos: &[Alvo],
 ) -> anyhow::Result<()> {
     use OutboxCommand as C;
-    let db = match &args.command {
-        C::Status { db, json } => return status_de_todos::<E>(config, *db, *json).await,
-        C::List { db, status, tipo, since, until, before, limite, json } => {
-            let filtro = Filtro {
-                status: status.map(Status::from),
-                tipo: tipo.clone(),
-                desde: *since,
-                ate: *until,
-                antes: *before,
-            };
-            return list_de_todos(config, *db, &filtro, *limite, *json).await;
+    let (db, cmd) = match args.command {
+        C::Status { db, json } => {
+            return status_de_todos::<E>(config, alvos, db.as_ref().map(nome).as_deref(), json).await
         }
-        C::Show { db, .. } | C::Retry { db, .. } | C::Discard { db, .. } | C::Redo { db, .. } => *db,
+        C::List { db, status, tipo, since, until, before, limite, json } => {
+            let filtro =
+                Filtro { status: status.map(Status::from), tipo, desde: since, ate: until, antes: before };
+            return list_de_todos(config, alvos, db.as_ref().map(nome).as_deref(), &filtro, limite, json)
+                .await;
+        }
+        C::Show { db, id } => (db, NoEvento::Show { id }),
+        C::Retry { db, id, failed, force, motivo } => (db, NoEvento::Retry { id, failed, force, motivo }),
+        C::Discard { db, id, motivo } => (db, NoEvento::Discard { id, motivo }),
+        C::Redo { db, id, motivo } => (db, NoEvento::Redo { id, motivo }),
     };
-    match db {
-        Servico::Mercado => executar::<Mercado>(args.command, config, db, &*reparos.mercado).await,
-        Servico::Estoque => executar::<Estoque>(args.command, config, db, &*reparos.estoque).await,
-    }
+    let alvo = escolhidos(alvos, Some(&nome(&db)))?[0];
+    let db = Db::new(giro_infra::db::pool(&alvo.db, 1, config.db_timeout)?, false);
+    alvo.acoes.executar(cmd, config, db).await
 }
 
 async fn executar<S: 'static>(
-    cmd: OutboxCommand,
+    cmd: NoEvento,
     config: &giro_infra::config::Config,
-    servico: Servico,
+    db: Db,
     reparo: &dyn Reparo<S>,
 ) -> anyhow::Result<()> {
-    use OutboxCommand as C;
-    let pool = giro_infra::db::pool(&config.servico(servico).db, 1, config.db_timeout)?;
-    let db = Db::new(pool, false);
+    use NoEvento as C;
     let agora = Utc::now();
     match cmd {
-        C::Status { .. } | C::List { .. } => unreachable!("answered for every outbox by run"),
-        C::Show { id, .. } => print!("{}", show_text(&db.client().await?, reparo, id).await?),
-        C::Retry { id, failed, force, motivo, .. } => {
+        C::Show { id } => print!("{}", show_text(&db.client().await?, reparo, id).await?),
+        C::Retry { id, failed, force, motivo } => {
             let r = Registro { por: quem(), motivo };
             if failed {
                 let prazo = config.limites_http.timeout_requisicao;
@@ -435,8 +496,8 @@ async fn executar<S: 'static>(
                 println!("1 event(s) back to PENDING");
             }
         }
-        C::Discard { id, motivo, .. } => feito(&db, reparo, id, Acao::Descartar, motivo).await?,
-        C::Redo { id, motivo, .. } => feito(&db, reparo, id, Acao::Refazer, motivo).await?,
+        C::Discard { id, motivo } => feito(&db, reparo, id, Acao::Descartar, motivo).await?,
+        C::Redo { id, motivo } => feito(&db, reparo, id, Acao::Refazer, motivo).await?,
     }
     Ok(())
 }

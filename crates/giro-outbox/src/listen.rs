@@ -2,7 +2,7 @@
 //! this task turns each notification into a wake-up of the relay loop ([`OutboxSignal::wake`]).
 //! Under `db.pooler = "transacao"` it runs only on the service's `db-url-direta` (a transaction
 //! pooler gives a session to a statement, not to a listener), and without one the publisher polls
-//! ([`Publisher::for_service`](crate::relay::Publisher::for_service)).
+//! (the composition root says where, e.g. `giro_servicos::server::publisher_de`).
 
 use std::sync::Arc;
 use std::time::Duration;

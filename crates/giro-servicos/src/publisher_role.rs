@@ -12,7 +12,6 @@ use tokio_util::task::TaskTracker;
 use giro_infra::config::{Config, Servico};
 use giro_infra::db::{self, OutboxSignal};
 use giro_infra::supervisor::Supervisor;
-use giro_outbox::Publisher;
 
 pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationToken) -> anyhow::Result<()> {
     let servicos = match only {
@@ -34,7 +33,7 @@ pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationTo
             .nomeado(&format!("publisher-{s}"));
         pools.push((pool.clone(), db::descrever(s, &config.servico(s).db)));
         let signal = Arc::new(OutboxSignal::default());
-        let p = Arc::new(Publisher::for_service(&config, s, pool, signal, true)?);
+        let p = Arc::new(crate::server::publisher_de(&config, s, pool, signal, true)?);
         let nome = match s {
             Servico::Mercado => "publisher-mercado",
             Servico::Estoque => "publisher-estoque",

@@ -188,13 +188,8 @@ pub async fn run<S: 'static>(
     giro_infra::otlp::init(&format!("giro-{}", servico.nome())); // on when OTEL_EXPORTER_OTLP_ENDPOINT is set
     if ctx.config.outbox.publicador_embutido {
         // Woken in-process by this service's commits; no LISTEN needed.
-        let p = Arc::new(Publisher::for_service(
-            &ctx.config,
-            servico,
-            ctx.db.pool.clone(),
-            ctx.db.signal.clone(),
-            false,
-        )?);
+        let p =
+            Arc::new(publisher_de(&ctx.config, servico, ctx.db.pool.clone(), ctx.db.signal.clone(), false)?);
         ctx.supervisionar("publisher", true, move |vivo, shutdown| p.clone().run_loop(shutdown, vivo));
     }
     // The inbox's retention is the receiving service's own maintenance, whether or not its
@@ -335,4 +330,58 @@ async fn start_web(
         });
     }
     Ok(())
+}
+
+/// The publisher of `servico`'s outbox: it delivers to the peer's events URL with the peer's
+/// token. `listen` = wake on `NOTIFY` (separate publishers).
+pub fn publisher_de(
+    config: &Config,
+    servico: Servico,
+    pool: db::Pool,
+    signal: Arc<db::OutboxSignal>,
+    listen: bool,
+) -> anyhow::Result<Publisher> {
+    let par = servico.par();
+    let cfg = config.outbox.clone();
+    let peer = giro_outbox::Peer::new(
+        &config.servico(par).eventos_url,
+        config.token_servico(par)?.clone(),
+        cfg.timeout,
+        cfg.concorrencia,
+        cfg.lote_max,
+        cfg.transporte,
+    )?
+    .named(par.nome());
+    // Through a transaction pooler a session lasts one transaction, so a LISTEN there would
+    // never hear: listen on PostgreSQL itself (`db-url-direta`) when configured, else poll.
+    let own = config.servico(servico);
+    let listen = listen
+        .then(|| match config.db_limites.pooler {
+            db::Pooler::Nenhum => Some(own.db.clone()),
+            db::Pooler::Transacao => own.db_direta.clone(),
+        })
+        .flatten();
+    Ok(Publisher::new(servico.nome(), pool, peer, cfg, signal, listen))
+}
+
+/// The outboxes `giro outbox` acts on: each service's, named as `--db` names it, with what its
+/// service does when one of its dead letters is discarded or redone.
+pub fn alvos_outbox(config: &Config) -> Vec<giro_outbox::operador::Alvo> {
+    use giro_outbox::operador::Alvo;
+    [Servico::Mercado, Servico::Estoque]
+        .into_iter()
+        .map(|s| {
+            let db = config.servico(s).db.clone();
+            let nomeado = db.clone();
+            let nomear = move |e| db::nomear_conexao(e, s, &nomeado);
+            match s {
+                Servico::Mercado => {
+                    Alvo::new(s.nome(), db, Arc::new(crate::mercado::saida::ReparoMercado), nomear)
+                }
+                Servico::Estoque => {
+                    Alvo::new(s.nome(), db, Arc::new(crate::estoque::saida::ReparoEstoque), nomear)
+                }
+            }
+        })
+        .collect()
 }

@@ -231,7 +231,7 @@ async fn entregue_em_comes_from_the_real_publisher_and_survives_retention_of_the
     let (_, body) = get(&app, &op, "/painel/reposicoes").await;
     assert_eq!(body[0]["entregueEm"], Value::Null, "not delivered yet: \"enviando\"");
 
-    let p = giro_outbox::Publisher::for_service(
+    let p = giro_servicos::server::publisher_de(
         &app.config,
         giro_infra::config::Servico::Estoque,
         app.dbh.pool.clone(),

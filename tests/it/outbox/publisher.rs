@@ -55,8 +55,14 @@ impl Setup {
         let mut vars = vec![("ESTOQUE_EVENTOS_URL", url.as_str())];
         vars.extend_from_slice(env);
         let cfg = config(Servico::Mercado, &self.db, &vars);
-        Publisher::for_service(&cfg, Servico::Mercado, self.db.pool(), self.dbh.signal.clone(), false)
-            .unwrap()
+        giro_servicos::server::publisher_de(
+            &cfg,
+            Servico::Mercado,
+            self.db.pool(),
+            self.dbh.signal.clone(),
+            false,
+        )
+        .unwrap()
     }
 
     pub async fn row(&self, id: Uuid) -> tokio_postgres::Row {
@@ -529,7 +535,7 @@ async fn two_publishers_over_20000_events_deliver_all_and_apply_each_exactly_onc
                 ("GIRO_OUTBOX_INTERVALO", "100ms"),
             ],
         );
-        Publisher::for_service(
+        giro_servicos::server::publisher_de(
             &cfg,
             Servico::Mercado,
             s.db.pool(),

@@ -111,7 +111,7 @@ fn publisher_with(
     ];
     vars.extend_from_slice(env);
     let cfg = config(Servico::Mercado, db, &vars);
-    Publisher::for_service(&cfg, Servico::Mercado, db.pool(), signal, false).unwrap()
+    giro_servicos::server::publisher_de(&cfg, Servico::Mercado, db.pool(), signal, false).unwrap()
 }
 
 /// `n` due `ReposicaoSolicitada` rows, written in one statement.

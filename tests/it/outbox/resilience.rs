@@ -182,7 +182,7 @@ impl Caso {
         let mut vars = vec![("ESTOQUE_EVENTOS_URL", self.par.url.as_str())];
         vars.extend_from_slice(env);
         let cfg = crate::support::app::config(Servico::Mercado, &self.db, &vars);
-        giro_outbox::Publisher::for_service(
+        giro_servicos::server::publisher_de(
             &cfg,
             Servico::Mercado,
             self.db.pool(),

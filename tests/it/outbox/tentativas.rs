@@ -22,7 +22,8 @@ use crate::support::peer::{FakePeer, Lote};
 fn publisher(app: &TestApp, peer: &FakePeer) -> Publisher {
     let url = peer.url();
     let cfg = config(Servico::Mercado, &app.db, &[("ESTOQUE_EVENTOS_URL", url.as_str())]);
-    Publisher::for_service(&cfg, Servico::Mercado, app.db.pool(), app.dbh.signal.clone(), false).unwrap()
+    giro_servicos::server::publisher_de(&cfg, Servico::Mercado, app.db.pool(), app.dbh.signal.clone(), false)
+        .unwrap()
 }
 
 /// The event's attempts on record, oldest first: (numero, resultado, erro, status_http).

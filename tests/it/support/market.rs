@@ -29,7 +29,7 @@ impl Market {
         .await;
         let mercado = spawn_app(Servico::Mercado, &[("ESTOQUE_URL", &estoque.url(""))]).await;
         let mcfg = config(Servico::Mercado, &mercado.db, &[("ESTOQUE_EVENTOS_URL", &estoque.url(""))]);
-        let mercado_pub = Publisher::for_service(
+        let mercado_pub = giro_servicos::server::publisher_de(
             &mcfg,
             Servico::Mercado,
             mercado.dbh.pool.clone(),
@@ -38,7 +38,7 @@ impl Market {
         )
         .expect("publisher");
         let ecfg = config(Servico::Estoque, &estoque.db, &[("MERCADO_EVENTOS_URL", &mercado.url(""))]);
-        let estoque_pub = Publisher::for_service(
+        let estoque_pub = giro_servicos::server::publisher_de(
             &ecfg,
             Servico::Estoque,
             estoque.dbh.pool.clone(),

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use giro_infra::config::Servico;
-use giro_outbox::Publisher;
 use tokio_util::sync::CancellationToken;
 
 use super::app::{spawn_app, TestApp};
@@ -73,7 +72,7 @@ pub async fn mercado_com_trafego() -> ComTrafego {
     let peer = FakePeer::start(Lote::Supported).await;
     let app = spawn_app(Servico::Mercado, &[("ESTOQUE_EVENTOS_URL", &peer.url())]).await;
     // The embedded publisher runs only under `server::run`; here one with the app's signal.
-    let p = Publisher::for_service(
+    let p = giro_servicos::server::publisher_de(
         &app.config,
         Servico::Mercado,
         app.dbh.pool.clone(),

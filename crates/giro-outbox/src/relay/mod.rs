@@ -72,7 +72,7 @@ use crate::backoff;
 use crate::delivery::{Faixa, Outcome, Peer};
 use crate::settle::{self, Settle};
 use crate::store::{self, Claimed, Failure};
-use giro_infra::config::{Config, DbConfig, OutboxConfig, Servico};
+use giro_infra::config::{DbConfig, OutboxConfig};
 use giro_infra::db::{OutboxSignal, Pool};
 use giro_infra::mascara::mask_password;
 use giro_infra::supervisor::Vivo;
@@ -216,38 +216,6 @@ impl Publisher {
             // The first claims have no floors yet: the first sweep is one interval away.
             pisos: Mutex::new((store::Pisos::default(), Instant::now() + varredura)),
         }
-    }
-
-    /// The publisher of `servico`'s outbox: it delivers to the peer's events URL with the peer's
-    /// token. `listen` = wake on `NOTIFY` (separate publishers).
-    pub fn for_service(
-        config: &Config,
-        servico: Servico,
-        pool: Pool,
-        signal: Arc<OutboxSignal>,
-        listen: bool,
-    ) -> anyhow::Result<Publisher> {
-        let par = servico.par();
-        let cfg = config.outbox.clone();
-        let peer = Peer::new(
-            &config.servico(par).eventos_url,
-            config.token_servico(par)?.clone(),
-            cfg.timeout,
-            cfg.concorrencia,
-            cfg.lote_max,
-            cfg.transporte,
-        )?
-        .named(par.nome());
-        // Through a transaction pooler a session lasts one transaction, so a LISTEN there would
-        // never hear: listen on PostgreSQL itself (`db-url-direta`) when configured, else poll.
-        let own = config.servico(servico);
-        let listen = listen
-            .then(|| match config.db_limites.pooler {
-                giro_infra::db::Pooler::Nenhum => Some(own.db.clone()),
-                giro_infra::db::Pooler::Transacao => own.db_direta.clone(),
-            })
-            .flatten();
-        Ok(Publisher::new(servico.nome(), pool, peer, cfg, signal, listen))
     }
 
     /// The loop, unsupervised, until `shutdown`.
