@@ -33,7 +33,7 @@ async fn dispatch(cli: Cli, config: Config) -> anyhow::Result<()> {
         Command::Estoque { .. } => giro_servicos::estoque::serve(config, shutdown()).await,
         Command::Publisher(a) => giro_servicos::publisher_role::run(config, a.db, shutdown()).await,
         Command::Outbox(a) => {
-            let alvos = giro_servicos::server::alvos_outbox(&config);
+            let alvos = giro_servicos::outboxes::alvos(&config);
             giro_outbox::operador::run::<giro_contracts::EventoIntegracao, _>(a, &config, &alvos)
                 .await
                 .map_err(giro_http::pg::para_comando)

@@ -26,5 +26,6 @@ pub mod audit;
 pub mod estoque;
 pub mod mercado;
 pub mod migrate;
+pub mod outboxes;
 pub mod publisher_role;
 pub mod server;

@@ -50,8 +50,8 @@ impl Contexto {
     }
 }
 
-/// What a role contributes to a running service; `S` is its database ([`db::Mercado`],
-/// [`db::Estoque`]), the one its consumer's transactions run in.
+/// What a role contributes to a running service; `S` is its database (the marker its module
+/// defines: `mercado::Mercado`, `estoque::Estoque`), the one its consumer's transactions run in.
 pub struct Role<S> {
     /// The role's own routes, each with its authorization layer.
     pub router: Router,
@@ -362,26 +362,4 @@ pub fn publisher_de(
         })
         .flatten();
     Ok(Publisher::new(servico.nome(), pool, peer, cfg, signal, listen))
-}
-
-/// The outboxes `giro outbox` acts on: each service's, named as `--db` names it, with what its
-/// service does when one of its dead letters is discarded or redone.
-pub fn alvos_outbox(config: &Config) -> Vec<giro_outbox::operador::Alvo> {
-    use giro_outbox::operador::Alvo;
-    [Servico::Mercado, Servico::Estoque]
-        .into_iter()
-        .map(|s| {
-            let db = config.servico(s).db.clone();
-            let nomeado = db.clone();
-            let nomear = move |e| db::nomear_conexao(e, s, &nomeado);
-            match s {
-                Servico::Mercado => {
-                    Alvo::new(s.nome(), db, Arc::new(crate::mercado::saida::ReparoMercado), nomear)
-                }
-                Servico::Estoque => {
-                    Alvo::new(s.nome(), db, Arc::new(crate::estoque::saida::ReparoEstoque), nomear)
-                }
-            }
-        })
-        .collect()
 }
