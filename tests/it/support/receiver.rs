@@ -8,8 +8,9 @@ use futures_util::future::BoxFuture;
 use giro_contracts::{EventoIntegracao, TIPOS};
 use giro_http::auth::Seguranca;
 use giro_infra::config::{Secret, Servico};
-use giro_infra::db::{Db, Estoque, Tx};
+use giro_infra::db::{Db, Tx};
 use giro_outbox::inbox::{self, Consumidor};
+use giro_servicos::estoque::Estoque;
 
 use super::{TestDb, ESTOQUE_TOKEN, OPERADOR, SENHA};
 

@@ -4,8 +4,8 @@
 //! A function that must run inside a business transaction (outbox writer, inbox, restock trigger,
 //! every write of a role) takes `&Tx<'_, S>`: there is no pool or `GenericClient` variant, so calling
 //! it outside a transaction does not compile (the original's "propagation MANDATORY").
-//! `S` says which service's database the transaction runs in ([`Mercado`], [`Estoque`]): each
-//! role names its own (`mercado::Tx`, `estoque::Tx`) and opens it with `Tx::begin`, so a mercado
+//! `S` says which service's database the transaction runs in, a marker the service defines: each
+//! role names its own (`mercado::Tx`, `estoque::Tx` in giro-servicos) and opens it with `Tx::begin`, so a mercado
 //! transaction passed to an estoque function does not compile. The outbox writer and the inbox
 //! work on either database and are generic over `S`; [`Db::begin`] opens one whose database is
 //! not stated ([`AnyDb`]), which only such generic code accepts (tools, benchmarks, tests).
@@ -38,7 +38,7 @@ pub(crate) use saude::epoch;
 pub use saude::{na_cadeia, trouble, trouble_of_sqlstate, Falha, Saude, Trouble};
 pub use sql::{Param, PgTipo, Pooler, Sql};
 pub use tokio_postgres::Row;
-pub use tx::{AnyDb, Estoque, Mercado, Tx};
+pub use tx::{AnyDb, Tx};
 
 /// The instant business code runs at, truncated to microseconds (what PostgreSQL keeps), so an
 /// instant answered or sent in an event right after a write equals the one read back later.

@@ -6,20 +6,12 @@ use std::sync::Arc;
 
 use super::{reexecucao, sql, Client, Db, DbError, OutboxSignal, Pooler, Saude};
 
-/// The database of mercado: the service marker of its transactions ([`Tx`]).
-#[derive(Debug)]
-pub enum Mercado {}
-
-/// The database of estoque: the service marker of its transactions ([`Tx`]).
-#[derive(Debug)]
-pub enum Estoque {}
-
 /// A transaction whose database its opener did not state ([`Db::begin`]).
 #[derive(Debug)]
 pub enum AnyDb {}
 
-/// An open business transaction in the database of service `S` (a marker: [`Mercado`],
-/// [`Estoque`], [`AnyDb`]); the SQL is the same whatever `S` is. A mercado transaction where an
+/// An open business transaction in the database of service `S` (a marker each service defines
+/// for its own database, or [`AnyDb`]); the SQL is the same whatever `S` is. A mercado transaction where an
 /// estoque one is expected does not compile (the doctest is on `giro_servicos::mercado::Tx`).
 pub struct Tx<'a, S> {
     inner: deadpool_postgres::Transaction<'a>,

@@ -46,7 +46,7 @@ use tokio_util::sync::CancellationToken;
 use crate::server::{self, Contexto, Role};
 use giro_contracts::{EventoIntegracao, TipoEvento};
 use giro_infra::config::{Config, Servico};
-use giro_infra::db::{DbError, Estoque};
+use giro_infra::db::DbError;
 use giro_outbox::inbox::{Consumidor, EventoInvalido};
 
 pub async fn serve(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
@@ -89,7 +89,11 @@ pub use giro_infra::db::agora;
 
 /// A transaction in estoque's database: what every estoque write takes. Opened with
 /// `Tx::begin(&db, &mut client)`; a mercado function does not accept it ([`giro_infra::db::Tx`]).
-pub type Tx<'a> = giro_infra::db::Tx<'a, giro_infra::db::Estoque>;
+pub type Tx<'a> = giro_infra::db::Tx<'a, Estoque>;
+
+/// estoque's database: the marker of its transactions ([`Tx`]) and of its outbox's repairs.
+#[derive(Debug)]
+pub enum Estoque {}
 
 /// The warehouse's errors, each with its HTTP status in [`routes`].
 #[derive(Debug, thiserror::Error)]

@@ -13,9 +13,9 @@ use chrono::{DateTime, Utc};
 use futures_util::future::BoxFuture;
 use uuid::Uuid;
 
+use super::Estoque;
 use super::{agora, classificacao, produto, Tx};
 use giro_contracts::{EventoIntegracao, ProdutoClassificado, ReposicaoEnviada, ReposicaoNegada, TipoEvento};
-use giro_infra::db::Estoque;
 use giro_outbox::operador::{Acao, Linha, Opcao, Recusa, Reparo};
 
 pub struct ReparoEstoque;

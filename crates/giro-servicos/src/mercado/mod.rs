@@ -61,7 +61,6 @@ use tokio_util::sync::CancellationToken;
 use crate::server::{self, Contexto, Role};
 use giro_contracts::{EventoIntegracao, TipoEvento};
 use giro_infra::config::{Config, Servico};
-use giro_infra::db::Mercado;
 use giro_outbox::inbox::{Consumidor, EventoInvalido};
 
 /// A transaction in mercado's database: what every mercado write takes. Opened with
@@ -74,7 +73,11 @@ use giro_outbox::inbox::{Consumidor, EventoInvalido};
 /// giro_servicos::estoque::produto::bloquear(&tx, "7894900011517").await?;
 /// # Ok(()) }
 /// ```
-pub type Tx<'a> = giro_infra::db::Tx<'a, giro_infra::db::Mercado>;
+pub type Tx<'a> = giro_infra::db::Tx<'a, Mercado>;
+
+/// mercado's database: the marker of its transactions ([`Tx`]) and of its outbox's repairs.
+#[derive(Debug)]
+pub enum Mercado {}
 
 /// The business series mercado emits, described to the recorder at start.
 pub const METRICAS: &[giro_http::metrics::Serie] = {

@@ -14,9 +14,9 @@ use futures_util::future::BoxFuture;
 use uuid::Uuid;
 
 use super::reposicao::{self, StatusSolicitacao};
+use super::Mercado;
 use super::{agora, produto, Tx};
 use giro_contracts::TipoEvento;
-use giro_infra::db::Mercado;
 use giro_outbox::operador::{Acao, Linha, Opcao, Reparo};
 
 pub struct ReparoMercado;
