@@ -39,12 +39,15 @@ pub fn mask_password(text: &str) -> String {
 /// the driver accepts may hold an unencoded `/`, `#`, `?` or `@` (base64 passwords hold `/`), and
 /// cutting there would print it. When in doubt more is masked, never less.
 fn fim_da_identificacao(autoridade: &str) -> Option<usize> {
-    let host =
-        |h: &str| !h.is_empty() && h.chars().all(|c| c.is_ascii_alphanumeric() || ".-_:,[]%".contains(c));
-    autoridade.rmatch_indices('@').map(|(at, _)| at).find(|&at| {
+    // An empty host is one: `postgres://u:pw@/db?host=/run/postgresql` (a Unix socket).
+    let host = |h: &str| h.chars().all(|c| c.is_ascii_alphanumeric() || ".-_:,[]%".contains(c));
+    let fim = |at: usize| {
         let resto = &autoridade[at + 1..];
-        host(&resto[..resto.find(['/', '?', '#']).unwrap_or(resto.len())])
-    })
+        at + 1 + resto.find(['/', '?', '#', ' ', ')', '"', '\'']).unwrap_or(resto.len())
+    };
+    let mut arrobas = autoridade.rmatch_indices('@').map(|(at, _)| at);
+    // No `@` followed by a plain host (a host name outside ASCII, say): the last `@` anyway.
+    arrobas.clone().find(|&at| host(&autoridade[at + 1..fim(at)])).or_else(|| arrobas.next())
 }
 
 /// Where `password=` starts as a parameter name (at the start, or after `?`, `&` or a space).
@@ -88,6 +91,12 @@ mod tests {
             ("postgres://app:a#b/c@db/x", "postgres://app:***@db/x"),
             ("postgres://app:p@ss?w@db/x?sslmode=disable", "postgres://app:***@db/x?sslmode=disable"),
             ("http://u:s/e#c@peer:18081/eventos", "http://u:***@peer:18081/eventos"),
+            (
+                "postgresql://app:s3cr3t@/mercado?host=/run/postgresql",
+                "postgresql://app:***@/mercado?host=/run/postgresql",
+            ),
+            ("postgres://app:s3/cr3t@bänco.local/x", "postgres://app:***@bänco.local/x"),
+            ("falhou (postgres://app:s3/cr3t@db) ao conectar", "falhou (postgres://app:***@db) ao conectar"),
             (
                 "postgres://app:s3cr3t@h1:5432,h2:5432/db?target_session_attrs=read-write",
                 "postgres://app:***@h1:5432,h2:5432/db?target_session_attrs=read-write",
