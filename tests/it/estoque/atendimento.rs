@@ -183,6 +183,27 @@ async fn the_same_request_twice_gets_one_answer_and_ships_once() {
     assert_eq!(demandas_abertas(&app, BANANA).await.len(), 1);
 }
 
+/// Issue 37 (a review of §1): a request applied again after the inbox forgot it — an
+/// operator's forced replay past `inbox.retencao` — ships nothing a second time: its shipment
+/// stands. (Mercado credits a shipment once, so a second shipment from the same lot would leave
+/// units that left the warehouse and never reached the shelf.)
+#[tokio::test]
+async fn a_request_applied_again_after_its_inbox_row_was_pruned_ships_nothing_twice() {
+    let app = estoque(&[]).await;
+    produto(&app, COCA, "COCA COLA 2L PET", None).await;
+    lote(&app, COCA, "L-1", 50, None).await;
+    let pedido = Uuid::new_v4();
+    assert_eq!(solicitar(&app, pedido, COCA, 16).await, 204);
+    let c = app.db.client().await;
+    c.execute("DELETE FROM inbox_event WHERE event_id = $1", &[&pedido]).await.unwrap();
+
+    assert_eq!(solicitar(&app, pedido, COCA, 16).await, 204, "applied again");
+    assert_eq!(saldo(&app, COCA).await, 34, "nothing shipped a second time");
+    assert_eq!(outbox(&app).await.len(), 1, "no second answer");
+    let expedidas: i64 = c.query_one("SELECT count(*) FROM reposicao_expedida", &[]).await.unwrap().get(0);
+    assert_eq!(expedidas, 1);
+}
+
 #[tokio::test]
 async fn invalid_requests_are_400_and_change_nothing() {
     let app = estoque(&[]).await;

@@ -6,8 +6,10 @@
 //!
 //! 1. lock the product; unknown SKU → `ReposicaoNegada` `SKU_DESCONHECIDO`, and no demand (there
 //!    is no product to attach it to, and no lot will ever arrive for it under that request);
-//! 2. ship from the FEFO lot → `ReposicaoEnviada` (one lot, `min(asked, lot)`);
-//! 3. nothing shippable (zero balance, or only expired lots) → a `demanda_reprimida` carrying the
+//! 2. a request already served (applied again after the inbox forgot it: an operator's forced
+//!    replay) → its recorded shipment stands; nothing ships twice;
+//! 3. ship from the FEFO lot → `ReposicaoEnviada` (one lot, `min(asked, lot)`);
+//! 4. nothing shippable (zero balance, or only expired lots) → a `demanda_reprimida` carrying the
 //!    request's event id, and `ReposicaoNegada` `SEM_SALDO`.
 
 use chrono::{DateTime, Utc};
@@ -37,6 +39,13 @@ pub async fn atender(
         tracing::warn!(sku = %pedido.sku, solicitacao = %pedido.event_id, "restock request for an unknown SKU");
         return negar(tx, pedido, MotivoNegacao::SkuDesconhecido, agora).await;
     };
+    if let Some(enviada) = expedicao::da_solicitacao(tx, pedido.event_id).await? {
+        tracing::warn!(
+            sku = %pedido.sku, solicitacao = %pedido.event_id, event_id = %enviada.event_id,
+            "restock request already served; its shipment stands and nothing ships again"
+        );
+        return Ok(Resposta::Enviada(enviada));
+    }
     if let Some(enviada) =
         expedicao::expedir_do_proximo_lote(tx, &mut produto, pedido.event_id, pedido.qtd_faltante, agora)
             .await?

@@ -71,3 +71,23 @@ async fn registrar_expedida(
     .await?;
     Ok(())
 }
+
+/// The shipment that already answered the request `correlation_id`, if one did (one shipment per
+/// request, SPEC §3.11): a request applied again — an operator's forced replay after the inbox
+/// forgot it — is answered by it, not shipped twice (mercado credits a shipment once, issue 37).
+pub async fn da_solicitacao(
+    tx: &Tx<'_>,
+    correlation_id: Uuid,
+) -> Result<Option<ReposicaoEnviada>, tokio_postgres::Error> {
+    let stmt = "SELECT r.event_id, r.sku, r.qtd, l.codigo_lote, r.expedido_em \
+                  FROM reposicao_expedida r JOIN lote l ON l.id = r.lote_id \
+                 WHERE r.correlation_id = $1 ORDER BY r.id LIMIT 1";
+    Ok(tx.query_opt(stmt, &[&correlation_id]).await?.map(|r| ReposicaoEnviada {
+        event_id: r.get(0),
+        correlation_id,
+        sku: r.get(1),
+        qtd: r.get(2),
+        lote: r.get(3),
+        ocorrido_em: r.get(4),
+    }))
+}
