@@ -495,16 +495,17 @@ impl Clientes {
         self.stats.respondidas() >= self.alvo || self.handles.iter().all(|h| h.is_finished())
     }
 
-    /// Waits for the target (or `timeout`), stops the shoppers and returns their stats.
-    pub async fn esperar(mut self, timeout: Duration) -> Arc<Stats> {
-        let deadline = Instant::now() + timeout;
-        while !self.terminou() {
-            assert!(
-                Instant::now() < deadline,
-                "the shoppers did not finish within {timeout:?}: {}",
-                self.stats.resumo()
-            );
+    /// Waits for the target or for `duracao`, whichever comes first, stops the shoppers and
+    /// returns their stats. `duracao` is how long the load lasts at most, not a bound on its
+    /// speed: on a loaded machine fewer orders go through, and the scenario checks outcomes
+    /// (nothing lost, nothing applied twice), never a rate (issue 37 §4).
+    pub async fn esperar(mut self, duracao: Duration) -> Arc<Stats> {
+        let fim = Instant::now() + duracao;
+        while !self.terminou() && Instant::now() < fim {
             tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        if !self.terminou() {
+            eprintln!("[e2e] the load ended after {duracao:?}: {}", self.stats.resumo());
         }
         self.parar().await
     }
