@@ -11,7 +11,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use giro_infra::config::{LogFormat, Servico};
+use giro_infra::config::LogFormat;
+use giro_servicos::config::Servico;
 
 /// Girô: a virtual market whose stock restocks itself.
 ///

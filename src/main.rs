@@ -1,8 +1,8 @@
 //! `giro`: parse, load the configuration, initialise logging, dispatch (the map is in lib.rs).
 use clap::Parser;
 use giro::cli::{Cli, Command};
-use giro_infra::config::{Config, Sources};
 use giro_infra::telemetry::{config_error, exit_code};
+use giro_servicos::config::{Config, Sources};
 use giro_servicos::migrate;
 use std::process::ExitCode;
 
@@ -10,7 +10,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let sources = Sources::from_process(cli.config.clone(), cli.flags());
     if let Command::Config { check, json } = cli.command {
-        return giro_infra::config::report::main(&sources, giro_infra::config::report::Modo { check, json });
+        return giro_servicos::config::report::main(
+            &sources,
+            giro_servicos::config::report::Modo { check, json },
+        );
     }
     let config = match Config::load(&sources) {
         Ok(c) => c,
@@ -33,10 +36,7 @@ async fn dispatch(cli: Cli, config: Config) -> anyhow::Result<()> {
         Command::Estoque { .. } => giro_servicos::estoque::serve(config, shutdown()).await,
         Command::Publisher(a) => giro_servicos::publisher_role::run(config, a.db, shutdown()).await,
         Command::Outbox(a) => {
-            let alvos = giro_servicos::outboxes::alvos(&config);
-            giro_outbox::operador::run::<giro_contracts::EventoIntegracao, _>(a, &config, &alvos)
-                .await
-                .map_err(giro_http::pg::para_comando)
+            giro_servicos::outboxes::run(a, &config).await.map_err(giro_http::pg::para_comando)
         }
         Command::Bench(a) => giro_bench::run(a).await,
         Command::Dev { com_falhas } => giro_dev::run(cli.config, com_falhas, shutdown()).await,

@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 use uuid::Uuid;
 
 use crate::support::cenarios::{rodar, Cenario};

@@ -12,8 +12,8 @@ use serde_json::json;
 
 use crate::scratch::Scratch;
 use crate::{ms, percentile};
-use giro_infra::config::Servico;
 use giro_infra::db::{self, Db};
+use giro_servicos::config::Servico;
 use giro_servicos::mercado::produto;
 
 pub struct BuscaArgs {

@@ -25,8 +25,8 @@ use tokio_util::sync::CancellationToken;
 use crate::relay::{bench_config, Rig};
 use crate::scratch::{self, Scratch};
 use crate::{escrever_um, ms, percentile, reset};
-use giro_infra::config::{Config, Servico};
 use giro_infra::db::Db;
+use giro_servicos::config::{Config, Servico};
 
 pub struct PressaoArgs {
     pub admin_url: String,

@@ -21,8 +21,8 @@ use tokio::process::{Child, Command};
 use crate::checkout::{self, Servidor};
 use crate::scratch::Scratch;
 use crate::{latencia, reset, semear};
-use giro_infra::config::Config;
 use giro_infra::db::{self, Db};
+use giro_servicos::config::Config;
 
 /// What the process runs need besides the scratch databases.
 pub struct ProcessosArgs {
@@ -208,7 +208,7 @@ pub async fn run(
 ) -> anyhow::Result<serde_json::Value> {
     let mut env = ambiente(mercado_s, estoque_s);
     // What the children will run with: the shipped defaults (the same embedded giro.toml).
-    let defaults = Config::load(&giro_infra::config::Sources {
+    let defaults = Config::load(&giro_servicos::config::Sources {
         file: None,
         cwd: std::env::temp_dir(),
         env: env.iter().map(|(k, v)| ((*k).to_string(), v.clone())).collect(),

@@ -18,8 +18,8 @@ use uuid::Uuid;
 
 use crate::scratch::{self, Scratch};
 use crate::{escrever_um, latencia, melhor, reset, semear};
-use giro_infra::config::{Config, Servico, Sources};
 use giro_infra::db::{self, Db, OutboxSignal};
+use giro_servicos::config::{Config, Servico, Sources};
 use giro_servicos::server::{self, Contexto};
 
 pub struct RelayArgs {

@@ -5,7 +5,8 @@
 
 use tokio_postgres::NoTls;
 
-use giro_infra::config::{DbConfig, Servico};
+use giro_infra::config::DbConfig;
+use giro_servicos::config::Servico;
 
 pub struct Scratch {
     admin: tokio_postgres::Config,

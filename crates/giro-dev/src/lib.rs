@@ -22,7 +22,7 @@ use tokio::process::{Child, Command};
 use tokio_util::sync::CancellationToken;
 
 use giro_infra::config::secret::random_token;
-use giro_infra::config::{Config, Sources};
+use giro_servicos::config::{Config, Sources};
 
 fn checkout() -> PathBuf {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
@@ -229,7 +229,7 @@ async fn market(
     let flags = cluster.iter().map(|(key, _, url)| (*key, url.clone(), "GIRO_PG_PORT")).collect();
     let config = Config::load(&Sources::from_process(config_file, flags))?;
     let operador = config.operador()?;
-    for s in [giro_infra::config::Servico::Mercado, giro_infra::config::Servico::Estoque] {
+    for s in [giro_servicos::config::Servico::Mercado, giro_servicos::config::Servico::Estoque] {
         giro_servicos::migrate::run(s, &config.servico(s).db)
             .await
             .with_context(|| format!("migrating {s}"))?;
@@ -374,7 +374,7 @@ async fn market(
 /// back ten minutes as if its last three attempts had failed (a delayed event).
 async fn falhas(config: &Config) -> anyhow::Result<()> {
     use giro_contracts::{EventoIntegracao, ProdutoClassificado, ReposicaoSolicitada};
-    use giro_infra::config::Servico;
+    use giro_servicos::config::Servico;
     // `atrasar`: held back in the same transaction, so no publisher can send it first.
     async fn registrar(
         config: &Config,

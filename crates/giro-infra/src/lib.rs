@@ -1,4 +1,4 @@
-//! Girô's infrastructure, shared and role-free: [`config`] (layered, typed), [`db`] (pools, the
+//! Girô's infrastructure, shared and role-free: [`config`] (the typed settings the lower crates take; the keys and their layers are the application's), [`db`] (pools, the
 //! `Tx` type that business functions take, migrations), [`supervisor`] (background loops
 //! restarted and reflected in readiness), [`shutdown`], [`telemetry`], [`trace`] and [`otlp`]
 //! (trace context and export), [`systemd`] (readiness notification), [`client`] (the

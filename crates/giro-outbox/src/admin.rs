@@ -226,6 +226,20 @@ impl Alvo {
     }
 }
 
+/// The settings `giro outbox` reads (from `db.timeout`, `audit.atraso`, `inbox.retencao` and
+/// `http.timeout-requisicao`).
+#[derive(Clone, Copy, Debug)]
+pub struct Prazos {
+    /// How long connecting to an outbox's database may take.
+    pub db: std::time::Duration,
+    /// `status` reports a `PENDING` event older than this as delayed.
+    pub atraso: std::time::Duration,
+    /// How long the receiver remembers an event: a retry past it needs `--force`.
+    pub inbox_retencao: std::time::Duration,
+    /// How long one request may take (`retry --failed` stops in time).
+    pub requisicao: std::time::Duration,
+}
+
 /// A command on one event of one outbox, its outbox already chosen.
 enum NoEvento {
     Show { id: Uuid },
@@ -236,12 +250,8 @@ enum NoEvento {
 
 /// [`executar`] with the outbox's database marker erased, so one list holds every outbox.
 trait Acoes: Send + Sync {
-    fn executar<'a>(
-        &'a self,
-        cmd: NoEvento,
-        config: &'a giro_infra::config::Config,
-        db: Db,
-    ) -> BoxFuture<'a, anyhow::Result<()>>;
+    fn executar<'a>(&'a self, cmd: NoEvento, prazos: &'a Prazos, db: Db)
+        -> BoxFuture<'a, anyhow::Result<()>>;
 }
 
 struct AcoesDe<S>(ReparoDe<S>);
@@ -250,10 +260,10 @@ impl<S: 'static> Acoes for AcoesDe<S> {
     fn executar<'a>(
         &'a self,
         cmd: NoEvento,
-        config: &'a giro_infra::config::Config,
+        prazos: &'a Prazos,
         db: Db,
     ) -> BoxFuture<'a, anyhow::Result<()>> {
-        Box::pin(executar(cmd, config, db, &*self.0))
+        Box::pin(executar(cmd, prazos, db, &*self.0))
     }
 }
 
@@ -263,11 +273,8 @@ fn nome<D: clap::ValueEnum>(d: &D) -> String {
 }
 
 /// One connection to `alvo`'s database; a failure to reach it is named by the alvo.
-async fn conectar(
-    config: &giro_infra::config::Config,
-    alvo: &Alvo,
-) -> anyhow::Result<giro_infra::db::Client> {
-    let pool = giro_infra::db::pool(&alvo.db, 1, config.db_timeout)?;
+async fn conectar(prazos: &Prazos, alvo: &Alvo) -> anyhow::Result<giro_infra::db::Client> {
+    let pool = giro_infra::db::pool(&alvo.db, 1, prazos.db)?;
     pool.get().await.map_err(|e| (alvo.nomear)(e.into()))
 }
 
@@ -294,7 +301,7 @@ struct Situacao {
 /// `giro outbox status` over one or both outboxes: text or JSON; an error (exit 1) when any
 /// has a dead letter or an event pending past `audit.atraso`, so a monitor can run it.
 async fn status_de_todos<E: Evento>(
-    config: &giro_infra::config::Config,
+    prazos: &Prazos,
     alvos: &[Alvo],
     db: Option<&str>,
     json: bool,
@@ -303,10 +310,10 @@ async fn status_de_todos<E: Evento>(
     let mut todos = serde_json::Map::new();
     for a in escolhidos(alvos, db)? {
         let s = &a.nome;
-        let client = conectar(config, a).await?;
+        let client = conectar(prazos, a).await?;
         let c = &client;
         let cont = store::status(c).await?;
-        let atraso = config.audit_atraso.as_secs_f64();
+        let atraso = prazos.atraso.as_secs_f64();
         let atrasado = cont.oldest_pending_age_s.is_some_and(|a| a > atraso);
         if cont.failed > 0 {
             problemas.push(format!("{s}: {} FAILED", cont.failed));
@@ -353,7 +360,7 @@ async fn status_de_todos<E: Evento>(
 
 /// `giro outbox list` over one or both outboxes, newest first.
 async fn list_de_todos(
-    config: &giro_infra::config::Config,
+    prazos: &Prazos,
     alvos: &[Alvo],
     db: Option<&str>,
     filtro: &Filtro,
@@ -369,7 +376,7 @@ async fn list_de_todos(
     let mut todas = Vec::new();
     for a in escolhidos(alvos, db)? {
         let s = &a.nome;
-        let client = conectar(config, a).await?;
+        let client = conectar(prazos, a).await?;
         let linhas = list(&client, filtro, limite).await?;
         if !json {
             if db.is_none() {
@@ -451,18 +458,18 @@ pub async fn show_text<S: 'static>(c: &impl Sql, reparo: &dyn Reparo<S>, id: Uui
 /// without `--db`); `E` is the event type stored there, `alvos` the outboxes there are.
 pub async fn run<E: Evento, D: clap::ValueEnum + Clone + Send + Sync + 'static>(
     args: OutboxArgs<D>,
-    config: &giro_infra::config::Config,
+    prazos: &Prazos,
     alvos: &[Alvo],
 ) -> anyhow::Result<()> {
     use OutboxCommand as C;
     let (db, cmd) = match args.command {
         C::Status { db, json } => {
-            return status_de_todos::<E>(config, alvos, db.as_ref().map(nome).as_deref(), json).await
+            return status_de_todos::<E>(prazos, alvos, db.as_ref().map(nome).as_deref(), json).await
         }
         C::List { db, status, tipo, since, until, before, limite, json } => {
             let filtro =
                 Filtro { status: status.map(Status::from), tipo, desde: since, ate: until, antes: before };
-            return list_de_todos(config, alvos, db.as_ref().map(nome).as_deref(), &filtro, limite, json)
+            return list_de_todos(prazos, alvos, db.as_ref().map(nome).as_deref(), &filtro, limite, json)
                 .await;
         }
         C::Show { db, id } => (db, NoEvento::Show { id }),
@@ -471,13 +478,13 @@ pub async fn run<E: Evento, D: clap::ValueEnum + Clone + Send + Sync + 'static>(
         C::Redo { db, id, motivo } => (db, NoEvento::Redo { id, motivo }),
     };
     let alvo = escolhidos(alvos, Some(&nome(&db)))?[0];
-    let db = Db::new(giro_infra::db::pool(&alvo.db, 1, config.db_timeout)?, false);
-    alvo.acoes.executar(cmd, config, db).await
+    let db = Db::new(giro_infra::db::pool(&alvo.db, 1, prazos.db)?, false);
+    alvo.acoes.executar(cmd, prazos, db).await
 }
 
 async fn executar<S: 'static>(
     cmd: NoEvento,
-    config: &giro_infra::config::Config,
+    prazos: &Prazos,
     db: Db,
     reparo: &dyn Reparo<S>,
 ) -> anyhow::Result<()> {
@@ -488,11 +495,11 @@ async fn executar<S: 'static>(
         C::Retry { id, failed, force, motivo } => {
             let r = Registro { por: quem(), motivo };
             if failed {
-                let prazo = config.limites_http.timeout_requisicao;
-                let l = saida::reenviar_todos(&db, agora, config.inbox_retencao, force, prazo, &r).await?;
+                let prazo = prazos.requisicao;
+                let l = saida::reenviar_todos(&db, agora, prazos.inbox_retencao, force, prazo, &r).await?;
                 println!("{} event(s) back to PENDING; {} FAILED left", l.feitos, l.restantes);
             } else if let Some(id) = id {
-                saida::reenviar(&db, id, agora, config.inbox_retencao, force, &r).await?;
+                saida::reenviar(&db, id, agora, prazos.inbox_retencao, force, &r).await?;
                 println!("1 event(s) back to PENDING");
             }
         }

@@ -7,7 +7,7 @@
 //! One module, so a service's code that touches operations says so in its `use` line.
 
 #[cfg(feature = "operador")]
-pub use crate::admin::{list, run, show_text, status_text, Alvo, Filtro, OutboxArgs};
+pub use crate::admin::{list, run, show_text, status_text, Alvo, Filtro, OutboxArgs, Prazos};
 #[cfg(feature = "operador")]
 pub use crate::console::{
     router as router_console, router_com as router_console_com, Ajustes as AjustesConsole,

@@ -35,10 +35,11 @@ use giro_infra::db::Client;
 use serde::Serialize;
 use uuid::Uuid;
 
+use crate::config::{Config, Servico};
 use crate::mercado::reposicao::StatusSolicitacao;
 use crate::mercado::reserva::StatusReserva;
 use giro_contracts::{EventoIntegracao, TipoEvento};
-use giro_infra::config::{Config, DbConfig, Servico};
+use giro_infra::config::DbConfig;
 use giro_outbox::{operador, Evento as _, Status};
 
 /// Where the SKU is in a stored payload (the events' aggregate key).
@@ -74,7 +75,7 @@ async fn connect(config: &Config, db: &DbConfig, servico: Servico) -> Result<Cli
     let erro = |e: anyhow::Error| Ilegivel {
         db: servico.nome(),
         // Names the database, its host and variable, and the cause, once.
-        source: giro_infra::db::nomear_conexao(e, servico, db),
+        source: giro_infra::db::nomear_conexao(e, servico.nome(), servico.var_db_url(), db),
     };
     let pool = giro_infra::db::pool_with(db, 1, config.db_timeout, config.db_limites).map_err(erro)?;
     pool.get().await.map_err(|e| erro(e.into()))

@@ -23,6 +23,7 @@
 //! (`scripts/import-cycles`).
 
 pub mod audit;
+pub mod config;
 pub mod estoque;
 pub mod mercado;
 pub mod migrate;

@@ -4,7 +4,8 @@
 
 use tokio_postgres::NoTls;
 
-use giro_infra::config::{DbConfig, Servico};
+use crate::config::Servico;
+use giro_infra::config::DbConfig;
 
 mod mercado {
     refinery::embed_migrations!("../../migrations/mercado");
@@ -43,7 +44,7 @@ pub async fn run_on(servico: Servico, client: &mut tokio_postgres::Client) -> an
 pub async fn command(
     servicos: &[Servico],
     esperar: Option<std::time::Duration>,
-    config: &giro_infra::config::Config,
+    config: &crate::config::Config,
     shutdown: tokio_util::sync::CancellationToken,
 ) -> anyhow::Result<()> {
     if let Some(wait) = esperar {
@@ -51,7 +52,10 @@ pub async fn command(
             .iter()
             .map(|s| {
                 let db = &config.servico(*s).db;
-                Ok((giro_infra::db::pool(db, 1, config.db_timeout)?, giro_infra::db::descrever(*s, db)))
+                Ok((
+                    giro_infra::db::pool(db, 1, config.db_timeout)?,
+                    giro_infra::db::descrever(s.nome(), s.var_db_url(), db),
+                ))
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
         let answered = tokio::time::timeout(
@@ -72,10 +76,13 @@ pub async fn command(
         let own = config.servico(s);
         // Past any transaction pooler: the schema owner's URL, else the direct one, else `db-url`.
         let db = own.db_ddl.as_ref().or(own.db_direta.as_ref()).unwrap_or(&own.db);
-        let applied = run(s, db).await.map_err(|e| giro_infra::db::nomear_conexao(e, s, db))?;
+        let applied =
+            run(s, db).await.map_err(|e| giro_infra::db::nomear_conexao(e, s.nome(), s.var_db_url(), db))?;
         tracing::info!(db = %s, applied = applied.len(), "migrations applied: {}", applied.join(", "));
         if let (Some(ddl), Some(papel)) = (&own.db_ddl, own.db.pg.get_user()) {
-            conceder(ddl, papel).await.map_err(|e| giro_infra::db::nomear_conexao(e, s, ddl))?;
+            conceder(ddl, papel)
+                .await
+                .map_err(|e| giro_infra::db::nomear_conexao(e, s.nome(), s.var_db_url(), ddl))?;
             tracing::info!(db = %s, role = papel, "runtime role granted the service's privileges");
         }
     }

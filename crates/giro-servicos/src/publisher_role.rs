@@ -9,7 +9,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use giro_infra::config::{Config, Servico};
+use crate::config::{Config, Servico};
 use giro_infra::db::{self, OutboxSignal};
 use giro_infra::supervisor::Supervisor;
 
@@ -31,7 +31,7 @@ pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationTo
         // Claims and settlements are short statements: a few connections suffice.
         let pool = db::pool_with(&config.servico(s).db, 4, config.db_timeout, config.db_limites)?
             .nomeado(&format!("publisher-{s}"));
-        pools.push((pool.clone(), db::descrever(s, &config.servico(s).db)));
+        pools.push((pool.clone(), db::descrever(s.nome(), s.var_db_url(), &config.servico(s).db)));
         let signal = Arc::new(OutboxSignal::default());
         let p = Arc::new(crate::server::publisher_de(&config, s, pool, signal, true)?);
         let nome = match s {
@@ -51,7 +51,17 @@ pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationTo
         tracing::info!(addr = %bound, "publisher metrics listening on http://{bound}");
         let router = giro_http::metrics::publisher_router(pools.iter().map(|(p, _)| p.clone()).collect());
         let (stop, config) = (shutdown.clone(), config.clone());
-        tasks.spawn(async move { giro_http::serve_config(listener, router, stop, &config).await });
+        tasks.spawn(async move {
+            giro_http::serve_config(
+                listener,
+                router,
+                stop,
+                config.prazo_desligamento,
+                config.limites_http.clone(),
+                &config.proxies_confiaveis,
+            )
+            .await
+        });
     }
     let pools_len = pools.len();
     // systemd readiness: READY=1 once every database it relays answered, STOPPING=1 at shutdown.

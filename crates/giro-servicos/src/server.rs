@@ -13,9 +13,10 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::config::{Config, Servico};
 use giro_contracts::EventoIntegracao;
 use giro_http::auth::Seguranca;
-use giro_infra::config::{Config, ConfigError, Servico};
+use giro_infra::config::ConfigError;
 use giro_infra::db::{self, Db};
 use giro_infra::supervisor::{Supervisor, Vivo};
 use giro_outbox::inbox::{self, Consumidor, RetencaoInbox};
@@ -125,7 +126,9 @@ pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
         .merge(giro_outbox::operador::router_metricas(&ctx.db, role.metricas));
     // Counters in the service's database: every replica counts the same attempts.
     let limitador = giro_http::limite::Limitador::new(
-        &ctx.config,
+        &ctx.config.proxies_confiaveis,
+        &ctx.config.limites_http,
+        &ctx.config.login,
         Arc::new(giro_http::limite::contadores_pg::ContadoresPg::new(ctx.db.pool.clone())),
     );
     let mut router = giro_http::finish(routes, ctx.seguranca.clone());
@@ -214,13 +217,24 @@ pub async fn run<S: 'static>(
     // systemd readiness: READY=1 once the database answers (the listener is bound), STOPPING=1 at shutdown.
     ctx.tasks.spawn(giro_infra::systemd::lifecycle(
         servico.nome(),
-        vec![(ctx.db.pool.clone(), giro_infra::db::descrever(servico, &ctx.config.servico(servico).db))],
+        vec![(
+            ctx.db.pool.clone(),
+            giro_infra::db::descrever(servico.nome(), servico.var_db_url(), &ctx.config.servico(servico).db),
+        )],
         ctx.config.db_timeout,
         shutdown.clone(),
     ));
 
     tracing::info!(service = %servico, addr = %bound, "giro {servico} listening on http://{bound}");
-    let served = giro_http::serve_config(listener, router, parar_http, &ctx.config).await;
+    let served = giro_http::serve_config(
+        listener,
+        router,
+        parar_http,
+        ctx.config.prazo_desligamento,
+        ctx.config.limites_http.clone(),
+        &ctx.config.proxies_confiaveis,
+    )
+    .await;
     shutdown.cancel();
     ctx.tasks.close();
     if tokio::time::timeout(ctx.config.prazo_desligamento, ctx.tasks.wait()).await.is_err() {
@@ -324,7 +338,16 @@ async fn start_web(
                 .await?;
         let (shutdown, config) = (parar.clone(), ctx.config.clone());
         ctx.tasks.spawn(async move {
-            if let Err(e) = giro_http::serve_config(listener, web, shutdown, &config).await {
+            if let Err(e) = giro_http::serve_config(
+                listener,
+                web,
+                shutdown,
+                config.prazo_desligamento,
+                config.limites_http.clone(),
+                &config.proxies_confiaveis,
+            )
+            .await
+            {
                 tracing::error!(error = %e, "web listener failed");
             }
         });

@@ -1,6 +1,6 @@
 //! The database rejects what SPEC §2 says it must, whatever the code above it does.
 
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 
 use crate::support::TestDb;
 

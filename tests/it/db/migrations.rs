@@ -1,4 +1,4 @@
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 
 use crate::support::TestDb;
 

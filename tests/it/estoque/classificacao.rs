@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use giro_infra::config::TagsConfig;
+use giro_servicos::config::TagsConfig;
 use giro_servicos::estoque::classificacao::{Classificacao, ClienteTags};
 use giro_servicos::estoque::reclassificacao;
 use serde_json::{json, Value};

@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
 use chrono::NaiveDate;
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 use serde_json::{json, Value};
 use uuid::Uuid;
 

@@ -233,7 +233,7 @@ async fn entregue_em_comes_from_the_real_publisher_and_survives_retention_of_the
 
     let p = giro_servicos::server::publisher_de(
         &app.config,
-        giro_infra::config::Servico::Estoque,
+        giro_servicos::config::Servico::Estoque,
         app.dbh.pool.clone(),
         app.dbh.signal.clone(),
         false,

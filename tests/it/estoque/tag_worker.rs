@@ -8,7 +8,8 @@
 
 use std::time::Duration;
 
-use giro_infra::config::{Secret, TagsConfig};
+use giro_infra::config::Secret;
+use giro_servicos::config::TagsConfig;
 use giro_servicos::estoque::classificacao::{Classificacao, ClienteTags};
 
 use crate::support::tag_worker::TagWorker;

@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use giro_infra::config::{DbConfig, Servico};
+use giro_infra::config::DbConfig;
+use giro_servicos::config::Servico;
 
 use crate::support::e2e::{blocking, concordam, Clientes, Repositor};
 use crate::support::lb::{nome, Frota};

@@ -42,13 +42,13 @@ async fn preparadas(db: &DbConfig, pooler: Pooler) -> i64 {
 
 #[tokio::test]
 async fn without_a_pooler_each_statement_is_prepared_once_per_connection_and_reused() {
-    let t = TestDb::new(giro_infra::config::Servico::Mercado).await;
+    let t = TestDb::new(giro_servicos::config::Servico::Mercado).await;
     assert_eq!(preparadas(&t.db_config(), Pooler::Nenhum).await, 1, "one cached named statement, run twice");
 }
 
 #[tokio::test]
 async fn under_a_transaction_pooler_no_named_statement_is_left_in_the_session() {
-    let t = TestDb::new(giro_infra::config::Servico::Mercado).await;
+    let t = TestDb::new(giro_servicos::config::Servico::Mercado).await;
     assert_eq!(preparadas(&t.db_config(), Pooler::Transacao).await, 0, "unnamed statements only");
 }
 

@@ -17,7 +17,7 @@
 async fn on_sigterm_a_draining_replica_answers_readyz_503_and_closes_each_connection_then_exits() {
     use std::time::Duration;
 
-    use giro_infra::config::Servico;
+    use giro_servicos::config::Servico;
 
     use crate::support::process::{env_base, Giro};
     use crate::support::{wait_until, TestDb};
@@ -63,7 +63,7 @@ mod e2e {
     use std::time::{Duration, Instant};
 
     use giro_dev::demo::CATALOGO;
-    use giro_infra::config::Servico;
+    use giro_servicos::config::Servico;
     use serde_json::{json, Value};
 
     use crate::support::e2e::{concordam, Clientes};

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use axum::routing::{get, post};
 use axum::Router;
-use giro_infra::config::{LimitesHttp, Servico};
+use giro_infra::config::LimitesHttp;
+use giro_servicos::config::Servico;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use axum::routing::get;
 use axum::Router;
-use giro_infra::config::{LimitesHttp, Servico};
+use giro_infra::config::LimitesHttp;
+use giro_servicos::config::Servico;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 use tokio_util::sync::CancellationToken;

@@ -8,7 +8,7 @@
 
 use serde_json::{json, Value};
 
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 
 use crate::support::app::{spawn_app, Operador, TestApp};
 use crate::support::process::scratch_dir;

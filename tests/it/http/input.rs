@@ -5,7 +5,7 @@
 
 use serde_json::json;
 
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 
 use crate::support::real::{problem, Real};
 

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 
 use super::sessions::contagens;
 use crate::support::real::{problem, Real};

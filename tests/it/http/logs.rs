@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 use serde_json::json;
 
 use crate::support::process::Giro;

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use giro_http::auth;
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 use tokio_util::sync::CancellationToken;
 
 use crate::support::app::{spawn_app, spawn_replica, Operador};

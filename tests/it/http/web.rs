@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 
 use crate::support::process::{env_base, scratch_dir, Giro};
 use crate::support::{TestDb, OPERADOR, SENHA};
@@ -290,7 +290,7 @@ async fn the_dashboard_listener_answers_its_run_time_settings() {
 /// would answer 404 through the listener, as the Estoque page did once.
 #[test]
 fn every_api_path_the_fronts_call_is_forwarded_by_their_web_listener() {
-    use giro_infra::config::Servico;
+    use giro_servicos::config::Servico;
     let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
     fn arquivos(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         for e in std::fs::read_dir(dir).unwrap().flatten() {

@@ -6,7 +6,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 
 use crate::support::process::{scratch_dir, Giro};
 use crate::support::real::{env, Real};

@@ -11,7 +11,7 @@ use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 use serde_json::{json, Value};
 use uuid::Uuid;
 

@@ -6,8 +6,8 @@
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
 
-use giro_infra::config::Servico;
 use giro_outbox::instante::formatar;
+use giro_servicos::config::Servico;
 
 use crate::support::real::Real;
 

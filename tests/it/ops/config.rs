@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use giro_infra::config::{Config, Sources};
+use giro_servicos::config::{Config, Sources};
 
 use crate::support::process::{command, scratch_dir};
 use crate::support::{ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
@@ -287,7 +287,7 @@ fn giro_config_reflects_a_config_file_an_env_override_and_a_flag_and_masks_datab
         assert!(!text.contains(secret), "{secret} in:\n{text}");
     }
     // Every key is printed, set or not.
-    assert_eq!(text.lines().count(), giro_infra::config::keys::KEYS.len(), "{text}");
+    assert_eq!(text.lines().count(), giro_servicos::config::keys::KEYS.len(), "{text}");
 
     // GIRO_CONFIG names the file as --config does; the flag wins over it.
     let mut env = env;

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 
 use crate::mercado::fixtures::{comprar_ok, evento, produto, reposicao_enviada, solicitacoes, COCA};
 use crate::support::metrics::{mercado_com_trafego, nome_de, Metricas};

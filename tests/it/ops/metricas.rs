@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 
 use crate::support::metrics::{nome_de, Metricas};
 use crate::support::real::Real;

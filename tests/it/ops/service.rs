@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 
 use crate::support::chaos::ChaosProxy;
 use crate::support::process::{env_base, Giro};

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use giro_infra::config::Servico;
 use giro_infra::db::Db;
+use giro_servicos::config::Servico;
 use serde_json::Value;
 
 use crate::outbox::publisher::{solicitada, write};
@@ -427,7 +427,7 @@ fn seconds(v: &str) -> u64 {
 
 #[test]
 fn the_systemd_units_carry_readiness_restart_sandboxing_and_a_stop_timeout_above_the_grace_period() {
-    let defaults = giro_infra::config::Config::load(&giro_infra::config::Sources {
+    let defaults = giro_servicos::config::Config::load(&giro_servicos::config::Sources {
         cwd: scratch_dir(),
         ..Default::default()
     })

@@ -267,7 +267,7 @@ async fn the_crate_schema_matches_the_migrated_tables() {
             .collect::<Vec<_>>()
     };
     let proprio = columns(database("SELECT 1").await).await;
-    for s in [giro_infra::config::Servico::Mercado, giro_infra::config::Servico::Estoque] {
+    for s in [giro_servicos::config::Servico::Mercado, giro_servicos::config::Servico::Estoque] {
         assert_eq!(columns(TestDb::new(s).await).await, proprio, "{s:?}");
     }
 }

@@ -2,7 +2,7 @@
 //! page, replay of dead letters (one, all; the `inbox.retencao` rule of `giro outbox retry`) and
 //! discard, operator-only with CSRF on writes, bad parameters named in a 400.
 
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 use serde_json::Value;
 use uuid::Uuid;
 

@@ -6,8 +6,8 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use giro_infra::config::Servico;
 use giro_outbox::internos as store;
+use giro_servicos::config::Servico;
 use uuid::Uuid;
 
 use crate::support::TestDb;

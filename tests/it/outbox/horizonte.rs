@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use giro_infra::config::Servico;
 use giro_outbox::internos::{self as store, Pisos};
+use giro_servicos::config::Servico;
 use tokio_postgres::Client;
 use uuid::Uuid;
 

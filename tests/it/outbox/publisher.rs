@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use giro_contracts::{EventoIntegracao, ReposicaoSolicitada};
-use giro_infra::config::Servico;
 use giro_infra::db::Db;
 use giro_outbox::Publisher;
+use giro_servicos::config::Servico;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 

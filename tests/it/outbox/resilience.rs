@@ -15,8 +15,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use chrono::Utc;
-use giro_infra::config::Servico;
 use giro_infra::db::Db;
+use giro_servicos::config::Servico;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
@@ -566,7 +566,7 @@ async fn a_product_the_worker_cannot_classify_does_not_stop_the_skus_after_it() 
     produto(&app, "0000000000017", "PRODUTO ILEGIVEL", None).await;
     produto(&app, BANANA, "BANANA PRATA", None).await;
     produto(&app, COCA, "COCA COLA 2L", None).await;
-    let cfg = giro_infra::config::TagsConfig {
+    let cfg = giro_servicos::config::TagsConfig {
         worker_url: url,
         worker_token: None,
         timeout: Duration::from_secs(2),
@@ -855,7 +855,7 @@ mod e2e {
     use std::sync::Arc;
     use std::time::{Duration, Instant};
 
-    use giro_infra::config::Servico;
+    use giro_servicos::config::Servico;
 
     use crate::support::cenarios::{rodar, Cenario};
     use crate::support::e2e::{audit_limpo, verificar, Clientes, Esperado, Papel, Repositor, Sistema, Stats};

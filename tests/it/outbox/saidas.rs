@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 use reqwest::Method;
 use serde_json::Value;
 use uuid::Uuid;

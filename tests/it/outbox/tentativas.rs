@@ -8,9 +8,9 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use giro_infra::config::Servico;
 use giro_outbox::internos::{self as store, Failure, TENTATIVAS_GUARDADAS};
 use giro_outbox::Publisher;
+use giro_servicos::config::Servico;
 use serde_json::Value;
 use uuid::Uuid;
 

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
-use giro_infra::config::{Config, Servico, Sources};
 use giro_infra::db::Db;
+use giro_servicos::config::{Config, Servico, Sources};
 use giro_servicos::server::{self, Contexto};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;

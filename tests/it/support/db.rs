@@ -14,8 +14,9 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use giro_infra::config::{DbConfig, Servico};
+use giro_infra::config::DbConfig;
 use giro_infra::db::{self, Pool};
+use giro_servicos::config::Servico;
 use tokio_postgres::types::{FromSql, ToSql};
 use tokio_postgres::NoTls;
 

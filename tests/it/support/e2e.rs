@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use giro_dev::cliente::Operador;
 use giro_dev::demo::{self, CATALOGO, QUANTIDADE_LOTE};
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 use uuid::Uuid;

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use giro_dev::demo::{self, CATALOGO};
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 use serde_json::{json, Value};
 
 use super::e2e::{blocking, free_port};

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use chrono::Utc;
-use giro_infra::config::Servico;
 use giro_outbox::Publisher;
+use giro_servicos::config::Servico;
 use serde_json::{json, Value};
 
 use super::app::{config, spawn_app, Operador, TestApp};

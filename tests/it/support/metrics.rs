@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 use tokio_util::sync::CancellationToken;
 
 use super::app::{spawn_app, TestApp};

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 
 use super::process::{env_base, Giro};
 use super::{TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};

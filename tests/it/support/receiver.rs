@@ -7,9 +7,10 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use giro_contracts::{EventoIntegracao, TIPOS};
 use giro_http::auth::Seguranca;
-use giro_infra::config::{Secret, Servico};
+use giro_infra::config::Secret;
 use giro_infra::db::{Db, Tx};
 use giro_outbox::inbox::{self, Consumidor};
+use giro_servicos::config::Servico;
 use giro_servicos::estoque::Estoque;
 
 use super::{TestDb, ESTOQUE_TOKEN, OPERADOR, SENHA};

@@ -49,7 +49,7 @@ use futures_util::future::BoxFuture;
 
 use crate::Problem;
 use giro_infra::config::rede::{vizinhanca, Bloco};
-use giro_infra::config::{Config, LoginConfig};
+use giro_infra::config::{LimitesHttp, LoginConfig};
 
 /// A count within a window, and how long until the window ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,15 +109,20 @@ const CONHECIDO_POR: Duration = Duration::from_secs(30 * 24 * 3600);
 const SEM_TETO: u32 = i32::MAX as u32;
 
 impl Limitador {
-    /// `config.proxies_confiaveis` were validated at load (`config::rede::proxy_valido`).
-    pub fn new(config: &Config, contadores: Arc<dyn Contadores>) -> Arc<Limitador> {
-        let proxies = config.proxies_confiaveis.iter().filter_map(|p| Bloco::parse(p)).collect();
+    /// `proxies` (`http.proxies-confiaveis`) were validated at load (`config::rede::proxy_valido`).
+    pub fn new(
+        proxies: &[String],
+        limites: &LimitesHttp,
+        login: &LoginConfig,
+        contadores: Arc<dyn Contadores>,
+    ) -> Arc<Limitador> {
+        let proxies = proxies.iter().filter_map(|p| Bloco::parse(p)).collect();
         Arc::new(Limitador {
             contadores,
             proxies,
-            prefixo_ipv6: config.limites_http.prefixo_ipv6,
-            max_chaves: config.limites_http.max_contadores as u64,
-            login: config.login.clone(),
+            prefixo_ipv6: limites.prefixo_ipv6,
+            max_chaves: limites.max_contadores as u64,
+            login: login.clone(),
         })
     }
 

@@ -22,7 +22,6 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use giro_infra::config::rede::{self, Bloco};
-use giro_infra::config::Config;
 
 use crate::{problem, LimitesHttp, Problem};
 
@@ -70,18 +69,12 @@ pub async fn serve_config(
     listener: TcpListener,
     router: Router,
     shutdown: CancellationToken,
-    config: &Config,
+    grace: Duration,
+    limites: LimitesHttp,
+    proxies: &[String],
 ) -> io::Result<()> {
-    let isentos = config.proxies_confiaveis.iter().filter_map(|p| Bloco::parse(p)).collect();
-    serve_isentando(
-        listener,
-        router,
-        shutdown,
-        config.prazo_desligamento,
-        config.limites_http.clone(),
-        isentos,
-    )
-    .await
+    let isentos = proxies.iter().filter_map(|p| Bloco::parse(p)).collect();
+    serve_isentando(listener, router, shutdown, grace, limites, isentos).await
 }
 
 /// The read buffer of a connection (hyper's `max_buf_size`): the largest request head, and all

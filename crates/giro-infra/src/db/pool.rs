@@ -208,8 +208,8 @@ pub fn pool_with(
 }
 
 /// Where `servico`'s database is, as an operator needs it in an error: the role, the host(s)
-/// and the database, and the variable that sets them; never the password.
-pub fn descrever(servico: crate::config::Servico, cfg: &DbConfig) -> String {
+/// and the database, and `var`, the variable that sets them; never the password.
+pub fn descrever(servico: &str, var: &str, cfg: &DbConfig) -> String {
     use tokio_postgres::config::Host;
     let portas = cfg.pg.get_ports();
     let hosts: Vec<String> = cfg
@@ -225,7 +225,6 @@ pub fn descrever(servico: crate::config::Servico, cfg: &DbConfig) -> String {
             }
         })
         .collect();
-    let var = crate::config::keys::by_name(&format!("{}.db-url", servico.nome())).map_or("?", |k| k.env);
     format!(
         "the {servico} database {} on {} as role {} ({var})",
         cfg.pg.get_dbname().unwrap_or("?"),
@@ -261,7 +260,7 @@ pub fn causa(e: &anyhow::Error) -> String {
 /// A failure to reach a database, said once and naming it: "cannot connect to the mercado
 /// database mercado on 127.0.0.1:5432 as role mercado (MERCADO_DB_URL): Connection refused".
 /// Errors that are not about connecting (a refused statement, a bug) pass unchanged.
-pub fn nomear_conexao(e: anyhow::Error, servico: crate::config::Servico, cfg: &DbConfig) -> anyhow::Error {
+pub fn nomear_conexao(e: anyhow::Error, servico: &str, var: &str, cfg: &DbConfig) -> anyhow::Error {
     // Refused at the door: wrong password or role (class 28), no such database (3D000).
     let porta = |c: &str| c.starts_with("28") || c == "3D000";
     let conexao = e.chain().any(|c| {
@@ -280,7 +279,7 @@ pub fn nomear_conexao(e: anyhow::Error, servico: crate::config::Servico, cfg: &D
     if !conexao {
         return e;
     }
-    anyhow::anyhow!("cannot connect to {}: {}", descrever(servico, cfg), causa(&e))
+    anyhow::anyhow!("cannot connect to {}: {}", descrever(servico, var, cfg), causa(&e))
 }
 
 /// `SELECT 1` through the pool within `timeout`: what `/readyz` asks.

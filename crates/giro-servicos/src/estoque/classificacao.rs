@@ -25,8 +25,9 @@ use uuid::Uuid;
 use super::produto::Bloqueado;
 use super::ErroEstoque;
 use super::Tx;
+use crate::config::TagsConfig;
 use giro_contracts::{EventoIntegracao, ProdutoClassificado};
-use giro_infra::config::{Secret, TagsConfig};
+use giro_infra::config::Secret;
 
 /// A usable classification: tags not empty, categoria not blank, both within the contract.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -43,9 +43,9 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
+use crate::config::{Config, Servico};
 use crate::server::{self, Contexto, Role};
 use giro_contracts::{EventoIntegracao, TipoEvento};
-use giro_infra::config::{Config, Servico};
 use giro_infra::db::DbError;
 use giro_outbox::inbox::{Consumidor, EventoInvalido};
 

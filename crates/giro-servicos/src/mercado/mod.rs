@@ -58,9 +58,9 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
+use crate::config::{Config, Servico};
 use crate::server::{self, Contexto, Role};
 use giro_contracts::{EventoIntegracao, TipoEvento};
-use giro_infra::config::{Config, Servico};
 use giro_outbox::inbox::{Consumidor, EventoInvalido};
 
 /// A transaction in mercado's database: what every mercado write takes. Opened with

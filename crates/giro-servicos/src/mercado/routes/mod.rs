@@ -23,10 +23,10 @@ use axum::routing::{get, patch, post};
 use axum::Router;
 
 use super::catalogo_estoque::CatalogoEstoque;
+use crate::config::CheckoutConfig;
 use giro_contracts::Violacoes;
 use giro_http::auth::{self, Seguranca};
 use giro_http::limite::{self, EnderecoCliente, Limitador, Recusa};
-use giro_infra::config::CheckoutConfig;
 use giro_infra::db::Db;
 
 /// What the handlers share.

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use giro_infra::config::Servico;
+use giro_servicos::config::Servico;
 
 use super::{contar, fim, sob_carga, ModoProxy, Proxy};
 use crate::support::e2e::{Clientes, Papel, Repositor, Sistema};

@@ -12,8 +12,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::config::layers::{Origin, DEFAULTS_TOML};
-use crate::config::{keys::KEYS, Config, ConfigError, Layers, Sources};
-use crate::mascara::mask_password;
+use crate::config::{keys::KEYS, Config, Layers, Sources};
+use giro_infra::config::ConfigError;
+use giro_infra::mascara::mask_password;
 
 /// What `giro config` prints.
 #[derive(Clone, Copy, Debug, Default)]
@@ -159,6 +160,6 @@ pub fn main(src: &Sources, modo: Modo) -> std::process::ExitCode {
             eprintln!("giro: {} configuration problem(s)", problems.len());
             std::process::ExitCode::from(2)
         }
-        Err(e) => crate::telemetry::config_error(&e),
+        Err(e) => giro_infra::telemetry::config_error(&e),
     }
 }

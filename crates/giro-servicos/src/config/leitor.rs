@@ -5,7 +5,9 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use super::{dburl, duration, keys, rede, ConfigError, DbConfig, Escolha, Layers, Origin, Secret, GENERATE};
+use giro_infra::config::{dburl, duration, rede, ConfigError, DbConfig, Secret};
+
+use super::{keys, Escolha, Layers, Origin, GENERATE};
 
 /// Typed access to the layers, with errors that say which key, which value and where it came from;
 /// the second field notes the key a refusal was about, so [`super::Config::problems`] can go on past it.

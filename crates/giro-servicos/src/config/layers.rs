@@ -10,7 +10,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::keys::{self, KEYS};
-use super::ConfigError;
+use giro_infra::config::ConfigError;
 
 /// The defaults: the configuration reference itself, embedded in the binary.
 pub const DEFAULTS_TOML: &str = include_str!("../../../../config/giro.toml");
