@@ -187,3 +187,50 @@ async fn two_replicas_one_two_minutes_ahead_accept_payments_ten_seconds_after_ch
     b.wait_exit(std::time::Duration::from_secs(15)).await;
     a.sem_segredos();
 }
+
+/// Issue 37 §3: a mercado two days ahead dated its orders and restock requests two days ahead
+/// (the process's clock), while every other row took the database's. Now both are the database's;
+/// the restock event still carries the writer's instant (`ocorridoEm`: information, §4.7).
+#[tokio::test]
+async fn a_process_two_days_ahead_dates_its_orders_and_restock_requests_by_the_database() {
+    let base = Real::start(Servico::Mercado, &[]).await;
+    base.com_produto(SKU, 100, 95, 100).await;
+    let adiantado = crate::support::relogio::fora_de_hora("+2d");
+    let extra: Vec<(&str, &str)> = adiantado.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut m = crate::support::process::Giro::spawn(
+        &["mercado", "serve"],
+        &crate::support::real::env(Servico::Mercado, &base.db, &extra),
+    );
+    let url = format!("http://{}", m.wait_listening().await);
+
+    let pedido = comprar(&base.http, &url, 10).await;
+    let c = base.db.client().await;
+    let r = c
+        .query_one(
+            "SELECT p.criado_em, s.criado_em, o.payload->>'ocorridoEm', now() \
+             FROM pedido p, solicitacao_reposicao s, outbox_event o WHERE p.id = $1::text::uuid",
+            &[&pedido],
+        )
+        .await
+        .unwrap();
+    let (pedido_em, solicitacao_em, ocorrido, banco): (DateTime<Utc>, DateTime<Utc>, String, DateTime<Utc>) =
+        (r.get(0), r.get(1), r.get(2), r.get(3));
+    let ocorrido: DateTime<Utc> = ocorrido.parse().unwrap();
+    assert!(
+        ocorrido - banco > Duration::days(1),
+        "the process runs ahead: ocorridoEm {ocorrido}, database {banco}"
+    );
+    for (nome, em) in [("pedido.criado_em", pedido_em), ("solicitacao_reposicao.criado_em", solicitacao_em)] {
+        assert!(
+            em <= banco && banco - em < Duration::minutes(5),
+            "{nome} {em} is the database's clock ({banco})"
+        );
+    }
+    let res = base.http.get(format!("{url}/pedidos/{pedido}")).send().await.unwrap();
+    let corpo: serde_json::Value = res.json().await.unwrap();
+    let answered: DateTime<Utc> = corpo["criadoEm"].as_str().unwrap().parse().unwrap();
+    assert_eq!(answered, pedido_em, "the order's page shows the stored instant: {corpo}");
+    m.signal("TERM");
+    m.wait_exit(std::time::Duration::from_secs(15)).await;
+    base.sem_segredos();
+}

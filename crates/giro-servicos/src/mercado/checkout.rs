@@ -256,7 +256,7 @@ pub async fn fechar_com(
         tocados.push(p);
     }
     let (expira_em, numero, criado_em) =
-        gravar(&tx, &tocados, pedido_id, total, agora, &linhas, ttl, op.cliente).await?;
+        gravar(&tx, &tocados, pedido_id, total, &linhas, ttl, op.cliente).await?;
     for p in &tocados {
         reposicao::avaliar(&tx, p, agora).await?;
     }
@@ -344,7 +344,6 @@ async fn gravar(
     tocados: &[Travado<'_>],
     pedido_id: Uuid,
     total: Decimal,
-    agora: DateTime<Utc>,
     linhas: &[ItemNovo],
     ttl: Duration,
     cliente: Option<IpAddr>,
@@ -363,7 +362,7 @@ async fn gravar(
     // Every statement's parameters first: the pipelined futures borrow them.
     let prateleiras: Vec<[&dyn Param; 3]> =
         tocados.iter().zip(&status).map(|(p, st)| [&p.sku as &dyn Param, &p.prateleira, st]).collect();
-    let cabeca = [&pedido_id as &dyn Param, &total, &agora, &cliente];
+    let cabeca = [&pedido_id as &dyn Param, &total, &cliente];
     let itens: Vec<[&dyn Param; 4]> =
         linhas.iter().map(|l| [&pedido_id as &dyn Param, &l.sku, &l.qtd, &l.preco_unitario]).collect();
     let reservadas: Vec<[&dyn Param; 5]> = linhas

@@ -77,10 +77,10 @@ pub struct ItemNovo {
     pub preco_unitario: Decimal,
 }
 
-/// A new order: `$1` id, `$2` total, `$3` criado_em, `$4` cliente; returns its `numero` and
-/// `criado_em` as stored (to the microsecond), so the checkout's answer shows what the page will.
+/// A new order: `$1` id, `$2` total, `$3` cliente; dated by the database's clock (SPEC §4.7), it
+/// returns its `numero` and `criado_em` as stored, so the checkout's answer shows what the page will.
 pub const INSERIR: &str = "INSERT INTO pedido (id, status, total, criado_em, cliente) \
-                           VALUES ($1, 'AGUARDANDO_PAGAMENTO', $2, $3, $4) RETURNING numero, criado_em";
+                           VALUES ($1, 'AGUARDANDO_PAGAMENTO', $2, now(), $3) RETURNING numero, criado_em";
 /// One of its lines: `$1` pedido_id, `$2` sku, `$3` qtd, `$4` preco_unitario.
 pub const INSERIR_ITEM: &str =
     "INSERT INTO item_pedido (pedido_id, sku, qtd, preco_unitario) VALUES ($1, $2, $3, $4)";

@@ -132,11 +132,12 @@ async fn tem_em_aberto(tx: &Tx<'_>, sku: &str) -> Result<bool, ErroMercado> {
     Ok(tx.query_opt(stmt, &[&sku]).await?.is_some())
 }
 
+/// Dated by the database's clock, as every row is (SPEC §4.7); the event keeps the writer's instant.
 async fn inserir_pendente(tx: &Tx<'_>, e: &ReposicaoSolicitada) -> Result<bool, ErroMercado> {
     let stmt = "INSERT INTO solicitacao_reposicao (event_id, sku, qtd_solicitada, status, criado_em) \
-             VALUES ($1, $2, $3, 'PENDENTE', $4) \
+             VALUES ($1, $2, $3, 'PENDENTE', now()) \
              ON CONFLICT (sku) WHERE status IN ('PENDENTE', 'AGUARDANDO_LOTE') DO NOTHING";
-    Ok(tx.execute(stmt, &[&e.event_id, &e.sku, &e.qtd_faltante, &e.ocorrido_em]).await? == 1)
+    Ok(tx.execute(stmt, &[&e.event_id, &e.sku, &e.qtd_faltante]).await? == 1)
 }
 
 /// The request whose `ReposicaoSolicitada` had `event_id` (an answer's `correlationId`), locked.
