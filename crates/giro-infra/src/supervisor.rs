@@ -55,6 +55,11 @@ impl Vivo {
         }
     }
 
+    /// The said-once log of one kind of this loop's rounds ([`Falhas`]).
+    pub fn falhas(&self, o_que: &'static str) -> Falhas {
+        Falhas::new(self.0.nome, o_que)
+    }
+
     /// A handle for code outside the supervisor (tests).
     pub fn detached(nome: &'static str) -> Vivo {
         Vivo(Arc::new(Estado { nome, obrigatorio: false, up: AtomicBool::new(true) }))
@@ -126,6 +131,66 @@ impl Supervisor {
                 pause = (pause * 2).min(MAX_PAUSE);
             }
         });
+    }
+}
+
+/// How often a failure that goes on is summed up in the log.
+const RESUMO: Duration = Duration::from_secs(60);
+
+/// A loop's round that fails again and again (its database away for a minute, a sweep every
+/// 300 ms), said once (issue 37 §3) instead of once a round: the first failure is logged with
+/// when the loop tries again; the next are counted (`giro_supervisor_round_failures_total{loop}`)
+/// and summed up in one line a minute while they last; the first success after them says how many
+/// there were. Readiness says the rest (`/readyz` 503 while the database is away). Each loop
+/// holds one per kind of round.
+#[derive(Debug)]
+pub struct Falhas {
+    r#loop: &'static str,
+    o_que: &'static str,
+    n: u64,
+    desde: Option<Instant>,
+    dito: Option<Instant>,
+}
+
+impl Falhas {
+    /// `o_que` names the round in the log ("reservation expiry round failed").
+    pub fn new(r#loop: &'static str, o_que: &'static str) -> Falhas {
+        Falhas { r#loop, o_que, n: 0, desde: None, dito: None }
+    }
+
+    /// A round failed with `erro`; the loop tries again in `de_novo_em`.
+    pub fn falhou(&mut self, erro: &dyn std::fmt::Display, de_novo_em: Duration) {
+        metrics::counter!("giro_supervisor_round_failures_total", "loop" => self.r#loop).increment(1);
+        self.n += 1;
+        let agora = Instant::now();
+        let desde = *self.desde.get_or_insert(agora);
+        if self.dito.is_some_and(|d| agora.duration_since(d) < RESUMO) {
+            return;
+        }
+        self.dito = Some(agora);
+        tracing::warn!(
+            r#loop = self.r#loop,
+            error = %erro,
+            falhas = self.n,
+            desde_s = agora.duration_since(desde).as_secs(),
+            retry_in_ms = de_novo_em.as_millis() as u64,
+            "{}; said again in a minute if it goes on",
+            self.o_que
+        );
+    }
+
+    /// A round succeeded: a run of failures before it ends, said with its count.
+    pub fn ok(&mut self) {
+        if let Some(desde) = self.desde.take() {
+            tracing::info!(
+                r#loop = self.r#loop,
+                falhas = self.n,
+                durou_s = desde.elapsed().as_secs(),
+                "{} no longer: rounds succeed again",
+                self.o_que
+            );
+            (self.n, self.dito) = (0, None);
+        }
     }
 }
 

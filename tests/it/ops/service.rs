@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use giro_servicos::config::Servico;
 
-use crate::support::chaos::ChaosProxy;
 use crate::support::process::{env_base, Giro};
 use crate::support::{wait_until, TestDb, ESTOQUE_TOKEN, MERCADO_TOKEN, SENHA};
 
@@ -66,17 +65,7 @@ async fn mercado_answers_health_and_stops_within_5s_of_sigterm_with_exit_0() {
 #[tokio::test]
 async fn readyz_answers_503_while_the_database_is_unreachable_and_200_once_it_is_back() {
     let db = TestDb::new(Servico::Mercado).await;
-    let target: SocketAddr = {
-        let host = match db.pg.get_hosts().first() {
-            Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
-            _ => "127.0.0.1".to_string(),
-        };
-        let port = db.pg.get_ports().first().copied().unwrap_or(5432);
-        let mut addrs = tokio::net::lookup_host((host.as_str(), port)).await.unwrap();
-        addrs.next().unwrap()
-    };
-    let proxy = ChaosProxy::start(target).await;
-    let url = db.url().replace(&format!(":{}/", target.port()), &format!(":{}/", proxy.addr.port()));
+    let (proxy, url) = crate::support::chaos::in_front_of(&db).await;
     let mut env = env(url);
     env.insert("GIRO_DB_TIMEOUT", "1s".into());
     let mut giro = Giro::spawn(&["mercado", "serve"], &env);
@@ -102,4 +91,39 @@ async fn readyz_answers_503_while_the_database_is_unreachable_and_200_once_it_is
         (get(addr, "/readyz").await.0 == 200).then_some(())
     })
     .await;
+}
+
+/// Issue 37 §3: with the database cut, a sweep every 300 ms logged "reservation expiry round
+/// failed" 193 times a minute. A run of failures of one loop is now said once (then summed up
+/// once a minute), counted in `giro_supervisor_round_failures_total{loop}`, and its end said with
+/// how many there were.
+#[tokio::test]
+async fn a_database_outage_is_logged_once_per_loop_and_counted_not_once_per_round() {
+    let db = TestDb::new(Servico::Mercado).await;
+    let (proxy, url) = crate::support::chaos::in_front_of(&db).await;
+    let mut env = env(url);
+    env.insert("GIRO_DB_TIMEOUT", "1s".into());
+    env.insert("GIRO_RESERVA_INTERVALO_EXPIRACAO", "100ms".into());
+    let mut giro = Giro::spawn(&["mercado", "serve"], &env);
+    let base = format!("http://{}", giro.wait_listening().await);
+    giro.wait_for_line("reservation expiry sweep started", Duration::from_secs(30)).await;
+
+    proxy.cut();
+    let falhas = |m: &crate::support::metrics::Metricas| {
+        m.soma("giro_supervisor_round_failures_total", "loop=\"expiracao-reservas\"")
+    };
+    wait_until(Duration::from_secs(120), "ten failed expiry rounds", || async {
+        (falhas(&crate::support::metrics::Metricas::de(&base).await) >= 10.0).then_some(())
+    })
+    .await;
+    let log = giro.log();
+    let ditas = log.matches("reservation expiry round failed").count();
+    // The first failure, and at most one summary if the ten rounds took over a minute.
+    assert!((1..=2).contains(&ditas), "said {ditas} times for 10+ failed rounds:\n{log}");
+
+    proxy.restore();
+    let fim = giro.wait_for_line("reservation expiry round failed no longer", Duration::from_secs(60)).await;
+    assert!(fim.contains("falhas"), "the end of the run says how many: {fim}");
+    giro.signal("TERM");
+    giro.wait_exit(Duration::from_secs(30)).await;
 }

@@ -533,7 +533,7 @@ fn systemd_analyze_verifies_the_units_when_it_is_installed() {
 }
 
 /// Every `giro_*` metric name that /metrics exports (SPEC §9.3), with the histogram suffixes.
-const METRICS: [&str; 13] = [
+const METRICS: [&str; 14] = [
     "giro_outbox_events",
     "giro_outbox_oldest_pending_seconds",
     "giro_outbox_deliveries_total",
@@ -543,6 +543,7 @@ const METRICS: [&str; 13] = [
     "giro_http_request_seconds",
     "giro_supervisor_loop_up",
     "giro_supervisor_restarts_total",
+    "giro_supervisor_round_failures_total",
     "giro_outbox_peer_route_missing_total",
     "giro_outbox_listen_reconnects_total",
     "giro_outbox_revived_total",

@@ -62,9 +62,11 @@ impl RetencaoInbox {
     /// (a failed sweep is logged and retried at the next one).
     pub async fn run_loop(self: std::sync::Arc<Self>, shutdown: CancellationToken, vivo: Vivo) {
         let intervalo = self.intervalo();
+        let mut falhas = vivo.falhas("inbox retention sweep failed");
         while !shutdown.is_cancelled() {
-            if let Err(e) = self.prune(None).await {
-                tracing::warn!(error = %format!("{e:#}"), "inbox retention sweep failed");
+            match self.prune(None).await {
+                Ok(_) => falhas.ok(),
+                Err(e) => falhas.falhou(&format_args!("{e:#}"), intervalo),
             }
             vivo.ok();
             tokio::select! {

@@ -75,7 +75,7 @@ use crate::store::{self, Claimed, Failure};
 use giro_infra::config::{DbConfig, OutboxConfig};
 use giro_infra::db::{OutboxSignal, Pool};
 use giro_infra::mascara::mask_password;
-use giro_infra::supervisor::Vivo;
+use giro_infra::supervisor::{Falhas, Vivo};
 
 mod claim;
 
@@ -142,6 +142,22 @@ pub struct Publisher {
     alvo: AtomicUsize,
     /// Where the next claim's scans start, and when the next sweep (a claim with no floor) is due.
     pisos: Mutex<(store::Pisos, Instant)>,
+    /// Rounds that fail again and again (its database away), said once: claims, retention,
+    /// making waiting events due.
+    falhas: Mutex<[Falhas; 3]>,
+}
+
+const RODADA: usize = 0;
+const RETENCAO: usize = 1;
+const REVIVER: usize = 2;
+
+/// The said-once logs of a loop's kinds of rounds, under the loop's name.
+fn falhas_de(vivo: &Vivo) -> [Falhas; 3] {
+    [
+        vivo.falhas("publisher round failed"),
+        vivo.falhas("retention sweep failed"),
+        vivo.falhas("making waiting events due failed"),
+    ]
 }
 
 /// The claims a loop has in flight, each delivered and settled in a task of its own, and their
@@ -215,6 +231,7 @@ impl Publisher {
             alvo: AtomicUsize::new(lote),
             // The first claims have no floors yet: the first sweep is one interval away.
             pisos: Mutex::new((store::Pisos::default(), Instant::now() + varredura)),
+            falhas: Mutex::new(falhas_de(&Vivo::detached("publisher"))),
         }
     }
 
@@ -227,6 +244,9 @@ impl Publisher {
     pub async fn run_loop(self: Arc<Self>, shutdown: CancellationToken, vivo: Vivo) {
         // The LISTEN task lives as long as this run: a restarted loop starts its own.
         let _stop_listening = self.start_listening(&shutdown);
+        if let Ok(mut f) = self.falhas.lock() {
+            *f = falhas_de(&vivo);
+        }
         tracing::info!(outbox = %self.nome, peer = %mask_password(self.peer.base()), lote = self.cfg.lote, lote_max = self.alvo_max(), "publisher started");
         let mut last_prune = Instant::now();
         let mut in_flight = InFlight::default();
@@ -290,9 +310,8 @@ impl Publisher {
             return;
         }
         *last_prune = Instant::now();
-        if let Err(e) = self.prune(None).await {
-            tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "retention sweep failed");
-        }
+        let r = self.prune(None).await;
+        self.notar(RETENCAO, r.as_ref().err(), every);
     }
 
     /// Nothing to claim now, or no room: waits for a wake-up, the poll, a free slot or a settled
@@ -343,6 +362,17 @@ impl Publisher {
         tracing::info!(outbox = %self.nome, "publisher stopped");
     }
 
+    /// A round of kind `qual` ended, failing with `erro` or not; a run of failures is said once
+    /// ([`Falhas`]), naming this outbox.
+    fn notar(&self, qual: usize, erro: Option<&anyhow::Error>, de_novo_em: Duration) {
+        if let Ok(mut f) = self.falhas.lock() {
+            match erro {
+                Some(e) => f[qual].falhou(&format_args!("outbox {}: {e:#}", self.nome), de_novo_em),
+                None => f[qual].ok(),
+            }
+        }
+    }
+
     /// A claim's task ended: its rows are no longer leased by this loop; failures are logged.
     fn settled(
         &self,
@@ -352,9 +382,7 @@ impl Publisher {
         match done {
             Ok((id, r)) => {
                 in_flight.ended(id);
-                if let Err(e) = r {
-                    tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "publisher round failed");
-                }
+                self.notar(RODADA, r.as_ref().err(), self.cfg.intervalo);
             }
             Err(e) => {
                 in_flight.ended(e.id());
@@ -398,16 +426,18 @@ impl Publisher {
         .await;
         match released {
             Ok(0) => {
+                self.notar(REVIVER, None, self.cfg.intervalo);
                 self.reviving.store(false, Ordering::SeqCst);
                 false
             }
             Ok(n) => {
+                self.notar(REVIVER, None, self.cfg.intervalo);
                 tracing::debug!(outbox = %self.nome, released = n, "waiting events made due");
                 metrics::counter!("giro_outbox_revived_total").increment(n);
                 true
             }
             Err(e) => {
-                tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "making waiting events due failed");
+                self.notar(REVIVER, Some(&e), self.cfg.intervalo);
                 false
             }
         }

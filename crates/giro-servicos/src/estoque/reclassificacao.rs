@@ -51,6 +51,7 @@ pub async fn job(
     vivo: Vivo,
 ) {
     let mut pulados = Pulados::new(intervalo);
+    let mut falhas = vivo.falhas("re-classification round failed; trying again next round");
     loop {
         tokio::select! {
             _ = shutdown.cancelled() => break,
@@ -59,11 +60,14 @@ pub async fn job(
         tokio::select! {
             _ = shutdown.cancelled() => break,
             r = rodada_com(&db, &cliente, limite, &mut pulados) => match r {
-                Ok(0) => tracing::debug!("re-classification round: nothing classified"),
-                Ok(n) => tracing::info!(classificados = n, "re-classification round"),
-                Err(e) => {
-                    tracing::warn!(error = %format!("{e:#}"), "re-classification round failed; trying again next round")
+                Ok(n) => {
+                    falhas.ok();
+                    match n {
+                        0 => tracing::debug!("re-classification round: nothing classified"),
+                        n => tracing::info!(classificados = n, "re-classification round"),
+                    }
                 }
+                Err(e) => falhas.falhou(&format_args!("{e:#}"), intervalo),
             },
         }
         vivo.ok();

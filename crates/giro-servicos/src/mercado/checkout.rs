@@ -168,10 +168,12 @@ pub async fn limpar_chaves(
     shutdown: tokio_util::sync::CancellationToken,
     vivo: giro_infra::supervisor::Vivo,
 ) {
+    let mut falhas = vivo.falhas("purging expired Idempotency-Keys failed; trying again later");
     loop {
         loop {
             match purgar_chaves(&db, super::agora(), LOTE_PURGA).await {
                 Ok(n) => {
+                    falhas.ok();
                     vivo.ok();
                     if n > 0 {
                         tracing::debug!(chaves = n, "expired Idempotency-Keys purged");
@@ -181,7 +183,7 @@ pub async fn limpar_chaves(
                     }
                 }
                 Err(e) => {
-                    tracing::warn!(error = %e, "purging expired Idempotency-Keys failed; trying again later");
+                    falhas.falhou(&e, INTERVALO_PURGA);
                     break;
                 }
             }

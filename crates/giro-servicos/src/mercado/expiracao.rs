@@ -82,19 +82,23 @@ impl Evitados {
 pub async fn agendar(db: Db, intervalo: Duration, lote: i64, shutdown: CancellationToken, vivo: Vivo) {
     tracing::info!(intervalo_s = intervalo.as_secs_f64(), lote, "reservation expiry sweep started");
     let mut evitados = Evitados::default();
+    let mut rodadas = vivo.falhas("reservation expiry round failed");
+    let mut prazos =
+        vivo.falhas("reading the next reservation deadline failed; sweeping again after the interval");
     loop {
         let mut expirados = 0;
         loop {
             match lote_da_rodada(&db, None, lote, &mut evitados).await {
                 Ok(b) => {
                     expirados += b.expirados;
+                    rodadas.ok();
                     vivo.ok();
                     if !b.ha_mais(lote) || shutdown.is_cancelled() {
                         break;
                     }
                 }
                 Err(e) => {
-                    tracing::error!(error = %e, "reservation expiry round failed");
+                    rodadas.falhou(&e, intervalo);
                     break;
                 }
             }
@@ -104,9 +108,12 @@ pub async fn agendar(db: Db, intervalo: Duration, lote: i64, shutdown: Cancellat
         }
         vivo.ok();
         let espera = match proximo_prazo(&db).await {
-            Ok(prazo) => espera_ate(prazo, intervalo),
+            Ok(prazo) => {
+                prazos.ok();
+                espera_ate(prazo, intervalo)
+            }
             Err(e) => {
-                tracing::warn!(error = %e, "reading the next reservation deadline failed; sweeping again after the interval");
+                prazos.falhou(&e, intervalo);
                 intervalo
             }
         };

@@ -212,21 +212,31 @@ pub async fn limpar_sessoes(
     vivo: Vivo,
 ) {
     tracing::info!(intervalo_s = intervalo.as_secs_f64(), lote, "expired-session purge started");
+    let mut expiradas = vivo.falhas("expired-session purge failed; retrying next round");
+    let mut outras = vivo.falhas("purge of other credentials' sessions failed; retrying next round");
+    let mut contadores = vivo.falhas("expired throttle counters purge failed; retrying next round");
     loop {
         match purgar_expiradas(&seg.pool, lote, &shutdown).await {
-            Ok(0) => {}
-            Ok(n) => tracing::info!(sessoes = n, "expired operator sessions purged"),
-            Err(e) => tracing::warn!(error = %e, "expired-session purge failed; retrying next round"),
+            Ok(n) => {
+                expiradas.ok();
+                if n > 0 {
+                    tracing::info!(sessoes = n, "expired operator sessions purged");
+                }
+            }
+            Err(e) => expiradas.falhou(&e, intervalo),
         }
         match purgar_outras_credenciais(&seg, lote, &shutdown).await {
-            Ok(0) => {}
-            Ok(n) => tracing::info!(sessoes = n, "sessions of other operator credentials deleted"),
-            Err(e) => {
-                tracing::warn!(error = %e, "purge of other credentials' sessions failed; retrying next round")
+            Ok(n) => {
+                outras.ok();
+                if n > 0 {
+                    tracing::info!(sessoes = n, "sessions of other operator credentials deleted");
+                }
             }
+            Err(e) => outras.falhou(&e, intervalo),
         }
-        if let Err(e) = crate::limite::contadores_pg::purgar_contadores(&seg.pool, lote, &shutdown).await {
-            tracing::warn!(error = %e, "expired throttle counters purge failed; retrying next round");
+        match crate::limite::contadores_pg::purgar_contadores(&seg.pool, lote, &shutdown).await {
+            Ok(_) => contadores.ok(),
+            Err(e) => contadores.falhou(&e, intervalo),
         }
         vivo.ok();
         tokio::select! {
