@@ -238,6 +238,65 @@ test('entrada de lote: SKU novo com descrição e NCM, lote repetido, consulta q
   await expect(form.getByLabel('NCM')).toBeVisible();
 });
 
+test('entrada de lote vencido: o painel pergunta antes de enviar, e o lote entra sem sair para o mercado', async ({
+  page,
+}) => {
+  await entrar(page, 'Painel do estoque', principal().painel);
+  const antes = await resumoApi();
+  const posts: string[] = [];
+  page.on('request', (r) => {
+    if (r.method() === 'POST' && r.url().endsWith('/api/lotes')) posts.push(r.postData() ?? '');
+  });
+  const form = page.locator('#entrada-lote');
+  const sku = '7890000000163';
+  const validade = diaSaoPaulo(-3);
+  const [a, m, d] = validade.split('-');
+  await form.getByLabel('SKU/EAN').fill(sku);
+  await expect(form.getByText('SKU novo: informe descrição e NCM.')).toBeVisible();
+  await form.getByLabel('Descrição').fill('IOGURTE NATURAL 170G');
+  await form.getByLabel('NCM').fill('04032000');
+  await form.getByLabel('Quantidade').fill('5');
+  await form.getByLabel('Código do lote').fill('L-IOG-V');
+  await form.getByLabel('Validade').fill(validade);
+  await expect(
+    form.getByText(
+      'Esta validade já passou: o lote não atende demanda nenhuma. Confira a data na embalagem.',
+    ),
+  ).toBeVisible();
+
+  // Submitting asks first; "Corrigir a validade" goes back to the date. Nothing is sent.
+  await form.getByRole('button', { name: 'Dar entrada no estoque' }).click();
+  const pergunta = form.getByRole('group', { name: 'Confirmar lote vencido' });
+  await expect(pergunta).toContainText(
+    `A validade ${d}/${m}/${a} já passou. O lote L-IOG-V vai entrar no estoque como vencido: não sai para o mercado, não atende demanda nenhuma e fica no Estoque para dar baixa. Registrar mesmo assim?`,
+  );
+  await expect(form.getByRole('button', { name: 'Registrar lote vencido' })).toBeFocused();
+  await foto(page, 'painel-lote-vencido-pergunta');
+  await form.getByRole('button', { name: 'Corrigir a validade' }).click();
+  await expect(pergunta).toHaveCount(0);
+  await expect(form.getByLabel('Validade')).toBeFocused();
+  expect(posts).toEqual([]);
+
+  // Asked again and confirmed: estoque takes it in (201) as expired, serving nothing.
+  await form.getByRole('button', { name: 'Dar entrada no estoque' }).click();
+  await form.getByRole('button', { name: 'Registrar lote vencido' }).click();
+  await expect(page.getByTestId('resultado-lote')).toHaveText(
+    'Lote L-IOG-V registrado. Saldo do SKU: 0. Lote vencido: não sai para o mercado; dê baixa nele no Estoque.',
+  );
+  expect(posts.map((p) => JSON.parse(p))).toEqual([
+    expect.objectContaining({ sku, codigoLote: 'L-IOG-V', validade, confirmarVencido: true }),
+  ]);
+  await kpisIguaisAoResumo(page, {
+    ...antes,
+    skusCadastrados: antes.skusCadastrados + 1,
+    skusSemSaldo: antes.skusSemSaldo + 1,
+  });
+  await form.getByLabel('SKU/EAN').fill(sku);
+  await expect(
+    form.getByText('IOGURTE NATURAL 170G · saldo 0 · 5 vencidas (sem saída: dê baixa no Estoque)'),
+  ).toBeVisible();
+});
+
 test('erros de carga, "Tentar de novo", e um 401 qualquer volta ao login', async ({ page }) => {
   await page.route('**/api/painel/resumo', (r) =>
     r.fulfill({ status: 503, contentType: 'application/problem+json', body: '{"status":503}' }),

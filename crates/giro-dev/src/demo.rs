@@ -4,8 +4,9 @@
 //! logs nothing: what is already there (the SKU in estoque, the product in mercado) is not sent
 //! again (a 409 from a race with another loader is still taken as "already there"). Pão and sabão
 //! get lots that expired yesterday: the warehouse does not ship them, the storefront shows them
-//! sold out and their pent-up demand stays open (they are sent with `confirmarVencido`, as goods
-//! that arrived expired would be: SPEC §6.2.1).
+//! sold out and their pent-up demand stays open (they are sent with `confirmarVencido`, as the
+//! dashboard sends goods the operator confirmed arrived expired; estoque takes them in with or
+//! without it: SPEC §6.2.1).
 
 use chrono::{Duration, NaiveDate, Utc};
 use serde_json::json;

@@ -64,7 +64,65 @@ async fn a_lot_of_6_ships_6_and_closes_the_demand_of_16() {
 }
 
 #[tokio::test]
-async fn an_expired_lot_is_refused_unless_confirmed_and_then_serves_nothing() {
+async fn an_expired_lot_posted_as_the_originals_clients_post_it_is_recorded_and_never_ships() {
+    let app = estoque(&[]).await;
+    produto(&app, COCA, "COCA COLA 2L PET", Some(&["coca"])).await;
+    let pedido = Uuid::new_v4();
+    assert_eq!(solicitar(&app, pedido, COCA, 16).await, 204);
+    let op = Operador::login(&app).await;
+    let ontem = hoje_mais(&app, -1).await;
+
+    // The original's body: no `confirmarVencido` (SPEC §3.13, §6.2.1).
+    let (status, body) = registrar_lote(
+        &app,
+        &op,
+        json!({"sku": COCA, "codigoLote": "L-VENCIDO", "quantidade": 30, "validade": ontem}),
+    )
+    .await;
+
+    assert_eq!(status, 201, "{body}");
+    assert!(body["loteId"].as_i64().is_some(), "{body}");
+    assert_eq!(
+        body,
+        json!({"loteId": body["loteId"], "sku": COCA, "saldoDisponivel": 0, "classificado": true, "demandasAtendidas": 0})
+    );
+    // Recorded, as expired: no valid unit more than before, 30 expired ones.
+    let res = app.as_servico(app.http.get(app.url(&format!("/produtos/{COCA}")))).send().await.unwrap();
+    let produto: Value = res.json().await.unwrap();
+    assert_eq!((produto["saldoDisponivel"].clone(), produto["saldoVencido"].clone()), (json!(0), json!(30)));
+    // Nothing shipped, and the demand still waits for a valid lot.
+    let tipos: Vec<String> = outbox(&app).await.into_iter().map(|(t, _)| t).collect();
+    assert_eq!(tipos, vec!["ReposicaoNegada"], "only the earlier denial: no ReposicaoEnviada");
+    let c = app.db.client().await;
+    let expedidas: i64 = c.query_one("SELECT count(*) FROM reposicao_expedida", &[]).await.unwrap().get(0);
+    assert_eq!(expedidas, 0);
+    assert_eq!(demandas_abertas(&app, COCA).await, vec![(16, pedido)]);
+
+    // A later request is denied as before: the expired lot never ships.
+    let depois = Uuid::new_v4();
+    assert_eq!(solicitar(&app, depois, COCA, 5).await, 204);
+    let eventos = outbox(&app).await;
+    assert_eq!(eventos.len(), 2, "{eventos:?}");
+    assert_eq!((eventos[1].0.as_str(), &eventos[1].1["motivo"]), ("ReposicaoNegada", &json!("SEM_SALDO")));
+    assert_eq!(demandas_abertas(&app, COCA).await, vec![(16, pedido), (5, depois)]);
+
+    // It shows up for write-off: the SKU is "so-vencido", and the lot can be written off.
+    let res = op.on(app.http.get(app.url(&format!("/painel/estoque/{COCA}")))).send().await.unwrap();
+    let pagina: Value = res.json().await.unwrap();
+    assert_eq!(pagina["estado"], "so-vencido", "{pagina}");
+    assert_eq!(pagina["lotes"][0]["codigoLote"], "L-VENCIDO");
+    assert_eq!(pagina["lotes"][0]["vencido"], true);
+    let res = op
+        .on(app.http.post(app.url(&format!("/painel/estoque/{COCA}/lotes/L-VENCIDO/baixa"))))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.json::<Value>().await.unwrap()["qtd"], 30);
+}
+
+#[tokio::test]
+async fn an_expired_lot_is_taken_in_with_or_without_confirmation_serving_nothing_while_one_due_today_ships() {
     let worker = FakeWorker::start(Modo::Ok).await;
     let app = estoque(&[("TAG_WORKER_URL", &worker.url)]).await;
     produto(&app, COCA, "COCA COLA 2L PET", None).await;
@@ -80,33 +138,33 @@ async fn an_expired_lot_is_refused_unless_confirmed_and_then_serves_nothing() {
     )
     .await;
 
-    assert_eq!(status, 400, "{body}");
-    assert_eq!(
-        body["detail"],
-        format!(
-            "Lote vencido: a validade {} já passou. Confira a data na embalagem; um lote vencido só entra no \
-             estoque com a confirmação (confirmarVencido), para depois dar baixa nele.",
-            ontem.format("%d/%m/%Y")
-        )
-    );
-    assert_eq!(saldo(&app, COCA).await, 0);
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["demandasAtendidas"], 0);
+    assert_eq!(body["saldoDisponivel"], 0);
+    assert_eq!(body["classificado"], true, "an untagged product is classified as with any lot");
+    assert_eq!(saldo(&app, COCA).await, 30, "the bookkeeping balance holds it until it is written off");
     let n: i64 = app.db.client().await.query_one("SELECT count(*) FROM lote", &[]).await.unwrap().get(0);
-    assert_eq!(n, 0);
-    assert_eq!(worker.chamadas(), 0, "refused before the tag-worker is asked");
-    assert_eq!(outbox(&app).await.len(), 1, "only the earlier denial");
+    assert_eq!(n, 1);
+    assert_eq!(worker.chamadas(), 1, "the tag-worker is asked, as for any lot of an untagged product");
+    let tipos: Vec<String> = outbox(&app).await.into_iter().map(|(t, _)| t).collect();
+    assert_eq!(
+        tipos,
+        vec!["ReposicaoNegada", "ProdutoClassificado"],
+        "the earlier denial, the tags: no shipment"
+    );
     assert_eq!(demandas_abertas(&app, COCA).await, vec![(16, pedido)]);
 
-    // Confirmed: taken in to be written off; it serves no demand and is no balance.
+    // `confirmarVencido` is still accepted (the dashboard sends it once the operator confirms).
     let (status, body) = registrar_lote(
         &app,
         &op,
-        json!({"sku": COCA, "codigoLote": "L-VENCIDO", "quantidade": 30, "validade": ontem, "confirmarVencido": true}),
+        json!({"sku": COCA, "codigoLote": "L-VENCIDO-2", "quantidade": 10, "validade": ontem, "confirmarVencido": true}),
     )
     .await;
     assert_eq!(status, 201, "{body}");
     assert_eq!(body["demandasAtendidas"], 0);
     assert_eq!(body["saldoDisponivel"], 0);
-    assert_eq!(saldo(&app, COCA).await, 30, "the bookkeeping balance holds it until it is written off");
+    assert_eq!(saldo(&app, COCA).await, 40);
     assert_eq!(demandas_abertas(&app, COCA).await, vec![(16, pedido)]);
 
     // A lot whose validade is today still ships: it is taken in and serves the demand.
@@ -120,6 +178,8 @@ async fn an_expired_lot_is_refused_unless_confirmed_and_then_serves_nothing() {
     assert_eq!(status, 201, "{body}");
     assert_eq!(body["demandasAtendidas"], 1);
     assert_eq!(body["saldoDisponivel"], 14);
+    let enviada = outbox(&app).await.pop().unwrap();
+    assert_eq!((enviada.0.as_str(), &enviada.1["lote"]), ("ReposicaoEnviada", &json!("L-HOJE")));
 }
 
 #[tokio::test]

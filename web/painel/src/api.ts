@@ -116,7 +116,8 @@ export interface EntradaLote {
   codigoLote: string;
   quantidade: number;
   validade?: string;
-  /** Takes in a lot already expired (to write it off); without it such a lot is refused. */
+  /** Sent once the operator confirmed a lot already expired; estoque takes such a lot in with or
+   * without it (as the original does), recorded as expired for the write-off (SPEC §6.2.1). */
   confirmarVencido?: boolean;
   descricao?: string;
   ncm?: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mensagemLoteRegistrado, pedidosAguardando } from './mensagens';
+import { mensagemLoteRegistrado, pedidosAguardando, perguntaLoteVencido } from './mensagens';
 
 const r = (saldoDisponivel: number, demandasAtendidas: number, classificado: boolean) => ({
   loteId: 1,
@@ -25,6 +25,14 @@ describe('mensagem de lote registrado (SPEC §8.2)', () => {
     );
     expect(mensagemLoteRegistrado('L-9', r(10, 2, false))).toBe(
       'Lote L-9 registrado. Saldo do SKU: 10. 2 demandas reprimidas atendidas. Tags pendentes: o produto será reclassificado depois.',
+    );
+    expect(mensagemLoteRegistrado('L-V', r(0, 0, true), true)).toBe(
+      'Lote L-V registrado. Saldo do SKU: 0. Lote vencido: não sai para o mercado; dê baixa nele no Estoque.',
+    );
+  });
+  it('asks before an expired lot is sent, with the date as the operator reads it', () => {
+    expect(perguntaLoteVencido('L-1', '2020-01-20')).toBe(
+      'A validade 20/01/2020 já passou. O lote L-1 vai entrar no estoque como vencido: não sai para o mercado, não atende demanda nenhuma e fica no Estoque para dar baixa. Registrar mesmo assim?',
     );
   });
   it('counts the orders waiting for a lot', () => {

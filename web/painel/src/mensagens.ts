@@ -2,8 +2,13 @@
 import { formatarNumero } from '../../shared/formato';
 import type { Baixa, FiltroEstado, LoteRegistrado, Movimento } from './api';
 
-export function mensagemLoteRegistrado(codigoLote: string, r: LoteRegistrado): string {
+export function mensagemLoteRegistrado(
+  codigoLote: string,
+  r: LoteRegistrado,
+  vencido = false,
+): string {
   let m = `Lote ${codigoLote} registrado. Saldo do SKU: ${formatarNumero(r.saldoDisponivel)}.`;
+  if (vencido) m += ' Lote vencido: não sai para o mercado; dê baixa nele no Estoque.';
   if (r.demandasAtendidas === 1) m += ' 1 demanda reprimida atendida.';
   else if (r.demandasAtendidas > 1)
     m += ` ${formatarNumero(r.demandasAtendidas)} demandas reprimidas atendidas.`;
@@ -21,6 +26,15 @@ export const SKU_NOVO = 'SKU novo: informe descrição e NCM.';
 export const SKU_ERRO = 'Não foi possível consultar o SKU.';
 export const VALIDADE_PASSADA =
   'Esta validade já passou: o lote não atende demanda nenhuma. Confira a data na embalagem.';
+
+/** The question asked before an expired lot is sent (estoque takes it in: SPEC §6.2.1, §8.2). */
+export function perguntaLoteVencido(codigoLote: string, validade: string): string {
+  return (
+    `A validade ${formatarData(validade)} já passou. O lote ${codigoLote} vai entrar no estoque ` +
+    'como vencido: não sai para o mercado, não atende demanda nenhuma e fica no Estoque para dar ' +
+    'baixa. Registrar mesmo assim?'
+  );
+}
 
 /** The inventory's words for a state or a filter (SPEC §6.2.1). */
 export const ROTULO_ESTADO: Record<FiltroEstado, string> = {

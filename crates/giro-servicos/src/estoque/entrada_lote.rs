@@ -12,11 +12,13 @@
 //! 4. The answer: `{"loteId","sku","saldoDisponivel","classificado","demandasAtendidas"}`;
 //!    `saldoDisponivel` counts valid units only (SPEC §6.2.1).
 //!
-//! A lot whose `validade` is before today is refused (400) before the tag-worker is asked, unless
-//! the request confirms it (`"confirmarVencido": true`: goods that arrived expired, recorded to be
-//! written off); such a lot serves no demand and counts in no balance shown. A lot
-//! code already used for the SKU is found under the product's lock → 409 saying what to do; the
-//! same new SKU created in parallel is a unique violation → 409 ([`super::erro::CONFLITO`]).
+//! A lot whose `validade` is before today is taken in as the original takes it (201, SPEC §3.13
+//! and §6.2.1 "Lot intake"): recorded as it is, it never ships (FEFO skips it), so the open
+//! demand stays registered; it counts in no balance shown and waits for its write-off.
+//! `"confirmarVencido"` (the dashboard sends it once the operator confirms) is accepted and changes
+//! nothing. A lot code already used for the SKU is found under the product's lock → 409 saying
+//! what to do; the same new SKU created in parallel is a unique violation → 409
+//! ([`super::erro::CONFLITO`]).
 //!
 //! Decisions the spec leaves open: the 400 for field violations reads
 //! `"entrada de lote inválida: <campo> <mensagem>; …"` (sorted, the original's pt-BR messages,
@@ -44,8 +46,9 @@ pub struct EntradaLoteRequest {
     pub quantidade: Option<i32>,
     /// `YYYY-MM-DD`; absent = no expiry.
     pub validade: Option<NaiveDate>,
-    /// `true` takes in a lot whose `validade` already passed (to record it, then write it off);
-    /// without it such a lot is refused.
+    /// Sent by the dashboard once the operator confirmed a lot whose `validade` already passed.
+    /// Accepted and ignored: such a lot is taken in with or without it, as the original's clients
+    /// (which never send it) expect (SPEC §6.2.1).
     pub confirmar_vencido: Option<bool>,
 }
 
@@ -58,7 +61,6 @@ pub struct EntradaLote {
     pub codigo_lote: String,
     pub quantidade: i32,
     pub validade: Option<NaiveDate>,
-    pub confirmar_vencido: bool,
 }
 
 /// What `POST /lotes` answers (201).
@@ -101,22 +103,12 @@ impl EntradaLoteRequest {
             codigo_lote: codigo,
             quantidade,
             validade: self.validade,
-            confirmar_vencido: self.confirmar_vencido.unwrap_or(false),
         })
     }
 }
 
 fn vazio(v: &Option<String>) -> bool {
     v.as_deref().is_none_or(|s| s.trim().is_empty())
-}
-
-/// The refusal of a lot whose `validade` passed, without `confirmarVencido`.
-pub fn lote_vencido(validade: NaiveDate) -> String {
-    format!(
-        "Lote vencido: a validade {} já passou. Confira a data na embalagem; um lote vencido só entra no \
-         estoque com a confirmação (confirmarVencido), para depois dar baixa nele.",
-        validade.format("%d/%m/%Y")
-    )
 }
 
 fn sku_novo(sku: &str) -> ErroEstoque {
@@ -126,17 +118,7 @@ fn sku_novo(sku: &str) -> ErroEstoque {
 /// Registers the lot `e` (steps 1–4 of the module doc).
 pub async fn registrar(db: &Db, tags: &ClienteTags, e: EntradaLote) -> Result<LoteRegistrado, ErroEstoque> {
     let agora = agora();
-    let existente = {
-        let client = db.client().await?;
-        // Refused before anything is asked or written: an expired lot never ships, so taking it
-        // in would only hide the demand it cannot serve behind a balance (SPEC §6.2.1).
-        if let Some(v) = e.validade.filter(|_| !e.confirmar_vencido) {
-            if v < lote::hoje(&client, agora).await? {
-                return Err(ErroEstoque::Invalido(lote_vencido(v)));
-            }
-        }
-        produto::buscar(&client, &e.sku).await?
-    };
+    let existente = produto::buscar(&db.client().await?, &e.sku).await?;
     if existente.is_none() && (vazio(&e.descricao) || vazio(&e.ncm)) {
         return Err(sku_novo(&e.sku));
     }
@@ -174,6 +156,13 @@ pub async fn registrar(db: &Db, tags: &ClienteTags, e: EntradaLote) -> Result<Lo
         }
     }
     let lote_id = produto.receber_lote(&tx, &e.codigo_lote, e.quantidade, e.validade, agora).await?;
+    // An expired lot is recorded all the same (the original's 201, SPEC §6.2.1) and the demands
+    // are offered to FEFO as after any lot: FEFO never picks an expired lot, so it ships nothing
+    // and each open demand stays registered, waiting for a valid lot.
+    let vencido = match e.validade {
+        Some(v) => v < lote::hoje(&tx, agora).await?,
+        None => false,
+    };
     let demandas_atendidas = demanda::atender_abertas(&tx, &mut produto, agora).await?;
     let saldos = inventario::saldos(&tx, &e.sku, agora).await?;
     let produto = produto.liberar();
@@ -181,7 +170,7 @@ pub async fn registrar(db: &Db, tags: &ClienteTags, e: EntradaLote) -> Result<Lo
 
     tracing::info!(
         sku = %produto.sku, lote = %e.codigo_lote, qtd = e.quantidade, saldo = produto.saldo_disponivel,
-        classificado = produto.classificado(), demandas_atendidas, "lot registered"
+        classificado = produto.classificado(), demandas_atendidas, vencido, "lot registered"
     );
     Ok(LoteRegistrado {
         lote_id,

@@ -86,7 +86,9 @@ describe('FormularioLote', () => {
     renderizar(<FormularioLote />);
     await digitarSku(PAO);
     await screen.findByText('PAO DE FORMA · saldo 60');
-    preencher('60', 'L-PAO-02', '2026-06-01');
+    // A validade ahead of today (a past one is asked about first: see below).
+    const validade = hojeSaoPaulo(Date.now() + 90 * 86_400_000);
+    preencher('60', 'L-PAO-02', validade);
     fireEvent.click(screen.getByRole('button', { name: 'Dar entrada no estoque' }));
     expect((await screen.findByTestId('resultado-lote')).textContent).toBe(
       'Lote L-PAO-02 registrado. Saldo do SKU: 108. 1 demanda reprimida atendida.',
@@ -96,7 +98,7 @@ describe('FormularioLote', () => {
       sku: PAO,
       codigoLote: 'L-PAO-02',
       quantidade: 60,
-      validade: '2026-06-01',
+      validade,
     });
     expect(
       new Headers((f.mock.calls[post] as unknown as [string, RequestInit])[1].headers).get(
@@ -108,7 +110,7 @@ describe('FormularioLote', () => {
     expect((screen.getByLabelText('Código do lote') as HTMLInputElement).value).toBe('');
   });
 
-  it('a validade already past: says so, and sends confirmarVencido only when the box is ticked', async () => {
+  it('a validade already past: says so, asks before sending, and sends confirmarVencido once confirmed', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     document.cookie = 'XSRF-ESTOQUE=tok; path=/';
     const f = fetchFalso({
@@ -121,17 +123,35 @@ describe('FormularioLote', () => {
       'PAO DE FORMA · saldo 0 · 60 vencidas (sem saída: dê baixa no Estoque)',
     );
     const ontem = hojeSaoPaulo(Date.now() - 86_400_000);
-    preencher('5', 'L-VENCIDO', hojeSaoPaulo());
-    expect(screen.queryByLabelText('O lote chegou vencido: registrar para dar baixa')).toBeNull();
+    const [a, m, d] = ontem.split('-');
+    const pergunta =
+      `A validade ${d}/${m}/${a} já passou. O lote L-VENCIDO vai entrar no estoque como vencido: ` +
+      'não sai para o mercado, não atende demanda nenhuma e fica no Estoque para dar baixa. ' +
+      'Registrar mesmo assim?';
     preencher('5', 'L-VENCIDO', ontem);
     expect(
       screen.getByText(
         'Esta validade já passou: o lote não atende demanda nenhuma. Confira a data na embalagem.',
       ),
     ).toBeTruthy();
-    fireEvent.click(screen.getByLabelText('O lote chegou vencido: registrar para dar baixa'));
+
+    // Submitting asks first and sends nothing.
     fireEvent.click(screen.getByRole('button', { name: 'Dar entrada no estoque' }));
-    await screen.findByTestId('resultado-lote');
+    const grupo = screen.getByRole('group', { name: 'Confirmar lote vencido' });
+    expect(grupo.textContent).toContain(pergunta);
+    expect(chamadaPost(f)).toBe(-1);
+    // "Corrigir a validade" goes back to the date, still without sending.
+    fireEvent.click(screen.getByRole('button', { name: 'Corrigir a validade' }));
+    expect(screen.queryByRole('group', { name: 'Confirmar lote vencido' })).toBeNull();
+    expect(document.activeElement).toBe(screen.getByLabelText('Validade'));
+    expect(chamadaPost(f)).toBe(-1);
+
+    // Asked again, confirmed: sent, with confirmarVencido.
+    fireEvent.click(screen.getByRole('button', { name: 'Dar entrada no estoque' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Registrar lote vencido' }));
+    expect((await screen.findByTestId('resultado-lote')).textContent).toBe(
+      'Lote L-VENCIDO registrado. Saldo do SKU: 0. Lote vencido: não sai para o mercado; dê baixa nele no Estoque.',
+    );
     expect(corpoDoPost(f)).toEqual({
       sku: PAO,
       codigoLote: 'L-VENCIDO',
@@ -139,6 +159,48 @@ describe('FormularioLote', () => {
       validade: ontem,
       confirmarVencido: true,
     });
+    expect(screen.queryByRole('group', { name: 'Confirmar lote vencido' })).toBeNull();
+  });
+
+  it('a validade of today is no expired lot: sent at once, without the question', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    document.cookie = 'XSRF-ESTOQUE=tok; path=/';
+    const f = fetchFalso({
+      ...consultaPao({ saldoDisponivel: 0 }),
+      ...loteRegistrado({ saldoDisponivel: 5 }),
+    });
+    renderizar(<FormularioLote />);
+    await digitarSku(PAO);
+    await screen.findByText('PAO DE FORMA · saldo 0');
+    preencher('5', 'L-HOJE', hojeSaoPaulo());
+    fireEvent.click(screen.getByRole('button', { name: 'Dar entrada no estoque' }));
+    await screen.findByTestId('resultado-lote');
+    expect(screen.queryByRole('group', { name: 'Confirmar lote vencido' })).toBeNull();
+    expect(corpoDoPost(f)).toEqual({
+      sku: PAO,
+      codigoLote: 'L-HOJE',
+      quantidade: 5,
+      validade: hojeSaoPaulo(),
+    });
+  });
+
+  it('a changed entry is asked about again before it is sent', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    document.cookie = 'XSRF-ESTOQUE=tok; path=/';
+    const f = fetchFalso({
+      ...consultaPao({ saldoDisponivel: 0 }),
+      ...loteRegistrado({ saldoDisponivel: 0 }),
+    });
+    renderizar(<FormularioLote />);
+    await digitarSku(PAO);
+    await screen.findByText('PAO DE FORMA · saldo 0');
+    const ontem = hojeSaoPaulo(Date.now() - 86_400_000);
+    preencher('5', 'L-VENCIDO', ontem);
+    fireEvent.click(screen.getByRole('button', { name: 'Dar entrada no estoque' }));
+    expect(screen.getByRole('group', { name: 'Confirmar lote vencido' })).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('Quantidade'), { target: { value: '50' } });
+    expect(screen.queryByRole('group', { name: 'Confirmar lote vencido' })).toBeNull();
+    expect(chamadaPost(f)).toBe(-1);
   });
 
   it('a new SKU (404): shows Descrição and NCM and sends them', async () => {

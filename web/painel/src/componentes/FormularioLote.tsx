@@ -1,11 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { formatarNumero } from '../../../shared/formato';
 import { NCM, skuValido } from '../../../shared/sku';
 import { ErroApi, produto, registrarLote, type EntradaLote } from '../api';
 import {
   ERRO_LOTE,
   mensagemLoteRegistrado,
+  perguntaLoteVencido,
   SKU_ERRO,
   SKU_INVALIDO,
   SKU_NOVO,
@@ -20,7 +21,6 @@ const VAZIO = {
   validade: '',
   descricao: '',
   ncm: '',
-  confirmarVencido: false,
 };
 
 /** Today in São Paulo (UTC−3 all year since 2019), as estoque counts expiry: `YYYY-MM-DD`. */
@@ -32,11 +32,16 @@ export function FormularioLote() {
   const cliente = useQueryClient();
   const [f, setF] = useState(VAZIO);
   const [resultado, setResultado] = useState<{ ok: boolean; texto: string } | null>(null);
-  const campo =
-    (k: Exclude<keyof typeof VAZIO, 'confirmarVencido'>) => (e: { target: { value: string } }) =>
-      setF((v) => ({ ...v, [k]: e.target.value }));
-  // A validade already past: estoque refuses the lot unless the entry confirms it arrived expired
-  // (recorded to be written off; SPEC §6.2.1).
+  // The question "register this expired lot?" is on screen (asked on submit, SPEC §8.2).
+  const [confirmando, setConfirmando] = useState(false);
+  const refValidade = useRef<HTMLInputElement>(null);
+  const campo = (k: keyof typeof VAZIO) => (e: { target: { value: string } }) => {
+    // A changed entry is not the one the operator confirmed: ask again on the next submit.
+    setConfirmando(false);
+    setF((v) => ({ ...v, [k]: e.target.value }));
+  };
+  // A validade already past: estoque takes the lot in as expired (never shipped, kept for the
+  // write-off; SPEC §6.2.1), as the original does. The form asks the operator first.
   const vencido = f.validade !== '' && f.validade < hojeSaoPaulo();
 
   const sku = useAtrasado(f.sku.trim(), 300);
@@ -57,8 +62,12 @@ export function FormularioLote() {
     mutationFn: (entrada: EntradaLote) => registrarLote(entrada),
     onMutate: () => setResultado(null),
     onSuccess: (r, entrada) => {
-      setResultado({ ok: true, texto: mensagemLoteRegistrado(entrada.codigoLote, r) });
+      setResultado({
+        ok: true,
+        texto: mensagemLoteRegistrado(entrada.codigoLote, r, entrada.confirmarVencido === true),
+      });
       setF(VAZIO);
+      setConfirmando(false);
       void cliente.invalidateQueries({ queryKey: ['painel'] });
       void cliente.invalidateQueries({ queryKey: ['produto-estoque', entrada.sku] });
     },
@@ -66,22 +75,40 @@ export function FormularioLote() {
       setResultado({ ok: false, texto: (erro instanceof ErroApi && erro.detalhe) || ERRO_LOTE }),
   });
 
-  function enviar(e: FormEvent) {
-    e.preventDefault();
+  /** The entry as the form holds it, or null while the SKU is not valid. */
+  function entradaDoFormulario(): EntradaLote | null {
     const s = f.sku.trim();
-    if (!skuValido(s)) return;
+    if (!skuValido(s)) return null;
     const entrada: EntradaLote = {
       sku: s,
       codigoLote: f.codigoLote.trim(),
       quantidade: Number.parseInt(f.quantidade, 10),
     };
     if (f.validade) entrada.validade = f.validade;
-    if (vencido && f.confirmarVencido) entrada.confirmarVencido = true;
     if (novo) {
       entrada.descricao = f.descricao.trim();
       entrada.ncm = f.ncm.trim();
     }
+    return entrada;
+  }
+
+  function enviar(e: FormEvent) {
+    e.preventDefault();
+    const entrada = entradaDoFormulario();
+    if (!entrada) return;
+    if (vencido) {
+      // Nothing is sent until the operator answers the question.
+      setResultado(null);
+      setConfirmando(true);
+      return;
+    }
     registro.mutate(entrada);
+  }
+
+  function enviarVencido() {
+    const entrada = entradaDoFormulario();
+    if (!entrada) return;
+    registro.mutate({ ...entrada, confirmarVencido: true });
   }
 
   let ajudaSku: { texto: string; tipo: string } | null = null;
@@ -185,6 +212,7 @@ export function FormularioLote() {
           <label htmlFor="lote-validade">Validade</label>
           <input
             id="lote-validade"
+            ref={refValidade}
             type="date"
             value={f.validade}
             onChange={campo('validade')}
@@ -194,22 +222,45 @@ export function FormularioLote() {
             {vencido ? VALIDADE_PASSADA : ''}
           </span>
         </div>
-        {vencido && (
-          <div className="campo campo-largo campo-confirmacao">
-            <label>
-              <input
-                type="checkbox"
-                checked={f.confirmarVencido}
-                onChange={(e) => setF((v) => ({ ...v, confirmarVencido: e.target.checked }))}
-              />{' '}
-              O lote chegou vencido: registrar para dar baixa
-            </label>
-          </div>
-        )}
         <div className="formulario-acoes">
-          <button type="submit" className="btn btn-secundario" disabled={registro.isPending}>
-            {registro.isPending ? 'Registrando…' : 'Dar entrada no estoque'}
-          </button>
+          {confirmando && vencido ? (
+            <div
+              className="aviso aviso-erro confirmacao-vencido"
+              role="group"
+              aria-label="Confirmar lote vencido"
+              aria-describedby="lote-vencido-pergunta"
+            >
+              <p id="lote-vencido-pergunta">
+                {perguntaLoteVencido(f.codigoLote.trim(), f.validade)}
+              </p>
+              <div className="confirmacao-acoes">
+                <button
+                  type="button"
+                  className="btn btn-secundario"
+                  disabled={registro.isPending}
+                  onClick={enviarVencido}
+                  autoFocus
+                >
+                  {registro.isPending ? 'Registrando…' : 'Registrar lote vencido'}
+                </button>
+                <button
+                  type="button"
+                  className="btn btn-link"
+                  disabled={registro.isPending}
+                  onClick={() => {
+                    setConfirmando(false);
+                    refValidade.current?.focus();
+                  }}
+                >
+                  Corrigir a validade
+                </button>
+              </div>
+            </div>
+          ) : (
+            <button type="submit" className="btn btn-secundario" disabled={registro.isPending}>
+              {registro.isPending ? 'Registrando…' : 'Dar entrada no estoque'}
+            </button>
+          )}
         </div>
       </form>
       {resultado && (
