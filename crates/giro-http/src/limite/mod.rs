@@ -23,7 +23,11 @@
 //! - **Fails closed**: when the counters cannot be read or written (the database is away) or the
 //!   table is full (`http.max-contadores`), the login answers 503 *before* the password is
 //!   checked, so the right and a wrong password get the same answer and nobody guesses
-//!   unthrottled. The checkout's rate answers 503 on a counter error too (its own transaction
+//!   unthrottled — **but from an address where the user name logged in before** (its
+//!   `login:conhecido` key, kept 30 days): filling the table from ~9 000 addresses must not lock
+//!   the operator out of their own (issue 37 §3). Those attempts go uncounted while the table is
+//!   full: the per-user limit never applied to a known address, and an attacker would have to
+//!   share the operator's address (or IPv6 neighbourhood) to use it. The checkout's rate answers 503 on a counter error too (its own transaction
 //!   would fail anyway); when the table is full a checkout from an address with no counter yet
 //!   goes on uncounted: its reservation bounds are counted from the reservations themselves, not
 //!   from this table, and refusing would hand whoever fills the table with logins the shop's
@@ -161,24 +165,45 @@ impl Limitador {
     /// from, is over its limit; `Err(Indisponivel)` when the counts cannot be kept.
     pub async fn login_antes(&self, ip: IpAddr, usuario: &str) -> Result<(), Recusa> {
         let max_ip = self.login.max_falhas_endereco;
-        let por_ip =
-            self.incrementar(&format!("login:ip:{ip}"), self.login.janela, max_ip.saturating_add(1)).await?;
+        let chave_ip = format!("login:ip:{ip}");
+        let Some(por_ip) = self.contar(&chave_ip, self.login.janela, max_ip.saturating_add(1)).await? else {
+            return self.se_conhecido(ip, usuario).await;
+        };
         if por_ip.n > max_ip {
             return Err(Recusa::Espera(por_ip.restante));
         }
         // Counted whatever the outcome, so concurrent guesses from many addresses each take a
         // slot of their own; a successful login gives its slot back.
-        let por_usuario =
-            self.incrementar(&Self::chave_usuario(usuario), self.login.janela, SEM_TETO).await?;
+        let Some(por_usuario) = self.contar(&Self::chave_usuario(usuario), self.login.janela, SEM_TETO).await?
+        else {
+            return self.se_conhecido(ip, usuario).await;
+        };
         if por_usuario.n > self.login.max_falhas_usuario {
-            let conhecido = self.contadores.consultar(&Self::chave_conhecido(ip, usuario)).await;
-            match conhecido {
-                Ok(c) if c.n > 0 => {}
-                Ok(_) => return Err(Recusa::Espera(por_usuario.restante)),
-                Err(e) => return Err(indisponivel(&e)),
-            }
+            return match self.conhecido(ip, usuario).await? {
+                true => Ok(()),
+                false => Err(Recusa::Espera(por_usuario.restante)),
+            };
         }
         Ok(())
+    }
+
+    /// Whether `usuario` logged in from `ip` before (within 30 days).
+    async fn conhecido(&self, ip: IpAddr, usuario: &str) -> Result<bool, Recusa> {
+        match self.contadores.consultar(&Self::chave_conhecido(ip, usuario)).await {
+            Ok(c) => Ok(c.n > 0),
+            Err(e) => Err(indisponivel(&e)),
+        }
+    }
+
+    /// The table is full: only an address `usuario` logged in from before goes on (see the
+    /// module's documentation); any other gets 503, whatever its password.
+    async fn se_conhecido(&self, ip: IpAddr, usuario: &str) -> Result<(), Recusa> {
+        if self.conhecido(ip, usuario).await? {
+            tracing::warn!(client = %ip, "throttle counters full: a login from a known address goes on uncounted");
+            return Ok(());
+        }
+        tracing::warn!(max = self.max_chaves, "throttle counters full: refusing new keys");
+        Err(Recusa::Indisponivel)
     }
 
     /// A successful login clears the address's count, gives the attempt back to the user name's,
@@ -192,8 +217,9 @@ impl Limitador {
         if let Err(e) = self.contadores.descontar(&Self::chave_usuario(usuario)).await {
             indisponivel(&e);
         }
-        if let Err(r) = self.incrementar(&Self::chave_conhecido(ip, usuario), CONHECIDO_POR, SEM_TETO).await {
-            tracing::warn!(recusa = ?r, "the operator's known address was not recorded");
+        match self.contar(&Self::chave_conhecido(ip, usuario), CONHECIDO_POR, SEM_TETO).await {
+            Ok(Some(_)) => {}
+            r => tracing::warn!(recusa = ?r, "the operator's known address was not recorded"),
         }
     }
 
@@ -220,16 +246,10 @@ impl Limitador {
         }
     }
 
-    /// One atomic increment; a failure or a full table is [`Recusa::Indisponivel`].
-    async fn incrementar(&self, chave: &str, janela: Duration, teto: u32) -> Result<Contagem, Recusa> {
-        match self.contadores.incrementar(chave, janela, teto, self.max_chaves).await {
-            Ok(Some(c)) => Ok(c),
-            Ok(None) => {
-                tracing::warn!(max = self.max_chaves, "throttle counters full: refusing new keys");
-                Err(Recusa::Indisponivel)
-            }
-            Err(e) => Err(indisponivel(&e)),
-        }
+    /// One atomic increment: `None` when the key is new and the table full; a failure is
+    /// [`Recusa::Indisponivel`].
+    async fn contar(&self, chave: &str, janela: Duration, teto: u32) -> Result<Option<Contagem>, Recusa> {
+        self.contadores.incrementar(chave, janela, teto, self.max_chaves).await.map_err(|e| indisponivel(&e))
     }
 }
 
