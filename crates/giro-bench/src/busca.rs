@@ -120,7 +120,7 @@ pub async fn run(args: BuscaArgs) -> anyhow::Result<serde_json::Value> {
             let mut achados = 0;
             for _ in 0..args.vezes {
                 let t = Instant::now();
-                achados = produto::listar(&client, None, Some(q)).await?.len();
+                achados = produto::buscar_texto(&client, None, q).await?.len();
                 tempos.push(t.elapsed());
             }
             tempos.sort();

@@ -255,3 +255,45 @@ async fn storefront_routes_are_anonymous_without_csrf_and_unlisted_ones_are_deni
         assert_eq!(res.headers()["content-type"], "application/problem+json");
     }
 }
+
+/// Issue 37 §3: `GET /produtos` answered the whole catalogue (50 000 products: 10 MB in 1.6 s).
+/// It is now a page of at most 1 000 in the storefront's order — the original's array — with
+/// `X-Total-Count`; `pagina` and `tamanho` page on, and a bad one is a 400 naming it.
+#[tokio::test]
+async fn the_catalogue_answers_a_page_of_at_most_a_thousand_with_the_total_count() {
+    let app = mercado(&[]).await;
+    app.db
+        .client()
+        .await
+        .execute(
+            "INSERT INTO produto_vitrine (sku, nome, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status) \
+             SELECT (7890000000000 + i)::text, 'Produto ' || lpad(i::text, 4, '0'), 1.00, 5, 1, 10, 'DISPONIVEL' \
+             FROM generate_series(1, 1001) i",
+            &[],
+        )
+        .await
+        .unwrap();
+    let pagina = |q: &'static str| {
+        let app = &app;
+        async move {
+            let res = app.http.get(app.url(&format!("/produtos{q}"))).send().await.unwrap();
+            assert_eq!(res.status(), 200, "{q}");
+            let total = res.headers()["x-total-count"].to_str().unwrap().to_string();
+            let body: Vec<Value> = res.json().await.unwrap();
+            let skus: Vec<String> = body.iter().map(|p| p["sku"].as_str().unwrap().to_string()).collect();
+            (skus, total)
+        }
+    };
+    let (primeira, total) = pagina("").await;
+    assert_eq!((primeira.len(), total.as_str()), (1000, "1001"));
+    assert_eq!(primeira[0], "7890000000001", "in the storefront's order");
+    assert_eq!(pagina("?pagina=2").await, (vec!["7890000001001".to_string()], "1001".to_string()));
+    let (duas, _) = pagina("?pagina=3&tamanho=2").await;
+    assert_eq!(duas, ["7890000000005", "7890000000006"]);
+    for (q, nome) in [("?tamanho=0", "tamanho"), ("?tamanho=1001", "tamanho"), ("?pagina=x", "pagina")] {
+        let res = app.http.get(app.url(&format!("/produtos{q}"))).send().await.unwrap();
+        assert_400(res, &json!(q), &format!("Parâmetro inválido: {nome}")).await;
+    }
+    // A word shorter than a trigram is answered in the storefront's order, at most 100.
+    assert_eq!(listar(&app, "?busca=o").await.len(), 100);
+}

@@ -174,7 +174,8 @@ impl Limitador {
         }
         // Counted whatever the outcome, so concurrent guesses from many addresses each take a
         // slot of their own; a successful login gives its slot back.
-        let Some(por_usuario) = self.contar(&Self::chave_usuario(usuario), self.login.janela, SEM_TETO).await?
+        let Some(por_usuario) =
+            self.contar(&Self::chave_usuario(usuario), self.login.janela, SEM_TETO).await?
         else {
             return self.se_conhecido(ip, usuario).await;
         };

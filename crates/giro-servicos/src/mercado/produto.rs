@@ -32,7 +32,13 @@
 //!   higher), then available before sold out, then by name and SKU so ties are stable. The exact
 //!   SKU still matches, as before. A search answers the best [`MAX_RESULTADOS`]: a word as common
 //!   as `cafe` matches a tenth of a 100 000-product catalogue, which no shopper scrolls through
-//!   and no page should carry; the listing without `busca` is unchanged.
+//!   and no page should carry. When every word is shorter than a trigram (`a`, `5`, `pa`), the
+//!   trigram index cannot serve it and ranking by similarity meant computing it for most of the
+//!   catalogue (0.4 s on 50 000 products): such a search is answered in the storefront's order,
+//!   read from its index (mercado V25) until the first [`MAX_RESULTADOS`] match.
+//! - **The listing** without `busca` is a page of at most [`MAX_PAGINA`] products in the
+//!   storefront's order (issue 37 §3: 50 000 products were 10 MB in one answer), read from the
+//!   same index; the route says how many there are in all.
 
 use std::marker::PhantomData;
 use std::ops::Deref;
@@ -141,6 +147,10 @@ pub const MAX_BUSCA: usize = 100;
 pub const MAX_PALAVRAS: usize = 8;
 /// The most products a search answers, best first.
 pub const MAX_RESULTADOS: i64 = 100;
+/// The most products one page of the listing holds (and its default size).
+pub const MAX_PAGINA: i64 = 1000;
+/// The storefront's order (mercado V25's index): available first, then name and SKU.
+const ORDEM: &str = "CASE WHEN status = 'DISPONIVEL' THEN 0 ELSE 1 END, nome, sku";
 
 /// The words of a search query: split on anything that is not a letter or a digit, a number
 /// joined to the unit that follows it (`5 kg` → `5kg`, as `giro_normalizar` joins them in the
@@ -172,19 +182,37 @@ pub fn palavras(busca: &str) -> Vec<String> {
 /// The public listing (listed products only). Without `busca`: available first, then by name
 /// (then SKU, so ties are stable). With `busca`: every word of it in the name or the tags, or the
 /// exact SKU, ranked as the module docs say.
-pub async fn listar(
+/// One page of the listed products (of `categoria`, when given) in the storefront's order: `pagina`
+/// from 1, `tamanho` at most [`MAX_PAGINA`]; with how many there are in all.
+pub async fn pagina(
     db: &impl Sql,
     categoria: Option<&str>,
-    busca: Option<&str>,
-) -> Result<Vec<ProdutoVitrine>, ErroMercado> {
-    let ordem = "CASE WHEN status = 'DISPONIVEL' THEN 0 ELSE 1 END, nome, sku";
-    let Some(busca) = busca else {
-        let stmt = &format!(
-                "SELECT {COLUNAS} FROM produto_vitrine WHERE listado AND ($1::text IS NULL OR categoria = $1) ORDER BY {ordem}"
-            );
-        let rows = db.query(stmt, &[&categoria]).await?;
-        return rows.iter().map(de_linha).collect();
+    pagina: i64,
+    tamanho: i64,
+) -> Result<(Vec<ProdutoVitrine>, i64), ErroMercado> {
+    let filtro = "listado AND ($1::text IS NULL OR categoria = $1)";
+    let stmt =
+        &format!("SELECT {COLUNAS} FROM produto_vitrine WHERE {filtro} ORDER BY {ORDEM} LIMIT $2 OFFSET $3");
+    let desde = (pagina - 1) * tamanho;
+    let rows = db.query(stmt, &[&categoria, &tamanho, &desde]).await?;
+    let total = match (pagina, rows.len() as i64) {
+        // A first page that is not full holds them all: no count needed.
+        (1, n) if n < tamanho => n,
+        _ => {
+            let contar = &format!("SELECT count(*) FROM produto_vitrine WHERE {filtro}");
+            db.query_one(contar, &[&categoria]).await?.try_get(0)?
+        }
     };
+    Ok((rows.iter().map(de_linha).collect::<Result<_, _>>()?, total))
+}
+
+/// The listed products (of `categoria`, when given) that `busca` finds, best first, at most
+/// [`MAX_RESULTADOS`] (see the module's documentation).
+pub async fn buscar_texto(
+    db: &impl Sql,
+    categoria: Option<&str>,
+    busca: &str,
+) -> Result<Vec<ProdutoVitrine>, ErroMercado> {
     let ws = palavras(busca);
     if ws.is_empty() {
         // Only punctuation: nothing to look for but the SKU, which has none.
@@ -195,10 +223,16 @@ pub async fn listar(
     for i in 0..ws.len() {
         condicoes.push_str(&format!(" AND busca LIKE '%' || giro_normalizar(${}) || '%'", i + 4));
     }
+    // No word a trigram long: no index serves it, nor would a rank by similarity mean much.
+    // ($3, the whole query, is then only named so every statement takes the same parameters.)
+    let (rank, so_nomeado) = match ws.iter().any(|w| w.chars().count() >= 3) {
+        true => ("similarity(busca, giro_normalizar($3)) DESC, ", ""),
+        false => ("", " AND $3::text IS NOT NULL"),
+    };
     let stmt = &format!(
         "SELECT {COLUNAS} FROM produto_vitrine \
-             WHERE listado AND ($1::text IS NULL OR categoria = $1) AND (sku = $2 OR (true{condicoes})) \
-             ORDER BY similarity(busca, giro_normalizar($3)) DESC, {ordem} LIMIT {MAX_RESULTADOS}"
+             WHERE listado AND ($1::text IS NULL OR categoria = $1) AND (sku = $2 OR (true{condicoes})){so_nomeado} \
+             ORDER BY {rank}{ORDEM} LIMIT {MAX_RESULTADOS}"
     );
     let inteira = ws.join(" ");
     let mut params: Vec<&dyn giro_infra::db::Param> = vec![&categoria, &busca, &inteira];

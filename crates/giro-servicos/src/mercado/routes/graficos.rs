@@ -32,15 +32,9 @@ pub struct Janela {
     limite: Option<String>,
 }
 
+/// [`super::inteiro`] as this module's handlers answer it.
 fn inteiro(nome: &str, v: &Option<String>, max: i64, padrao: i64) -> Result<i64, Problem> {
-    match v.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        None => Ok(padrao),
-        Some(s) => s.parse::<i64>().ok().filter(|n| (1..=max).contains(n)).ok_or_else(|| {
-            Problem::bad_request(format!(
-                "Parâmetro inválido: {nome} deve ser um número inteiro de 1 a {max}: {s}"
-            ))
-        }),
-    }
+    super::inteiro(nome, v, padrao, max).map_err(|e| e.problem())
 }
 
 const HORAS_MAX: i64 = 48;

@@ -91,6 +91,24 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
 }
 
 /// The requests' violations, reported sorted in one 400 (the builder is [`Violacoes`]).
+/// A query parameter as it arrives: stripped; blank means absent.
+fn presente(v: &Option<String>) -> Option<&str> {
+    v.as_deref().map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// An integer query parameter from 1 to `max` (`padrao` when absent or blank); anything else is a
+/// 400 that names it.
+fn inteiro(nome: &str, v: &Option<String>, padrao: i64, max: i64) -> Result<i64, super::erro::ErroMercado> {
+    match presente(v) {
+        None => Ok(padrao),
+        Some(s) => s.parse::<i64>().ok().filter(|n| (1..=max).contains(n)).ok_or_else(|| {
+            super::erro::ErroMercado::Invalido(format!(
+                "Parâmetro inválido: {nome} deve ser um número inteiro de 1 a {max}: {s}"
+            ))
+        }),
+    }
+}
+
 fn validado(v: Violacoes) -> Result<(), super::erro::ErroMercado> {
     v.resultado("requisição inválida: ").map_err(super::erro::ErroMercado::invalido)
 }

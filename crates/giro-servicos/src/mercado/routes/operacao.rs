@@ -23,7 +23,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::{validado, Estado};
+use super::{inteiro, presente, validado, Estado};
 use crate::mercado::cadastro::{self, Alteracao};
 use crate::mercado::catalogo_estoque::Consulta;
 use crate::mercado::dinheiro;
@@ -152,10 +152,6 @@ pub struct FiltroPedidosRequest {
     tamanho: Option<String>,
 }
 
-fn presente(v: &Option<String>) -> Option<&str> {
-    v.as_deref().map(str::trim).filter(|s| !s.is_empty())
-}
-
 impl FiltroPedidosRequest {
     /// Absent or blank parameters take their defaults; anything else out of range is a 400 whose
     /// detail names the parameter (estoque's inventory list words it the same way).
@@ -185,12 +181,6 @@ impl FiltroPedidosRequest {
                 return Err(invalido("Parâmetro inválido: ate deve ser posterior a de.".into()));
             }
         }
-        let inteiro = |nome: &str, v: &Option<String>, padrao: i64, max: i64| match presente(v) {
-            None => Ok(padrao),
-            Some(s) => s.parse::<i64>().ok().filter(|n| (1..=max).contains(n)).ok_or_else(|| {
-                invalido(format!("Parâmetro inválido: {nome} deve ser um número inteiro de 1 a {max}: {s}"))
-            }),
-        };
         // A page past 1 000 000 cannot hold anything and would overflow the offset.
         let pagina = inteiro("pagina", &self.pagina, 1, 1_000_000)?;
         let tamanho = inteiro("tamanho", &self.tamanho, pedido::TAMANHO_PADRAO, pedido::TAMANHO_MAXIMO)?;

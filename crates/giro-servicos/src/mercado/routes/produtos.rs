@@ -9,7 +9,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::{validado, Estado};
+use super::{inteiro, presente, validado, Estado};
 use crate::mercado::cadastro::{self, NovoProduto};
 use crate::mercado::erro::ErroMercado;
 use crate::mercado::prateleira::ProdutoVitrine;
@@ -75,28 +75,41 @@ async fn respostas(
 pub struct Filtros {
     categoria: Option<String>,
     busca: Option<String>,
+    pagina: Option<String>,
+    tamanho: Option<String>,
 }
 
-/// Stripped; blank means absent.
-fn filtro(v: Option<String>) -> Option<String> {
-    v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
-}
-
+/// `GET /produtos`: a search (the best [`produto::MAX_RESULTADOS`]), or a page of the listing
+/// (at most [`produto::MAX_PAGINA`] products; `X-Total-Count` says how many there are in all, so
+/// a client knows whether to ask for `pagina` 2). The body is the original's array either way.
 pub async fn listar(
     State(e): State<Arc<Estado>>,
     AppQuery(f): AppQuery<Filtros>,
 ) -> Result<Response, ErroMercado> {
-    let (categoria, busca) = (filtro(f.categoria), filtro(f.busca));
-    if busca.as_ref().is_some_and(|b| b.chars().count() > produto::MAX_BUSCA) {
+    let (categoria, busca) = (presente(&f.categoria), presente(&f.busca));
+    if busca.is_some_and(|b| b.chars().count() > produto::MAX_BUSCA) {
         return Err(ErroMercado::invalido(format!(
             "Parâmetro inválido: busca deve ter no máximo {} caracteres.",
             produto::MAX_BUSCA
         )));
     }
+    // A page past 1 000 000 cannot hold anything and would overflow the offset.
+    let pagina = inteiro("pagina", &f.pagina, 1, 1_000_000)?;
+    let tamanho = inteiro("tamanho", &f.tamanho, produto::MAX_PAGINA, produto::MAX_PAGINA)?;
     // The catalogue: a standby within the bound may serve it (`db::leitura`).
     let client = e.db.leitura().await?;
-    let produtos = produto::listar(&client, categoria.as_deref(), busca.as_deref()).await?;
-    Ok(AppJson(respostas(&client, produtos).await?).into_response())
+    let (produtos, total) = match busca {
+        Some(busca) => (produto::buscar_texto(&client, categoria, busca).await?, None),
+        None => {
+            let (p, total) = produto::pagina(&client, categoria, pagina, tamanho).await?;
+            (p, Some(total))
+        }
+    };
+    let mut res = AppJson(respostas(&client, produtos).await?).into_response();
+    if let Some(total) = total {
+        res.headers_mut().insert("x-total-count", total.into());
+    }
+    Ok(res)
 }
 
 pub async fn buscar(
