@@ -179,6 +179,9 @@ pub async fn run<S: 'static>(
     };
     // The listeners stop `http.drenagem` after the signal; background loops at once.
     let parar_http = ctx.drenagem.adiar(&shutdown, ctx.config.drenagem);
+    // Before the role is built: what it records at start (its loops' gauges, its counters at 0)
+    // must reach the recorder.
+    giro_http::metrics::install();
     let role = build(&ctx)?;
     let series = role.series;
     let router = ctx.drenagem.camada(app(&ctx, role));
@@ -186,7 +189,6 @@ pub async fn run<S: 'static>(
     if let Some(l) = leitura {
         ctx.tasks.spawn(db::leitura::vigiar(l, shutdown.clone()));
     }
-    giro_http::metrics::install();
     giro_http::metrics::descrever(series);
     giro_infra::otlp::init(&format!("giro-{}", servico.nome())); // on when OTEL_EXPORTER_OTLP_ENDPOINT is set
     if ctx.config.outbox.publicador_embutido {

@@ -28,3 +28,22 @@ async fn a_sale_a_payment_a_stockout_and_a_restock_show_on_metrics() {
     assert!(subiu("giro_restock_latency_seconds_count", "") >= 1.0);
     assert!(depois.contains("# TYPE giro_restock_latency_seconds histogram"), "{}", depois.0);
 }
+
+/// Issue 37 §3: `giro_stockouts_total` was absent from `/metrics` until the first stock-out, so a
+/// dashboard showed "no data" and a rate alert could not fire. A fresh mercado exports every
+/// business counter at 0.
+#[tokio::test]
+async fn a_fresh_mercado_exports_every_business_counter_at_zero() {
+    let m = crate::support::real::Real::start(giro_servicos::config::Servico::Mercado, &[]).await;
+    let metricas = Metricas::de(&m.url("")).await;
+    for serie in [
+        "giro_orders_total{event=\"created\"} 0",
+        "giro_orders_total{event=\"paid\"} 0",
+        "giro_orders_total{event=\"expired\"} 0",
+        "giro_units_sold_total 0",
+        "giro_stockouts_total 0",
+    ] {
+        assert!(metricas.amostras().any(|l| l == serie), "{serie} missing:\n{}", metricas.0);
+    }
+    m.sem_segredos();
+}

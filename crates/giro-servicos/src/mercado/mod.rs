@@ -131,6 +131,13 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Mercado>> {
             expiracao::agendar(db.clone(), intervalo, lote, shutdown, vivo)
         });
     }
+    // Every business counter from the start: a dashboard or an alert reads 0, not "no data"
+    // until the first stock-out (issue 37 §3).
+    for evento in ["created", "paid", "expired"] {
+        metrics::counter!("giro_orders_total", "event" => evento).increment(0);
+    }
+    metrics::counter!("giro_units_sold_total").increment(0);
+    metrics::counter!("giro_stockouts_total").increment(0);
     let db = ctx.db.clone();
     ctx.supervisionar("purga-idempotencia", false, move |vivo, shutdown| {
         checkout::limpar_chaves(db.clone(), shutdown, vivo)
