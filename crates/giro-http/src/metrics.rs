@@ -120,6 +120,14 @@ fn describe() {
         "giro_http_reexecucoes_total",
         "Requests run a second time after their database session was lost before any COMMIT, by outcome"
     );
+    // At 0 from the start: a dashboard reads "none", not "no data", until the first failover
+    // or the first public read.
+    for resultado in ["sucesso", "falha"] {
+        metrics::counter!("giro_http_reexecucoes_total", "resultado" => resultado).increment(0);
+    }
+    for pool in ["leitura", "primario"] {
+        metrics::counter!("giro_db_leituras_total", "pool" => pool).increment(0);
+    }
 }
 
 /// What a separate `giro publisher` serves (`publisher.porta-metricas`): its own counters

@@ -155,6 +155,7 @@ pub struct Falhas {
 impl Falhas {
     /// `o_que` names the round in the log ("reservation expiry round failed").
     pub fn new(r#loop: &'static str, o_que: &'static str) -> Falhas {
+        metrics::counter!("giro_supervisor_round_failures_total", "loop" => r#loop).increment(0);
         Falhas { r#loop, o_que, n: 0, desde: None, dito: None }
     }
 

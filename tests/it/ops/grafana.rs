@@ -54,8 +54,21 @@ fn the_dashboard_parses_and_queries_the_spec_metrics() {
         "giro_outbox_delivery_seconds_bucket",
         "giro_http_requests_total",
         "giro_http_request_seconds_bucket",
+        // What operations.md tells people to watch (issue 37 §3): pools, loops, clocks, the read
+        // copy, re-runs.
+        "giro_db_pool_connections",
+        "giro_supervisor_loop_up",
+        "giro_supervisor_restarts_total",
+        "giro_supervisor_round_failures_total",
+        "giro_peer_clock_skew_seconds",
+        "giro_db_atraso_leitura_segundos",
+        "giro_db_leituras_total",
+        "giro_http_reexecucoes_total",
     ] {
         assert!(all.contains(base), "the dashboard does not query {base}: {all:?}");
+    }
+    for processo in ["process_resident_memory_bytes", "process_cpu_seconds_total"] {
+        assert!(exprs.iter().any(|e| e.contains(processo)), "the dashboard does not query {processo}");
     }
 }
 
@@ -73,9 +86,21 @@ async fn every_metric_and_label_the_dashboard_queries_is_on_a_running_service() 
         204
     );
     let m = t.quando("the delivery in /metrics", |m| m.contains("giro_outbox_delivery_seconds_bucket")).await;
-    // estoque's own series (open demand) come from a real estoque.
-    let e = Real::start(Servico::Estoque, &[]).await;
-    let me = Metricas::de(&format!("http://{}", e.addr)).await;
+    // estoque's own series (open demand) come from a real estoque, with a read copy (its own
+    // database) so the read copy's lag is measured.
+    let mut e = Real::start(Servico::Estoque, &[]).await;
+    let url = e.db.url();
+    e.reiniciar(&[("GIRO_ESTOQUE_DB_URL_LEITURA", &url)]).await;
+    let base = format!("http://{}", e.addr);
+    let me = crate::support::wait_until(
+        std::time::Duration::from_secs(60),
+        "the read copy's lag measured",
+        || async {
+            let m = Metricas::de(&base).await;
+            m.0.contains("giro_db_atraso_leitura_segundos ").then_some(m)
+        },
+    )
+    .await;
 
     let text = format!("{}\n{}", m.0, me.0);
     let amostras = || m.amostras().chain(me.amostras());
