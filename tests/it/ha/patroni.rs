@@ -37,6 +37,15 @@ mod e2e {
     async fn a_planned_switchover_under_load_loses_nothing_and_the_old_leader_follows_as_a_replica() {
         super::switchover().await;
     }
+
+    /// etcd stopped for three times the leader key's ttl, under load (issue 37 §3): without
+    /// Patroni's `failsafe_mode` the leader demoted itself once it could not renew its key and
+    /// every checkout was refused for the whole outage; with it (`scripts/pg-ha`, as production
+    /// should run) the leader, still reaching every member, stays primary and nothing is refused.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn losing_etcd_for_three_leader_ttls_refuses_no_checkout_and_keeps_the_leader() {
+        super::etcd_perdido().await;
+    }
 }
 
 /// The cluster, both services (one replica each behind their balancer, embedded publishers on)
@@ -454,6 +463,40 @@ async fn switchover() {
     );
     segue_como_replica(&ha, &lider, quedas).await;
     tem_os_pedidos_do_lider(&ha, &lider).await;
+}
+
+async fn etcd_perdido() {
+    let _vez = UM_DE_CADA_VEZ.lock().await;
+    let Some(cena) = Cena::montar("patroni: etcd lost").await else { return };
+    let nome = cena.nome;
+    let lider = cena.ha.estado().lider().expect("a leader").clone();
+    let pid = std::fs::read_to_string(format!("{}/etcd.pid", cena.ha.dir())).expect("etcd.pid");
+    let t0 = Instant::now();
+    // Stopped (SIGSTOP would do as well, but `runuser` above it stops with it and the cluster's
+    // teardown then waits on a parent that cannot reap).
+    let out = std::process::Command::new("kill").args(["-TERM", pid.trim()]).output().expect("kill");
+    assert!(out.status.success(), "kill -TERM {pid}: {}", String::from_utf8_lossy(&out.stderr));
+    let criados = cena.clientes.stats.criados();
+    // The outage's length is the scenario (three times `ttl`, 10 s, after which a leader without
+    // failsafe mode demotes itself); checkouts are judged on what they got meanwhile.
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    let c = cena.ha.membro(lider.pg_port, "postgres").await;
+    let em_recuperacao: bool =
+        c.query_one("SELECT pg_is_in_recovery()", &[]).await.expect("ask the leader").get(0);
+    let recusados = cena.clientes.stats.inesperadas.lock().unwrap().clone();
+    let durante = cena.clientes.stats.criados() - criados;
+    // `start` brings back what is not running: etcd, on its data.
+    let out = blocking(|| cena.ha.run(&["start"]));
+    assert!(out.status.success(), "scripts/pg-ha start: {}", String::from_utf8_lossy(&out.stderr));
+    eprintln!(
+        "[{nome}] etcd away {:.1} s: {durante} checkouts went through meanwhile",
+        t0.elapsed().as_secs_f64()
+    );
+    assert!(!em_recuperacao, "[{nome}] {} stayed primary with etcd away", lider.name);
+    assert!(recusados.is_empty(), "[{nome}] no checkout refused while etcd was away: {recusados:#?}");
+    assert!(durante > 0, "[{nome}] checkouts went on while etcd was away");
+    let falhas = cena.de_volta().await;
+    cena.encerrar(t0, falhas).await;
 }
 
 /// The service log's lines about its 503s and re-runs (`giro_http::reexecucao`: which rule kept a
