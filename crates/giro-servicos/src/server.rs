@@ -66,10 +66,11 @@ pub struct Role<S> {
     pub reparo: giro_outbox::operador::ReparoDe<S>,
 }
 
-/// Checks, before anything starts, the secrets every service needs: its own token (to
-/// authenticate incoming service calls), its peer's token (to send events and, for mercado,
-/// the product lookup) and the operator login.
+/// Checks, before anything starts, what every service needs: its own database (never the
+/// other's), its own token (to authenticate incoming service calls), its peer's token (to send
+/// events and, for mercado, the product lookup) and the operator login.
 pub fn validate(config: &Config, servico: Servico) -> Result<(), ConfigError> {
+    config.db(servico)?;
     config.token_servico(servico)?;
     config.token_servico(servico.par())?;
     config.operador()?;
@@ -148,7 +149,7 @@ pub async fn run<S: 'static>(
 ) -> anyhow::Result<()> {
     validate(&config, servico)?;
     let own = config.servico(servico);
-    let pool = db::pool_with(&own.db, config.db_pool_max, config.db_timeout, config.db_limites)?
+    let pool = db::pool_with(config.db(servico)?, config.db_pool_max, config.db_timeout, config.db_limites)?
         .nomeado(servico.nome());
     let mut db = Db::new(pool, config.outbox.notify);
     let leitura = match &own.db_leitura {
@@ -219,7 +220,7 @@ pub async fn run<S: 'static>(
         servico.nome(),
         vec![(
             ctx.db.pool.clone(),
-            giro_infra::db::descrever(servico.nome(), servico.var_db_url(), &ctx.config.servico(servico).db),
+            giro_infra::db::descrever(servico.nome(), servico.var_db_url(), ctx.config.db(servico)?),
         )],
         ctx.config.db_timeout,
         shutdown.clone(),
@@ -380,7 +381,7 @@ pub fn publisher_de(
     let own = config.servico(servico);
     let listen = listen
         .then(|| match config.db_limites.pooler {
-            db::Pooler::Nenhum => Some(own.db.clone()),
+            db::Pooler::Nenhum => own.db.clone(),
             db::Pooler::Transacao => own.db_direta.clone(),
         })
         .flatten();
