@@ -43,6 +43,8 @@ fn each_layer_overrides_the_one_below_file_then_dotenv_then_env_then_flag() {
     assert_eq!(defaults.mercado.porta, 18080);
     assert_eq!(defaults.estoque.porta, 18081);
     assert_eq!(defaults.reserva.ttl, Duration::from_secs(15 * 60));
+    // Issue 37 §3: every listener is local until the operator opens it (GIRO_HTTP_ENDERECO).
+    assert_eq!(defaults.endereco, std::net::IpAddr::from([127, 0, 0, 1]));
 
     let c = Config::load(&sources(
         &dir,

@@ -103,3 +103,40 @@ async fn readyz_answers_503_while_the_database_is_unreachable_and_200_once_it_is
     })
     .await;
 }
+
+/// The address in a "… on http://ADDR" line of `giro`'s log.
+fn endereco_na_linha(line: &str) -> SocketAddr {
+    let start = line.find("http://").map(|i| i + "http://".len()).expect("an http:// address");
+    let addr: String = line[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | ':' | '[' | ']'))
+        .collect();
+    addr.parse().unwrap_or_else(|e| panic!("bad address {addr:?} in {line:?}: {e}"))
+}
+
+/// Issue 37 §3: with `http.endereco` left alone, every listener giro opens — a service's API
+/// (with `/metrics` and `/openapi.json`), its web front, a separate publisher's `/metrics` —
+/// binds the loopback address, not every interface.
+#[tokio::test]
+async fn every_listener_binds_loopback_when_the_address_is_not_set() {
+    let db = TestDb::new(Servico::Mercado).await;
+    let front = crate::support::process::scratch_dir();
+    std::fs::write(front.join("index.html"), "<!doctype html><title>vitrine</title>").unwrap();
+    let mut env = env(db.url());
+    // What the tests' base environment sets: left unset here, the built-in default decides.
+    env.remove("GIRO_HTTP_ENDERECO");
+    env.insert("GIRO_WEB_DIR_VITRINE", front.display().to_string());
+    env.insert("GIRO_WEB_PORTA_VITRINE", "0".into());
+    env.insert("GIRO_PUBLISHER_PORTA_METRICAS", "0".into());
+
+    let mut servico = Giro::spawn(&["mercado", "serve"], &env);
+    let api = servico.wait_listening().await;
+    let web = endereco_na_linha(
+        &servico.wait_for_line("serves the storefront on http://", Duration::from_secs(30)).await,
+    );
+    let mut publisher = Giro::spawn(&["publisher", "--db", "mercado"], &env);
+    let metricas = publisher.wait_listening().await;
+    for (listener, addr) in [("mercado API", api), ("storefront", web), ("publisher /metrics", metricas)] {
+        assert!(addr.ip().is_loopback(), "{listener} listens on {addr}");
+    }
+}
