@@ -23,6 +23,7 @@ pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationTo
         config.db(*s)?;
         config.token_servico(s.par())?;
     }
+    crate::server::avisar_url_ddl(&config, &servicos);
     giro_http::metrics::install();
     let tasks = TaskTracker::new();
     // Restarts a failed publisher loop with backoff (see giro_infra::supervisor).

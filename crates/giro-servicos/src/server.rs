@@ -148,6 +148,7 @@ pub async fn run<S: 'static>(
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
     validate(&config, servico)?;
+    avisar_url_ddl(&config, &[servico]);
     let own = config.servico(servico);
     let pool = db::pool_with(config.db(servico)?, config.db_pool_max, config.db_timeout, config.db_limites)?
         .nomeado(servico.nome());
@@ -243,6 +244,24 @@ pub async fn run<S: 'static>(
     }
     tracing::info!(service = %servico, "stopped");
     served.map_err(Into::into)
+}
+
+/// The schema owner's URL (`db-url-ddl`) is `giro migrate`'s alone: a running service or
+/// publisher never uses it, so it ignores it — and says so when its environment holds it (an
+/// install from before `/etc/giro/migrate-<db>.env`), because the process then holds the
+/// password that can drop the schema. A warning, not a refusal: an upgrade must not stop a shop
+/// over a value it does not read.
+pub fn avisar_url_ddl(config: &Config, servicos: &[Servico]) {
+    for &s in servicos {
+        if config.servico(s).db_ddl.is_some() {
+            let var = crate::config::keys::by_name(&format!("{s}.db-url-ddl")).map_or("?", |k| k.env);
+            tracing::warn!(
+                db = %s,
+                "{var} is set, but only `giro migrate` uses it: move it to /etc/giro/migrate-{s}.env, \
+                 which only giro-migrate@{s} reads, so no running process holds the schema owner's password"
+            );
+        }
+    }
 }
 
 /// What each web listener forwards under `/api` (issue 25, SPEC §9.5): the routes its front's

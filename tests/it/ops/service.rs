@@ -140,3 +140,28 @@ async fn every_listener_binds_loopback_when_the_address_is_not_set() {
         assert!(addr.ip().is_loopback(), "{listener} listens on {addr}");
     }
 }
+
+/// Issue 37 §3: the schema owner's URL is `giro migrate`'s alone. A service whose environment
+/// still holds it (settings from before `/etc/giro/migrate-<db>.env`) does not use it — it serves
+/// on its own URL — and says at start where the variable belongs.
+#[tokio::test]
+async fn a_service_ignores_the_schema_owners_url_and_says_where_it_belongs() {
+    let db = TestDb::new(Servico::Mercado).await;
+    let mut env = env(db.url());
+    // Nothing answers there: a service that used it would never become ready.
+    env.insert("GIRO_MERCADO_DB_URL_DDL", "postgres://dono:senha-do-dono@127.0.0.1:9/mercado".into());
+    let mut giro = Giro::spawn(&["mercado", "serve"], &env);
+    let aviso = giro
+        .wait_for_line(
+            "GIRO_MERCADO_DB_URL_DDL is set, but only `giro migrate` uses it",
+            Duration::from_secs(30),
+        )
+        .await;
+    assert!(aviso.contains("/etc/giro/migrate-mercado.env"), "{aviso}");
+    assert!(!aviso.contains("senha-do-dono"), "{aviso}");
+    let addr = giro.wait_listening().await;
+    wait_until(Duration::from_secs(30), "readyz 200 on its own URL", || async {
+        (get(addr, "/readyz").await.0 == 200).then_some(())
+    })
+    .await;
+}
