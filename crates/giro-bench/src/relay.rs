@@ -63,7 +63,7 @@ pub(crate) fn bench_config(
 
 /// Starts estoque's router on loopback; returns its base URL.
 pub(crate) async fn start_estoque(config: &Config, shutdown: &CancellationToken) -> anyhow::Result<String> {
-    let pool = db::pool(&config.estoque.db, config.db_pool_max, config.db_timeout)?;
+    let pool = db::pool(config.db(Servico::Estoque)?, config.db_pool_max, config.db_timeout)?;
     let ctx = Contexto {
         seguranca: server::seguranca(config, Servico::Estoque, &pool)?,
         config: config.clone(),
@@ -100,8 +100,8 @@ impl Rig {
         let shutdown = CancellationToken::new();
         let base = bench_config(mercado_s, estoque_s, &[])?;
         let estoque_url = start_estoque(&base, &shutdown).await?;
-        let mercado = Db::new(db::pool(&base.mercado.db, 8, base.db_timeout)?, false);
-        let estoque = Db::new(db::pool(&base.estoque.db, 4, base.db_timeout)?, false);
+        let mercado = Db::new(db::pool(base.db(Servico::Mercado)?, 8, base.db_timeout)?, false);
+        let estoque = Db::new(db::pool(base.db(Servico::Estoque)?, 4, base.db_timeout)?, false);
         Ok(Rig { shutdown, base, estoque_url, mercado, estoque })
     }
 }
@@ -253,7 +253,7 @@ async fn scenarios(
 async fn notify_cost(config: &Config, per_writer: usize) -> anyhow::Result<serde_json::Value> {
     let mut out = serde_json::Map::new();
     for notify in [false, true] {
-        let db = Db::new(db::pool(&config.mercado.db, 4, config.db_timeout)?, notify);
+        let db = Db::new(db::pool(config.db(Servico::Mercado)?, 4, config.db_timeout)?, notify);
         db.client().await?.batch_execute("TRUNCATE outbox_event").await?;
         let started = Instant::now();
         let mut writers = Vec::new();

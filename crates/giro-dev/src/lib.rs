@@ -22,7 +22,7 @@ use tokio::process::{Child, Command};
 use tokio_util::sync::CancellationToken;
 
 use giro_infra::config::secret::random_token;
-use giro_servicos::config::{Config, Sources};
+use giro_servicos::config::{Config, Layers, Sources};
 
 fn checkout() -> PathBuf {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
@@ -187,16 +187,15 @@ pub async fn run(
     result
 }
 
-/// The database URLs of the private cluster on `GIRO_PG_PORT`, for what neither the environment
-/// nor `.env` sets (the built-in defaults name port 15432).
-fn urls_do_cluster(cwd: &Path) -> Vec<(&'static str, &'static str, String)> {
-    let Ok(port) = std::env::var("GIRO_PG_PORT") else { return Vec::new() };
-    let dotenv = std::fs::read_to_string(cwd.join(".env")).unwrap_or_default();
+/// The database URLs of the private cluster (`scripts/pg`, on `GIRO_PG_PORT` or its 15432), for
+/// each database no layer of the configuration names (a file, `.env`, the environment). They are
+/// `giro dev`'s alone: the built-in defaults have no database URL, so a server never reaches a
+/// development database by omission (issue 37 §3).
+fn urls_do_cluster(layers: &Layers) -> Vec<(&'static str, &'static str, String)> {
+    let port = std::env::var("GIRO_PG_PORT").unwrap_or_else(|_| "15432".to_string());
     [("mercado.db-url", "MERCADO_DB_URL", "mercado"), ("estoque.db-url", "ESTOQUE_DB_URL", "estoque")]
         .into_iter()
-        .filter(|(_, var, _)| {
-            std::env::var_os(var).is_none() && !dotenv.lines().any(|l| l.starts_with(&format!("{var}=")))
-        })
+        .filter(|(key, _, _)| layers.get(key).is_none_or(|(v, _)| v.trim().is_empty()))
         .map(|(key, var, db)| (key, var, format!("postgres://{db}:{db}@127.0.0.1:{port}/{db}")))
         .collect()
 }
@@ -224,15 +223,14 @@ async fn market(
     if ensure_dotenv(&cwd.join(".env"))? {
         eprintln!("giro dev: wrote development secrets to {}", cwd.join(".env").display());
     }
-    // Read again: the `.env` may be new.
-    let cluster = urls_do_cluster(&cwd);
-    let flags = cluster.iter().map(|(key, _, url)| (*key, url.clone(), "GIRO_PG_PORT")).collect();
-    let config = Config::load(&Sources::from_process(config_file, flags))?;
+    // Read again: the `.env` may be new. The children get the cluster's URLs in their environment.
+    let mut sources = Sources::from_process(config_file, Vec::new());
+    let cluster = urls_do_cluster(&Layers::resolve(&sources)?);
+    sources.flags = cluster.iter().map(|(key, _, url)| (*key, url.clone(), "giro dev")).collect();
+    let config = Config::load(&sources)?;
     let operador = config.operador()?;
     for s in [giro_servicos::config::Servico::Mercado, giro_servicos::config::Servico::Estoque] {
-        giro_servicos::migrate::run(s, &config.servico(s).db)
-            .await
-            .with_context(|| format!("migrating {s}"))?;
+        giro_servicos::migrate::run(s, config.db(s)?).await.with_context(|| format!("migrating {s}"))?;
     }
 
     let exe = std::env::current_exe()?;
@@ -382,7 +380,7 @@ async fn falhas(config: &Config) -> anyhow::Result<()> {
         e: EventoIntegracao,
         atrasar: bool,
     ) -> anyhow::Result<()> {
-        let pool = giro_infra::db::pool(&config.servico(s).db, 1, config.db_timeout)?;
+        let pool = giro_infra::db::pool(config.db(s)?, 1, config.db_timeout)?;
         let db = giro_infra::db::Db::new(pool, true);
         let mut client = db.client().await?;
         let tx = db.begin(&mut client).await?;

@@ -123,6 +123,18 @@ pub enum OutboxCommand<D: clap::ValueEnum + Clone + Send + Sync + 'static> {
     },
 }
 
+impl<D: clap::ValueEnum + Clone + Send + Sync + 'static> OutboxArgs<D> {
+    /// The outbox the command names with `--db`; `None` when it acts on all of them (`status`
+    /// and `list` without `--db`). The composition root needs only those outboxes' settings.
+    pub fn db(&self) -> Option<&D> {
+        use OutboxCommand as C;
+        match &self.command {
+            C::Status { db, .. } | C::List { db, .. } => db.as_ref(),
+            C::Show { db, .. } | C::Retry { db, .. } | C::Discard { db, .. } | C::Redo { db, .. } => Some(db),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum StatusFiltro {
     Pending,

@@ -39,7 +39,6 @@ use crate::config::{Config, Servico};
 use crate::mercado::reposicao::StatusSolicitacao;
 use crate::mercado::reserva::StatusReserva;
 use giro_contracts::{EventoIntegracao, TipoEvento};
-use giro_infra::config::DbConfig;
 use giro_outbox::{operador, Evento as _, Status};
 
 /// Where the SKU is in a stored payload (the events' aggregate key).
@@ -71,7 +70,8 @@ pub struct Ilegivel {
 
 /// One connection with the services' own settings (`db.pooler` included: the audit reads
 /// through the same pooler the services write through).
-async fn connect(config: &Config, db: &DbConfig, servico: Servico) -> Result<Client, Ilegivel> {
+async fn connect(config: &Config, servico: Servico) -> Result<Client, Ilegivel> {
+    let db = config.db(servico).map_err(|e| Ilegivel { db: servico.nome(), source: e.into() })?;
     let erro = |e: anyhow::Error| Ilegivel {
         db: servico.nome(),
         // Names the database, its host and variable, and the cause, once.
@@ -99,8 +99,8 @@ fn falha(db: &'static str) -> impl Fn(tokio_postgres::Error) -> Ilegivel {
 
 /// Every check, read-only, on both databases at `agora`; the divergences sorted.
 pub async fn auditar(config: &Config, agora: DateTime<Utc>) -> Result<Relatorio, Ilegivel> {
-    let m = connect(config, &config.mercado.db, Servico::Mercado).await?;
-    let e = connect(config, &config.estoque.db, Servico::Estoque).await?;
+    let m = connect(config, Servico::Mercado).await?;
+    let e = connect(config, Servico::Estoque).await?;
     let janela = agora - chrono::Duration::from_std(config.inbox_retencao).unwrap_or(chrono::Duration::MAX);
     let atraso = agora - chrono::Duration::from_std(config.audit_atraso).unwrap_or(chrono::Duration::MAX);
     let mut d = Vec::new();
@@ -397,6 +397,12 @@ pub fn texto(r: &Relatorio) -> String {
 /// exit 0 agree, 1 disagree, 2 unreadable.
 pub fn main(config: &Config, json: bool) -> std::process::ExitCode {
     use std::process::ExitCode;
+    // Both databases, and a missing URL is a configuration error (exit 2, as any other).
+    for s in [Servico::Mercado, Servico::Estoque] {
+        if let Err(e) = config.db(s) {
+            return giro_infra::telemetry::config_error(&e);
+        }
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => {

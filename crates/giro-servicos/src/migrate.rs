@@ -40,18 +40,22 @@ pub async fn run_on(servico: Servico, client: &mut tokio_postgres::Client) -> an
 }
 
 /// `giro migrate`: waits up to `esperar` for the databases to answer (when given), then applies
-/// each one's pending migrations.
+/// each one's pending migrations. Each database's `db-url` is required even beside `db-url-ddl`:
+/// its user is the runtime role the schema owner grants.
 pub async fn command(
     servicos: &[Servico],
     esperar: Option<std::time::Duration>,
     config: &crate::config::Config,
     shutdown: tokio_util::sync::CancellationToken,
 ) -> anyhow::Result<()> {
+    for &s in servicos {
+        config.db(s)?;
+    }
     if let Some(wait) = esperar {
         let pools = servicos
             .iter()
             .map(|s| {
-                let db = &config.servico(*s).db;
+                let db = config.db(*s)?;
                 Ok((
                     giro_infra::db::pool(db, 1, config.db_timeout)?,
                     giro_infra::db::descrever(s.nome(), s.var_db_url(), db),
@@ -73,13 +77,13 @@ pub async fn command(
         }
     }
     for &s in servicos {
-        let own = config.servico(s);
+        let (own, runtime) = (config.servico(s), config.db(s)?);
         // Past any transaction pooler: the schema owner's URL, else the direct one, else `db-url`.
-        let db = own.db_ddl.as_ref().or(own.db_direta.as_ref()).unwrap_or(&own.db);
+        let db = own.db_ddl.as_ref().or(own.db_direta.as_ref()).unwrap_or(runtime);
         let applied =
             run(s, db).await.map_err(|e| giro_infra::db::nomear_conexao(e, s.nome(), s.var_db_url(), db))?;
         tracing::info!(db = %s, applied = applied.len(), "migrations applied: {}", applied.join(", "));
-        if let (Some(ddl), Some(papel)) = (&own.db_ddl, own.db.pg.get_user()) {
+        if let (Some(ddl), Some(papel)) = (&own.db_ddl, runtime.pg.get_user()) {
             conceder(ddl, papel)
                 .await
                 .map_err(|e| giro_infra::db::nomear_conexao(e, s.nome(), s.var_db_url(), ddl))?;

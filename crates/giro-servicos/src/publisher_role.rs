@@ -19,9 +19,11 @@ pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationTo
         None => vec![Servico::Mercado, Servico::Estoque],
     };
     for s in &servicos {
-        // A publisher sends to the peer with the peer's token.
+        // A publisher reads its outbox's database and sends to the peer with the peer's token.
+        config.db(*s)?;
         config.token_servico(s.par())?;
     }
+    crate::server::avisar_url_ddl(&config, &servicos);
     giro_http::metrics::install();
     let tasks = TaskTracker::new();
     // Restarts a failed publisher loop with backoff (see giro_infra::supervisor).
@@ -29,9 +31,9 @@ pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationTo
     let mut pools = Vec::new();
     for s in servicos {
         // Claims and settlements are short statements: a few connections suffice.
-        let pool = db::pool_with(&config.servico(s).db, 4, config.db_timeout, config.db_limites)?
+        let pool = db::pool_with(config.db(s)?, 4, config.db_timeout, config.db_limites)?
             .nomeado(&format!("publisher-{s}"));
-        pools.push((pool.clone(), db::descrever(s.nome(), s.var_db_url(), &config.servico(s).db)));
+        pools.push((pool.clone(), db::descrever(s.nome(), s.var_db_url(), config.db(s)?)));
         let signal = Arc::new(OutboxSignal::default());
         let p = Arc::new(crate::server::publisher_de(&config, s, pool, signal, true)?);
         let nome = match s {

@@ -66,10 +66,11 @@ pub struct Role<S> {
     pub reparo: giro_outbox::operador::ReparoDe<S>,
 }
 
-/// Checks, before anything starts, the secrets every service needs: its own token (to
-/// authenticate incoming service calls), its peer's token (to send events and, for mercado,
-/// the product lookup) and the operator login.
+/// Checks, before anything starts, what every service needs: its own database (never the
+/// other's), its own token (to authenticate incoming service calls), its peer's token (to send
+/// events and, for mercado, the product lookup) and the operator login.
 pub fn validate(config: &Config, servico: Servico) -> Result<(), ConfigError> {
+    config.db(servico)?;
     config.token_servico(servico)?;
     config.token_servico(servico.par())?;
     config.operador()?;
@@ -147,8 +148,9 @@ pub async fn run<S: 'static>(
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
     validate(&config, servico)?;
+    avisar_url_ddl(&config, &[servico]);
     let own = config.servico(servico);
-    let pool = db::pool_with(&own.db, config.db_pool_max, config.db_timeout, config.db_limites)?
+    let pool = db::pool_with(config.db(servico)?, config.db_pool_max, config.db_timeout, config.db_limites)?
         .nomeado(servico.nome());
     let mut db = Db::new(pool, config.outbox.notify);
     let leitura = match &own.db_leitura {
@@ -221,7 +223,7 @@ pub async fn run<S: 'static>(
         servico.nome(),
         vec![(
             ctx.db.pool.clone(),
-            giro_infra::db::descrever(servico.nome(), servico.var_db_url(), &ctx.config.servico(servico).db),
+            giro_infra::db::descrever(servico.nome(), servico.var_db_url(), ctx.config.db(servico)?),
         )],
         ctx.config.db_timeout,
         shutdown.clone(),
@@ -244,6 +246,24 @@ pub async fn run<S: 'static>(
     }
     tracing::info!(service = %servico, "stopped");
     served.map_err(Into::into)
+}
+
+/// The schema owner's URL (`db-url-ddl`) is `giro migrate`'s alone: a running service or
+/// publisher never uses it, so it ignores it — and says so when its environment holds it (an
+/// install from before `/etc/giro/migrate-<db>.env`), because the process then holds the
+/// password that can drop the schema. A warning, not a refusal: an upgrade must not stop a shop
+/// over a value it does not read.
+pub fn avisar_url_ddl(config: &Config, servicos: &[Servico]) {
+    for &s in servicos {
+        if config.servico(s).db_ddl.is_some() {
+            let var = crate::config::keys::by_name(&format!("{s}.db-url-ddl")).map_or("?", |k| k.env);
+            tracing::warn!(
+                db = %s,
+                "{var} is set, but only `giro migrate` uses it: move it to /etc/giro/migrate-{s}.env, \
+                 which only giro-migrate@{s} reads, so no running process holds the schema owner's password"
+            );
+        }
+    }
 }
 
 /// What each web listener forwards under `/api` (issue 25, SPEC §9.5): the routes its front's
@@ -382,7 +402,7 @@ pub fn publisher_de(
     let own = config.servico(servico);
     let listen = listen
         .then(|| match config.db_limites.pooler {
-            db::Pooler::Nenhum => Some(own.db.clone()),
+            db::Pooler::Nenhum => own.db.clone(),
             db::Pooler::Transacao => own.db_direta.clone(),
         })
         .flatten();

@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use giro_servicos::config::{Config, Sources};
+use giro_servicos::config::{Config, Servico, Sources};
 
-use crate::support::process::{command, scratch_dir};
+use crate::support::process::{command, scratch_dir, Giro};
 use crate::support::{ESTOQUE_TOKEN, MERCADO_TOKEN, OPERADOR, SENHA};
 
 fn sources(
@@ -43,6 +43,8 @@ fn each_layer_overrides_the_one_below_file_then_dotenv_then_env_then_flag() {
     assert_eq!(defaults.mercado.porta, 18080);
     assert_eq!(defaults.estoque.porta, 18081);
     assert_eq!(defaults.reserva.ttl, Duration::from_secs(15 * 60));
+    // Issue 37 §3: every listener is local until the operator opens it (GIRO_HTTP_ENDERECO).
+    assert_eq!(defaults.endereco, std::net::IpAddr::from([127, 0, 0, 1]));
 
     let c = Config::load(&sources(
         &dir,
@@ -155,7 +157,7 @@ fn jdbc_urls_and_separate_credentials_are_accepted() {
         vec![],
     ))
     .unwrap();
-    let pg = &c.mercado.db.pg;
+    let pg = &c.db(Servico::Mercado).unwrap().pg;
     assert_eq!(pg.get_dbname(), Some("vitrine"));
     assert_eq!(pg.get_ports(), &[5433]);
     assert_eq!(pg.get_user(), Some("app"));
@@ -185,6 +187,10 @@ fn debug_of_the_configuration_shows_no_secret() {
     }
 }
 
+/// Nothing listens on port 9: a role that got past its configuration would fail on connecting.
+const MERCADO_URL: &str = "postgres://mercado:senha-do-banco@127.0.0.1:9/mercado";
+const ESTOQUE_URL: &str = "postgres://estoque:senha-do-banco@127.0.0.1:9/estoque";
+
 fn serve_env(without: &str, overrides: &[(&'static str, &str)]) -> BTreeMap<&'static str, String> {
     let mut env: BTreeMap<&str, String> = [
         ("MERCADO_TOKEN_SERVICO", MERCADO_TOKEN),
@@ -192,6 +198,8 @@ fn serve_env(without: &str, overrides: &[(&'static str, &str)]) -> BTreeMap<&'st
         ("OPERADOR_USUARIO", OPERADOR),
         ("OPERADOR_SENHA", SENHA),
         ("MERCADO_PORTA", "0"),
+        ("MERCADO_DB_URL", MERCADO_URL),
+        ("ESTOQUE_DB_URL", ESTOQUE_URL),
     ]
     .into_iter()
     .filter(|(k, _)| *k != without)
@@ -234,6 +242,61 @@ fn a_too_short_secret_stops_the_service_with_exit_code_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("OPERADOR_SENHA (operador.senha) from env OPERADOR_SENHA is too short: 7 characters, at least 8 required"));
 }
 
+/// Issue 37 §3: no database URL has a built-in default (it was the development cluster's, so a
+/// server with `ESTOQUE_DB_URL` unset connected there). Each role that uses a database is
+/// refused without its URL, with exit code 2 and the variable named, before it connects anywhere
+/// (the other URL points where nothing answers). That a role asks for no other database than its
+/// own, the tests that start one with its own URL only show (`ops::service`, `outbox::publisher`).
+#[tokio::test]
+async fn a_missing_database_url_stops_each_role_that_uses_it_with_exit_code_2_naming_the_variable() {
+    let motivo = |var: &str, db: &str| {
+        format!(
+            "giro: configuration error: {var} is not set: the {db} database URL is required \
+             (postgres://USER:PASSWORD@HOST:5432/{db}; for the development cluster of scripts/pg, \
+             `eval \"$(scripts/pg env)\"`)"
+        )
+    };
+    let sem = |var: &str| {
+        let mut env = serve_env("", &[]);
+        env.remove(var);
+        env
+    };
+    for (args, sem_var, db) in [
+        (&["mercado", "serve"][..], "MERCADO_DB_URL", "mercado"),
+        (&["estoque", "serve"], "ESTOQUE_DB_URL", "estoque"),
+        (&["publisher", "--db", "estoque"], "ESTOQUE_DB_URL", "estoque"),
+        (&["publisher"], "MERCADO_DB_URL", "mercado"),
+        (&["migrate", "--db", "mercado"], "MERCADO_DB_URL", "mercado"),
+        (&["migrate", "--db", "all"], "ESTOQUE_DB_URL", "estoque"),
+        (&["outbox", "status", "--db", "estoque"], "ESTOQUE_DB_URL", "estoque"),
+        (&["outbox", "status"], "MERCADO_DB_URL", "mercado"),
+        (&["audit"], "ESTOQUE_DB_URL", "estoque"),
+    ] {
+        let mut giro = Giro::spawn(args, &sem(sem_var));
+        // Bounded for a loaded machine; before the fix a service waited for the development
+        // database forever (READY=1 never came) and this bound is what failed.
+        let status = giro.wait_exit(Duration::from_secs(30)).await;
+        let log = giro.log();
+        assert_eq!(status.and_then(|s| s.code()), Some(2), "{args:?} without {sem_var}:\n{log}");
+        assert_eq!(log.trim_end(), motivo(sem_var, db), "{args:?}");
+    }
+    // A command with an empty URL is refused the same way.
+    let out =
+        command(&["migrate", "--db", "mercado"], &serve_env("", &[("MERCADO_DB_URL", "")])).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end(), motivo("MERCADO_DB_URL", "mercado"));
+}
+
+/// The library's side of the same rule: the configuration loads without a database URL (a
+/// command that reads none needs none), and asking for a database that has none names its variable.
+#[test]
+fn a_configuration_without_database_urls_loads_and_names_the_variable_of_the_one_asked_for() {
+    let c = Config::load(&sources(&scratch_dir(), &[("MERCADO_DB_URL", MERCADO_URL)], vec![])).unwrap();
+    assert_eq!(c.db(Servico::Mercado).unwrap().pg.get_ports(), &[9]);
+    let err = c.db(Servico::Estoque).unwrap_err().to_string();
+    assert!(err.starts_with("ESTOQUE_DB_URL is not set: the estoque database URL is required"), "{err}");
+}
+
 #[test]
 fn giro_config_masks_secrets_and_shows_where_values_came_from() {
     let out = command(&["config"], &serve_env("", &[("GIRO_OUTBOX_LOTE", "77")])).output().unwrap();
@@ -257,8 +320,9 @@ fn giro_config_reflects_a_config_file_an_env_override_and_a_flag_and_masks_datab
     )
     .unwrap();
     let path = file.display().to_string();
+    // estoque's URL from the file only.
     let env = serve_env(
-        "",
+        "ESTOQUE_DB_URL",
         &[
             ("GIRO_OUTBOX_LOTE", "77"),
             ("MERCADO_DB_URL", "jdbc:postgresql://db.interno:5432/mercado?user=app&password=senha-no-env"),
@@ -364,6 +428,27 @@ fn giro_config_check_exits_2_naming_every_problem_and_0_when_all_is_well() {
     let senha = v["keys"].as_array().unwrap().iter().find(|k| k["key"] == "operador.senha").unwrap().clone();
     assert_eq!(senha["value"], "***", "{senha}");
     assert_eq!(senha["source"], "env", "{senha}");
+}
+
+/// Issue 37 §3: `giro config --check` on a host whose settings name no database reports both
+/// variables (it checks what both services need, as it does their tokens); with them, it is clean.
+#[test]
+fn giro_config_check_reports_each_missing_database_url() {
+    let mut env = serve_env("", &[]);
+    env.remove("MERCADO_DB_URL");
+    env.remove("ESTOQUE_DB_URL");
+    let out = command(&["config", "--check"], &env).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for problem in [
+        "giro: configuration error: MERCADO_DB_URL is not set: the mercado database URL is required",
+        "giro: configuration error: ESTOQUE_DB_URL is not set: the estoque database URL is required",
+        "giro: 2 configuration problem(s)",
+    ] {
+        assert!(stderr.contains(problem), "missing {problem:?} in:\n{stderr}");
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.lines().any(|l| l == "# mercado.db-url unset (MERCADO_DB_URL)"), "{text}");
 }
 
 /// Issue 37 §3: a database password with an unencoded `/`, `#` or `?` (base64-generated

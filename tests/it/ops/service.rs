@@ -127,3 +127,65 @@ async fn a_database_outage_is_logged_once_per_loop_and_counted_not_once_per_roun
     giro.signal("TERM");
     giro.wait_exit(Duration::from_secs(30)).await;
 }
+
+/// The address in a "… on http://ADDR" line of `giro`'s log.
+fn endereco_na_linha(line: &str) -> SocketAddr {
+    let start = line.find("http://").map(|i| i + "http://".len()).expect("an http:// address");
+    let addr: String = line[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | ':' | '[' | ']'))
+        .collect();
+    addr.parse().unwrap_or_else(|e| panic!("bad address {addr:?} in {line:?}: {e}"))
+}
+
+/// Issue 37 §3: with `http.endereco` left alone, every listener giro opens — a service's API
+/// (with `/metrics` and `/openapi.json`), its web front, a separate publisher's `/metrics` —
+/// binds the loopback address, not every interface.
+#[tokio::test]
+async fn every_listener_binds_loopback_when_the_address_is_not_set() {
+    let db = TestDb::new(Servico::Mercado).await;
+    let front = crate::support::process::scratch_dir();
+    std::fs::write(front.join("index.html"), "<!doctype html><title>vitrine</title>").unwrap();
+    let mut env = env(db.url());
+    // What the tests' base environment sets: left unset here, the built-in default decides.
+    env.remove("GIRO_HTTP_ENDERECO");
+    env.insert("GIRO_WEB_DIR_VITRINE", front.display().to_string());
+    env.insert("GIRO_WEB_PORTA_VITRINE", "0".into());
+    env.insert("GIRO_PUBLISHER_PORTA_METRICAS", "0".into());
+
+    let mut servico = Giro::spawn(&["mercado", "serve"], &env);
+    let api = servico.wait_listening().await;
+    let web = endereco_na_linha(
+        &servico.wait_for_line("serves the storefront on http://", Duration::from_secs(30)).await,
+    );
+    let mut publisher = Giro::spawn(&["publisher", "--db", "mercado"], &env);
+    let metricas = publisher.wait_listening().await;
+    for (listener, addr) in [("mercado API", api), ("storefront", web), ("publisher /metrics", metricas)] {
+        assert!(addr.ip().is_loopback(), "{listener} listens on {addr}");
+    }
+}
+
+/// Issue 37 §3: the schema owner's URL is `giro migrate`'s alone. A service whose environment
+/// still holds it (settings from before `/etc/giro/migrate-<db>.env`) does not use it — it serves
+/// on its own URL — and says at start where the variable belongs.
+#[tokio::test]
+async fn a_service_ignores_the_schema_owners_url_and_says_where_it_belongs() {
+    let db = TestDb::new(Servico::Mercado).await;
+    let mut env = env(db.url());
+    // Nothing answers there: a service that used it would never become ready.
+    env.insert("GIRO_MERCADO_DB_URL_DDL", "postgres://dono:senha-do-dono@127.0.0.1:9/mercado".into());
+    let mut giro = Giro::spawn(&["mercado", "serve"], &env);
+    let aviso = giro
+        .wait_for_line(
+            "GIRO_MERCADO_DB_URL_DDL is set, but only `giro migrate` uses it",
+            Duration::from_secs(30),
+        )
+        .await;
+    assert!(aviso.contains("/etc/giro/migrate-mercado.env"), "{aviso}");
+    assert!(!aviso.contains("senha-do-dono"), "{aviso}");
+    let addr = giro.wait_listening().await;
+    wait_until(Duration::from_secs(30), "readyz 200 on its own URL", || async {
+        (get(addr, "/readyz").await.0 == 200).then_some(())
+    })
+    .await;
+}

@@ -484,6 +484,60 @@ fn the_systemd_units_carry_readiness_restart_sandboxing_and_a_stop_timeout_above
     }
 }
 
+/// Issue 37 §3: the schema owner's URL (`GIRO_<DB>_DB_URL_DDL`) lives in
+/// `/etc/giro/migrate-<db>.env`, which only `giro-migrate@` reads: no service or publisher unit
+/// names that file, and no settings example the services read sets the variable — so it never
+/// reaches `/proc/<pid>/environ` of a running service.
+#[test]
+fn only_the_migrate_unit_reads_the_file_that_holds_the_ddl_url() {
+    for unit in UNITS {
+        let text = std::fs::read_to_string(repo(&format!("config/systemd/{unit}"))).unwrap();
+        let files: Vec<String> = assignments(&text)
+            .into_iter()
+            .filter(|(k, _)| k == "EnvironmentFile")
+            .map(|(_, v)| v.trim_start_matches('-').to_string())
+            .collect();
+        let ddl: Vec<&String> = files.iter().filter(|f| f.contains("migrate")).collect();
+        if unit.starts_with("giro-migrate@") {
+            assert_eq!(ddl, ["/etc/giro/migrate-%i.env"], "{unit}: {files:?}");
+            assert_eq!(
+                files.last(),
+                Some(&"/etc/giro/migrate-%i.env".to_string()),
+                "{unit}: read last, so it wins"
+            );
+        } else {
+            assert!(ddl.is_empty(), "{unit} reads the migrations' file: {files:?}");
+        }
+    }
+    let exemplos = [
+        "config/systemd/giro.env.example",
+        "packaging/deb/mercado.env.example",
+        "packaging/deb/estoque.env.example",
+        "packaging/deb/migrate-mercado.env.example",
+        "packaging/deb/migrate-estoque.env.example",
+    ];
+    for exemplo in exemplos {
+        let text = std::fs::read_to_string(repo(exemplo)).unwrap_or_else(|e| panic!("{exemplo}: {e}"));
+        // A setting, commented out or not: `VAR=value` at the start of a line.
+        let define = |var: &str| {
+            text.lines().any(|l| l.trim_start_matches(['#', ' ']).starts_with(&format!("{var}=")))
+        };
+        for (db, var) in [("mercado", "GIRO_MERCADO_DB_URL_DDL"), ("estoque", "GIRO_ESTOQUE_DB_URL_DDL")] {
+            let seu = exemplo.ends_with(&format!("migrate-{db}.env.example"));
+            assert_eq!(define(var), seu, "{exemplo}: {var} belongs in migrate-{db}.env only");
+        }
+    }
+    // The package installs the examples, and the operator's guide installs them root-only.
+    let package = std::fs::read_to_string(repo("scripts/package")).unwrap();
+    let guia = std::fs::read_to_string(repo("docs/operations.md")).unwrap();
+    for db in ["mercado", "estoque"] {
+        let exemplo = format!("etc/giro/migrate-{db}.env.example");
+        assert!(package.contains(&exemplo), "scripts/package neither packs nor checks /{exemplo}");
+        let passo = format!("install -m 0600 migrate-{db}.env.example migrate-{db}.env");
+        assert!(guia.contains(&passo), "docs/operations.md lacks {passo:?}");
+    }
+}
+
 /// Copies of the units whose `ExecStart` runs the binary under test (verify checks it exists).
 fn units_for_verify() -> PathBuf {
     let dir = scratch_dir();

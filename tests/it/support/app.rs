@@ -75,7 +75,7 @@ impl TestApp {
     }
 
     pub fn servico(&self) -> Servico {
-        if self.config.mercado.db.pg.get_dbname() == self.db.pg.get_dbname() {
+        if self.config.mercado.db.as_ref().and_then(|d| d.pg.get_dbname()) == self.db.pg.get_dbname() {
             Servico::Mercado
         } else {
             Servico::Estoque
@@ -95,7 +95,7 @@ pub async fn spawn_app(servico: Servico, env: &[(&str, &str)]) -> TestApp {
     let db = TestDb::new(servico).await;
     let config = config(servico, &db, env);
     let pool = giro_infra::db::pool_with(
-        &config.servico(servico).db,
+        config.db(servico).expect("the test's database"),
         config.db_pool_max,
         config.db_timeout,
         config.db_limites,
@@ -131,8 +131,12 @@ impl Drop for Replica {
 pub async fn spawn_replica(app: &TestApp, env: &[(&str, &str)]) -> Replica {
     let servico = app.servico();
     let config = config(servico, &app.db, env);
-    let pool = giro_infra::db::pool(&config.servico(servico).db, config.db_pool_max, config.db_timeout)
-        .expect("pool");
+    let pool = giro_infra::db::pool(
+        config.db(servico).expect("the test's database"),
+        config.db_pool_max,
+        config.db_timeout,
+    )
+    .expect("pool");
     let dbh = Db::new(pool, config.outbox.notify);
     let shutdown = CancellationToken::new();
     let addr = servir(servico, config, dbh, &shutdown).await;

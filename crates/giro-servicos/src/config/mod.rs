@@ -5,6 +5,12 @@
 //! from. Secrets are [`Secret`]s: redacted in `Debug`, compared in constant time. A secret that is
 //! present but too short is an error at load; a missing one is an error only for a role that needs
 //! it ([`Config::token_servico`], [`Config::operador`]), so `giro migrate` runs without tokens.
+//! Database URLs follow the same rule ([`Config::db`]): none has a default — the development
+//! cluster's are supplied by `giro dev` — and each role asks only for the databases it uses:
+//! `giro mercado serve` mercado's, `giro estoque serve` estoque's, `giro publisher` and
+//! `giro migrate` those of their `--db` (both without it, or with `all`), `giro outbox` the one
+//! its `--db` names (both for `status` and `list` without it), `giro audit` and
+//! `giro config --check` both.
 //! Every configuration error ends the process with exit code 2. The typed pieces the lower crates
 //! take (a database, the relay's settings, the listeners' bounds) are `giro_infra::config`'s.
 
@@ -62,7 +68,9 @@ impl fmt::Display for Servico {
 /// One service's own settings.
 #[derive(Clone, Debug)]
 pub struct ServicoConfig {
-    pub db: DbConfig,
+    /// The service's database (`db-url`, completed by `db-usuario` / `db-senha`); `None` when
+    /// unset — read it through [`Config::db`], which makes that an error naming the variable.
+    pub db: Option<DbConfig>,
     /// The schema owner `giro migrate` connects as, when it is not the runtime role (`db`'s):
     /// migrations run with it, then the runtime role is granted what the service does (DML).
     pub db_ddl: Option<DbConfig>,
@@ -201,8 +209,8 @@ impl Config {
     }
 
     /// Every problem of the configuration, not only the first: each refused key is set back to its
-    /// built-in default and the rest read again, then the secrets every role needs are checked
-    /// (`giro config --check` on a host that runs both services).
+    /// built-in default and the rest read again, then the databases and secrets every role needs
+    /// are checked (`giro config --check` on a host that runs both services).
     pub fn problems(l: &Layers) -> Vec<ConfigError> {
         let mut l = l.clone();
         let mut problems = Vec::new();
@@ -212,6 +220,12 @@ impl Config {
             match Config::from_layers_noting(&l, &refused) {
                 Ok(config) => {
                     let unset = |key: &str| !refused_keys.contains(&key);
+                    if unset("mercado.db-url") {
+                        problems.extend(config.db(Servico::Mercado).err());
+                    }
+                    if unset("estoque.db-url") {
+                        problems.extend(config.db(Servico::Estoque).err());
+                    }
                     if unset("mercado.token-servico") {
                         problems.extend(config.token_servico(Servico::Mercado).err());
                     }
@@ -254,7 +268,7 @@ impl Config {
         let servico = |s: Servico| -> Result<ServicoConfig, ConfigError> {
             let n = s.nome();
             Ok(ServicoConfig {
-                db: r.db(n)?,
+                db: r.opt(&format!("{n}.db-url"), |r, _| r.db(n))?,
                 db_ddl: r.opt(&format!("{n}.db-url-ddl"), |r, k| r.db_url(k, n))?,
                 db_direta: r.opt(&format!("{n}.db-url-direta"), |r, k| r.db_url(k, n))?,
                 db_leitura: r.opt(&format!("{n}.db-url-leitura"), |r, k| r.db_url(k, n))?,
@@ -377,6 +391,18 @@ impl Config {
             Servico::Mercado => &self.mercado,
             Servico::Estoque => &self.estoque,
         }
+    }
+
+    /// The database of `s`, required by the roles that use it (see the module's doc for which):
+    /// no URL has a default, so a server never reaches a development database by omission.
+    pub fn db(&self, s: Servico) -> Result<&DbConfig, ConfigError> {
+        self.servico(s).db.as_ref().ok_or_else(|| {
+            ConfigError(format!(
+                "{} is not set: the {s} database URL is required (postgres://USER:PASSWORD@HOST:5432/{s}; \
+                 for the development cluster of scripts/pg, `eval \"$(scripts/pg env)\"`)",
+                s.var_db_url()
+            ))
+        })
     }
 
     /// The service token of `s`, required by the roles that receive or send with it.
