@@ -501,7 +501,8 @@ async fn pgbench(
             bind(
                 achar("INSERT INTO pedido", "")?,
                 // The shopper's address (V12's `cliente`), as Girô stores it for the checkout bounds.
-                &[pid, "9.99", "now()", "'127.0.0.1'::inet", "'AGUARDANDO_PAGAMENTO'"]
+                // Dated by the database (`now()` in Girô's SQL, issue 37 §3).
+                &[pid, "9.99", "'127.0.0.1'::inet", "'AGUARDANDO_PAGAMENTO'"]
             )?
         ),
         format!("{};", bind(achar("INSERT INTO item_pedido", "")?, &[pid, sku, "1", "9.99"])?),
