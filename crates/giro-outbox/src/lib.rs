@@ -61,7 +61,8 @@
 //! paths, `claim`; settle — with each settled attempt's row in `outbox_tentativa`, the console's
 //! attempt history — and retention, `marcar`; the reads of the admin commands, the console and an
 //! audit, `leituras`; the operator's actions and their archive,
-//! `outbox_event_arquivo`, are `saida`'s); `relay/` (the loop; its claim paths in `relay/claim`), `settle` (its rule, pure),
+//! `outbox_event_arquivo`, are `saida`'s); `relay/` (the loop; its claim paths in `relay/claim`), `settle` (its rule, pure), `regras`
+//! (what each statement does to one row, pure: the model's transitions),
 //! `listen` (its `NOTIFY` wake-ups); `delivery` (the HTTP side) and `lote` (the batch answer's
 //! wire format); `backoff`; `inbox/` (the receiver and the inbox's retention); `saida` (the dead
 //! letters' ways out: replay, discard into an archive, redo, with the service's repair); `admin`
@@ -84,6 +85,7 @@ mod lote;
 #[cfg(feature = "http")]
 mod metrics;
 pub mod operador;
+mod regras;
 mod relay;
 mod saida;
 mod settle;
