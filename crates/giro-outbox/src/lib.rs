@@ -52,7 +52,9 @@
 //!   console's and the gauges' routes; a service's code that touches operations says so in its
 //!   `use` line;
 //! - `internos` (hidden) — the claim and settle statements and their constants, public only so the
-//!   workspace's tests and `giro bench` can drive and measure them; no promise.
+//!   workspace's tests and `giro bench` can drive and measure them, and the pure rules (the settle
+//!   decision, the backoff, what each statement does to one row, the replay rule) the protocol's
+//!   model runs (`tests/modelo/`); no promise.
 //!
 //! ## The files
 //!

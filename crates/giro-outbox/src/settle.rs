@@ -81,8 +81,8 @@ pub enum Decisao {
 }
 
 /// The relay's whole decision for one attempted event: [`settle`], and for a retry
-/// [`backoff::with_jitter`] of this attempt's number with `fator` (a random factor in
-/// [0.8, 1.0] in the relay, [`backoff::random_factor`]). `backoff_maximo` =
+/// `backoff::with_jitter` of this attempt's number with `fator` (a random factor in
+/// [0.8, 1.0] in the relay, `backoff::random_factor`). `backoff_maximo` =
 /// `outbox.backoff-maximo`; the rest as [`settle`].
 pub fn decidir(
     outcome: &Outcome,

@@ -29,7 +29,18 @@
 //! clock has an offset from it (`desvios`) that no rule of the code reads — the seeded
 //! [`Defeito::RelogioDoProcesso`] shows what reading it would break.
 //!
-//! The rules themselves are the code's: see `protocolo`.
+//! **Liveness.** Time is bounded (a horizon each check computes from its bounds), so every run
+//! ends, and "at rest, each shipment applied exactly once or a dead letter, none pending" is
+//! checked on every run's last state, beside stateright's `eventually`. It holds under the
+//! fairness `Protocolo::tempo_pode_passar` states (a free publisher claims a due row within the
+//! second, a claim is settled by its delivery limit, a request arrives within the lease, unless
+//! a budgeted fault says otherwise): without it a publisher could wait for ever.
+//!
+//! **Reduction.** States that differ only in their token numbers, or (`simetria`) in which of
+//! two alike publishers is which, are kept once.
+//!
+//! The rules themselves are the code's: see `protocolo`. docs/architecture.md ("The protocol's
+//! model") says what is proven, under which bounds, and what is not.
 
 mod protocolo;
 mod verificar;

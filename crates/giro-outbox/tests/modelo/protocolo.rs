@@ -628,10 +628,8 @@ impl Model for Protocolo {
             if e.arquivado {
                 continue;
             }
-            if {
-                let mut x = e.situacao;
-                x.reviver(agora)
-            } {
+            let mut revivida = e.situacao;
+            if revivida.reviver(agora) {
                 passos.push(Passo::Reviver { evento });
             }
             if s.reparos == 0 || s.agora > l.janela_reparos {
