@@ -9,9 +9,9 @@ pub use crate::backoff::{backoff, with_jitter};
 pub use crate::delivery::{chunk_size, Outcome};
 pub use crate::inbox::REGISTRAR_NOVOS;
 pub use crate::regras::{limite_da_entrega, Situacao};
-pub use crate::saida::pode_reenviar;
+pub use crate::saida::{pode_reenviar, DE_VOLTA};
 pub use crate::settle::{decidir, settle, Decisao, Settle, WhyFailed};
 pub use crate::store::{
-    claim, claim_desde, mark_failed, mark_sent, parte_fresca, prune_sent, Claimed, Failure, Pisos,
+    claim, claim_desde, make_due, mark_failed, mark_sent, parte_fresca, prune_sent, Claimed, Failure, Pisos,
     Reclamados, CLAIM, FRESCOR, MARK_FAILED, MARK_SENT, PARTE_FRESCA, REGISTRAR, TENTATIVAS_GUARDADAS,
 };

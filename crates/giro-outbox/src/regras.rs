@@ -7,9 +7,10 @@
 //! `DE_VOLTA`). Pure: no clock, no database.
 //!
 //! **Why it exists** (issue 38): the statements are set-based SQL and stay so; the protocol's
-//! model (`tests/modelo/`) runs these functions as its transitions, so a rule changed here fails
-//! the model's check instead of drifting from what was proven. Each function names the
-//! statement it states; a change to one must change the other.
+//! model (`tests/modelo/`) runs these functions as its transitions, and `tests/regras_sql.rs`
+//! runs each statement against rows in every situation they distinguish and asserts each row
+//! comes out as they say. A rule changed in one place fails a test instead of drifting from the
+//! other.
 //!
 //! The settle *decision* — what an outcome makes of an event — is [`settle::decidir`](crate::settle::decidir);
 //! this module says what the statement then writes.

@@ -3,7 +3,7 @@
 //!
 //! Every rule the code has is the code's own function, called here: which row a claim may take
 //! and what its lease writes, the settles' fence and what they write, the revive and the replay
-//! ([`Situacao`]'s methods, which the statements holds the statements to), the settle
+//! ([`Situacao`]'s methods, which `tests/regras_sql.rs` holds the statements to), the settle
 //! decision with its backoff ([`decidir`]), the delivery's time limit ([`limite_da_entrega`]) and
 //! the operator's replay rule ([`pode_reenviar`]). What the model adds is only what the code
 //! leaves to the world: who moves when, what the network and the peer do, and the faults.
