@@ -52,7 +52,9 @@
 //!   console's and the gauges' routes; a service's code that touches operations says so in its
 //!   `use` line;
 //! - `internos` (hidden) — the claim and settle statements and their constants, public only so the
-//!   workspace's tests and `giro bench` can drive and measure them; no promise.
+//!   workspace's tests and `giro bench` can drive and measure them, and the pure rules (the settle
+//!   decision, the backoff, what each statement does to one row, the replay rule) the protocol's
+//!   model runs (`tests/modelo/`); no promise.
 //!
 //! ## The files
 //!
@@ -61,7 +63,8 @@
 //! paths, `claim`; settle — with each settled attempt's row in `outbox_tentativa`, the console's
 //! attempt history — and retention, `marcar`; the reads of the admin commands, the console and an
 //! audit, `leituras`; the operator's actions and their archive,
-//! `outbox_event_arquivo`, are `saida`'s); `relay/` (the loop; its claim paths in `relay/claim`), `settle` (its rule, pure),
+//! `outbox_event_arquivo`, are `saida`'s); `relay/` (the loop; its claim paths in `relay/claim`), `settle` (its rule, pure), `regras`
+//! (what each statement does to one row, pure: the model's transitions),
 //! `listen` (its `NOTIFY` wake-ups); `delivery` (the HTTP side) and `lote` (the batch answer's
 //! wire format); `backoff`; `inbox/` (the receiver and the inbox's retention); `saida` (the dead
 //! letters' ways out: replay, discard into an archive, redo, with the service's repair); `admin`
@@ -84,6 +87,7 @@ mod lote;
 #[cfg(feature = "http")]
 mod metrics;
 pub mod operador;
+mod regras;
 mod relay;
 mod saida;
 mod settle;

@@ -211,7 +211,7 @@ const ARQUIVAR: &str = "WITH d AS (DELETE FROM outbox_event WHERE id = ANY($1) A
      SELECT id, tipo, payload, status, criado_em, tentativas, ultimo_erro, $2, $3, $4, $5 FROM d";
 
 /// The row back to PENDING, attempts reset, due now by the database's clock.
-const DE_VOLTA: &str =
+pub const DE_VOLTA: &str =
     "UPDATE outbox_event SET status = 'PENDING', tentativas = 0, proxima_tentativa_em = now(), \
         lease_token = NULL, enviado_em = NULL WHERE id = ANY($1) AND status <> 'PENDING'";
 

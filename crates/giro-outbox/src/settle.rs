@@ -11,6 +11,7 @@
 
 use std::time::Duration;
 
+use crate::backoff;
 use crate::delivery::Outcome;
 
 /// What becomes of an attempted event.
@@ -23,7 +24,7 @@ pub enum Settle {
 }
 
 /// Why an event became a dead letter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum WhyFailed {
     /// The peer's receiver judged the event invalid.
     Refused,
@@ -66,6 +67,36 @@ pub fn settle(
                 Settle::Retry
             }
         }
+    }
+}
+
+/// What the settle statement writes for one attempted event (what [`settle`] decided, with the
+/// backoff a retry waits).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Decisao {
+    Sent,
+    /// Back to `PENDING`, due this long after the settle's `now()`.
+    Retry(Duration),
+    Failed(WhyFailed),
+}
+
+/// The relay's whole decision for one attempted event: [`settle`], and for a retry
+/// `backoff::with_jitter` of this attempt's number with `fator` (a random factor in
+/// [0.8, 1.0] in the relay, `backoff::random_factor`). `backoff_maximo` =
+/// `outbox.backoff-maximo`; the rest as [`settle`].
+pub fn decidir(
+    outcome: &Outcome,
+    tentativas: i32,
+    idade: Duration,
+    prazo: Duration,
+    max_tentativas: Option<i32>,
+    backoff_maximo: Duration,
+    fator: f64,
+) -> Decisao {
+    match settle(outcome, tentativas, idade, prazo, max_tentativas) {
+        Settle::Sent => Decisao::Sent,
+        Settle::Retry => Decisao::Retry(backoff::with_jitter(tentativas, backoff_maximo, fator)),
+        Settle::Failed(why) => Decisao::Failed(why),
     }
 }
 
@@ -120,6 +151,18 @@ mod tests {
     fn attempts_run_out_only_when_max_tentativas_is_set() {
         assert_eq!(transient(3, 101, Some(3)), Settle::Failed(WhyFailed::Attempts));
         assert_eq!(transient(1_000, 101, None), Settle::Retry);
+    }
+
+    #[test]
+    fn a_retry_waits_the_backoff_of_its_attempt() {
+        let o = Outcome::Transient("HTTP 503".into());
+        let d = |n| decidir(&o, n, t(1), t(100), None, t(300), 1.0);
+        assert_eq!((d(1), d(4)), (Decisao::Retry(t(1)), Decisao::Retry(t(8))));
+        assert_eq!(
+            decidir(&o, 4, t(1), t(100), None, t(300), 0.8),
+            Decisao::Retry(Duration::from_millis(6400))
+        );
+        assert_eq!(decidir(&o, 4, t(100), t(100), None, t(300), 1.0), Decisao::Failed(WhyFailed::Deadline));
     }
 
     #[test]

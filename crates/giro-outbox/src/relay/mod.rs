@@ -70,7 +70,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::backoff;
 use crate::delivery::{Faixa, Outcome, Peer};
-use crate::settle::{self, Settle};
+use crate::settle::{self, Decisao};
 use crate::store::{self, Claimed, Failure};
 use giro_infra::config::{DbConfig, OutboxConfig};
 use giro_infra::db::{OutboxSignal, Pool};
@@ -460,7 +460,7 @@ impl Publisher {
             outcomes
         });
         let abort = task.abort_handle();
-        let limit = self.cfg.visibilidade.mul_f64(0.8);
+        let limit = crate::regras::limite_da_entrega(self.cfg.visibilidade);
         let erro = match tokio::time::timeout_at((at + limit).into(), task).await {
             Ok(Ok(outcomes)) if outcomes.len() == claimed.len() => return outcomes,
             Ok(Ok(outcomes)) => {
@@ -497,13 +497,23 @@ impl Publisher {
         let mut sent = Vec::new();
         let mut failures = Vec::new();
         let mut r = Round { claimed: claimed.len(), ..Round::default() };
+        let cfg = &self.cfg;
         for (e, o) in claimed.iter().zip(outcomes) {
             let idade = e.idade + desde;
             self.count(e, &o, idade, &mut r);
-            match settle::settle(&o, e.tentativas, idade, self.cfg.prazo_entrega, self.cfg.max_tentativas) {
-                Settle::Sent => sent.push(e.id),
-                Settle::Retry => failures.push(self.retry(e, o)),
-                Settle::Failed(why) => failures.push(self.dead_letter(e, o, why)),
+            let fator = backoff::random_factor();
+            match settle::decidir(
+                &o,
+                e.tentativas,
+                idade,
+                cfg.prazo_entrega,
+                cfg.max_tentativas,
+                cfg.backoff_maximo,
+                fator,
+            ) {
+                Decisao::Sent => sent.push(e.id),
+                Decisao::Retry(espera) => failures.push(self.retry(e, o, espera)),
+                Decisao::Failed(why) => failures.push(self.dead_letter(e, o, why)),
             }
         }
         let client = self.pool.get().await?;
@@ -538,10 +548,9 @@ impl Publisher {
             .increment(1);
     }
 
-    /// A transient failure, due again after the backoff counted from the settle.
-    fn retry(&self, e: &Claimed, o: Outcome) -> Failure {
+    /// A transient failure, due again `espera` (the backoff) after the settle.
+    fn retry(&self, e: &Claimed, o: Outcome, espera: Duration) -> Failure {
         let erro = o.erro().unwrap_or_default().to_string();
-        let espera = backoff::with_jitter(e.tentativas, self.cfg.backoff_maximo, backoff::random_factor());
         tracing::warn!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, tentativa = e.tentativas, erro = %erro, "delivery failed; will retry");
         Failure { id: e.id, erro, espera: Some(espera) }
     }
