@@ -424,22 +424,18 @@ impl Publisher {
             anyhow::Ok(store::make_due(&client, self.cfg.lote as i64).await?)
         }
         .await;
+        self.notar(REVIVER, released.as_ref().err(), self.cfg.intervalo);
         match released {
             Ok(0) => {
-                self.notar(REVIVER, None, self.cfg.intervalo);
                 self.reviving.store(false, Ordering::SeqCst);
                 false
             }
             Ok(n) => {
-                self.notar(REVIVER, None, self.cfg.intervalo);
                 tracing::debug!(outbox = %self.nome, released = n, "waiting events made due");
                 metrics::counter!("giro_outbox_revived_total").increment(n);
                 true
             }
-            Err(e) => {
-                self.notar(REVIVER, Some(&e), self.cfg.intervalo);
-                false
-            }
+            Err(_) => false,
         }
     }
 
