@@ -293,10 +293,6 @@ impl Peer {
     }
 
     /// `POST /eventos` for one event.
-    pub async fn send_one(&self, e: &Claimed) -> Outcome {
-        self.send_one_in(e, Faixa::Comum).await
-    }
-
     async fn send_one_in(&self, e: &Claimed, faixa: Faixa) -> Outcome {
         let _slot = self.slot(faixa).await;
         let mut req = self
