@@ -23,6 +23,7 @@ use uuid::Uuid;
 use super::lote::{self, hoje_sql};
 use super::painel::DIAS_ALERTA_VALIDADE;
 use super::{produto, ErroEstoque, Tx};
+use crate::parametro::{inteiro, presente};
 use giro_contracts::{instante, sku_valido};
 use giro_infra::db::{Client, Db};
 
@@ -89,37 +90,28 @@ pub struct FiltroRequest {
     pub tamanho: Option<String>,
 }
 
-fn presente(v: &Option<String>) -> Option<&str> {
-    v.as_deref().map(str::trim).filter(|s| !s.is_empty())
-}
-
 impl FiltroRequest {
     /// Absent or blank parameters take their defaults; anything else out of range is a 400 whose
     /// detail names the parameter.
     pub fn validar(&self) -> Result<Filtro, ErroEstoque> {
         let invalido = |m: String| ErroEstoque::Invalido(m);
-        let busca = presente(&self.busca).map(str::to_string);
+        let busca = presente(self.busca.as_deref()).map(str::to_string);
         if busca.as_ref().is_some_and(|b| b.chars().count() > BUSCA_MAXIMA) {
             return Err(invalido(format!(
                 "Parâmetro inválido: busca deve ter no máximo {BUSCA_MAXIMA} caracteres."
             )));
         }
-        let estado = match presente(&self.estado) {
+        let estado = match presente(self.estado.as_deref()) {
             None => None,
             Some(s) => Some(FiltroEstado::de_nome(s).ok_or_else(|| {
                 let nomes: Vec<_> = FiltroEstado::TODOS.iter().map(|f| f.nome()).collect();
                 invalido(format!("Parâmetro inválido: estado deve ser um de {}: {s}", nomes.join(", ")))
             })?),
         };
-        let inteiro = |nome: &str, v: &Option<String>, padrao: i64, max: i64| match presente(v) {
-            None => Ok(padrao),
-            Some(s) => s.parse::<i64>().ok().filter(|n| (1..=max).contains(n)).ok_or_else(|| {
-                invalido(format!("Parâmetro inválido: {nome} deve ser um número inteiro de 1 a {max}: {s}"))
-            }),
-        };
         // A page past 1 000 000 cannot hold anything and would overflow the offset.
-        let pagina = inteiro("pagina", &self.pagina, 1, 1_000_000)?;
-        let tamanho = inteiro("tamanho", &self.tamanho, TAMANHO_PADRAO, TAMANHO_MAXIMO)?;
+        let pagina = inteiro("pagina", self.pagina.as_deref(), 1, 1_000_000).map_err(invalido)?;
+        let tamanho = inteiro("tamanho", self.tamanho.as_deref(), TAMANHO_PADRAO, TAMANHO_MAXIMO);
+        let tamanho = tamanho.map_err(invalido)?;
         Ok(Filtro { busca, estado, pagina, tamanho })
     }
 }

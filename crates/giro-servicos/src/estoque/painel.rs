@@ -162,12 +162,7 @@ pub const INTERVALOS: i64 = 24;
 
 /// `horas` as the charts take it: absent or blank is [`HORAS_PADRAO`], else an integer 1–48.
 pub fn horas(v: Option<&str>) -> Result<i64, String> {
-    match v.map(str::trim).filter(|s| !s.is_empty()) {
-        None => Ok(HORAS_PADRAO),
-        Some(s) => s.parse::<i64>().ok().filter(|n| (1..=HORAS_MAXIMO).contains(n)).ok_or_else(|| {
-            format!("Parâmetro inválido: horas deve ser um número inteiro de 1 a {HORAS_MAXIMO}: {s}")
-        }),
-    }
+    crate::parametro::inteiro("horas", v, HORAS_PADRAO, HORAS_MAXIMO)
 }
 
 /// p50 and p99 of one stretch of a restock, in seconds; `null` when nothing was measured.

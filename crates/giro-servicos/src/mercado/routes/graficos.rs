@@ -32,15 +32,9 @@ pub struct Janela {
     limite: Option<String>,
 }
 
+/// `v` as an integer from 1 to `max`, `padrao` when absent ([`crate::parametro::inteiro`]).
 fn inteiro(nome: &str, v: &Option<String>, max: i64, padrao: i64) -> Result<i64, Problem> {
-    match v.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        None => Ok(padrao),
-        Some(s) => s.parse::<i64>().ok().filter(|n| (1..=max).contains(n)).ok_or_else(|| {
-            Problem::bad_request(format!(
-                "Parâmetro inválido: {nome} deve ser um número inteiro de 1 a {max}: {s}"
-            ))
-        }),
-    }
+    crate::parametro::inteiro(nome, v.as_deref(), padrao, max).map_err(Problem::bad_request)
 }
 
 const HORAS_MAX: i64 = 48;

@@ -29,6 +29,7 @@ use crate::mercado::catalogo_estoque::Consulta;
 use crate::mercado::dinheiro;
 use crate::mercado::erro::ErroMercado;
 use crate::mercado::pedido::{self, FiltroPedidos, StatusPedido};
+use crate::parametro::{inteiro, presente};
 use giro_contracts::{instante, Violacoes};
 use giro_http::extract::{AppJson, AppPath, AppQuery};
 use giro_http::Problem;
@@ -152,16 +153,12 @@ pub struct FiltroPedidosRequest {
     tamanho: Option<String>,
 }
 
-fn presente(v: &Option<String>) -> Option<&str> {
-    v.as_deref().map(str::trim).filter(|s| !s.is_empty())
-}
-
 impl FiltroPedidosRequest {
     /// Absent or blank parameters take their defaults; anything else out of range is a 400 whose
     /// detail names the parameter (estoque's inventory list words it the same way).
     fn validar(&self) -> Result<FiltroPedidos, ErroMercado> {
         let invalido = ErroMercado::Invalido;
-        let status = match presente(&self.status) {
+        let status = match presente(self.status.as_deref()) {
             None => None,
             Some(s) => Some(StatusPedido::de_texto(s).map_err(|_| {
                 invalido(format!(
@@ -170,7 +167,7 @@ impl FiltroPedidosRequest {
             })?),
         };
         let instante = |nome: &str, v: &Option<String>| {
-            match presente(v) {
+            match presente(v.as_deref()) {
             None => Ok(None),
             Some(s) => DateTime::parse_from_rfc3339(s).map(|d| Some(d.with_timezone(&Utc))).map_err(|_| {
                 invalido(format!(
@@ -185,15 +182,11 @@ impl FiltroPedidosRequest {
                 return Err(invalido("Parâmetro inválido: ate deve ser posterior a de.".into()));
             }
         }
-        let inteiro = |nome: &str, v: &Option<String>, padrao: i64, max: i64| match presente(v) {
-            None => Ok(padrao),
-            Some(s) => s.parse::<i64>().ok().filter(|n| (1..=max).contains(n)).ok_or_else(|| {
-                invalido(format!("Parâmetro inválido: {nome} deve ser um número inteiro de 1 a {max}: {s}"))
-            }),
-        };
         // A page past 1 000 000 cannot hold anything and would overflow the offset.
-        let pagina = inteiro("pagina", &self.pagina, 1, 1_000_000)?;
-        let tamanho = inteiro("tamanho", &self.tamanho, pedido::TAMANHO_PADRAO, pedido::TAMANHO_MAXIMO)?;
+        let pagina = inteiro("pagina", self.pagina.as_deref(), 1, 1_000_000).map_err(invalido)?;
+        let tamanho =
+            inteiro("tamanho", self.tamanho.as_deref(), pedido::TAMANHO_PADRAO, pedido::TAMANHO_MAXIMO);
+        let tamanho = tamanho.map_err(invalido)?;
         Ok(FiltroPedidos { status, de, ate, pagina, tamanho })
     }
 }
