@@ -122,22 +122,11 @@ pub enum ErroEstoque {
 
 impl From<tokio_postgres::Error> for ErroEstoque {
     fn from(e: tokio_postgres::Error) -> Self {
-        use giro_http::pg::{self, Classe, Restricao};
-        match erro::POLITICA.classificar(&e) {
-            Classe::Restricao(Restricao::Conflito) => {
-                pg::registrar_recusa(&e, "estoque");
-                ErroEstoque::Conflito
-            }
-            Classe::Restricao(Restricao::Invalido(m)) => {
-                pg::registrar_recusa(&e, "estoque");
-                ErroEstoque::Invalido(m.to_string())
-            }
-            Classe::Dado => {
-                pg::registrar_recusa(&e, "estoque");
-                ErroEstoque::Invalido(pg::DADO_INVALIDO.to_string())
-            }
+        match erro::POLITICA.recusa(&e) {
+            Some(giro_http::pg::Restricao::Conflito) => ErroEstoque::Conflito,
+            Some(giro_http::pg::Restricao::Invalido(m)) => ErroEstoque::Invalido(m.to_string()),
             // Answered by the policy itself, where its log line is written.
-            Classe::Indisponivel | Classe::Outro => ErroEstoque::Interno(e.into()),
+            None => ErroEstoque::Interno(e.into()),
         }
     }
 }
@@ -168,18 +157,13 @@ impl Consumidor<Estoque> for ConsumidorEstoque {
         evento: &'a EventoIntegracao,
     ) -> BoxFuture<'a, anyhow::Result<()>> {
         Box::pin(async move {
-            match evento {
-                EventoIntegracao::ReposicaoSolicitada(pedido) => {
-                    match atendimento::atender(tx, pedido, agora()).await {
-                        // A rule the event's data breaks: permanent, the sender dead-letters it.
-                        Err(ErroEstoque::Invalido(m)) => Err(EventoInvalido(m).into()),
-                        other => {
-                            other?;
-                            Ok(())
-                        }
-                    }
-                }
-                outro => anyhow::bail!("estoque does not consume {}", outro.tipo()),
+            let EventoIntegracao::ReposicaoSolicitada(pedido) = evento else {
+                anyhow::bail!("estoque does not consume {}", evento.tipo())
+            };
+            match atendimento::atender(tx, pedido, agora()).await {
+                // A rule the event's data breaks: permanent, the sender dead-letters it.
+                Err(ErroEstoque::Invalido(m)) => Err(EventoInvalido(m).into()),
+                other => Ok(other.map(drop)?),
             }
         })
     }
