@@ -102,22 +102,9 @@ impl Client {
     }
 }
 
-/// A connection of its own (tools, tests) has no statement cache: it sends unnamed statements,
-/// which are right through any pooler.
-impl sql::Base for tokio_postgres::Client {
-    fn pooler(&self) -> Pooler {
-        Pooler::Transacao
-    }
-    async fn preparar(&self, sql: &str) -> Result<tokio_postgres::Statement, tokio_postgres::Error> {
-        self.prepare(sql).await
-    }
-    fn pg(&self) -> &(impl tokio_postgres::GenericClient + Sync) {
-        self
-    }
-}
-
-/// A transaction on such a connection (tools, tests), likewise.
-impl sql::Base for tokio_postgres::Transaction<'_> {
+/// A connection of its own or a transaction on one (tools, tests) has no statement cache: it
+/// sends unnamed statements, which are right through any pooler.
+impl<C: tokio_postgres::GenericClient + Sync> sql::Base for C {
     fn pooler(&self) -> Pooler {
         Pooler::Transacao
     }
