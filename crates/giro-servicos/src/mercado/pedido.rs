@@ -16,35 +16,13 @@ use uuid::Uuid;
 use super::erro::ErroMercado;
 use super::Tx;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StatusPedido {
-    AguardandoPagamento,
-    Pago,
-    /// Exists in the schema and the contract; nothing sets it (as in the original).
-    Cancelado,
-    Expirado,
-}
-
-impl StatusPedido {
-    pub fn como_texto(self) -> &'static str {
-        match self {
-            StatusPedido::AguardandoPagamento => "AGUARDANDO_PAGAMENTO",
-            StatusPedido::Pago => "PAGO",
-            StatusPedido::Cancelado => "CANCELADO",
-            StatusPedido::Expirado => "EXPIRADO",
-        }
-    }
-
-    pub fn de_texto(s: &str) -> Result<Self, ErroMercado> {
-        Ok(match s {
-            "AGUARDANDO_PAGAMENTO" => StatusPedido::AguardandoPagamento,
-            "PAGO" => StatusPedido::Pago,
-            "CANCELADO" => StatusPedido::Cancelado,
-            "EXPIRADO" => StatusPedido::Expirado,
-            other => {
-                return Err(ErroMercado::EstadoInvalido(format!("status de pedido desconhecido: {other}")))
-            }
-        })
+status! {
+    StatusPedido, "pedido" {
+        AguardandoPagamento = "AGUARDANDO_PAGAMENTO",
+        Pago = "PAGO",
+        /// Exists in the schema and the contract; nothing sets it (as in the original).
+        Cancelado = "CANCELADO",
+        Expirado = "EXPIRADO",
     }
 }
 
