@@ -118,13 +118,8 @@ impl Prontidao {
 /// (SQLSTATE 53300 `too_many_connections`).
 fn sem_vaga(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
-        c.downcast_ref::<tokio_postgres::Error>()
-            .or_else(|| match c.downcast_ref::<deadpool_postgres::PoolError>() {
-                Some(deadpool_postgres::PoolError::Backend(pg)) => Some(pg),
-                _ => None,
-            })
-            .and_then(|pg| pg.code())
-            .is_some_and(|c| *c == tokio_postgres::error::SqlState::TOO_MANY_CONNECTIONS)
+        let codigo = db::driver(c).and_then(|pg| pg.code());
+        codigo.is_some_and(|c| *c == tokio_postgres::error::SqlState::TOO_MANY_CONNECTIONS)
     })
 }
 

@@ -33,7 +33,9 @@ use std::sync::Arc;
 use tokio::sync::Notify;
 
 pub use crate::config::{PoolLimits, VIDA_MAXIMA_PADRAO};
-pub use pool::{causa, descrever, nomear_conexao, ping, pool, pool_with, ready, wait_for, Client, Pool};
+pub use pool::{
+    causa, descrever, driver, nomear_conexao, ping, pool, pool_with, ready, wait_for, Client, Pool,
+};
 pub(crate) use saude::epoch;
 pub use saude::{na_cadeia, trouble, trouble_of_sqlstate, Falha, Saude, Trouble};
 pub use sql::{Param, PgTipo, Pooler, Sql};
