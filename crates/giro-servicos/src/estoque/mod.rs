@@ -111,11 +111,12 @@ pub enum ErroEstoque {
     /// used) → 409, detail = the message.
     #[error("{0}")]
     Recusado(String),
-    /// No connection from the pool → 503.
+    /// A database failure (no connection from the pool, a statement the database refused for
+    /// its own reasons) → by the database-error policy ([`erro::POLITICA`]): 503 when the
+    /// database is at fault, else 500, logged.
     #[error(transparent)]
-    Indisponivel(deadpool_postgres::PoolError),
-    /// Anything else (a broken invariant, a database failure) → by the database-error policy
-    /// ([`erro::POLITICA`]): 503 when the database is at fault, else 500, logged.
+    Db(#[from] DbError),
+    /// A broken invariant → 500, logged.
     #[error(transparent)]
     Interno(anyhow::Error),
 }
@@ -126,16 +127,7 @@ impl From<tokio_postgres::Error> for ErroEstoque {
             Some(giro_http::pg::Restricao::Conflito) => ErroEstoque::Conflito,
             Some(giro_http::pg::Restricao::Invalido(m)) => ErroEstoque::Invalido(m.to_string()),
             // Answered by the policy itself, where its log line is written.
-            None => ErroEstoque::Interno(e.into()),
-        }
-    }
-}
-
-impl From<DbError> for ErroEstoque {
-    fn from(e: DbError) -> Self {
-        match e {
-            DbError::Pool(p) => ErroEstoque::Indisponivel(p),
-            DbError::Pg(p) => p.into(),
+            None => ErroEstoque::Db(DbError::Pg(e)),
         }
     }
 }
