@@ -383,9 +383,8 @@ struct Escrita {
 
 fn forcar(f: &Escrita) -> Result<bool, Problem> {
     match presente(&f.forcar) {
-        None => Ok(false),
+        None | Some("false") => Ok(false),
         Some("true") => Ok(true),
-        Some("false") => Ok(false),
         Some(s) => Err(invalido("forcar", "deve ser true ou false", s)),
     }
 }
