@@ -21,6 +21,15 @@
 //! per transaction, only under `transacao`; statements outside a transaction get the role's
 //! defaults: docs/operations.md).
 
+/// `Tipo { campo, … }` read from `row`, each field from the column of its name
+/// (`campo: row.try_get("campo")?`); the `?` returns from the enclosing function or closure.
+#[macro_export]
+macro_rules! da_linha {
+    ($row:expr, $tipo:ident { $($campo:ident),* $(,)? }) => {
+        $tipo { $($campo: $row.try_get(stringify!($campo))?),* }
+    };
+}
+
 pub mod leitura;
 mod pool;
 pub mod reexecucao;

@@ -347,14 +347,17 @@ pub async fn detalhe(
         .await?
         .iter()
         .map(|r| {
-            Ok(LoteInventario {
-                codigo_lote: r.try_get("codigo_lote")?,
-                quantidade: r.try_get("quantidade")?,
-                quantidade_disponivel: r.try_get("quantidade_disponivel")?,
-                validade: r.try_get("validade")?,
-                vencido: r.try_get("vencido")?,
-                recebido_em: r.try_get("recebido_em")?,
-            })
+            Ok(giro_infra::da_linha!(
+                r,
+                LoteInventario {
+                    codigo_lote,
+                    quantidade,
+                    quantidade_disponivel,
+                    validade,
+                    vencido,
+                    recebido_em
+                }
+            ))
         })
         .collect::<Result<Vec<_>, tokio_postgres::Error>>()?;
 
@@ -374,14 +377,7 @@ pub async fn detalhe(
         .await?
         .iter()
         .map(|r| {
-            Ok(Movimento {
-                tipo: r.try_get("tipo")?,
-                quando: r.try_get("quando")?,
-                codigo_lote: r.try_get("codigo_lote")?,
-                qtd: r.try_get("qtd")?,
-                operador: r.try_get("operador")?,
-                event_id: r.try_get("event_id")?,
-            })
+            Ok(giro_infra::da_linha!(r, Movimento { tipo, quando, codigo_lote, qtd, operador, event_id }))
         })
         .collect::<Result<Vec<_>, tokio_postgres::Error>>()?;
     Ok(Some(Detalhe { item, ncm, tags, lotes, movimentos }))
@@ -403,7 +399,8 @@ pub struct Baixa {
     pub saldo_vencido: i32,
 }
 
-fn sku_desconhecido(sku: &str) -> ErroEstoque {
+/// The 404 of a SKU the warehouse does not have (its page, its write-off).
+pub fn sku_desconhecido(sku: &str) -> ErroEstoque {
     ErroEstoque::NaoEncontrado(format!("O SKU {sku} não está cadastrado no estoque. Confira o código."))
 }
 

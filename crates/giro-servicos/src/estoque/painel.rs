@@ -110,13 +110,7 @@ pub async fn demandas(client: &Client) -> Result<Vec<DemandaAberta>, tokio_postg
         .await?
         .iter()
         .map(|r| {
-            Ok(DemandaAberta {
-                id: r.try_get("id")?,
-                sku: r.try_get("sku")?,
-                descricao: r.try_get("descricao")?,
-                qtd_solicitada: r.try_get("qtd_solicitada")?,
-                registrado_em: r.try_get("registrado_em")?,
-            })
+            Ok(giro_infra::da_linha!(r, DemandaAberta { id, sku, descricao, qtd_solicitada, registrado_em }))
         })
         .collect()
 }
@@ -141,15 +135,10 @@ pub async fn reposicoes(
         .await?
         .iter()
         .map(|r| {
-            Ok(ReposicaoRecente {
-                event_id: r.try_get("event_id")?,
-                sku: r.try_get("sku")?,
-                descricao: r.try_get("descricao")?,
-                qtd: r.try_get("qtd")?,
-                codigo_lote: r.try_get("codigo_lote")?,
-                expedido_em: r.try_get("expedido_em")?,
-                entregue_em: r.try_get("entregue_em")?,
-            })
+            Ok(giro_infra::da_linha!(
+                r,
+                ReposicaoRecente { event_id, sku, descricao, qtd, codigo_lote, expedido_em, entregue_em }
+            ))
         })
         .collect()
 }

@@ -133,14 +133,7 @@ pub async fn detalhe(db: &impl Sql, id: Uuid) -> Result<Option<PedidoDetalhe>, E
         .query(itens, &[&id])
         .await?
         .iter()
-        .map(|r| {
-            Ok(ItemDetalhe {
-                sku: r.try_get("sku")?,
-                nome: r.try_get("nome")?,
-                qtd: r.try_get("qtd")?,
-                preco_unitario: r.try_get("preco_unitario")?,
-            })
-        })
+        .map(|r| Ok(giro_infra::da_linha!(r, ItemDetalhe { sku, nome, qtd, preco_unitario })))
         .collect::<Result<Vec<_>, ErroMercado>>()?;
     let status: String = p.try_get("status")?;
     Ok(Some(PedidoDetalhe {
@@ -266,14 +259,7 @@ pub async fn detalhe_operador(db: &impl Sql, id: Uuid) -> Result<Option<PedidoOp
         .query(stmt, &[&id])
         .await?
         .iter()
-        .map(|r| {
-            Ok(ReservaOperador {
-                sku: r.try_get("sku")?,
-                qtd: r.try_get("qtd")?,
-                status: r.try_get("status")?,
-                expira_em: r.try_get("expira_em")?,
-            })
-        })
+        .map(|r| Ok(giro_infra::da_linha!(r, ReservaOperador { sku, qtd, status, expira_em })))
         .collect::<Result<Vec<_>, ErroMercado>>()?;
     let pagamento = if pedido.status == StatusPedido::Pago.como_texto() {
         let stmt = "SELECT pago_em FROM pedido WHERE id = $1";
