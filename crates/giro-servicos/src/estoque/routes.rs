@@ -176,14 +176,14 @@ async fn inventario_detalhe(
     State(e): St,
     AppPath(sku): AppPath<String>,
 ) -> Result<AppJson<inventario::Detalhe>, ErroEstoque> {
-    let nao_encontrado = || {
-        ErroEstoque::NaoEncontrado(format!("O SKU {sku} não está cadastrado no estoque. Confira o código."))
-    };
     if !sku_valido(&sku) {
-        return Err(nao_encontrado());
+        return Err(inventario::sku_desconhecido(&sku));
     }
     let client = e.db.client().await?;
-    inventario::detalhe(&client, &sku, agora()).await?.map(AppJson).ok_or_else(nao_encontrado)
+    inventario::detalhe(&client, &sku, agora())
+        .await?
+        .map(AppJson)
+        .ok_or_else(|| inventario::sku_desconhecido(&sku))
 }
 
 async fn baixar_lote(
