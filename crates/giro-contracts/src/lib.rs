@@ -244,31 +244,26 @@ impl EventoIntegracao {
         self.tipo_evento().nome()
     }
 
-    pub fn event_id(&self) -> Uuid {
+    /// The fields every event has: its id, its instant, its SKU.
+    fn comuns(&self) -> (Uuid, DateTime<Utc>, &str) {
         match self {
-            EventoIntegracao::ReposicaoSolicitada(e) => e.event_id,
-            EventoIntegracao::ReposicaoEnviada(e) => e.event_id,
-            EventoIntegracao::ReposicaoNegada(e) => e.event_id,
-            EventoIntegracao::ProdutoClassificado(e) => e.event_id,
+            EventoIntegracao::ReposicaoSolicitada(e) => (e.event_id, e.ocorrido_em, &e.sku),
+            EventoIntegracao::ReposicaoEnviada(e) => (e.event_id, e.ocorrido_em, &e.sku),
+            EventoIntegracao::ReposicaoNegada(e) => (e.event_id, e.ocorrido_em, &e.sku),
+            EventoIntegracao::ProdutoClassificado(e) => (e.event_id, e.ocorrido_em, &e.sku),
         }
+    }
+
+    pub fn event_id(&self) -> Uuid {
+        self.comuns().0
     }
 
     pub fn ocorrido_em(&self) -> DateTime<Utc> {
-        match self {
-            EventoIntegracao::ReposicaoSolicitada(e) => e.ocorrido_em,
-            EventoIntegracao::ReposicaoEnviada(e) => e.ocorrido_em,
-            EventoIntegracao::ReposicaoNegada(e) => e.ocorrido_em,
-            EventoIntegracao::ProdutoClassificado(e) => e.ocorrido_em,
-        }
+        self.comuns().1
     }
 
     pub fn sku(&self) -> &str {
-        match self {
-            EventoIntegracao::ReposicaoSolicitada(e) => &e.sku,
-            EventoIntegracao::ReposicaoEnviada(e) => &e.sku,
-            EventoIntegracao::ReposicaoNegada(e) => &e.sku,
-            EventoIntegracao::ProdutoClassificado(e) => &e.sku,
-        }
+        self.comuns().2
     }
 
     /// The body as JSON (no type field).
@@ -319,34 +314,17 @@ impl EventoIntegracao {
                 v.add(campo, "não deve conter o caractere NUL");
             }
         };
+        sem_nul(&mut v, "sku", self.sku());
+        v.sku("sku", Some(self.sku()));
         match self {
-            EventoIntegracao::ReposicaoSolicitada(e) => sem_nul(&mut v, "sku", &e.sku),
+            EventoIntegracao::ReposicaoSolicitada(e) => v.positivo("qtdFaltante", e.qtd_faltante),
             EventoIntegracao::ReposicaoEnviada(e) => {
-                sem_nul(&mut v, "sku", &e.sku);
                 sem_nul(&mut v, "lote", &e.lote);
-            }
-            EventoIntegracao::ReposicaoNegada(e) => sem_nul(&mut v, "sku", &e.sku),
-            EventoIntegracao::ProdutoClassificado(e) => {
-                sem_nul(&mut v, "sku", &e.sku);
-                sem_nul(&mut v, "categoria", &e.categoria);
-                for (i, t) in e.tags.iter().enumerate() {
-                    sem_nul(&mut v, &format!("tags[{i}]"), t);
-                }
-            }
-        }
-        match self {
-            EventoIntegracao::ReposicaoSolicitada(e) => {
-                v.sku("sku", Some(&e.sku));
-                v.positivo("qtdFaltante", e.qtd_faltante);
-            }
-            EventoIntegracao::ReposicaoEnviada(e) => {
-                v.sku("sku", Some(&e.sku));
                 v.positivo("qtd", e.qtd);
                 v.em_branco("lote", &e.lote);
             }
-            EventoIntegracao::ReposicaoNegada(e) => v.sku("sku", Some(&e.sku)),
+            EventoIntegracao::ReposicaoNegada(_) => {}
             EventoIntegracao::ProdutoClassificado(e) => {
-                v.sku("sku", Some(&e.sku));
                 if e.tags.is_empty() {
                     v.add("tags", "não deve estar vazio");
                 }
@@ -354,9 +332,11 @@ impl EventoIntegracao {
                     v.add("tags", "tamanho deve ser entre 0 e 8");
                 }
                 for (i, t) in e.tags.iter().enumerate() {
+                    sem_nul(&mut v, &format!("tags[{i}]"), t);
                     v.em_branco(&format!("tags[{i}]"), t);
                     v.tamanho(&format!("tags[{i}]"), t, 30);
                 }
+                sem_nul(&mut v, "categoria", &e.categoria);
                 v.em_branco("categoria", &e.categoria);
                 v.tamanho("categoria", &e.categoria, 30);
             }

@@ -48,11 +48,8 @@ pub struct Prontidao {
 }
 
 impl Prontidao {
-    pub fn new(pool: Pool, fresh: bool, supervisor: Arc<Supervisor>) -> Arc<Prontidao> {
-        Prontidao::drenando_com(pool, fresh, supervisor, crate::drenagem::Drenagem::default())
-    }
-
-    /// [`Prontidao::new`] answering 503 while `drenagem` is on.
+    /// The readiness of `pool` (with a new session's check when `fresh`) and of `supervisor`'s
+    /// loops, answering 503 while `drenagem` is on.
     pub fn drenando_com(
         pool: Pool,
         fresh: bool,
@@ -121,13 +118,8 @@ impl Prontidao {
 /// (SQLSTATE 53300 `too_many_connections`).
 fn sem_vaga(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
-        c.downcast_ref::<tokio_postgres::Error>()
-            .or_else(|| match c.downcast_ref::<deadpool_postgres::PoolError>() {
-                Some(deadpool_postgres::PoolError::Backend(pg)) => Some(pg),
-                _ => None,
-            })
-            .and_then(|pg| pg.code())
-            .is_some_and(|c| *c == tokio_postgres::error::SqlState::TOO_MANY_CONNECTIONS)
+        let codigo = db::driver(c).and_then(|pg| pg.code());
+        codigo.is_some_and(|c| *c == tokio_postgres::error::SqlState::TOO_MANY_CONNECTIONS)
     })
 }
 
@@ -160,25 +152,23 @@ async fn componente(State(p): State<Arc<Prontidao>>, uri: axum::http::Uri) -> Re
 }
 
 async fn ready(State(p): State<Arc<Prontidao>>) -> Response {
-    if p.drenagem.ativa() {
-        let mut res = (StatusCode::SERVICE_UNAVAILABLE, Json(json!({"status": "DOWN", "drenando": true})))
-            .into_response();
-        res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static(crate::problem::RETRY_AFTER));
-        return res;
-    }
-    let down = p.supervisor.down();
-    let database = p.database().await;
-    if database.is_ok() && down.is_empty() {
-        return Json(json!({"status": "UP"})).into_response();
-    }
     let mut body = json!({"status": "DOWN"});
-    if let Err(e) = &database {
-        tracing::warn!(error = %e, "readiness check failed: the database cannot take writes");
-        body["database"] = json!(e);
-    }
-    if !down.is_empty() {
-        tracing::warn!(loops = ?down, "readiness check failed: a required background loop is down");
-        body["loops"] = json!(down);
+    if p.drenagem.ativa() {
+        body["drenando"] = json!(true);
+    } else {
+        let down = p.supervisor.down();
+        let database = p.database().await;
+        if database.is_ok() && down.is_empty() {
+            return Json(json!({"status": "UP"})).into_response();
+        }
+        if let Err(e) = &database {
+            tracing::warn!(error = %e, "readiness check failed: the database cannot take writes");
+            body["database"] = json!(e);
+        }
+        if !down.is_empty() {
+            tracing::warn!(loops = ?down, "readiness check failed: a required background loop is down");
+            body["loops"] = json!(down);
+        }
     }
     let mut res = (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response();
     res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static(crate::problem::RETRY_AFTER));

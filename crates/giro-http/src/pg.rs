@@ -88,6 +88,19 @@ impl Politica {
         Politica { origem, restricoes: &[], conflito: "conflito; tente novamente" }
     }
 
+    /// What `e` refuses of the input — a listed constraint, or a value no column holds
+    /// ([`DADO_INVALIDO`]) — logged as a refusal; `None` when the database or a bug is at fault
+    /// (answered by [`responder`](Self::responder), which logs it then).
+    pub fn recusa(&self, e: &tokio_postgres::Error) -> Option<Restricao> {
+        let r = match self.classificar(e) {
+            Classe::Restricao(r) => r,
+            Classe::Dado => Restricao::Invalido(DADO_INVALIDO),
+            Classe::Indisponivel | Classe::Outro => return None,
+        };
+        registrar_recusa(e, self.origem);
+        Some(r)
+    }
+
     pub fn classificar(&self, e: &tokio_postgres::Error) -> Classe {
         classificar(e, self.restricoes)
     }

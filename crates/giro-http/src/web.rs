@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodFilter, MethodRouter};
+use axum::routing::MethodFilter;
 use axum::Router;
 use tokio::net::TcpListener;
 use tower::ServiceExt;
@@ -186,22 +186,12 @@ fn normalizar(req: &mut Request) -> Option<Response> {
 /// the API would route it to a listed handler — percent-encoding, trailing slashes and
 /// parameters are read the same way by both.
 fn filtro(rotas: &[Rota]) -> Router {
-    let mut caminhos: Vec<(&'static str, Vec<Method>)> = Vec::new();
-    for (metodo, caminho) in rotas {
-        match caminhos.iter_mut().find(|(c, _)| c == caminho) {
-            Some((_, ms)) => ms.push(metodo.clone()),
-            None => caminhos.push((caminho, vec![metodo.clone()])),
-        }
-    }
     let mut r = Router::new();
-    for (caminho, metodos) in caminhos {
-        let mut mr = MethodRouter::new();
-        for m in metodos {
-            if let Ok(f) = MethodFilter::try_from(m) {
-                mr = mr.on(f, || async { StatusCode::NO_CONTENT });
-            }
+    for (metodo, caminho) in rotas {
+        // A path routed again merges its methods into the one it has.
+        if let Ok(f) = MethodFilter::try_from(metodo.clone()) {
+            r = r.route(caminho, axum::routing::on(f, || async { StatusCode::NO_CONTENT }));
         }
-        r = r.route(caminho, mr);
     }
     r.fallback(|| async { StatusCode::NOT_FOUND })
 }

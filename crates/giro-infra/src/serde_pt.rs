@@ -10,15 +10,9 @@ pub fn traduzir(msg: &str) -> String {
             "um objeto".into()
         } else if t.starts_with("a sequence") || t.starts_with("tuple") || t.starts_with("sequence") {
             "uma lista".into()
-        } else if t.starts_with("i8")
-            || t.starts_with("i16")
-            || t.starts_with("i32")
-            || t.starts_with("i64")
-            || t.starts_with("u8")
-            || t.starts_with("u16")
-            || t.starts_with("u32")
-            || t.starts_with("u64")
-            || t.starts_with("usize")
+        } else if ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "usize"]
+            .iter()
+            .any(|p| t.starts_with(p))
         {
             "um número inteiro".into()
         } else if t.starts_with("f32") || t.starts_with("f64") {

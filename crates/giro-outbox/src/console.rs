@@ -107,9 +107,9 @@ pub fn router_com<E: Evento, S: 'static>(db: Db, seguranca: Arc<Seguranca>, ajus
         .route("/operacao/outbox", get(resumo::<S>))
         .route("/operacao/outbox/eventos", get(eventos::<E, S>))
         .route("/operacao/outbox/serie", get(serie::<S>))
-        .route("/operacao/outbox/eventos/{id}", get(um::<S>).delete(descartar::<S>))
+        .route("/operacao/outbox/eventos/{id}", get(um::<S>).delete(acao::<S, false>))
         .route("/operacao/outbox/eventos/{id}/reenvio", post(reenviar::<S>))
-        .route("/operacao/outbox/eventos/{id}/refazer", post(refazer::<S>))
+        .route("/operacao/outbox/eventos/{id}/refazer", post(acao::<S, true>))
         .route("/operacao/outbox/reenvio", post(reenviar_falhos::<S>))
         .route("/operacao/outbox/descarte", post(descartar_falhos::<E, S>))
         // Layers run bottom-up: CSRF is checked first (as Spring's filter chain does), then the role.
@@ -383,9 +383,8 @@ struct Escrita {
 
 fn forcar(f: &Escrita) -> Result<bool, Problem> {
     match presente(&f.forcar) {
-        None => Ok(false),
+        None | Some("false") => Ok(false),
         Some("true") => Ok(true),
-        Some("false") => Ok(false),
         Some(s) => Err(invalido("forcar", "deve ser true ou false", s)),
     }
 }
@@ -538,38 +537,21 @@ async fn reenviar_falhos<S: 'static>(
     Ok(AppJson(Reenvio { reenviados: l.feitos, restantes: l.restantes }))
 }
 
-async fn acao<S: 'static>(
-    e: &Estado<S>,
-    quem: &Principal,
+/// `DELETE /operacao/outbox/eventos/{id}` (`REFAZER` false: discard) and
+/// `POST /operacao/outbox/eventos/{id}/refazer`: answers the archived event and what the repair
+/// did.
+async fn acao<S: 'static, const REFAZER: bool>(
+    State(e): St<S>,
+    Extension(quem): Extension<Principal>,
     p: Result<Path<String>, PathRejection>,
-    q: &Escrita,
-    acao: Acao,
+    AppQuery(q): AppQuery<Escrita>,
 ) -> Result<AppJson<saida::Feito>, Problem> {
+    let acao = if REFAZER { Acao::Refazer } else { Acao::Descartar };
     let id = id(p)?;
-    let r = registro(quem, motivo(q, true)?);
+    let r = registro(&quem, motivo(&q, true)?);
     let f = saida::executar(&e.db, &*e.reparo, id, acao, &r).await.map_err(saida_problem)?;
     tracing::info!(event_id = %id, tipo = %f.evento.tipo, acao = acao.as_str(), por = %r.por, "event console: dead letter archived");
     Ok(AppJson(f))
-}
-
-/// `DELETE /operacao/outbox/eventos/{id}`: answers the archived event and what the repair did.
-async fn descartar<S: 'static>(
-    State(e): St<S>,
-    Extension(quem): Extension<Principal>,
-    p: Result<Path<String>, PathRejection>,
-    AppQuery(q): AppQuery<Escrita>,
-) -> Result<AppJson<saida::Feito>, Problem> {
-    acao(&e, &quem, p, &q, Acao::Descartar).await
-}
-
-/// `POST /operacao/outbox/eventos/{id}/refazer`.
-async fn refazer<S: 'static>(
-    State(e): St<S>,
-    Extension(quem): Extension<Principal>,
-    p: Result<Path<String>, PathRejection>,
-    AppQuery(q): AppQuery<Escrita>,
-) -> Result<AppJson<saida::Feito>, Problem> {
-    acao(&e, &quem, p, &q, Acao::Refazer).await
 }
 
 /// The answer of a discard-all.

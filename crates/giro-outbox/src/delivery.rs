@@ -203,17 +203,12 @@ impl Peer {
         if self.transport == Transport::Single {
             return false;
         }
-        match self.single_until.lock() {
-            Ok(mut g) => match *g {
-                Some(t) if Instant::now() < t => false,
-                Some(_) => {
-                    *g = None;
-                    true
-                }
-                None => true,
-            },
-            Err(_) => true,
+        let Ok(mut g) = self.single_until.lock() else { return true };
+        if g.is_some_and(|t| Instant::now() < t) {
+            return false;
         }
+        *g = None;
+        true
     }
 
     fn fall_back_to_single(&self, status: StatusCode) {
@@ -293,10 +288,6 @@ impl Peer {
     }
 
     /// `POST /eventos` for one event.
-    pub async fn send_one(&self, e: &Claimed) -> Outcome {
-        self.send_one_in(e, Faixa::Comum).await
-    }
-
     async fn send_one_in(&self, e: &Claimed, faixa: Faixa) -> Outcome {
         let _slot = self.slot(faixa).await;
         let mut req = self

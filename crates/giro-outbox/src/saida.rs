@@ -232,13 +232,15 @@ pub fn pode_reenviar(
     }
     let limite = agora - chrono::Duration::from_std(inbox_retencao).unwrap_or(chrono::Duration::MAX);
     if l.criado_em < limite && !forcar {
-        return Err(SaidaErro::Antigo {
-            id: l.id,
-            age_days: (agora - l.criado_em).num_days(),
-            limit_days: (inbox_retencao.as_secs() / 86_400) as i64,
-        });
+        return Err(antigo(l.id, l.criado_em, agora, inbox_retencao));
     }
     Ok(())
+}
+
+/// The refusal of replaying `id`, created at `criado_em`, beyond `inbox_retencao`.
+fn antigo(id: Uuid, criado_em: DateTime<Utc>, agora: DateTime<Utc>, inbox_retencao: Duration) -> SaidaErro {
+    let limit_days = (inbox_retencao.as_secs() / 86_400) as i64;
+    SaidaErro::Antigo { id, age_days: (agora - criado_em).num_days(), limit_days }
 }
 
 async fn travar(c: &impl Sql, id: Uuid) -> Result<Linha, SaidaErro> {
@@ -302,11 +304,7 @@ pub async fn reenviar_todos(
     let client = db.client().await?;
     if !forcar {
         if let Some((id, criado)) = mais_antigo(&client, agora, inbox_retencao).await? {
-            return Err(SaidaErro::Antigo {
-                id,
-                age_days: (agora - criado).num_days(),
-                limit_days: (inbox_retencao.as_secs() / 86_400) as i64,
-            });
+            return Err(antigo(id, criado, agora, inbox_retencao));
         }
     }
     let por = cortar(&r.por, 200);
@@ -358,17 +356,9 @@ pub async fn executar<S: 'static>(
         return Err(SaidaErro::NaoFalhou { id, status: l.status, acao });
     }
     let opcao = reparo.opcoes(&l.tipo).into_iter().find(|o| o.acao == acao);
-    match opcao {
-        Some(o) if o.permitida => {}
-        Some(o) => return Err(SaidaErro::Recusada { id, tipo: l.tipo, acao, efeito: o.efeito }),
-        None => {
-            return Err(SaidaErro::Recusada {
-                id,
-                tipo: l.tipo.clone(),
-                acao,
-                efeito: format!("{} não oferece esta ação", l.tipo),
-            })
-        }
+    if !opcao.as_ref().is_some_and(|o| o.permitida) {
+        let efeito = opcao.map_or_else(|| format!("{} não oferece esta ação", l.tipo), |o| o.efeito);
+        return Err(SaidaErro::Recusada { id, tipo: l.tipo, acao, efeito });
     }
     let linhas = [l];
     let resultado = reparo.aplicar(&tx, acao, &linhas).await.map_err(SaidaErro::Reparo)?;

@@ -28,5 +28,6 @@ pub mod estoque;
 pub mod mercado;
 pub mod migrate;
 pub mod outboxes;
+pub mod parametro;
 pub mod publisher_role;
 pub mod server;

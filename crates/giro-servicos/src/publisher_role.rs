@@ -53,17 +53,7 @@ pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationTo
         tracing::info!(addr = %bound, "publisher metrics listening on http://{bound}");
         let router = giro_http::metrics::publisher_router(pools.iter().map(|(p, _)| p.clone()).collect());
         let (stop, config) = (shutdown.clone(), config.clone());
-        tasks.spawn(async move {
-            giro_http::serve_config(
-                listener,
-                router,
-                stop,
-                config.prazo_desligamento,
-                config.limites_http.clone(),
-                &config.proxies_confiaveis,
-            )
-            .await
-        });
+        tasks.spawn(async move { crate::server::servir(&config, listener, router, stop).await });
     }
     let pools_len = pools.len();
     // systemd readiness: READY=1 once every database it relays answered, STOPPING=1 at shutdown.

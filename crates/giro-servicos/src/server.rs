@@ -230,15 +230,7 @@ pub async fn run<S: 'static>(
     ));
 
     tracing::info!(service = %servico, addr = %bound, "giro {servico} listening on http://{bound}");
-    let served = giro_http::serve_config(
-        listener,
-        router,
-        parar_http,
-        ctx.config.prazo_desligamento,
-        ctx.config.limites_http.clone(),
-        &ctx.config.proxies_confiaveis,
-    )
-    .await;
+    let served = servir(&ctx.config, listener, router, parar_http).await;
     shutdown.cancel();
     ctx.tasks.close();
     if tokio::time::timeout(ctx.config.prazo_desligamento, ctx.tasks.wait()).await.is_err() {
@@ -264,6 +256,18 @@ pub fn avisar_url_ddl(config: &Config, servicos: &[Servico]) {
             );
         }
     }
+}
+
+/// Serves `router` on `listener` with the configured bounds, grace period and trusted proxies
+/// ([`giro_http::serve_config`]) until `parar`.
+pub async fn servir(
+    config: &Config,
+    listener: TcpListener,
+    router: Router,
+    parar: CancellationToken,
+) -> std::io::Result<()> {
+    let (limites, proxies) = (config.limites_http.clone(), &config.proxies_confiaveis);
+    giro_http::serve_config(listener, router, parar, config.prazo_desligamento, limites, proxies).await
 }
 
 /// What each web listener forwards under `/api` (issue 25, SPEC §9.5): the routes its front's
@@ -360,16 +364,7 @@ async fn start_web(
                 .await?;
         let (shutdown, config) = (parar.clone(), ctx.config.clone());
         ctx.tasks.spawn(async move {
-            if let Err(e) = giro_http::serve_config(
-                listener,
-                web,
-                shutdown,
-                config.prazo_desligamento,
-                config.limites_http.clone(),
-                &config.proxies_confiaveis,
-            )
-            .await
-            {
+            if let Err(e) = servir(&config, listener, web, shutdown).await {
                 tracing::error!(error = %e, "web listener failed");
             }
         });

@@ -218,16 +218,7 @@ impl<S> Guarda<S> {
                         (prazo, o_que) = (p, "answer not read within the request timeout");
                     }
                 }
-                if self.timer_escrita.deadline() != prazo {
-                    self.timer_escrita.as_mut().reset(prazo);
-                }
-                match self.timer_escrita.as_mut().poll(cx) {
-                    Poll::Ready(()) => {
-                        tracing::debug!(what = o_que, "closing a connection: timed out");
-                        Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, o_que)))
-                    }
-                    Poll::Pending => Poll::Pending,
-                }
+                esperar(&mut self.timer_escrita, cx, prazo, o_que)
             }
             pronto => {
                 self.parado_desde = None;
@@ -235,6 +226,21 @@ impl<S> Guarda<S> {
             }
         }
     }
+}
+
+/// `timer` set to `prazo` and polled: the connection's end, `o_que` timed out, once it passes.
+fn esperar<T>(
+    timer: &mut Pin<Box<Sleep>>,
+    cx: &mut Context<'_>,
+    prazo: Instant,
+    o_que: &str,
+) -> Poll<io::Result<T>> {
+    if timer.deadline() != prazo {
+        timer.as_mut().reset(prazo);
+    }
+    std::task::ready!(timer.as_mut().poll(cx));
+    tracing::debug!(what = o_que, "closing a connection: timed out");
+    Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, o_que.to_string())))
 }
 
 impl<S: AsyncRead + Unpin> AsyncRead for Guarda<S> {
@@ -257,16 +263,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for Guarda<S> {
                     None => (this.ocioso_desde + this.ocioso, "idle connection"),
                     Some(t) => (t + this.cabecalho, "request head"),
                 };
-                if this.timer.deadline() != prazo {
-                    this.timer.as_mut().reset(prazo);
-                }
-                match this.timer.as_mut().poll(cx) {
-                    Poll::Ready(()) => {
-                        tracing::debug!(what = o_que, "closing a connection: timed out");
-                        Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, o_que)))
-                    }
-                    Poll::Pending => Poll::Pending,
-                }
+                esperar(&mut this.timer, cx, prazo, o_que)
             }
             Poll::Pending => {
                 if let Ok(mut l) = this.estado.leitor.lock() {

@@ -1,5 +1,5 @@
 //! Serving a router with bounds (issues 13 and 25): every listener (both APIs, both web fronts,
-//! the publisher's metrics port) goes through [`serve_isentando`], so each gets the same limits
+//! the publisher's metrics port) goes through [`serve_config`], so each gets the same limits
 //! on connections (in all and per client address), request heads, bodies, whole requests and the
 //! writing of their answers, a caught panic, and a graceful drain on shutdown. The
 //! per-connection timers are [`conexao`]'s.
@@ -37,9 +37,26 @@ pub async fn serve(
 }
 
 /// Serves `router` on `listener` until `shutdown` is cancelled, then lets in-flight requests
-/// finish for at most `grace`, with no trusted proxy (see [`serve_config`]). Every listener
-/// (both APIs, both web fronts, the publisher's metrics port) goes through [`serve_isentando`],
-/// so each gets the same bounds:
+/// finish for at most `grace`, with no trusted proxy (see [`serve_config`]).
+pub async fn serve_com(
+    listener: TcpListener,
+    router: Router,
+    shutdown: CancellationToken,
+    grace: Duration,
+    limites: LimitesHttp,
+) -> io::Result<()> {
+    serve_config(listener, router, shutdown, grace, limites, &[]).await
+}
+
+/// The read buffer of a connection (hyper's `max_buf_size`): the largest request head, and all
+/// a pipelining client can have buffered while its previous answer is written.
+pub const MAX_BUFFER: usize = 64 * 1024;
+
+/// What a service's listeners use: the configured bounds and grace period, the configured
+/// trusted proxies (`http.proxies-confiaveis`) exempt from the per-address connection cap —
+/// every client behind a proxy arrives from its address, so capping it would cap them all (the
+/// proxy bounds its own clients; the global cap still holds). Every listener (both APIs, both
+/// web fronts, the publisher's metrics port) goes through here, so each gets the same bounds:
 /// - at most `max_conexoes` connections, and `max_conexoes_por_endereco` from one client
 ///   neighbourhood ([`rede::vizinhanca`]: an IPv4 address, an IPv6 `/prefixo_ipv6`); one more is
 ///   answered 503 and closed at once;
@@ -51,20 +68,6 @@ pub async fn serve(
 /// - one request served at a time per connection, pipelined ones waiting unread in a buffer of
 ///   at most [`MAX_BUFFER`] bytes (hyper parses the next head only once the answer is written);
 /// - a panicking handler answers 500 problem+json instead of dropping the connection.
-pub async fn serve_com(
-    listener: TcpListener,
-    router: Router,
-    shutdown: CancellationToken,
-    grace: Duration,
-    limites: LimitesHttp,
-) -> io::Result<()> {
-    serve_isentando(listener, router, shutdown, grace, limites, Vec::new()).await
-}
-
-/// What a service's listeners use: the configured bounds and grace period, the configured
-/// trusted proxies (`http.proxies-confiaveis`) exempt from the per-address connection cap —
-/// every client behind a proxy arrives from its address, so capping it would cap them all (the
-/// proxy bounds its own clients; the global cap still holds).
 pub async fn serve_config(
     listener: TcpListener,
     router: Router,
@@ -73,23 +76,7 @@ pub async fn serve_config(
     limites: LimitesHttp,
     proxies: &[String],
 ) -> io::Result<()> {
-    let isentos = proxies.iter().filter_map(|p| Bloco::parse(p)).collect();
-    serve_isentando(listener, router, shutdown, grace, limites, isentos).await
-}
-
-/// The read buffer of a connection (hyper's `max_buf_size`): the largest request head, and all
-/// a pipelining client can have buffered while its previous answer is written.
-pub const MAX_BUFFER: usize = 64 * 1024;
-
-/// [`serve_com`] with `isentos` (trusted proxies) exempt from the per-address cap.
-pub async fn serve_isentando(
-    listener: TcpListener,
-    router: Router,
-    shutdown: CancellationToken,
-    grace: Duration,
-    limites: LimitesHttp,
-    isentos: Vec<Bloco>,
-) -> io::Result<()> {
+    let isentos: Vec<Bloco> = proxies.iter().filter_map(|p| Bloco::parse(p)).collect();
     let app = limitado(router, &limites);
     let vagas = Arc::new(Semaphore::new(limites.max_conexoes));
     let por_endereco = Arc::new(PorEndereco::default());

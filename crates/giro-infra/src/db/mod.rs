@@ -21,6 +21,15 @@
 //! per transaction, only under `transacao`; statements outside a transaction get the role's
 //! defaults: docs/operations.md).
 
+/// `Tipo { campo, … }` read from `row`, each field from the column of its name
+/// (`campo: row.try_get("campo")?`); the `?` returns from the enclosing function or closure.
+#[macro_export]
+macro_rules! da_linha {
+    ($row:expr, $tipo:ident { $($campo:ident),* $(,)? }) => {
+        $tipo { $($campo: $row.try_get(stringify!($campo))?),* }
+    };
+}
+
 pub mod leitura;
 mod pool;
 pub mod reexecucao;
@@ -33,7 +42,9 @@ use std::sync::Arc;
 use tokio::sync::Notify;
 
 pub use crate::config::{PoolLimits, VIDA_MAXIMA_PADRAO};
-pub use pool::{causa, descrever, nomear_conexao, ping, pool, pool_with, ready, wait_for, Client, Pool};
+pub use pool::{
+    causa, descrever, driver, nomear_conexao, ping, pool, pool_with, ready, wait_for, Client, Pool,
+};
 pub(crate) use saude::epoch;
 pub use saude::{na_cadeia, trouble, trouble_of_sqlstate, Falha, Saude, Trouble};
 pub use sql::{Param, PgTipo, Pooler, Sql};

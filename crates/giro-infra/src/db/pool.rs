@@ -102,22 +102,9 @@ impl Client {
     }
 }
 
-/// A connection of its own (tools, tests) has no statement cache: it sends unnamed statements,
-/// which are right through any pooler.
-impl sql::Base for tokio_postgres::Client {
-    fn pooler(&self) -> Pooler {
-        Pooler::Transacao
-    }
-    async fn preparar(&self, sql: &str) -> Result<tokio_postgres::Statement, tokio_postgres::Error> {
-        self.prepare(sql).await
-    }
-    fn pg(&self) -> &(impl tokio_postgres::GenericClient + Sync) {
-        self
-    }
-}
-
-/// A transaction on such a connection (tools, tests), likewise.
-impl sql::Base for tokio_postgres::Transaction<'_> {
+/// A connection of its own or a transaction on one (tools, tests) has no statement cache: it
+/// sends unnamed statements, which are right through any pooler.
+impl<C: tokio_postgres::GenericClient + Sync> sql::Base for C {
     fn pooler(&self) -> Pooler {
         Pooler::Transacao
     }
@@ -236,25 +223,21 @@ pub fn descrever(servico: &str, var: &str, cfg: &DbConfig) -> String {
 /// What went wrong at the bottom of a database error chain, without the layers that repeat
 /// "error connecting to server": the server's message, or the innermost cause.
 pub fn causa(e: &anyhow::Error) -> String {
-    let db = e.chain().find_map(|c| {
-        c.downcast_ref::<tokio_postgres::Error>().and_then(|p| p.as_db_error()).or_else(|| {
-            match c.downcast_ref() {
-                Some(deadpool_postgres::PoolError::Backend(b)) => b.as_db_error(),
-                _ => None,
-            }
-        })
-    });
-    match db {
+    match e.chain().find_map(|c| driver(c)?.as_db_error()) {
         Some(d) => d.message().to_string(),
         None => {
-            let last = e.chain().last().map(|c| c.to_string()).unwrap_or_default();
-            if last.is_empty() {
-                "no answer".to_string()
-            } else {
-                last
-            }
+            let last = e.chain().last().map(|c| c.to_string()).filter(|s| !s.is_empty());
+            last.unwrap_or_else(|| "no answer".to_string())
         }
     }
+}
+
+/// The driver's error one link of an error chain is: itself, or a pool's backend error.
+pub fn driver<'a>(c: &'a (dyn std::error::Error + 'static)) -> Option<&'a tokio_postgres::Error> {
+    c.downcast_ref::<tokio_postgres::Error>().or_else(|| match c.downcast_ref() {
+        Some(deadpool_postgres::PoolError::Backend(b)) => Some(b),
+        _ => None,
+    })
 }
 
 /// A failure to reach a database, said once and naming it: "cannot connect to the mercado
@@ -263,17 +246,11 @@ pub fn causa(e: &anyhow::Error) -> String {
 pub fn nomear_conexao(e: anyhow::Error, servico: &str, var: &str, cfg: &DbConfig) -> anyhow::Error {
     // Refused at the door: wrong password or role (class 28), no such database (3D000).
     let porta = |c: &str| c.starts_with("28") || c == "3D000";
-    let conexao = e.chain().any(|c| {
-        let pg = c.downcast_ref::<tokio_postgres::Error>().or_else(|| match c.downcast_ref() {
-            Some(deadpool_postgres::PoolError::Backend(b)) => Some(b),
-            _ => None,
-        });
-        match pg {
-            Some(p) => p.code().map_or(p.as_db_error().is_none() && !p.is_closed(), |c| porta(c.code())),
-            None => {
-                c.downcast_ref::<deadpool_postgres::PoolError>().is_some()
-                    || c.downcast_ref::<std::io::Error>().is_some()
-            }
+    let conexao = e.chain().any(|c| match driver(c) {
+        Some(p) => p.code().map_or(p.as_db_error().is_none() && !p.is_closed(), |c| porta(c.code())),
+        None => {
+            c.downcast_ref::<deadpool_postgres::PoolError>().is_some()
+                || c.downcast_ref::<std::io::Error>().is_some()
         }
     });
     if !conexao {

@@ -225,18 +225,12 @@ async fn um<S: 'static, E: Evento>(
     State(r): State<Arc<Receptor<S, E>>>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Response {
-    let body = match corpo_json(&headers, body) {
-        Ok(b) => b,
-        Err(p) => return p.into_response(),
-    };
+) -> Result<Response, Problem> {
+    let body = corpo_json(&headers, body)?;
     let Some(tipo) = headers.get("evento-tipo").and_then(|v| v.to_str().ok()).map(str::trim) else {
-        return Problem::bad_request("cabeçalho Evento-Tipo ausente").into_response();
+        return Err(Problem::bad_request("cabeçalho Evento-Tipo ausente"));
     };
-    let evento = match ler(r.consumidor.as_ref(), tipo, &body) {
-        Ok(e) => e,
-        Err(e) => return Problem::bad_request(e).into_response(),
-    };
+    let evento = ler(r.consumidor.as_ref(), tipo, &body).map_err(Problem::bad_request)?;
     // Applied in a task of its own, to the end: hyper drops a handler whose connection closed
     // (a publisher killed mid-delivery), and a dropped handler could stop between an event's
     // commit and its count. The task keeps the request's trace context.
@@ -247,20 +241,19 @@ async fn um<S: 'static, E: Evento>(
         (evento, res)
     }));
     match aplicado.await {
-        Ok((_, Ok(_))) => StatusCode::NO_CONTENT.into_response(),
+        Ok((_, Ok(_))) => Ok(StatusCode::NO_CONTENT.into_response()),
         Ok((evento, Err(e))) => {
             if let Some(detalhe) = permanente(&e) {
                 tracing::warn!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "event refused for good");
-                return Problem::bad_request(format!("{} inválido: {detalhe}", evento.tipo()))
-                    .into_response();
+                return Err(Problem::bad_request(format!("{} inválido: {detalhe}", evento.tipo())));
             }
             tracing::error!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "applying an event failed");
             // Either way the sender retries; 503 says the database, not the event, is at fault.
-            indisponivel_ou_interno(&e).into_response()
+            Err(indisponivel_ou_interno(&e))
         }
         Err(e) => {
             tracing::error!(error = %e, "applying an event panicked");
-            Problem::internal().into_response()
+            Err(Problem::internal())
         }
     }
 }
@@ -282,24 +275,16 @@ async fn lote<S: 'static, E: Evento>(
     State(r): State<Arc<Receptor<S, E>>>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Response {
-    let body = match corpo_json(&headers, body) {
-        Ok(b) => b,
-        Err(p) => return p.into_response(),
-    };
-    let pedido: LoteRequest = match serde_json::from_slice(&body) {
-        Ok(p) => p,
-        Err(e) => {
-            let msg = giro_http::extract::traduzir(&e.to_string());
-            return Problem::bad_request(format!("lote ilegível: {msg}")).into_response();
-        }
-    };
+) -> Result<Response, Problem> {
+    let body = corpo_json(&headers, body)?;
+    let pedido: LoteRequest = serde_json::from_slice(&body).map_err(|e| {
+        Problem::bad_request(format!("lote ilegível: {}", giro_http::extract::traduzir(&e.to_string())))
+    })?;
     if pedido.eventos.len() > r.lote_max {
-        return Problem::new(
+        return Err(Problem::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             format!("lote com {} eventos; o máximo é {}", pedido.eventos.len(), r.lote_max),
-        )
-        .into_response();
+        ));
     }
     // Applied in a task of its own, to the end, like `/eventos`.
     match tokio::spawn(giro_infra::trace::scope(
@@ -308,10 +293,10 @@ async fn lote<S: 'static, E: Evento>(
     ))
     .await
     {
-        Ok(resultados) => Json(LoteResposta { resultados }).into_response(),
+        Ok(resultados) => Ok(Json(LoteResposta { resultados }).into_response()),
         Err(e) => {
             tracing::error!(error = %e, "applying a batch panicked");
-            Problem::internal().into_response()
+            Err(Problem::internal())
         }
     }
 }

@@ -101,10 +101,9 @@ impl ClienteTags {
             req = req.bearer_auth(token.expose());
         }
         // `without_url`: the error's text then names no URL (which could carry credentials).
-        let res = req
-            .send()
-            .await
-            .map_err(|e| FalhaTags::Indisponivel(giro_infra::client::describe(&e.without_url())))?;
+        let caiu =
+            |e: reqwest::Error| FalhaTags::Indisponivel(giro_infra::client::describe(&e.without_url()));
+        let res = req.send().await.map_err(caiu)?;
         let status = res.status();
         if !status.is_success() {
             let msg = format!("HTTP {}", status.as_u16());
@@ -114,10 +113,7 @@ impl ClienteTags {
                 _ => FalhaTags::Indisponivel(msg),
             });
         }
-        let body = res
-            .bytes()
-            .await
-            .map_err(|e| FalhaTags::Indisponivel(giro_infra::client::describe(&e.without_url())))?;
+        let body = res.bytes().await.map_err(caiu)?;
         let resposta: Resposta = serde_json::from_slice(&body)
             .map_err(|e| FalhaTags::Inclassificavel(format!("corpo ilegível: {e}")))?;
         Ok(utilizavel(sku, resposta))
@@ -149,12 +145,8 @@ fn utilizavel(sku: &str, r: Resposta) -> Option<Classificacao> {
         tracing::warn!(sku, violacoes = %violacoes.join("; "), "tag-worker answer outside the contract");
         return None;
     }
-    match evento {
-        EventoIntegracao::ProdutoClassificado(p) => {
-            Some(Classificacao { tags: p.tags, categoria: p.categoria })
-        }
-        _ => None,
-    }
+    let EventoIntegracao::ProdutoClassificado(p) = evento else { return None };
+    Some(Classificacao { tags: p.tags, categoria: p.categoria })
 }
 
 /// Stores `c` on `produto` and writes its `ProdutoClassificado` to the outbox, in `tx` (the

@@ -48,13 +48,10 @@ pub async fn abertas(tx: &Tx<'_>, produto: &Bloqueado<'_>) -> Result<Vec<Demanda
         .await?
         .iter()
         .map(|r| {
-            Ok(Demanda {
-                id: r.try_get("id")?,
-                sku: r.try_get("sku")?,
-                qtd_solicitada: r.try_get("qtd_solicitada")?,
-                solicitacao_original: r.try_get("solicitacao_original")?,
-                registrado_em: r.try_get("registrado_em")?,
-            })
+            Ok(giro_infra::da_linha!(
+                r,
+                Demanda { id, sku, qtd_solicitada, solicitacao_original, registrado_em }
+            ))
         })
         .collect()
 }

@@ -23,6 +23,7 @@ use uuid::Uuid;
 use super::lote::{self, hoje_sql};
 use super::painel::DIAS_ALERTA_VALIDADE;
 use super::{produto, ErroEstoque, Tx};
+use crate::parametro::{inteiro, presente};
 use giro_contracts::{instante, sku_valido};
 use giro_infra::db::{Client, Db};
 
@@ -89,37 +90,28 @@ pub struct FiltroRequest {
     pub tamanho: Option<String>,
 }
 
-fn presente(v: &Option<String>) -> Option<&str> {
-    v.as_deref().map(str::trim).filter(|s| !s.is_empty())
-}
-
 impl FiltroRequest {
     /// Absent or blank parameters take their defaults; anything else out of range is a 400 whose
     /// detail names the parameter.
     pub fn validar(&self) -> Result<Filtro, ErroEstoque> {
         let invalido = |m: String| ErroEstoque::Invalido(m);
-        let busca = presente(&self.busca).map(str::to_string);
+        let busca = presente(self.busca.as_deref()).map(str::to_string);
         if busca.as_ref().is_some_and(|b| b.chars().count() > BUSCA_MAXIMA) {
             return Err(invalido(format!(
                 "Parâmetro inválido: busca deve ter no máximo {BUSCA_MAXIMA} caracteres."
             )));
         }
-        let estado = match presente(&self.estado) {
+        let estado = match presente(self.estado.as_deref()) {
             None => None,
             Some(s) => Some(FiltroEstado::de_nome(s).ok_or_else(|| {
                 let nomes: Vec<_> = FiltroEstado::TODOS.iter().map(|f| f.nome()).collect();
                 invalido(format!("Parâmetro inválido: estado deve ser um de {}: {s}", nomes.join(", ")))
             })?),
         };
-        let inteiro = |nome: &str, v: &Option<String>, padrao: i64, max: i64| match presente(v) {
-            None => Ok(padrao),
-            Some(s) => s.parse::<i64>().ok().filter(|n| (1..=max).contains(n)).ok_or_else(|| {
-                invalido(format!("Parâmetro inválido: {nome} deve ser um número inteiro de 1 a {max}: {s}"))
-            }),
-        };
         // A page past 1 000 000 cannot hold anything and would overflow the offset.
-        let pagina = inteiro("pagina", &self.pagina, 1, 1_000_000)?;
-        let tamanho = inteiro("tamanho", &self.tamanho, TAMANHO_PADRAO, TAMANHO_MAXIMO)?;
+        let pagina = inteiro("pagina", self.pagina.as_deref(), 1, 1_000_000).map_err(invalido)?;
+        let tamanho = inteiro("tamanho", self.tamanho.as_deref(), TAMANHO_PADRAO, TAMANHO_MAXIMO);
+        let tamanho = tamanho.map_err(invalido)?;
         Ok(Filtro { busca, estado, pagina, tamanho })
     }
 }
@@ -355,14 +347,17 @@ pub async fn detalhe(
         .await?
         .iter()
         .map(|r| {
-            Ok(LoteInventario {
-                codigo_lote: r.try_get("codigo_lote")?,
-                quantidade: r.try_get("quantidade")?,
-                quantidade_disponivel: r.try_get("quantidade_disponivel")?,
-                validade: r.try_get("validade")?,
-                vencido: r.try_get("vencido")?,
-                recebido_em: r.try_get("recebido_em")?,
-            })
+            Ok(giro_infra::da_linha!(
+                r,
+                LoteInventario {
+                    codigo_lote,
+                    quantidade,
+                    quantidade_disponivel,
+                    validade,
+                    vencido,
+                    recebido_em
+                }
+            ))
         })
         .collect::<Result<Vec<_>, tokio_postgres::Error>>()?;
 
@@ -382,14 +377,7 @@ pub async fn detalhe(
         .await?
         .iter()
         .map(|r| {
-            Ok(Movimento {
-                tipo: r.try_get("tipo")?,
-                quando: r.try_get("quando")?,
-                codigo_lote: r.try_get("codigo_lote")?,
-                qtd: r.try_get("qtd")?,
-                operador: r.try_get("operador")?,
-                event_id: r.try_get("event_id")?,
-            })
+            Ok(giro_infra::da_linha!(r, Movimento { tipo, quando, codigo_lote, qtd, operador, event_id }))
         })
         .collect::<Result<Vec<_>, tokio_postgres::Error>>()?;
     Ok(Some(Detalhe { item, ncm, tags, lotes, movimentos }))
@@ -411,7 +399,8 @@ pub struct Baixa {
     pub saldo_vencido: i32,
 }
 
-fn sku_desconhecido(sku: &str) -> ErroEstoque {
+/// The 404 of a SKU the warehouse does not have (its page, its write-off).
+pub fn sku_desconhecido(sku: &str) -> ErroEstoque {
     ErroEstoque::NaoEncontrado(format!("O SKU {sku} não está cadastrado no estoque. Confira o código."))
 }
 

@@ -41,15 +41,10 @@ pub struct Lote {
 }
 
 fn de_linha(row: &Row) -> Result<Lote, tokio_postgres::Error> {
-    Ok(Lote {
-        id: row.try_get("id")?,
-        sku: row.try_get("sku")?,
-        codigo_lote: row.try_get("codigo_lote")?,
-        quantidade: row.try_get("quantidade")?,
-        validade: row.try_get("validade")?,
-        recebido_em: row.try_get("recebido_em")?,
-        quantidade_disponivel: row.try_get("quantidade_disponivel")?,
-    })
+    Ok(giro_infra::da_linha!(
+        row,
+        Lote { id, sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel }
+    ))
 }
 
 /// Inserts a received lot of `sku` (called by `Bloqueado::receber_lote`, which credits the

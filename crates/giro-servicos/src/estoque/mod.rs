@@ -111,42 +111,23 @@ pub enum ErroEstoque {
     /// used) → 409, detail = the message.
     #[error("{0}")]
     Recusado(String),
-    /// No connection from the pool → 503.
+    /// A database failure (no connection from the pool, a statement the database refused for
+    /// its own reasons) → by the database-error policy ([`erro::POLITICA`]): 503 when the
+    /// database is at fault, else 500, logged.
     #[error(transparent)]
-    Indisponivel(deadpool_postgres::PoolError),
-    /// Anything else (a broken invariant, a database failure) → by the database-error policy
-    /// ([`erro::POLITICA`]): 503 when the database is at fault, else 500, logged.
+    Db(#[from] DbError),
+    /// A broken invariant → 500, logged.
     #[error(transparent)]
     Interno(anyhow::Error),
 }
 
 impl From<tokio_postgres::Error> for ErroEstoque {
     fn from(e: tokio_postgres::Error) -> Self {
-        use giro_http::pg::{self, Classe, Restricao};
-        match erro::POLITICA.classificar(&e) {
-            Classe::Restricao(Restricao::Conflito) => {
-                pg::registrar_recusa(&e, "estoque");
-                ErroEstoque::Conflito
-            }
-            Classe::Restricao(Restricao::Invalido(m)) => {
-                pg::registrar_recusa(&e, "estoque");
-                ErroEstoque::Invalido(m.to_string())
-            }
-            Classe::Dado => {
-                pg::registrar_recusa(&e, "estoque");
-                ErroEstoque::Invalido(pg::DADO_INVALIDO.to_string())
-            }
+        match erro::POLITICA.recusa(&e) {
+            Some(giro_http::pg::Restricao::Conflito) => ErroEstoque::Conflito,
+            Some(giro_http::pg::Restricao::Invalido(m)) => ErroEstoque::Invalido(m.to_string()),
             // Answered by the policy itself, where its log line is written.
-            Classe::Indisponivel | Classe::Outro => ErroEstoque::Interno(e.into()),
-        }
-    }
-}
-
-impl From<DbError> for ErroEstoque {
-    fn from(e: DbError) -> Self {
-        match e {
-            DbError::Pool(p) => ErroEstoque::Indisponivel(p),
-            DbError::Pg(p) => p.into(),
+            None => ErroEstoque::Db(DbError::Pg(e)),
         }
     }
 }
@@ -168,18 +149,13 @@ impl Consumidor<Estoque> for ConsumidorEstoque {
         evento: &'a EventoIntegracao,
     ) -> BoxFuture<'a, anyhow::Result<()>> {
         Box::pin(async move {
-            match evento {
-                EventoIntegracao::ReposicaoSolicitada(pedido) => {
-                    match atendimento::atender(tx, pedido, agora()).await {
-                        // A rule the event's data breaks: permanent, the sender dead-letters it.
-                        Err(ErroEstoque::Invalido(m)) => Err(EventoInvalido(m).into()),
-                        other => {
-                            other?;
-                            Ok(())
-                        }
-                    }
-                }
-                outro => anyhow::bail!("estoque does not consume {}", outro.tipo()),
+            let EventoIntegracao::ReposicaoSolicitada(pedido) = evento else {
+                anyhow::bail!("estoque does not consume {}", evento.tipo())
+            };
+            match atendimento::atender(tx, pedido, agora()).await {
+                // A rule the event's data breaks: permanent, the sender dead-letters it.
+                Err(ErroEstoque::Invalido(m)) => Err(EventoInvalido(m).into()),
+                other => Ok(other.map(drop)?),
             }
         })
     }

@@ -110,13 +110,7 @@ pub async fn demandas(client: &Client) -> Result<Vec<DemandaAberta>, tokio_postg
         .await?
         .iter()
         .map(|r| {
-            Ok(DemandaAberta {
-                id: r.try_get("id")?,
-                sku: r.try_get("sku")?,
-                descricao: r.try_get("descricao")?,
-                qtd_solicitada: r.try_get("qtd_solicitada")?,
-                registrado_em: r.try_get("registrado_em")?,
-            })
+            Ok(giro_infra::da_linha!(r, DemandaAberta { id, sku, descricao, qtd_solicitada, registrado_em }))
         })
         .collect()
 }
@@ -141,15 +135,10 @@ pub async fn reposicoes(
         .await?
         .iter()
         .map(|r| {
-            Ok(ReposicaoRecente {
-                event_id: r.try_get("event_id")?,
-                sku: r.try_get("sku")?,
-                descricao: r.try_get("descricao")?,
-                qtd: r.try_get("qtd")?,
-                codigo_lote: r.try_get("codigo_lote")?,
-                expedido_em: r.try_get("expedido_em")?,
-                entregue_em: r.try_get("entregue_em")?,
-            })
+            Ok(giro_infra::da_linha!(
+                r,
+                ReposicaoRecente { event_id, sku, descricao, qtd, codigo_lote, expedido_em, entregue_em }
+            ))
         })
         .collect()
 }
@@ -162,12 +151,7 @@ pub const INTERVALOS: i64 = 24;
 
 /// `horas` as the charts take it: absent or blank is [`HORAS_PADRAO`], else an integer 1–48.
 pub fn horas(v: Option<&str>) -> Result<i64, String> {
-    match v.map(str::trim).filter(|s| !s.is_empty()) {
-        None => Ok(HORAS_PADRAO),
-        Some(s) => s.parse::<i64>().ok().filter(|n| (1..=HORAS_MAXIMO).contains(n)).ok_or_else(|| {
-            format!("Parâmetro inválido: horas deve ser um número inteiro de 1 a {HORAS_MAXIMO}: {s}")
-        }),
-    }
+    crate::parametro::inteiro("horas", v, HORAS_PADRAO, HORAS_MAXIMO)
 }
 
 /// p50 and p99 of one stretch of a restock, in seconds; `null` when nothing was measured.

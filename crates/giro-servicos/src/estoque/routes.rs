@@ -33,7 +33,7 @@ use giro_contracts::sku_valido;
 use giro_http::auth::{self, Principal, Seguranca};
 use giro_http::extract::{AppJson, AppPath, AppQuery};
 use giro_http::Problem;
-use giro_infra::db::{Db, DbError};
+use giro_infra::db::Db;
 
 /// What the handlers share.
 pub struct Estado {
@@ -78,7 +78,7 @@ impl IntoResponse for ErroEstoque {
             e @ ErroEstoque::Conflito => Problem::new(StatusCode::CONFLICT, e.to_string()).into_response(),
             ErroEstoque::NaoEncontrado(m) => Problem::new(StatusCode::NOT_FOUND, m).into_response(),
             ErroEstoque::Recusado(m) => Problem::new(StatusCode::CONFLICT, m).into_response(),
-            ErroEstoque::Indisponivel(e) => POLITICA.responder(&DbError::Pool(e)).into_response(),
+            ErroEstoque::Db(e) => POLITICA.responder(&e).into_response(),
             ErroEstoque::Interno(e) => POLITICA.responder_cadeia(&e).into_response(),
         }
     }
@@ -176,14 +176,14 @@ async fn inventario_detalhe(
     State(e): St,
     AppPath(sku): AppPath<String>,
 ) -> Result<AppJson<inventario::Detalhe>, ErroEstoque> {
-    let nao_encontrado = || {
-        ErroEstoque::NaoEncontrado(format!("O SKU {sku} não está cadastrado no estoque. Confira o código."))
-    };
     if !sku_valido(&sku) {
-        return Err(nao_encontrado());
+        return Err(inventario::sku_desconhecido(&sku));
     }
     let client = e.db.client().await?;
-    inventario::detalhe(&client, &sku, agora()).await?.map(AppJson).ok_or_else(nao_encontrado)
+    inventario::detalhe(&client, &sku, agora())
+        .await?
+        .map(AppJson)
+        .ok_or_else(|| inventario::sku_desconhecido(&sku))
 }
 
 async fn baixar_lote(

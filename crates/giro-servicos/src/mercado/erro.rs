@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use uuid::Uuid;
 
-use giro_http::pg::{self, Classe, Politica, Restricao};
+use giro_http::pg::{Politica, Restricao};
 use giro_http::Problem;
 use giro_infra::db::DbError;
 
@@ -85,21 +85,11 @@ pub const RESTRICOES: &[(&str, Restricao)] = &[
 
 impl From<tokio_postgres::Error> for ErroMercado {
     fn from(e: tokio_postgres::Error) -> Self {
-        match POLITICA.classificar(&e) {
-            Classe::Restricao(Restricao::Conflito) => {
-                pg::registrar_recusa(&e, "mercado");
-                ErroMercado::Conflito
-            }
-            Classe::Restricao(Restricao::Invalido(m)) => {
-                pg::registrar_recusa(&e, "mercado");
-                ErroMercado::Invalido(m.to_string())
-            }
-            Classe::Dado => {
-                pg::registrar_recusa(&e, "mercado");
-                ErroMercado::Invalido(pg::DADO_INVALIDO.to_string())
-            }
+        match POLITICA.recusa(&e) {
+            Some(Restricao::Conflito) => ErroMercado::Conflito,
+            Some(Restricao::Invalido(m)) => ErroMercado::Invalido(m.to_string()),
             // Answered by the policy itself, where its log line is written.
-            Classe::Indisponivel | Classe::Outro => ErroMercado::Db(DbError::Pg(e)),
+            None => ErroMercado::Db(DbError::Pg(e)),
         }
     }
 }

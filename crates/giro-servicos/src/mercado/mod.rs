@@ -37,6 +37,36 @@
 //! - A JSON route called without a JSON `Content-Type` is 415 (problem+json).
 //! - `PedidoDetalhe.itens` come in the order they were recorded (ascending SKU).
 
+/// A status column as an enum: each variant with the text its row holds, spelled once
+/// (`como_texto`, and `de_texto` back, a text no variant has being a broken invariant).
+macro_rules! status {
+    ($(#[$m:meta])* $nome:ident, $o_que:literal { $($(#[$vm:meta])* $v:ident = $texto:literal,)* }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $nome {
+            $($(#[$vm])* $v,)*
+        }
+
+        impl $nome {
+            pub fn como_texto(self) -> &'static str {
+                match self {
+                    $($nome::$v => $texto,)*
+                }
+            }
+
+            pub fn de_texto(s: &str) -> Result<Self, $crate::mercado::erro::ErroMercado> {
+                match s {
+                    $($texto => Ok($nome::$v),)*
+                    outro => Err($crate::mercado::erro::ErroMercado::EstadoInvalido(format!(
+                        concat!("status de ", $o_que, " desconhecido: {}"),
+                        outro
+                    ))),
+                }
+            }
+        }
+    };
+}
+
 pub mod cadastro;
 pub mod catalogo_estoque;
 pub mod checkout;

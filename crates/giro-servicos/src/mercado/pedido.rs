@@ -16,35 +16,13 @@ use uuid::Uuid;
 use super::erro::ErroMercado;
 use super::Tx;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StatusPedido {
-    AguardandoPagamento,
-    Pago,
-    /// Exists in the schema and the contract; nothing sets it (as in the original).
-    Cancelado,
-    Expirado,
-}
-
-impl StatusPedido {
-    pub fn como_texto(self) -> &'static str {
-        match self {
-            StatusPedido::AguardandoPagamento => "AGUARDANDO_PAGAMENTO",
-            StatusPedido::Pago => "PAGO",
-            StatusPedido::Cancelado => "CANCELADO",
-            StatusPedido::Expirado => "EXPIRADO",
-        }
-    }
-
-    pub fn de_texto(s: &str) -> Result<Self, ErroMercado> {
-        Ok(match s {
-            "AGUARDANDO_PAGAMENTO" => StatusPedido::AguardandoPagamento,
-            "PAGO" => StatusPedido::Pago,
-            "CANCELADO" => StatusPedido::Cancelado,
-            "EXPIRADO" => StatusPedido::Expirado,
-            other => {
-                return Err(ErroMercado::EstadoInvalido(format!("status de pedido desconhecido: {other}")))
-            }
-        })
+status! {
+    StatusPedido, "pedido" {
+        AguardandoPagamento = "AGUARDANDO_PAGAMENTO",
+        Pago = "PAGO",
+        /// Exists in the schema and the contract; nothing sets it (as in the original).
+        Cancelado = "CANCELADO",
+        Expirado = "EXPIRADO",
     }
 }
 
@@ -155,14 +133,7 @@ pub async fn detalhe(db: &impl Sql, id: Uuid) -> Result<Option<PedidoDetalhe>, E
         .query(itens, &[&id])
         .await?
         .iter()
-        .map(|r| {
-            Ok(ItemDetalhe {
-                sku: r.try_get("sku")?,
-                nome: r.try_get("nome")?,
-                qtd: r.try_get("qtd")?,
-                preco_unitario: r.try_get("preco_unitario")?,
-            })
-        })
+        .map(|r| Ok(giro_infra::da_linha!(r, ItemDetalhe { sku, nome, qtd, preco_unitario })))
         .collect::<Result<Vec<_>, ErroMercado>>()?;
     let status: String = p.try_get("status")?;
     Ok(Some(PedidoDetalhe {
@@ -288,14 +259,7 @@ pub async fn detalhe_operador(db: &impl Sql, id: Uuid) -> Result<Option<PedidoOp
         .query(stmt, &[&id])
         .await?
         .iter()
-        .map(|r| {
-            Ok(ReservaOperador {
-                sku: r.try_get("sku")?,
-                qtd: r.try_get("qtd")?,
-                status: r.try_get("status")?,
-                expira_em: r.try_get("expira_em")?,
-            })
-        })
+        .map(|r| Ok(giro_infra::da_linha!(r, ReservaOperador { sku, qtd, status, expira_em })))
         .collect::<Result<Vec<_>, ErroMercado>>()?;
     let pagamento = if pedido.status == StatusPedido::Pago.como_texto() {
         let stmt = "SELECT pago_em FROM pedido WHERE id = $1";

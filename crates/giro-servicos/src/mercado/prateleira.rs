@@ -11,26 +11,10 @@ use rust_decimal::Decimal;
 
 use super::erro::ErroMercado;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StatusVitrine {
-    Disponivel,
-    Esgotado,
-}
-
-impl StatusVitrine {
-    pub fn como_texto(self) -> &'static str {
-        match self {
-            StatusVitrine::Disponivel => "DISPONIVEL",
-            StatusVitrine::Esgotado => "ESGOTADO",
-        }
-    }
-
-    pub fn de_texto(s: &str) -> Result<Self, ErroMercado> {
-        match s {
-            "DISPONIVEL" => Ok(StatusVitrine::Disponivel),
-            "ESGOTADO" => Ok(StatusVitrine::Esgotado),
-            other => Err(ErroMercado::EstadoInvalido(format!("status de vitrine desconhecido: {other}"))),
-        }
+status! {
+    StatusVitrine, "vitrine" {
+        Disponivel = "DISPONIVEL",
+        Esgotado = "ESGOTADO",
     }
 }
 

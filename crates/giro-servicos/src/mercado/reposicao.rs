@@ -16,41 +16,19 @@ use super::produto::Travado;
 use super::Tx;
 use giro_contracts::{EventoIntegracao, ReposicaoSolicitada};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StatusSolicitacao {
-    /// Sent; waiting for the warehouse's answer.
-    Pendente,
-    /// Denied for lack of balance; the warehouse serves it on lot intake. Still open.
-    AguardandoLote,
-    Atendida,
-    /// Denied with no prospect (SKU unknown to the warehouse).
-    Cancelada,
+status! {
+    StatusSolicitacao, "solicitação" {
+        /// Sent; waiting for the warehouse's answer.
+        Pendente = "PENDENTE",
+        /// Denied for lack of balance; the warehouse serves it on lot intake. Still open.
+        AguardandoLote = "AGUARDANDO_LOTE",
+        Atendida = "ATENDIDA",
+        /// Denied with no prospect (SKU unknown to the warehouse).
+        Cancelada = "CANCELADA",
+    }
 }
 
 impl StatusSolicitacao {
-    pub fn como_texto(self) -> &'static str {
-        match self {
-            StatusSolicitacao::Pendente => "PENDENTE",
-            StatusSolicitacao::AguardandoLote => "AGUARDANDO_LOTE",
-            StatusSolicitacao::Atendida => "ATENDIDA",
-            StatusSolicitacao::Cancelada => "CANCELADA",
-        }
-    }
-
-    pub fn de_texto(s: &str) -> Result<Self, ErroMercado> {
-        Ok(match s {
-            "PENDENTE" => StatusSolicitacao::Pendente,
-            "AGUARDANDO_LOTE" => StatusSolicitacao::AguardandoLote,
-            "ATENDIDA" => StatusSolicitacao::Atendida,
-            "CANCELADA" => StatusSolicitacao::Cancelada,
-            other => {
-                return Err(ErroMercado::EstadoInvalido(format!(
-                    "status de solicitação desconhecido: {other}"
-                )))
-            }
-        })
-    }
-
     /// `EM_ABERTO = {PENDENTE, AGUARDANDO_LOTE}`: blocks new requests for the SKU.
     pub fn em_aberto(self) -> bool {
         matches!(self, StatusSolicitacao::Pendente | StatusSolicitacao::AguardandoLote)

@@ -22,33 +22,15 @@ pub struct Reserva {
     pub vencida: bool,
 }
 
-/// `reserva.status`: what the row holds. Spelled here and in this module's SQL only.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StatusReserva {
-    /// Units held for an unpaid order.
-    Ativa,
-    /// The order was paid: the units are sold.
-    Confirmada,
-    /// The deadline passed: the units went back to the shelf.
-    Expirada,
-}
-
-impl StatusReserva {
-    pub fn como_texto(self) -> &'static str {
-        match self {
-            StatusReserva::Ativa => "ATIVA",
-            StatusReserva::Confirmada => "CONFIRMADA",
-            StatusReserva::Expirada => "EXPIRADA",
-        }
-    }
-
-    pub fn de_texto(s: &str) -> Result<Self, ErroMercado> {
-        match s {
-            "ATIVA" => Ok(StatusReserva::Ativa),
-            "CONFIRMADA" => Ok(StatusReserva::Confirmada),
-            "EXPIRADA" => Ok(StatusReserva::Expirada),
-            other => Err(ErroMercado::EstadoInvalido(format!("status de reserva desconhecido: {other}"))),
-        }
+status! {
+    /// `reserva.status`: what the row holds. Spelled here and in this module's SQL only.
+    StatusReserva, "reserva" {
+        /// Units held for an unpaid order.
+        Ativa = "ATIVA",
+        /// The order was paid: the units are sold.
+        Confirmada = "CONFIRMADA",
+        /// The deadline passed: the units went back to the shelf.
+        Expirada = "EXPIRADA",
     }
 }
 

@@ -32,9 +32,9 @@ pub struct Janela {
     limite: Option<String>,
 }
 
-/// [`super::inteiro`] as this module's handlers answer it.
+/// `v` as an integer from 1 to `max`, `padrao` when absent ([`crate::parametro::inteiro`]).
 fn inteiro(nome: &str, v: &Option<String>, max: i64, padrao: i64) -> Result<i64, Problem> {
-    super::inteiro(nome, v, padrao, max).map_err(|e| e.problem())
+    crate::parametro::inteiro(nome, v.as_deref(), padrao, max).map_err(Problem::bad_request)
 }
 
 const HORAS_MAX: i64 = 48;

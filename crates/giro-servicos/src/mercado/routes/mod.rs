@@ -19,7 +19,7 @@ use std::time::Duration;
 use axum::extract::{Request, State};
 use axum::middleware::{from_fn, from_fn_with_state, Next};
 use axum::response::Response;
-use axum::routing::{get, patch, post};
+use axum::routing::{get, patch, post, MethodRouter};
 use axum::Router;
 
 use super::catalogo_estoque::CatalogoEstoque;
@@ -48,36 +48,21 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
         .route("/produtos", get(produtos::listar))
         .route(
             "/produtos",
-            post(produtos::cadastrar)
-                .route_layer(from_fn(auth::require_operador))
+            operador(post(produtos::cadastrar))
                 .route_layer(from_fn_with_state(seguranca.clone(), auth::csrf)),
         )
         .route("/produtos/{sku}", get(produtos::buscar))
-        .route("/operacao/produtos", get(operacao::produtos).route_layer(from_fn(auth::require_operador)))
+        .route("/operacao/produtos", operador(get(operacao::produtos)))
         .route(
             "/operacao/produtos/{sku}",
-            patch(operacao::alterar_produto)
-                .route_layer(from_fn(auth::require_operador))
-                .route_layer(from_fn_with_state(seguranca, auth::csrf)),
+            operador(patch(operacao::alterar_produto)).route_layer(from_fn_with_state(seguranca, auth::csrf)),
         )
-        .route("/operacao/pedidos", get(operacao::pedidos).route_layer(from_fn(auth::require_operador)))
-        .route("/operacao/pedidos/{id}", get(operacao::pedido).route_layer(from_fn(auth::require_operador)))
-        .route(
-            "/operacao/estoque/produtos/{sku}",
-            get(operacao::no_estoque).route_layer(from_fn(auth::require_operador)),
-        )
-        .route(
-            "/operacao/graficos/vendas",
-            get(graficos::vendas).route_layer(from_fn(auth::require_operador)),
-        )
-        .route(
-            "/operacao/graficos/esgotados",
-            get(graficos::esgotados).route_layer(from_fn(auth::require_operador)),
-        )
-        .route(
-            "/operacao/graficos/prateleira",
-            get(graficos::prateleira).route_layer(from_fn(auth::require_operador)),
-        )
+        .route("/operacao/pedidos", operador(get(operacao::pedidos)))
+        .route("/operacao/pedidos/{id}", operador(get(operacao::pedido)))
+        .route("/operacao/estoque/produtos/{sku}", operador(get(operacao::no_estoque)))
+        .route("/operacao/graficos/vendas", operador(get(graficos::vendas)))
+        .route("/operacao/graficos/esgotados", operador(get(graficos::esgotados)))
+        .route("/operacao/graficos/prateleira", operador(get(graficos::prateleira)))
         .route(
             "/pedidos",
             post(pedidos::fechar).route_layer(from_fn_with_state(estado.clone(), limite_checkout)),
@@ -90,25 +75,12 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
         .with_state(estado)
 }
 
+/// `route` for the operator's session only (a method the path lacks stays a plain 405).
+fn operador(route: MethodRouter<Arc<Estado>>) -> MethodRouter<Arc<Estado>> {
+    route.route_layer(from_fn(auth::require_operador))
+}
+
 /// The requests' violations, reported sorted in one 400 (the builder is [`Violacoes`]).
-/// A query parameter as it arrives: stripped; blank means absent.
-fn presente(v: &Option<String>) -> Option<&str> {
-    v.as_deref().map(str::trim).filter(|s| !s.is_empty())
-}
-
-/// An integer query parameter from 1 to `max` (`padrao` when absent or blank); anything else is a
-/// 400 that names it.
-fn inteiro(nome: &str, v: &Option<String>, padrao: i64, max: i64) -> Result<i64, super::erro::ErroMercado> {
-    match presente(v) {
-        None => Ok(padrao),
-        Some(s) => s.parse::<i64>().ok().filter(|n| (1..=max).contains(n)).ok_or_else(|| {
-            super::erro::ErroMercado::Invalido(format!(
-                "Parâmetro inválido: {nome} deve ser um número inteiro de 1 a {max}: {s}"
-            ))
-        }),
-    }
-}
-
 fn validado(v: Violacoes) -> Result<(), super::erro::ErroMercado> {
     v.resultado("requisição inválida: ").map_err(super::erro::ErroMercado::invalido)
 }

@@ -23,12 +23,13 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::{inteiro, presente, validado, Estado};
+use super::{validado, Estado};
 use crate::mercado::cadastro::{self, Alteracao};
 use crate::mercado::catalogo_estoque::Consulta;
 use crate::mercado::dinheiro;
 use crate::mercado::erro::ErroMercado;
 use crate::mercado::pedido::{self, FiltroPedidos, StatusPedido};
+use crate::parametro::{inteiro, presente};
 use giro_contracts::{instante, Violacoes};
 use giro_http::extract::{AppJson, AppPath, AppQuery};
 use giro_http::Problem;
@@ -157,7 +158,7 @@ impl FiltroPedidosRequest {
     /// detail names the parameter (estoque's inventory list words it the same way).
     fn validar(&self) -> Result<FiltroPedidos, ErroMercado> {
         let invalido = ErroMercado::Invalido;
-        let status = match presente(&self.status) {
+        let status = match presente(self.status.as_deref()) {
             None => None,
             Some(s) => Some(StatusPedido::de_texto(s).map_err(|_| {
                 invalido(format!(
@@ -166,7 +167,7 @@ impl FiltroPedidosRequest {
             })?),
         };
         let instante = |nome: &str, v: &Option<String>| {
-            match presente(v) {
+            match presente(v.as_deref()) {
             None => Ok(None),
             Some(s) => DateTime::parse_from_rfc3339(s).map(|d| Some(d.with_timezone(&Utc))).map_err(|_| {
                 invalido(format!(
@@ -182,8 +183,10 @@ impl FiltroPedidosRequest {
             }
         }
         // A page past 1 000 000 cannot hold anything and would overflow the offset.
-        let pagina = inteiro("pagina", &self.pagina, 1, 1_000_000)?;
-        let tamanho = inteiro("tamanho", &self.tamanho, pedido::TAMANHO_PADRAO, pedido::TAMANHO_MAXIMO)?;
+        let pagina = inteiro("pagina", self.pagina.as_deref(), 1, 1_000_000).map_err(invalido)?;
+        let tamanho =
+            inteiro("tamanho", self.tamanho.as_deref(), pedido::TAMANHO_PADRAO, pedido::TAMANHO_MAXIMO);
+        let tamanho = tamanho.map_err(invalido)?;
         Ok(FiltroPedidos { status, de, ate, pagina, tamanho })
     }
 }

@@ -9,11 +9,12 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::{inteiro, presente, validado, Estado};
+use super::{validado, Estado};
 use crate::mercado::cadastro::{self, NovoProduto};
 use crate::mercado::erro::ErroMercado;
 use crate::mercado::prateleira::ProdutoVitrine;
 use crate::mercado::{dinheiro, produto, reposicao};
+use crate::parametro::{inteiro, presente};
 use giro_contracts::Violacoes;
 use giro_http::extract::{AppJson, AppPath, AppQuery};
 
@@ -86,7 +87,7 @@ pub async fn listar(
     State(e): State<Arc<Estado>>,
     AppQuery(f): AppQuery<Filtros>,
 ) -> Result<Response, ErroMercado> {
-    let (categoria, busca) = (presente(&f.categoria), presente(&f.busca));
+    let (categoria, busca) = (presente(f.categoria.as_deref()), presente(f.busca.as_deref()));
     if busca.is_some_and(|b| b.chars().count() > produto::MAX_BUSCA) {
         return Err(ErroMercado::invalido(format!(
             "Parâmetro inválido: busca deve ter no máximo {} caracteres.",
@@ -94,8 +95,9 @@ pub async fn listar(
         )));
     }
     // A page past 1 000 000 cannot hold anything and would overflow the offset.
-    let pagina = inteiro("pagina", &f.pagina, 1, 1_000_000)?;
-    let tamanho = inteiro("tamanho", &f.tamanho, produto::MAX_PAGINA, produto::MAX_PAGINA)?;
+    let pagina = inteiro("pagina", f.pagina.as_deref(), 1, 1_000_000).map_err(ErroMercado::Invalido)?;
+    let tamanho = inteiro("tamanho", f.tamanho.as_deref(), produto::MAX_PAGINA, produto::MAX_PAGINA)
+        .map_err(ErroMercado::Invalido)?;
     // The catalogue: a standby within the bound may serve it (`db::leitura`).
     let client = e.db.leitura().await?;
     let (produtos, total) = match busca {
