@@ -259,7 +259,7 @@ async fn a_failover_under_load_loses_no_acknowledged_order_and_applies_every_eve
     par.run("crash");
     let portas: Vec<u16> = f.portas.values().map(|p| p.api).collect();
     for p in &portas {
-        wait_until(Duration::from_secs(30), &format!("/readyz 503 on :{p}"), || async {
+        wait_until(Duration::from_secs(60), &format!("/readyz 503 on :{p}"), || async {
             (readyz(*p).await == Some(503)).then_some(())
         })
         .await;
@@ -365,14 +365,14 @@ async fn queda_sob_carga(parada: &str, fora: Duration) {
     blocking(|| par.run(parada));
     let portas: Vec<u16> = f.portas.values().map(|p| p.api).collect();
     for p in &portas {
-        wait_until(Duration::from_secs(30), &format!("/readyz 503 on :{p}"), || async {
+        wait_until(Duration::from_secs(60), &format!("/readyz 503 on :{p}"), || async {
             (readyz(*p).await == Some(503)).then_some(())
         })
         .await;
     }
     // Down while the shoppers keep knocking: some checkouts must have been refused meanwhile.
     let recusadas = clientes.stats.inesperadas.lock().unwrap().len();
-    wait_until(Duration::from_secs(30), "checkouts refused while the database is down", || async {
+    wait_until(Duration::from_secs(120), "checkouts refused while the database is down", || async {
         (clientes.stats.inesperadas.lock().unwrap().len() > recusadas).then_some(())
     })
     .await;

@@ -32,11 +32,11 @@ async fn giro_dev_brings_the_market_up_with_the_demo_catalogue_and_stops_on_sigt
     let cmd = command(&["dev", "--with-faults"], &env);
     let dir = cmd.get_current_dir().unwrap().to_path_buf();
     let mut giro = Giro::spawn_command(cmd);
-    giro.wait_for_line("the market is up", Duration::from_secs(60)).await;
+    giro.wait_for_line("the market is up", Duration::from_secs(180)).await;
 
     // The shelves fill through the outbox; pão and sabão only have expired lots.
     let url = format!("http://127.0.0.1:{mp}/produtos");
-    let produtos: Vec<Value> = wait_until(Duration::from_secs(30), "six shelves restocked", || async {
+    let produtos: Vec<Value> = wait_until(Duration::from_secs(120), "six shelves restocked", || async {
         let ps: Vec<Value> = reqwest::get(&url).await.ok()?.json().await.ok()?;
         (ps.len() == 8 && ps.iter().filter(|p| p["status"] == "DISPONIVEL").count() == 6).then_some(ps)
     })
@@ -73,7 +73,7 @@ async fn giro_dev_brings_the_market_up_with_the_demo_catalogue_and_stops_on_sigt
 
     // --with-faults: a dead letter in mercado's outbox, a delayed event in estoque's.
     let m = mercado_db.client().await;
-    wait_until(Duration::from_secs(30), "the dead letter", || async {
+    wait_until(Duration::from_secs(120), "the dead letter", || async {
         let n: i64 = m
             .query_one("SELECT count(*) FROM outbox_event WHERE status = 'FAILED' AND (payload->>'qtdFaltante')::int = 0", &[])
             .await
@@ -97,7 +97,7 @@ async fn giro_dev_brings_the_market_up_with_the_demo_catalogue_and_stops_on_sigt
     assert!(giro.log().contains(&format!("operator     operador / {senha}")), "{}", giro.log());
 
     giro.signal("TERM");
-    let st = giro.wait_exit(Duration::from_secs(20)).await.expect("giro dev stops");
+    let st = giro.wait_exit(Duration::from_secs(60)).await.expect("giro dev stops");
     assert!(st.success(), "{st}");
     assert!(reqwest::get(&url).await.is_err(), "mercado stopped with it");
 
@@ -105,11 +105,11 @@ async fn giro_dev_brings_the_market_up_with_the_demo_catalogue_and_stops_on_sigt
     let mut cmd = command(&["dev"], &env);
     cmd.current_dir(&dir);
     let mut again = Giro::spawn_command(cmd);
-    again.wait_for_line("the market is up", Duration::from_secs(60)).await;
+    again.wait_for_line("the market is up", Duration::from_secs(180)).await;
     let log = again.log();
     assert!(log.contains("0 lots and 0 products loaded now"), "{log}");
     let warns: Vec<&str> = log.lines().filter(|l| l.contains(" WARN ") || l.contains("\"WARN\"")).collect();
     assert!(warns.is_empty(), "the second start logged warnings:\n{}", warns.join("\n"));
     again.signal("TERM");
-    assert!(again.wait_exit(Duration::from_secs(20)).await.expect("giro dev stops").success());
+    assert!(again.wait_exit(Duration::from_secs(60)).await.expect("giro dev stops").success());
 }
