@@ -9,6 +9,7 @@ mod biblioteca;
 mod console;
 mod console_outage;
 mod fresco;
+mod historia;
 mod horizonte;
 pub mod publisher;
 mod relay;

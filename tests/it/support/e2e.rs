@@ -93,6 +93,9 @@ impl Sistema {
     pub async fn new(nome: &'static str, extra: &[(&'static str, &str)]) -> Sistema {
         let (mercado_db, estoque_db) =
             (TestDb::new(Servico::Mercado).await, TestDb::new(Servico::Estoque).await);
+        // Every event's history, recorded by the databases from the first write (`verificar` checks it).
+        super::historia::gravar(&mercado_db.client().await).await;
+        super::historia::gravar(&estoque_db.client().await).await;
         let tags = TagWorker::start(None).await;
         let mut e: BTreeMap<&'static str, String> = [
             // Quick fallbacks and short reservations, so units come back to the shelves during the run.
@@ -749,7 +752,8 @@ pub struct Esperado {
 
 /// Direct queries on both databases after the pipeline drained: every checkout the shoppers got a
 /// 201 for is in mercado once, every unit is accounted for, every event was applied exactly once,
-/// every request was answered at most once each way, every shelf is back at or above its minimum.
+/// every request was answered at most once each way, every shelf is back at or above its minimum;
+/// then the history check of every event (`support::historia`).
 pub async fn verificar(s: &Sistema, clientes: &Stats, entradas: &Entradas, esperado: &Esperado) {
     let (m, e) = (s.mercado().await, s.estoque().await);
     let nome = s.nome;
@@ -975,6 +979,10 @@ pub async fn verificar(s: &Sistema, clientes: &Stats, entradas: &Entradas, esper
             );
         }
     }
+
+    // The history of every event, claim by claim (support::historia).
+    let previsto = super::historia::Previsto { mortos: esperado.falhados.clone() };
+    super::historia::conferir(nome, &m, &e, &previsto).await;
 }
 
 /// `giro audit` must find nothing.

@@ -7,6 +7,7 @@ pub mod cenarios;
 pub mod chaos;
 pub mod db;
 pub mod e2e;
+pub mod historia;
 pub mod lb;
 pub mod market;
 pub mod metrics;
