@@ -206,6 +206,7 @@ impl Par {
         for s in [Servico::Mercado, Servico::Estoque] {
             let cfg = giro_infra::config::DbConfig { pg: par.url(s.nome()).parse().expect("url") };
             giro_servicos::migrate::run(s, &cfg).await.expect("migrate");
+            crate::support::historia::gravar_url(&par.url(s.nome())).await;
         }
         par
     }

@@ -77,6 +77,7 @@ impl Cena {
         for s in [Servico::Mercado, Servico::Estoque] {
             let cfg = DbConfig { pg: ha.url(s).parse().expect("url") };
             giro_servicos::migrate::run(s, &cfg).await.expect("migrate");
+            crate::support::historia::gravar_url(&ha.url(s)).await;
         }
         let mut f = Frota::new(
             ha.url(Servico::Mercado),

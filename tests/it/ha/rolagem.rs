@@ -78,6 +78,8 @@ mod e2e {
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
     async fn a_rolling_restart_of_every_replica_twice_under_load_gives_shoppers_only_2xx() {
         let (m, e) = (TestDb::new(Servico::Mercado).await, TestDb::new(Servico::Estoque).await);
+        crate::support::historia::gravar(&m.client().await).await;
+        crate::support::historia::gravar(&e.client().await).await;
         let mut f = Frota::new(
             m.url(),
             e.url(),

@@ -68,12 +68,9 @@ async fn a_clean_round_trip_passes_and_each_injected_fault_fails_naming_its_even
     assert_eq!(historia::conferir("limpo", &mc, &ec, &Previsto::default()).await, 1);
 
     // A double apply: the receiver's history shows a second apply of the same event.
-    ec.execute(
-        "INSERT INTO historia_teste (tabela, op, event_id) VALUES ('inbox', 'aplicado', $1)",
-        &[&id],
-    )
-    .await
-    .unwrap();
+    ec.execute("INSERT INTO historia_teste (tabela, op, event_id) VALUES ('inbox', 'aplicado', $1)", &[&id])
+        .await
+        .unwrap();
     let v = violacoes(&mc, &ec).await;
     assert!(v.iter().any(|(i, e)| *i == id && e.contains("applied 2 times")), "{v:?}");
     ec.execute("DELETE FROM historia_teste WHERE seq = (SELECT max(seq) FROM historia_teste)", &[])
@@ -88,7 +85,10 @@ async fn a_clean_round_trip_passes_and_each_injected_fault_fails_naming_its_even
     let falhou = std::panic::AssertUnwindSafe(historia::conferir("faltando", &mc, &ec, &previsto));
     let panico = futures_util::FutureExt::catch_unwind(falhou).await.expect_err("the check must fail");
     let msg = panico.downcast_ref::<String>().cloned().unwrap_or_default();
-    assert!(msg.contains(&id.to_string()) && msg.contains("escrito"), "the event's history is printed: {msg}");
+    assert!(
+        msg.contains(&id.to_string()) && msg.contains("escrito"),
+        "the event's history is printed: {msg}"
+    );
 }
 
 #[tokio::test]

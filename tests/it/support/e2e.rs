@@ -995,7 +995,9 @@ pub fn audit_limpo(s: &Sistema) {
 /// The checks of a run on databases outside the test cluster (a failover rehearsal), through the
 /// services' own URLs, once both outboxes drained: every order that got a 201 (`pedidos`) exists,
 /// each side's inbox holds exactly the other's events (each applied once: the inbox's key is the
-/// event id), no restock request was shipped twice, and `giro audit` exits 0.
+/// event id), no restock request was shipped twice, the history check (`support::historia`; the
+/// scenario started recording with [`super::historia::gravar_url`] once migrated), and `giro audit`
+/// exits 0.
 pub async fn concordam(mercado_url: &str, estoque_url: &str, pedidos: &[String]) {
     let conectar = |url: &str| {
         let cfg: tokio_postgres::Config = url.parse().expect("database URL");
@@ -1030,6 +1032,8 @@ pub async fn concordam(mercado_url: &str, estoque_url: &str, pedidos: &[String])
         .expect("shipments")
         .get(0);
     assert_eq!(duplicadas, 0, "no restock request shipped twice");
+    // Every event's history, claim by claim, as the scenario recorded it (`historia::gravar_url`).
+    super::historia::conferir("concordam", &m, &e, &super::historia::Previsto::default()).await;
     let env: BTreeMap<&str, String> =
         [("MERCADO_DB_URL", mercado_url.to_string()), ("ESTOQUE_DB_URL", estoque_url.to_string())]
             .into_iter()

@@ -95,6 +95,12 @@ pub async fn gravar(db: &tokio_postgres::Client) {
     }
 }
 
+/// [`gravar`] through a database URL (a scenario whose databases are not the test cluster's).
+pub async fn gravar_url(url: &str) {
+    let cfg: tokio_postgres::Config = url.parse().expect("database URL");
+    gravar(&super::db::connect(&cfg).await).await;
+}
+
 /// One recorded change, on one side.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Registro {
@@ -193,16 +199,15 @@ pub fn violacoes(mercado: &[Registro], estoque: &[Registro], previsto: &Previsto
                     enviado = true;
                 }
                 let reclamou = r.op == "mudou" && r.token.is_some() && r.token != r.token_antes;
-                if reclamou && r.token_antes.is_some() && r.ate_antes.is_some_and(|ate| ate > r.agora) {
-                    erros.push((
-                        *id,
-                        format!(
-                            "claimed under token {} while token {} held it until {}",
-                            r.token.unwrap(),
-                            r.token_antes.unwrap(),
-                            r.ate_antes.unwrap()
-                        ),
-                    ));
+                if let (true, Some(antes), Some(ate), Some(novo)) =
+                    (reclamou, r.token_antes, r.ate_antes, r.token)
+                {
+                    if ate > r.agora {
+                        erros.push((
+                            *id,
+                            format!("claimed under token {novo} while token {antes} held it until {ate}"),
+                        ));
+                    }
                 }
             }
         }
@@ -258,7 +263,8 @@ pub async fn conferir(
 ) -> usize {
     let (m, e) = (ler("mercado", mercado).await, ler("estoque", estoque).await);
     let erros = violacoes(&m, &e, previsto);
-    let eventos: HashSet<Uuid> = m.iter().chain(&e).filter(|r| r.op == "escrito").map(|r| r.event_id).collect();
+    let eventos: HashSet<Uuid> =
+        m.iter().chain(&e).filter(|r| r.op == "escrito").map(|r| r.event_id).collect();
     if !erros.is_empty() {
         let mut msg = format!("[{nome}] the history check found {} violation(s):\n", erros.len());
         for (id, erro) in erros.iter().take(10) {
@@ -266,6 +272,10 @@ pub async fn conferir(
         }
         panic!("{msg}");
     }
-    eprintln!("[{nome}] history check: {} events, {} records, no violation", eventos.len(), m.len() + e.len());
+    eprintln!(
+        "[{nome}] history check: {} events, {} records, no violation",
+        eventos.len(),
+        m.len() + e.len()
+    );
     eventos.len()
 }
