@@ -862,6 +862,7 @@ mod e2e {
     use crate::support::wait_until;
 
     mod caos;
+    mod nemesis;
     mod proxy;
 
     use proxy::{ModoProxy, Proxy};
@@ -893,6 +894,9 @@ mod e2e {
         }),
         ("lento: 15 s of a peer answering 3 s after the delivery timeout, both ways", || {
             Box::pin(caos::lento())
+        }),
+        ("nemesis: a seeded schedule of kills, pauses, partitions, database faults and clocks under load", || {
+            Box::pin(nemesis::nemesis())
         }),
     ];
 

@@ -241,6 +241,11 @@ impl Sistema {
         self.retire(papel, g);
     }
 
+    /// Sends `sig` (`"STOP"`, `"CONT"`) to `papel`'s process.
+    pub fn sinal(&self, papel: Papel, sig: &str) {
+        self.procs.get(&papel).unwrap_or_else(|| panic!("{} is not running", papel.nome())).signal(sig);
+    }
+
     /// Everything up: estoque, mercado, both publishers (separate ones unless [`Sistema::embutido`]).
     pub async fn start_all(&mut self) {
         self.start(Papel::Estoque).await;
