@@ -248,7 +248,7 @@ pub async fn run<S: 'static>(
 pub fn avisar_url_ddl(config: &Config, servicos: &[Servico]) {
     for &s in servicos {
         if config.servico(s).db_ddl.is_some() {
-            let var = crate::config::keys::by_name(&format!("{s}.db-url-ddl")).map_or("?", |k| k.env);
+            let var = s.variavel("db-url-ddl");
             tracing::warn!(
                 db = %s,
                 "{var} is set, but only `giro migrate` uses it: move it to /etc/giro/migrate-{s}.env, \

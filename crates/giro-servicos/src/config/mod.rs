@@ -47,7 +47,12 @@ impl Servico {
 
     /// The variable that sets this service's database URL, for messages that name the database.
     pub fn var_db_url(self) -> &'static str {
-        keys::by_name(&format!("{}.db-url", self.nome())).map_or("?", |k| k.env)
+        self.variavel("db-url")
+    }
+
+    /// The variable that sets this service's key `chave` (`db-url-ddl` → `GIRO_MERCADO_DB_URL_DDL`).
+    pub fn variavel(self, chave: &str) -> &'static str {
+        keys::by_name(&format!("{}.{chave}", self.nome())).map_or("?", |k| k.env)
     }
 
     /// The peer that receives this service's events.
@@ -220,27 +225,16 @@ impl Config {
             match Config::from_layers_noting(&l, &refused) {
                 Ok(config) => {
                     let unset = |key: &str| !refused_keys.contains(&key);
-                    if unset("mercado.db-url") {
-                        problems.extend(config.db(Servico::Mercado).err());
+                    let servicos = [Servico::Mercado, Servico::Estoque];
+                    for s in servicos.into_iter().filter(|s| unset(&format!("{s}.db-url"))) {
+                        problems.extend(config.db(s).err());
                     }
-                    if unset("estoque.db-url") {
-                        problems.extend(config.db(Servico::Estoque).err());
+                    for s in servicos.into_iter().filter(|s| unset(&format!("{s}.token-servico"))) {
+                        problems.extend(config.token_servico(s).err());
                     }
-                    if unset("mercado.token-servico") {
-                        problems.extend(config.token_servico(Servico::Mercado).err());
-                    }
-                    if unset("estoque.token-servico") {
-                        problems.extend(config.token_servico(Servico::Estoque).err());
-                    }
-                    if config.operador_usuario.is_none() {
-                        problems.push(ConfigError(
-                            "OPERADOR_USUARIO is not set: the operator login is required".into(),
-                        ));
-                    }
+                    problems.extend(config.operador_usuario.is_none().then(sem_usuario));
                     if config.operador_senha.is_none() && unset("operador.senha") {
-                        problems.push(ConfigError(format!(
-                            "OPERADOR_SENHA is not set: the operator password (at least 8 characters) is required; {GENERATE}"
-                        )));
+                        problems.push(sem_senha());
                     }
                     break;
                 }
@@ -407,27 +401,28 @@ impl Config {
 
     /// The service token of `s`, required by the roles that receive or send with it.
     pub fn token_servico(&self, s: Servico) -> Result<&Secret, ConfigError> {
-        let var = match s {
-            Servico::Mercado => "MERCADO_TOKEN_SERVICO",
-            Servico::Estoque => "ESTOQUE_TOKEN_SERVICO",
-        };
         self.servico(s).token_servico.as_ref().ok_or_else(|| {
             ConfigError(format!(
-                "{var} is not set: the {s} service token (at least 32 characters) is required; {GENERATE}"
+                "{} is not set: the {s} service token (at least 32 characters) is required; {GENERATE}",
+                s.variavel("token-servico")
             ))
         })
     }
 
     /// The operator login, required by both services.
     pub fn operador(&self) -> Result<Operador, ConfigError> {
-        let usuario = self.operador_usuario.clone().ok_or_else(|| {
-            ConfigError("OPERADOR_USUARIO is not set: the operator login is required".into())
-        })?;
-        let senha = self.operador_senha.clone().ok_or_else(|| {
-            ConfigError(format!(
-                "OPERADOR_SENHA is not set: the operator password (at least 8 characters) is required; {GENERATE}"
-            ))
-        })?;
+        let usuario = self.operador_usuario.clone().ok_or_else(sem_usuario)?;
+        let senha = self.operador_senha.clone().ok_or_else(sem_senha)?;
         Ok(Operador { usuario, senha })
     }
+}
+
+fn sem_usuario() -> ConfigError {
+    ConfigError("OPERADOR_USUARIO is not set: the operator login is required".into())
+}
+
+fn sem_senha() -> ConfigError {
+    ConfigError(format!(
+        "OPERADOR_SENHA is not set: the operator password (at least 8 characters) is required; {GENERATE}"
+    ))
 }
