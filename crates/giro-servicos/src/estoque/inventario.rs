@@ -170,14 +170,7 @@ fn item_de_linha(r: &Row) -> Result<ItemInventario, tokio_postgres::Error> {
 
 /// `%` `_` `\` taken literally in a LIKE pattern.
 fn escapar_like(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
+    s.replace('\\', r"\\").replace('%', r"\%").replace('_', r"\_")
 }
 
 /// Per SKU (`$1` = agora): valid and expired units, next expiry, open demand.
