@@ -93,16 +93,12 @@ impl Pulados {
         self.ate.insert(sku.to_string(), (Instant::now() + pausa, n));
     }
 
-    fn ativos(&mut self) -> Vec<String> {
+    /// SKUs skipped now.
+    pub fn skus(&mut self) -> Vec<String> {
         let agora = Instant::now();
         // An entry whose pause ended stays a day longer, so a new failure pauses longer.
         self.ate.retain(|_, (t, _)| *t + Duration::from_secs(86_400) > agora);
         self.ate.iter().filter(|(_, (t, _))| *t > agora).map(|(s, _)| s.clone()).collect()
-    }
-
-    /// SKUs skipped now.
-    pub fn skus(&mut self) -> Vec<String> {
-        self.ativos()
     }
 }
 
@@ -145,7 +141,7 @@ async fn classificar(
 ) -> anyhow::Result<usize> {
     let pendentes = {
         let client = db.client().await?;
-        produto::sem_tags_exceto(&client, limite, &pulados.ativos()).await?
+        produto::sem_tags_exceto(&client, limite, &pulados.skus()).await?
     };
     let mut classificados = 0;
     for p in pendentes {
