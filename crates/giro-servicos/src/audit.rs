@@ -156,14 +156,9 @@ async fn eventos_parados(
         });
     }
     for r in operador::delayed(c, SKU, atraso, TENTATIVAS_ATRASO).await.map_err(falha(lado))? {
-        let (id, tipo, sku, erro, criado, tentativas): (
-            Uuid,
-            String,
-            Option<String>,
-            String,
-            DateTime<Utc>,
-            i32,
-        ) = (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5));
+        let (id, tipo, sku, erro): (Uuid, String, Option<String>, String) =
+            (r.get(0), r.get(1), r.get(2), r.get(3));
+        let (criado, tentativas): (DateTime<Utc>, i32) = (r.get(4), r.get(5));
         let erro = if erro.is_empty() { "nenhum".to_string() } else { erro };
         d.push(Divergencia {
             sku: sku.unwrap_or_default(),
@@ -417,11 +412,7 @@ pub fn main(config: &Config, json: bool) -> std::process::ExitCode {
             } else {
                 print!("{}", texto(&r));
             }
-            if r.concorda {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            }
+            ExitCode::from(if r.concorda { 0 } else { 1 })
         }
         Err(e) => {
             eprintln!("giro: audit: {e:#}");
