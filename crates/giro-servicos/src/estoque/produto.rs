@@ -124,13 +124,8 @@ pub async fn criar<'t>(
     ))
 }
 
-/// Up to `limite` products without tags, by SKU (the re-classification job's `semTags`).
-pub async fn sem_tags(client: &Client, limite: i64) -> Result<Vec<Produto>, tokio_postgres::Error> {
-    let stmt = &format!("SELECT {COLUNAS} FROM produto_estoque WHERE tags IS NULL ORDER BY sku LIMIT $1");
-    client.query(stmt, &[&limite]).await?.iter().map(de_linha).collect()
-}
-
-/// [`sem_tags`] leaving out the SKUs in `exceto` (products the worker could not classify lately).
+/// Up to `limite` products without tags, by SKU (the re-classification job's `semTags`), leaving
+/// out the SKUs in `exceto` (products the worker could not classify lately).
 pub async fn sem_tags_exceto(
     client: &Client,
     limite: i64,
