@@ -86,16 +86,6 @@ fn chave_do_cliente(cliente: Option<IpAddr>, chave: &str) -> String {
 /// Written as `interval '1 day'` in this module's SQL too.
 pub const VALIDADE_CHAVE: chrono::Duration = chrono::Duration::days(1);
 
-/// Closes an order for `itens` at `agora`; its reservations expire at `agora + ttl`.
-pub async fn fechar(
-    db: &Db,
-    itens: &BTreeMap<String, i32>,
-    agora: DateTime<Utc>,
-    ttl: Duration,
-) -> Result<PedidoFechado, ErroMercado> {
-    fechar_com(db, itens, agora, ttl, &Opcoes::default()).await.map(|(f, _)| f)
-}
-
 /// The items as the key remembers them: `sku:qtd` in SKU order (what "the same body" means).
 fn assinatura(itens: &BTreeMap<String, i32>) -> String {
     itens.iter().map(|(s, q)| format!("{s}:{q}")).collect::<Vec<_>>().join(",")
@@ -196,8 +186,9 @@ pub async fn limpar_chaves(
     }
 }
 
-/// [`fechar`] with the bounds of `op`. The flag is true when the answer replays an order an
-/// `Idempotency-Key` already closed (nothing reserved this time).
+/// Closes an order for `itens` at `agora`, within the bounds of `op`; its reservations expire at
+/// `agora + ttl`. The flag is true when the answer replays an order an `Idempotency-Key` already
+/// closed (nothing reserved this time).
 pub async fn fechar_com(
     db: &Db,
     itens: &BTreeMap<String, i32>,
