@@ -55,8 +55,7 @@ pub const MAX_BUFFER: usize = 64 * 1024;
 /// What a service's listeners use: the configured bounds and grace period, the configured
 /// trusted proxies (`http.proxies-confiaveis`) exempt from the per-address connection cap —
 /// every client behind a proxy arrives from its address, so capping it would cap them all (the
-/// proxy bounds its own clients; the global cap still holds). Every listener (both APIs, both
-/// web fronts, the publisher's metrics port) goes through here, so each gets the same bounds:
+/// proxy bounds its own clients; the global cap still holds). The bounds:
 /// - at most `max_conexoes` connections, and `max_conexoes_por_endereco` from one client
 ///   neighbourhood ([`rede::vizinhanca`]: an IPv4 address, an IPv6 `/prefixo_ipv6`); one more is
 ///   answered 503 and closed at once;
