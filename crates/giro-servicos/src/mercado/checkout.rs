@@ -26,13 +26,18 @@ use giro_infra::db::Param;
 /// The largest value of `pedido.total` (`NUMERIC(12,2)`).
 const TOTAL_MAXIMO: Decimal = Decimal::from_parts(3_567_587_327, 232, 0, false, 2);
 
-#[derive(Clone, Debug, PartialEq)]
+/// A closed order, as `POST /pedidos` answers it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PedidoFechado {
     pub pedido_id: Uuid,
-    /// The order's short number (issue 26).
+    /// The order's short number and when it was closed (issue 26), besides the original's fields.
     pub numero: i64,
+    #[serde(with = "giro_contracts::instante")]
     pub criado_em: DateTime<Utc>,
+    #[serde(serialize_with = "super::dinheiro::numero")]
     pub total: Decimal,
+    #[serde(with = "giro_contracts::instante")]
     pub reserva_expira_em: DateTime<Utc>,
 }
 
