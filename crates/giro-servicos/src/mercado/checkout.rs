@@ -96,15 +96,14 @@ fn assinatura(itens: &BTreeMap<String, i32>) -> String {
     itens.iter().map(|(s, q)| format!("{s}:{q}")).collect::<Vec<_>>().join(",")
 }
 
-/// Claims `$1` chave for `$2` itens and `$3` pedido_id, stamped with the database's `now()`, or
-/// takes over a key that expired (`$4` is the caller's instant less a day); returns a row when this checkout holds the key. A key another
-/// transaction holds uncommitted makes this wait for it: then it returns nothing if the other
-/// committed (a replay), a row if it rolled back. The key is taken before the order row exists;
-/// no foreign key ties them (V18): this transaction writes both or neither, and orders are never
-/// deleted, so a per-commit check would guard nothing.
-// A key's age is the database's clock (issue 30): stamped with now(), and expired only when older
-// than a day by *both* the database's clock and the caller's instant ($4, a day before it), so a
-// replica whose clock runs ahead cannot take, purge or ignore a key another replica just took.
+/// Claims `$1` chave for `$2` itens and `$3` pedido_id, or takes over a key that expired; returns a
+/// row when this checkout holds the key. A key another transaction holds uncommitted makes this
+/// wait for it: then it returns nothing if the other committed (a replay), a row if it rolled
+/// back. The key is taken before the order row exists; no foreign key ties them (V18): this
+/// transaction writes both or neither, and orders are never deleted. A key's age is the database's
+/// clock (issue 30): stamped with `now()`, expired only when older than a day by both that clock
+/// and the caller's instant (`$4`, a day before it), so a replica whose clock runs ahead cannot
+/// take, purge or ignore a key another replica just took.
 const TOMAR_CHAVE: &str = "INSERT INTO checkout_idempotencia AS k (chave, itens, pedido_id, criado_em) VALUES ($1, $2, $3, now()) \
                            ON CONFLICT (chave) DO UPDATE SET itens = EXCLUDED.itens, pedido_id = EXCLUDED.pedido_id, criado_em = EXCLUDED.criado_em \
                            WHERE k.criado_em <= LEAST($4, now() - interval '1 day') RETURNING 1";
