@@ -30,6 +30,23 @@ macro_rules! da_linha {
     };
 }
 
+/// Every row of `rows` as a `Tipo` read by [`da_linha!`]; the first column that cannot be read is
+/// the error.
+#[macro_export]
+macro_rules! da_linhas {
+    ($rows:expr, $tipo:ident { $($campo:ident),* $(,)? }) => {
+        $crate::db::linhas(&$rows, |r| Ok($crate::da_linha!(r, $tipo { $($campo),* })))
+    };
+}
+
+/// `rows` each read by `ler` ([`da_linhas!`]).
+pub fn linhas<T>(
+    rows: &[Row],
+    ler: impl FnMut(&Row) -> Result<T, tokio_postgres::Error>,
+) -> Result<Vec<T>, tokio_postgres::Error> {
+    rows.iter().map(ler).collect()
+}
+
 pub mod leitura;
 mod pool;
 pub mod reexecucao;

@@ -76,10 +76,7 @@ pub async fn vendas(
             &[&(horas as i32)],
         )
         .await?;
-    let pontos = rows
-        .iter()
-        .map(|r| Ok(giro_infra::da_linha!(r, HoraVendas { hora, pedidos, pagos, receita })))
-        .collect::<Result<_, ErroMercado>>()?;
+    let pontos = giro_infra::da_linhas!(rows, HoraVendas { hora, pedidos, pagos, receita })?;
     Ok(AppJson(Vendas { horas, pontos }))
 }
 
@@ -115,10 +112,7 @@ pub async fn esgotados(
             &[&(horas as i32), &limite],
         )
         .await?;
-    let produtos = rows
-        .iter()
-        .map(|r| Ok(giro_infra::da_linha!(r, Esgotado { sku, nome, status, reposicoes })))
-        .collect::<Result<_, ErroMercado>>()?;
+    let produtos = giro_infra::da_linhas!(rows, Esgotado { sku, nome, status, reposicoes })?;
     Ok(AppJson(Esgotados { horas, produtos }))
 }
 
@@ -145,8 +139,8 @@ pub async fn prateleira(
             &[&limite],
         )
         .await?;
-    let produtos = rows.iter().map(|r| {
-        Ok(giro_infra::da_linha!(r, Prateleira { sku, nome, prateleira, estoque_minimo, estoque_ideal }))
-    });
-    Ok(AppJson(produtos.collect::<Result<_, ErroMercado>>()?))
+    Ok(AppJson(giro_infra::da_linhas!(
+        rows,
+        Prateleira { sku, nome, prateleira, estoque_minimo, estoque_ideal }
+    )?))
 }
