@@ -16,8 +16,7 @@
 //! - `solicitacao_aberta_sem_evento` — a request is open (PENDENTE / AGUARDANDO_LOTE) with no event
 //!   in flight either way and no open pent-up demand in estoque: nothing will ever close it;
 //! - `conservacao_lotes` — lots received ≠ units still in lots + units shipped + units written off
-//!   (`baixa_lote`), or the product's
-//!   `saldo_disponivel` ≠ the sum of its lots;
+//!   (`baixa_lote`), or the product's `saldo_disponivel` ≠ the sum of its lots;
 //! - `conservacao_prateleira` — units shipped ≠ units on the shelf and in reservations (active or
 //!   paid) + units still in flight to mercado.
 //!
@@ -81,7 +80,7 @@ async fn connect(config: &Config, servico: Servico) -> Result<Client, Ilegivel> 
     pool.get().await.map_err(|e| erro(e.into()))
 }
 
-/// Ids of `ids` present in `tabela.coluna` of the other database.
+/// Ids of `ids` that `sql` (`… = ANY($1)`) finds in the other database.
 async fn presentes(c: &Client, sql: &str, ids: &[Uuid]) -> Result<HashSet<Uuid>, tokio_postgres::Error> {
     let mut out = HashSet::new();
     for chunk in ids.chunks(10_000) {
