@@ -93,33 +93,6 @@ pub struct ServicoConfig {
     pub token_servico: Option<Secret>,
 }
 
-/// A setting read by its name from a closed set (`log.formato`, `outbox.transporte`), without
-/// clap: the core crates build without it (feature `clap` adds the CLI's `ValueEnum`).
-trait Escolha: Copy + 'static {
-    const TODAS: &'static [Self];
-    fn nome(self) -> &'static str;
-}
-
-impl Escolha for LogFormat {
-    const TODAS: &'static [Self] = &[LogFormat::Human, LogFormat::Json];
-    fn nome(self) -> &'static str {
-        match self {
-            LogFormat::Human => "human",
-            LogFormat::Json => "json",
-        }
-    }
-}
-
-impl Escolha for Transporte {
-    const TODAS: &'static [Self] = &[Transporte::Lote, Transporte::Single];
-    fn nome(self) -> &'static str {
-        match self {
-            Transporte::Lote => "lote",
-            Transporte::Single => "single",
-        }
-    }
-}
-
 #[derive(Clone, Debug)]
 pub struct ReservaConfig {
     pub ttl: Duration,
@@ -320,7 +293,7 @@ impl Config {
                 max_unidades_reservadas: r.parse("checkout.max-unidades-reservadas")?,
                 max_unidades_por_produto: r.parse("checkout.max-unidades-por-produto")?,
             },
-            log_format: r.choice("log.formato")?,
+            log_format: r.choice("log.formato", &[("human", LogFormat::Human), ("json", LogFormat::Json)])?,
             outbox: OutboxConfig {
                 intervalo: r.duration("outbox.intervalo")?,
                 lote: r.positive("outbox.lote")?,
@@ -334,7 +307,10 @@ impl Config {
                 lote_max: r.positive("outbox.lote-max")?,
                 notify: r.parse("outbox.notify")?,
                 retencao: r.duration("outbox.retencao")?,
-                transporte: r.choice("outbox.transporte")?,
+                transporte: r.choice(
+                    "outbox.transporte",
+                    &[("lote", Transporte::Lote), ("single", Transporte::Single)],
+                )?,
                 parte_fresca: r.percent("outbox.parte-fresca")?,
                 varredura: r.duration("outbox.varredura")?,
             },
