@@ -81,12 +81,9 @@ impl Prontidao {
         if !self.fresh {
             return Ok(());
         }
-        if let Ok(g) = self.last_fresh.lock() {
-            if let Some((t, r)) = g.as_ref() {
-                if t.elapsed() < FRESH_EVERY {
-                    return r.clone();
-                }
-            }
+        let guardado = self.last_fresh.lock().ok().and_then(|g| g.clone());
+        if let Some((_, r)) = guardado.filter(|(t, _)| t.elapsed() < FRESH_EVERY) {
+            return r;
         }
         let r = match db::ready(&self.pool, true, READY_TIMEOUT).await {
             // A new session refused for lack of slots says nothing of the pooled ones, which
