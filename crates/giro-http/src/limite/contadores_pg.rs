@@ -1,7 +1,7 @@
-//! The throttling counters ([`Contadores`]) in the service's own
-//! database (table `contador_limite`, migration V13), so N replicas behind a load balancer share
-//! one count per client: an attacker gets the same number of login attempts whichever replica
-//! answers, and a restart does not reset them.
+//! The throttling counters ([`Contadores`]) in the service's own database (table
+//! `contador_limite`, migration V13), so N replicas behind a load balancer share one count per
+//! client: an attacker gets the same number of login attempts whichever replica answers, and a
+//! restart does not reset them.
 //!
 //! Each count is one row (`chave`, `n`, `fim` = end of its window, on the database's clock). An
 //! increment is one statement ([`INCREMENTAR`]) that updates the row and returns the new count,
