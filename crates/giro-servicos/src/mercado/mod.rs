@@ -166,20 +166,19 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Mercado>> {
 
 pub use giro_infra::db::agora;
 
-/// The event types mercado accepts on `/eventos`.
-pub const ACEITOS: &[&str] = &[
-    TipoEvento::ReposicaoEnviada.nome(),
-    TipoEvento::ReposicaoNegada.nome(),
-    TipoEvento::ProdutoClassificado.nome(),
-];
-
 struct ConsumidorMercado;
 
 impl Consumidor<Mercado> for ConsumidorMercado {
     type Evento = EventoIntegracao;
 
     fn aceitos(&self) -> &'static [&'static str] {
-        ACEITOS
+        const {
+            &[
+                TipoEvento::ReposicaoEnviada.nome(),
+                TipoEvento::ReposicaoNegada.nome(),
+                TipoEvento::ProdutoClassificado.nome(),
+            ]
+        }
     }
 
     fn aplicar<'a>(
