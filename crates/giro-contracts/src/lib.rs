@@ -105,8 +105,6 @@ impl Violacoes {
 
 /// Instants on the wire (`ISO_INSTANT`): the outbox's helper, re-exported where the events use it.
 pub use giro_outbox::instante;
-/// The batch route's answer: the outbox's wire format, re-exported under its old path.
-pub use giro_outbox::{LoteResposta, ResultadoItem};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -169,7 +167,9 @@ pub struct ProdutoClassificado {
     pub ocorrido_em: DateTime<Utc>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+/// Serialised as its body alone (no type field: see the module's doc).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
 pub enum EventoIntegracao {
     ReposicaoSolicitada(ReposicaoSolicitada),
     ReposicaoEnviada(ReposicaoEnviada),
@@ -268,14 +268,8 @@ impl EventoIntegracao {
 
     /// The body as JSON (no type field).
     pub fn to_json(&self) -> serde_json::Value {
-        let v = match self {
-            EventoIntegracao::ReposicaoSolicitada(e) => serde_json::to_value(e),
-            EventoIntegracao::ReposicaoEnviada(e) => serde_json::to_value(e),
-            EventoIntegracao::ReposicaoNegada(e) => serde_json::to_value(e),
-            EventoIntegracao::ProdutoClassificado(e) => serde_json::to_value(e),
-        };
         // Serialising these plain structs cannot fail (no maps with non-string keys).
-        v.unwrap_or(serde_json::Value::Null)
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
     }
 
     /// Parses and validates a body of type `tipo` (any of the four; which ones a service accepts

@@ -84,12 +84,8 @@ pub fn ler_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Problem> {
     let d = &mut serde_json::Deserializer::from_slice(bytes);
     serde_path_to_error::deserialize(d).map_err(|e| {
         let path = e.path().to_string();
-        let msg = traduzir(&e.into_inner().to_string());
-        if path == "." || path.is_empty() {
-            Problem::bad_request(format!("corpo inválido: {msg}"))
-        } else {
-            Problem::bad_request(format!("corpo inválido: {path}: {msg}"))
-        }
+        let onde = if path == "." || path.is_empty() { String::new() } else { format!("{path}: ") };
+        Problem::bad_request(format!("corpo inválido: {onde}{}", traduzir(&e.into_inner().to_string())))
     })
 }
 
@@ -123,10 +119,9 @@ pub fn is_json(headers: &HeaderMap) -> bool {
 /// A body that could not be read: over the limit (413), too slow, or cut.
 pub fn rejeicao_corpo(r: BytesRejection) -> Problem {
     let status = r.status();
-    let detail = if status == StatusCode::PAYLOAD_TOO_LARGE {
-        "corpo da requisição grande demais".to_string()
-    } else {
-        "corpo da requisição ilegível".to_string()
+    let detail = match status {
+        StatusCode::PAYLOAD_TOO_LARGE => "corpo da requisição grande demais",
+        _ => "corpo da requisição ilegível",
     };
     Problem::new(status, detail)
 }

@@ -1,6 +1,6 @@
 //! Health endpoints, open to anyone (SPEC §6.1, §9.3): `/actuator/health` (the original's,
-//! `{"status":"UP"}`) and its known components ([`COMPONENTES`]), `/healthz` (the process is up)
-//! and `/readyz`.
+//! `{"status":"UP"}`) and its known components (`liveness`, `ping`, `readiness`, `db`),
+//! `/healthz` (the process is up) and `/readyz`.
 //!
 //! `/readyz` is 200 only when the service can do its work (issue 30.4): a pooled session answers
 //! and can write (not read-only, not a standby); a newly opened session is not read-only (a
@@ -81,12 +81,9 @@ impl Prontidao {
         if !self.fresh {
             return Ok(());
         }
-        if let Ok(g) = self.last_fresh.lock() {
-            if let Some((t, r)) = g.as_ref() {
-                if t.elapsed() < FRESH_EVERY {
-                    return r.clone();
-                }
-            }
+        let guardado = self.last_fresh.lock().ok().and_then(|g| g.clone());
+        if let Some((_, r)) = guardado.filter(|(t, _)| t.elapsed() < FRESH_EVERY) {
+            return r;
         }
         let r = match db::ready(&self.pool, true, READY_TIMEOUT).await {
             // A new session refused for lack of slots says nothing of the pooled ones, which
@@ -140,8 +137,6 @@ async fn up() -> Json<serde_json::Value> {
 /// `/actuator/health/**`): `liveness` and `ping` are the process (`/healthz`), `readiness` and
 /// `db` the service's readiness (`/readyz`). Any other sub-path is 404 under the input policy
 /// (issue 25: `/actuator/health/%00` answered 200), matched on the raw path, never decoded.
-pub const COMPONENTES: [&str; 4] = ["liveness", "ping", "readiness", "db"];
-
 async fn componente(State(p): State<Arc<Prontidao>>, uri: axum::http::Uri) -> Response {
     match uri.path().strip_prefix("/actuator/health/") {
         Some("liveness" | "ping") => up().await.into_response(),

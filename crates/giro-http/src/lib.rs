@@ -2,8 +2,7 @@
 //!
 //! - [`servir`] — serving a router on a bound listener with its bounds (connections, heads,
 //!   bodies, whole requests, panics) and a graceful drain ([`drenagem`]: first out of the
-//!   balancer, then closed); [`camadas`] — the stack every API
-//!   router gets ([`finish`]);
+//!   balancer, then closed); [`camadas`] — the stack every API router gets ([`finish`]);
 //! - [`problem`] — errors as problem+json; [`pg`] — the one policy turning a database error into
 //!   an answer, for every route; [`reexecucao`] — a request re-run once when its session was
 //!   lost before any COMMIT;

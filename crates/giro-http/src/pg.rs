@@ -9,10 +9,7 @@
 //! | anything else, an unknown constraint included | 500, its SQLSTATE, message and constraint logged, never sent |
 //!
 //! A service states its table once in a [`Politica`]; code that knows no role (the console,
-//! the receiver) uses [`Politica::sem_restricoes`]. [`Politica::responder`] and
-//! [`Politica::responder_cadeia`] classify, log and answer; [`Politica::classificar`] and
-//! [`Politica::classificar_cadeia`] only classify, for callers that log in their own words;
-//! [`para_comando`] gives a command's final error (`giro outbox …`) the same verdict in words.
+//! the receiver) uses [`Politica::sem_restricoes`].
 //!
 //! Answering marks the request's attempt when the failure lost its session
 //! ([`reexecucao::marcar_se_sessao_perdida`]), so the route layer ([`crate::reexecucao`]) may run

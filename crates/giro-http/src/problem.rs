@@ -63,23 +63,14 @@ impl Problem {
 
     /// The JSON body for a request at `instance`.
     pub fn body(&self, instance: Option<&str>) -> Value {
+        let title = self.title.as_deref().or(self.status.canonical_reason()).unwrap_or("Error");
         let mut m = Map::new();
         m.insert("type".into(), "about:blank".into());
-        let title = self
-            .title
-            .clone()
-            .unwrap_or_else(|| self.status.canonical_reason().unwrap_or("Error").to_string());
         m.insert("title".into(), title.into());
         m.insert("status".into(), self.status.as_u16().into());
-        if let Some(d) = &self.detail {
-            m.insert("detail".into(), d.clone().into());
-        }
-        if let Some(i) = instance {
-            m.insert("instance".into(), i.into());
-        }
-        for (k, v) in &self.extra {
-            m.insert(k.clone(), v.clone());
-        }
+        m.extend(self.detail.iter().map(|d| ("detail".into(), d.as_str().into())));
+        m.extend(instance.map(|i| ("instance".into(), i.into())));
+        m.extend(self.extra.clone());
         Value::Object(m)
     }
 

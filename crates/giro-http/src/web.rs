@@ -1,30 +1,24 @@
 //! The web listener of a service (SPEC §9.5): mercado serves the built storefront on
 //! `web.porta-vitrine`, estoque the dashboard on `web.porta-painel`, as the original's nginx did.
+//! It is off unless `web.dir-*` names a folder; the API listener stays API-only.
 //!
 //! - `/api/*` goes **in-process** to the service's own router with the prefix removed, so the
 //!   front and its API share an origin (cookies and CSRF work as is) and the API's rules apply
-//!   unchanged: same authentication, deny-by-default, problem bodies — but only for the routes
-//!   its front calls (issue 25): the caller gives the allow-list ([`Rota`]s, the API's own path
-//!   templates, matched by the same router code), and anything else under `/api` (`/metrics`,
-//!   the service-to-service `/eventos`, `/openapi.json`, a route of the other front) is a 404
-//!   problem without reaching the API. The public sees what its pages use, nothing more.
+//!   unchanged — but only for the routes its front calls (issue 25): the caller gives the
+//!   allow-list ([`Rota`]s, matched by the same router code), and anything else under `/api`
+//!   (`/metrics`, `/eventos`, `/openapi.json`, the other front's routes) is a 404 problem without
+//!   reaching the API.
 //! - Anything else is a static file of the built front. Hashed assets under `/assets/` get a long
 //!   `Cache-Control` (`immutable`) and a plain 404 when missing (never an `index.html` that a
-//!   browser would keep for a year); every other path that is not a file gets `index.html`
-//!   (client-side routes such as `/produtos/123`), which browsers must revalidate (`no-cache`).
-//!
-//! - `/operador/*` is a second app of the same build when it has `operador/index.html` (mercado's
-//!   operator pages): its own `index.html` for its client-side routes.
-//! - Text answers (HTML, JS, CSS, JSON, SVG) are gzip- or brotli-compressed when the client accepts
-//!   it: from the `.br`/`.gz` files the build made (`web/scripts/comprimir.mjs`, issue 25: brotli
-//!   at quality 11 cost ~12 ms of CPU per request for the 297 KB bundle), on the fly for a file
-//!   without them and for `/api` answers.
-//!
+//!   browser would keep for a year); any other path that is not a file gets `index.html`
+//!   (client-side routes), revalidated (`no-cache`); `/operador/*`, a second app of the same
+//!   build (mercado's operator pages), gets its own.
+//! - Text answers are gzip- or brotli-compressed when the client accepts it: from the `.br`/`.gz`
+//!   files the build made (`web/scripts/comprimir.mjs`, issue 25: brotli at quality 11 cost
+//!   ~12 ms of CPU per request for the 297 KB bundle), on the fly for the rest.
 //! - `/config.json`: what a front must know at run time, not baked into its build (issue 27): the
 //!   dashboard's link to the storefront (`web.url-vitrine`, else `web.porta-vitrine` on the
 //!   dashboard's own host).
-//!
-//! The listener is off unless `web.dir-*` names a folder; the API listener stays API-only.
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -59,14 +53,10 @@ pub fn router_com(dir: &Path, api: Router, rotas: &[Rota], ajustes: serde_json::
     let ajustes = ajustes.to_string();
     let permitidas = filtro(rotas);
     let index = dir.join("index.html");
-    // The `.br`/`.gz` files the build made (web/scripts/comprimir.mjs) are served as they are when
-    // the client accepts the encoding; a file without them is compressed on the fly (below).
     let arquivo = |p: PathBuf| ServeFile::new(p).precompressed_br().precompressed_gzip();
     let pasta = || ServeDir::new(dir).precompressed_br().precompressed_gzip();
     let assets = pasta();
     let pages = pasta().append_index_html_on_directories(true).fallback(arquivo(index));
-    // A second app of the same build under /operador/ (mercado's operator pages) gets its own
-    // index.html for its client-side routes.
     let operador_index = dir.join("operador/index.html");
     let operador = operador_index
         .is_file()
@@ -121,8 +111,7 @@ pub fn router_com(dir: &Path, api: Router, rotas: &[Rota], ajustes: serde_json::
             }
         })
         .layer(axum::middleware::map_response(cabecalhos_de_seguranca))
-        // gzip or brotli for text (HTML, JS, CSS, JSON, SVG) when the client accepts it, as nginx
-        // did; an answer already encoded (a precompressed file) passes through untouched.
+        // An answer already encoded (a precompressed file) passes through untouched.
         .layer(CompressionLayer::new())
 }
 

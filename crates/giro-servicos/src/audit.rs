@@ -16,8 +16,7 @@
 //! - `solicitacao_aberta_sem_evento` — a request is open (PENDENTE / AGUARDANDO_LOTE) with no event
 //!   in flight either way and no open pent-up demand in estoque: nothing will ever close it;
 //! - `conservacao_lotes` — lots received ≠ units still in lots + units shipped + units written off
-//!   (`baixa_lote`), or the product's
-//!   `saldo_disponivel` ≠ the sum of its lots;
+//!   (`baixa_lote`), or the product's `saldo_disponivel` ≠ the sum of its lots;
 //! - `conservacao_prateleira` — units shipped ≠ units on the shelf and in reservations (active or
 //!   paid) + units still in flight to mercado.
 //!
@@ -81,7 +80,7 @@ async fn connect(config: &Config, servico: Servico) -> Result<Client, Ilegivel> 
     pool.get().await.map_err(|e| erro(e.into()))
 }
 
-/// Ids of `ids` present in `tabela.coluna` of the other database.
+/// Ids of `ids` that `sql` (`… = ANY($1)`) finds in the other database.
 async fn presentes(c: &Client, sql: &str, ids: &[Uuid]) -> Result<HashSet<Uuid>, tokio_postgres::Error> {
     let mut out = HashSet::new();
     for chunk in ids.chunks(10_000) {
@@ -156,14 +155,9 @@ async fn eventos_parados(
         });
     }
     for r in operador::delayed(c, SKU, atraso, TENTATIVAS_ATRASO).await.map_err(falha(lado))? {
-        let (id, tipo, sku, erro, criado, tentativas): (
-            Uuid,
-            String,
-            Option<String>,
-            String,
-            DateTime<Utc>,
-            i32,
-        ) = (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5));
+        let (id, tipo, sku, erro): (Uuid, String, Option<String>, String) =
+            (r.get(0), r.get(1), r.get(2), r.get(3));
+        let (criado, tentativas): (DateTime<Utc>, i32) = (r.get(4), r.get(5));
         let erro = if erro.is_empty() { "nenhum".to_string() } else { erro };
         d.push(Divergencia {
             sku: sku.unwrap_or_default(),
@@ -417,11 +411,7 @@ pub fn main(config: &Config, json: bool) -> std::process::ExitCode {
             } else {
                 print!("{}", texto(&r));
             }
-            if r.concorda {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            }
+            ExitCode::from(if r.concorda { 0 } else { 1 })
         }
         Err(e) => {
             eprintln!("giro: audit: {e:#}");

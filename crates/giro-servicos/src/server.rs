@@ -248,7 +248,7 @@ pub async fn run<S: 'static>(
 pub fn avisar_url_ddl(config: &Config, servicos: &[Servico]) {
     for &s in servicos {
         if config.servico(s).db_ddl.is_some() {
-            let var = crate::config::keys::by_name(&format!("{s}.db-url-ddl")).map_or("?", |k| k.env);
+            let var = s.variavel("db-url-ddl");
             tracing::warn!(
                 db = %s,
                 "{var} is set, but only `giro migrate` uses it: move it to /etc/giro/migrate-{s}.env, \
@@ -277,58 +277,57 @@ pub async fn servir(
 /// A front that calls a new route needs it added here (its browser test fails until then).
 pub fn rotas_web(servico: Servico) -> Vec<giro_http::web::Rota> {
     use axum::http::Method;
-    let (get, post, delete) = (Method::GET, Method::POST, Method::DELETE);
     let mut rotas = vec![
-        (get.clone(), "/healthz"),
-        (get.clone(), "/readyz"),
-        (get.clone(), "/actuator/health"),
+        (Method::GET, "/healthz"),
+        (Method::GET, "/readyz"),
+        (Method::GET, "/actuator/health"),
         // The operator's login, on both fronts (the storefront's under /operador/).
-        (get.clone(), "/sessao"),
-        (post.clone(), "/sessao"),
-        (delete.clone(), "/sessao"),
+        (Method::GET, "/sessao"),
+        (Method::POST, "/sessao"),
+        (Method::DELETE, "/sessao"),
         // The event console (web/shared/eventos.ts), on both fronts.
-        (get.clone(), "/operacao/outbox"),
-        (get.clone(), "/operacao/outbox/eventos"),
-        (get.clone(), "/operacao/outbox/serie"),
-        (get.clone(), "/operacao/outbox/eventos/{id}"),
-        (delete.clone(), "/operacao/outbox/eventos/{id}"),
-        (post.clone(), "/operacao/outbox/eventos/{id}/reenvio"),
-        (post.clone(), "/operacao/outbox/eventos/{id}/refazer"),
-        (post.clone(), "/operacao/outbox/reenvio"),
-        (post.clone(), "/operacao/outbox/descarte"),
+        (Method::GET, "/operacao/outbox"),
+        (Method::GET, "/operacao/outbox/eventos"),
+        (Method::GET, "/operacao/outbox/serie"),
+        (Method::GET, "/operacao/outbox/eventos/{id}"),
+        (Method::DELETE, "/operacao/outbox/eventos/{id}"),
+        (Method::POST, "/operacao/outbox/eventos/{id}/reenvio"),
+        (Method::POST, "/operacao/outbox/eventos/{id}/refazer"),
+        (Method::POST, "/operacao/outbox/reenvio"),
+        (Method::POST, "/operacao/outbox/descarte"),
     ];
     rotas.extend(match servico {
         Servico::Mercado => vec![
             // The shop (web/vitrine/src/api.ts).
-            (get.clone(), "/produtos"),
-            (get.clone(), "/produtos/{sku}"),
-            (post.clone(), "/pedidos"),
-            (get.clone(), "/pedidos/{id}"),
-            (post.clone(), "/pedidos/{id}/pagamento"),
+            (Method::GET, "/produtos"),
+            (Method::GET, "/produtos/{sku}"),
+            (Method::POST, "/pedidos"),
+            (Method::GET, "/pedidos/{id}"),
+            (Method::POST, "/pedidos/{id}/pagamento"),
             // The operator pages (web/vitrine/src/operador/api.ts).
-            (post, "/produtos"),
-            (get.clone(), "/operacao/produtos"),
+            (Method::POST, "/produtos"),
+            (Method::GET, "/operacao/produtos"),
             // The operator home's charts (web/vitrine/src/operador/graficos.ts).
-            (get.clone(), "/operacao/graficos/vendas"),
-            (get.clone(), "/operacao/graficos/esgotados"),
-            (get.clone(), "/operacao/graficos/prateleira"),
+            (Method::GET, "/operacao/graficos/vendas"),
+            (Method::GET, "/operacao/graficos/esgotados"),
+            (Method::GET, "/operacao/graficos/prateleira"),
             (Method::PATCH, "/operacao/produtos/{sku}"),
-            (get.clone(), "/operacao/pedidos"),
-            (get.clone(), "/operacao/pedidos/{id}"),
-            (get, "/operacao/estoque/produtos/{sku}"),
+            (Method::GET, "/operacao/pedidos"),
+            (Method::GET, "/operacao/pedidos/{id}"),
+            (Method::GET, "/operacao/estoque/produtos/{sku}"),
         ],
         // The dashboard (web/painel/src/api.ts).
         Servico::Estoque => vec![
-            (get.clone(), "/painel/resumo"),
-            (get.clone(), "/painel/demandas"),
-            (get.clone(), "/painel/reposicoes"),
-            (get.clone(), "/painel/estoque"),
-            (get.clone(), "/painel/estoque/{sku}"),
-            (get.clone(), "/painel/graficos/latencia-reposicao"),
-            (get.clone(), "/painel/graficos/demanda-por-idade"),
-            (post.clone(), "/painel/estoque/{sku}/lotes/{codigoLote}/baixa"),
-            (get, "/produtos/{sku}"),
-            (post, "/lotes"),
+            (Method::GET, "/painel/resumo"),
+            (Method::GET, "/painel/demandas"),
+            (Method::GET, "/painel/reposicoes"),
+            (Method::GET, "/painel/estoque"),
+            (Method::GET, "/painel/estoque/{sku}"),
+            (Method::GET, "/painel/graficos/latencia-reposicao"),
+            (Method::GET, "/painel/graficos/demanda-por-idade"),
+            (Method::POST, "/painel/estoque/{sku}/lotes/{codigoLote}/baixa"),
+            (Method::GET, "/produtos/{sku}"),
+            (Method::POST, "/lotes"),
         ],
     });
     rotas

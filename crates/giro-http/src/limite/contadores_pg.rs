@@ -1,7 +1,7 @@
-//! The throttling counters ([`Contadores`]) in the service's own
-//! database (table `contador_limite`, migration V13), so N replicas behind a load balancer share
-//! one count per client: an attacker gets the same number of login attempts whichever replica
-//! answers, and a restart does not reset them.
+//! The throttling counters ([`Contadores`]) in the service's own database (table
+//! `contador_limite`, migration V13), so N replicas behind a load balancer share one count per
+//! client: an attacker gets the same number of login attempts whichever replica answers, and a
+//! restart does not reset them.
 //!
 //! Each count is one row (`chave`, `n`, `fim` = end of its window, on the database's clock). An
 //! increment is one statement ([`INCREMENTAR`]) that updates the row and returns the new count,
@@ -129,20 +129,7 @@ impl Contadores for ContadoresPg {
 /// Deletes counters whose window is over, at most `lote` per statement, until none is left or
 /// `shutdown` fires; returns how many. Safe with every replica running it at once (`SKIP LOCKED`).
 pub async fn purgar_contadores(pool: &Pool, lote: i64, shutdown: &CancellationToken) -> Result<u64, DbError> {
-    let mut total = 0;
-    loop {
-        let c = pool.get().await?;
-        let n = c
-            .execute(
-                "DELETE FROM contador_limite WHERE chave IN ( \
-                     SELECT chave FROM contador_limite WHERE fim <= now() \
-                      LIMIT $1 FOR UPDATE SKIP LOCKED)",
-                &[&lote],
-            )
-            .await?;
-        total += n;
-        if n < lote as u64 || shutdown.is_cancelled() {
-            return Ok(total);
-        }
-    }
+    let stmt = "DELETE FROM contador_limite WHERE chave IN ( \
+                SELECT chave FROM contador_limite WHERE fim <= now() LIMIT $1 FOR UPDATE SKIP LOCKED)";
+    giro_infra::db::em_lotes(pool, lote, shutdown, |c| async move { c.execute(stmt, &[&lote]).await }).await
 }

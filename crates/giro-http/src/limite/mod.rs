@@ -2,42 +2,31 @@
 //! client, a 429 problem with `Retry-After` past a limit, and a 503 when the counts cannot be
 //! read or written.
 //!
-//! - **Who the client is** ([`EnderecoCliente`], set on every request by [`identificar`]): the
-//!   peer address, or — when the peer is one of `http.proxies-confiaveis` — the right-most
-//!   `X-Forwarded-For` address that is not a trusted proxy (the left part of that header is
-//!   whatever the client wrote, so it is never believed); then its **neighbourhood**
-//!   ([`giro_infra::config::rede::vizinhanca`]): an IPv6 client is its `/http.prefixo-ipv6`
-//!   network (a /64 by default), since one subscriber holds a whole /64 and counting each of its
-//!   addresses apart would make every per-address bound worthless. Every per-address bound
-//!   (login, checkout rate, reserved units, the order's `cliente`) and the log lines see the
-//!   neighbourhood.
+//! - **Who the client is** ([`EnderecoCliente`], set by [`identificar`]): the peer address, or —
+//!   when the peer is one of `http.proxies-confiaveis` — the right-most `X-Forwarded-For` address
+//!   that is not a trusted proxy (the left part is whatever the client wrote); then its
+//!   **neighbourhood** ([`vizinhanca`]): an IPv6 client is its `/http.prefixo-ipv6` network, since
+//!   one subscriber holds a whole /64. Every per-address bound and log line sees the neighbourhood.
 //! - **Login** ([`Limitador::login_antes`] / [`login_entrou`](Limitador::login_entrou)): every
-//!   attempt is counted *before* the password is checked, the check and the increment one
-//!   statement ([`Contadores::incrementar`]), so N concurrent guesses get at most the limit
-//!   through, whatever the replicas. Past `login.max-falhas-endereco` attempts within
-//!   `login.janela` that address gets 429; a successful login clears its address's count (and
-//!   gives back its own attempt to the user name's). Past `login.max-falhas-usuario` (all
-//!   addresses together: a guess spread over many addresses) the user name gets 429 **only from
-//!   addresses it never logged in from**, so an attacker can lock out their own addresses and new
-//!   ones, never the operator's known ones.
-//! - **Fails closed**: when the counters cannot be read or written (the database is away) or the
-//!   table is full (`http.max-contadores`), the login answers 503 *before* the password is
-//!   checked, so the right and a wrong password get the same answer and nobody guesses
-//!   unthrottled — **but from an address where the user name logged in before** (its
+//!   attempt is counted *before* the password is checked, check and increment in one statement
+//!   ([`Contadores::incrementar`]), so N concurrent guesses get at most the limit through,
+//!   whatever the replicas. Past `login.max-falhas-endereco` attempts within `login.janela` the
+//!   address gets 429; a success clears it. Past `login.max-falhas-usuario` (all addresses: a
+//!   guess spread over many) the user name gets 429 **only from addresses it never logged in
+//!   from**, so an attacker can lock out their own addresses, never the operator's known ones.
+//! - **Fails closed**: counters that cannot be kept (the database is away) or a full table
+//!   (`http.max-contadores`) make the login 503 *before* the password is checked, so nobody
+//!   guesses unthrottled — **except from an address the user name logged in from before** (its
 //!   `login:conhecido` key, kept 30 days): filling the table from ~9 000 addresses must not lock
-//!   the operator out of their own (issue 37 §3). Those attempts go uncounted while the table is
-//!   full: the per-user limit never applied to a known address, and an attacker would have to
-//!   share the operator's address (or IPv6 neighbourhood) to use it. The checkout's rate answers 503 on a counter error too (its own transaction
-//!   would fail anyway); when the table is full a checkout from an address with no counter yet
-//!   goes on uncounted: its reservation bounds are counted from the reservations themselves, not
-//!   from this table, and refusing would hand whoever fills the table with logins the shop's
-//!   front door.
-//! - **Checkout** ([`checkout`]): `POST /pedidos` and `POST /pedidos/{id}/pagamento` per address
-//!   per minute (`checkout.max-por-minuto`), counted by the same atomic increment.
+//!   the operator out (issue 37 §3); such attempts go uncounted while the table is full. The
+//!   checkout's rate is 503 on a counter error too, but a full table lets a new address's checkout
+//!   through uncounted: its reservations are bounded by themselves, and refusing would hand
+//!   whoever fills the table with logins the shop's front door.
+//! - **Checkout** ([`Limitador::por_minuto`]): `POST /pedidos` and `POST /pedidos/{id}/pagamento`
+//!   per address per minute (`checkout.max-por-minuto`), by the same atomic increment.
 //!
 //! The counters live behind [`Contadores`]: the services keep them in their database
-//! ([`contadores_pg`], shared by every replica, bounded and purged; what a test needs can stand
-//! in).
+//! ([`contadores_pg`], shared by every replica, bounded and purged).
 
 pub mod contadores_pg;
 

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::extract::{ConnectInfo, Request};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::Router;
@@ -55,8 +56,7 @@ pub const MAX_BUFFER: usize = 64 * 1024;
 /// What a service's listeners use: the configured bounds and grace period, the configured
 /// trusted proxies (`http.proxies-confiaveis`) exempt from the per-address connection cap —
 /// every client behind a proxy arrives from its address, so capping it would cap them all (the
-/// proxy bounds its own clients; the global cap still holds). Every listener (both APIs, both
-/// web fronts, the publisher's metrics port) goes through here, so each gets the same bounds:
+/// proxy bounds its own clients; the global cap still holds). The bounds:
 /// - at most `max_conexoes` connections, and `max_conexoes_por_endereco` from one client
 ///   neighbourhood ([`rede::vizinhanca`]: an IPv4 address, an IPv6 `/prefixo_ipv6`); one more is
 ///   answered 503 and closed at once;
@@ -198,7 +198,7 @@ fn recusar(mut stream: tokio::net::TcpStream, remoto: std::net::SocketAddr, deta
     }
     tokio::spawn(async move {
         use tokio::io::AsyncWriteExt;
-        let corpo = Problem::new(axum::http::StatusCode::SERVICE_UNAVAILABLE, detalhe).body(None).to_string();
+        let corpo = Problem::new(StatusCode::SERVICE_UNAVAILABLE, detalhe).body(None).to_string();
         let resposta = format!(
             "HTTP/1.1 503 Service Unavailable\r\ncontent-type: {}\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{corpo}",
             problem::CONTENT_TYPE,
@@ -254,20 +254,18 @@ async fn prazos(mut req: Request, next: Next, corpo: Duration, requisicao: Durat
     let resposta = tokio::time::timeout_at(inicio + requisicao, next.run(req)).await;
     let mut res = match resposta {
         Ok(r) if !corpo_atrasado.load(std::sync::atomic::Ordering::Acquire) => return r,
-        Ok(_) => {
-            Problem::new(axum::http::StatusCode::REQUEST_TIMEOUT, "o corpo da requisição não chegou a tempo")
-                .into_response_at(None)
-        }
+        Ok(_) => Problem::new(StatusCode::REQUEST_TIMEOUT, "o corpo da requisição não chegou a tempo")
+            .into_response_at(None),
         Err(_) => {
             tracing::warn!(timeout_s = requisicao.as_secs_f64(), "request timed out");
             Problem::new(
-                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                StatusCode::SERVICE_UNAVAILABLE,
                 "a requisição excedeu o tempo limite; tente novamente",
             )
             .into_response_at(None)
         }
     };
     // The connection is in an unknown state (an unread body): close it after this answer.
-    res.headers_mut().insert(axum::http::header::CONNECTION, axum::http::HeaderValue::from_static("close"));
+    res.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
     res
 }

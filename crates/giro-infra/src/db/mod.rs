@@ -1,24 +1,22 @@
 //! Database access: one pool per service database ([`Db`]), and the transaction type that
 //! business functions take ([`Tx`]).
 //!
-//! A function that must run inside a business transaction (outbox writer, inbox, restock trigger,
-//! every write of a role) takes `&Tx<'_, S>`: there is no pool or `GenericClient` variant, so calling
-//! it outside a transaction does not compile (the original's "propagation MANDATORY").
-//! `S` says which service's database the transaction runs in, a marker the service defines: each
-//! role names its own (`mercado::Tx`, `estoque::Tx` in giro-servicos) and opens it with `Tx::begin`, so a mercado
-//! transaction passed to an estoque function does not compile. The outbox writer and the inbox
-//! work on either database and are generic over `S`; [`Db::begin`] opens one whose database is
-//! not stated ([`AnyDb`]), which only such generic code accepts (tools, benchmarks, tests).
-//! [`Tx::commit`] also wakes the in-process publisher when the transaction wrote an outbox event,
-//! after the commit, so the publisher never looks before the row is visible.
+//! A function that must run inside a business transaction (outbox writer, inbox, restock
+//! trigger, every write of a role) takes `&Tx<'_, S>`: there is no pool or `GenericClient`
+//! variant, so calling it outside a transaction does not compile (the original's "propagation
+//! MANDATORY"). `S` says which service's database the transaction runs in, a marker the service
+//! defines: each role names its own (`mercado::Tx`, `estoque::Tx` in giro-servicos) and opens it
+//! with `Tx::begin`, so a mercado transaction passed to an estoque function does not compile. The
+//! outbox writer and the inbox work on either database and are generic over `S`; [`Db::begin`]
+//! opens one whose database is not stated ([`AnyDb`]), which only such generic code accepts
+//! (tools, benchmarks, tests). [`Tx::commit`] also wakes the in-process publisher when the
+//! transaction wrote an outbox event, after the commit, so the publisher never looks before the
+//! row is visible.
 //!
-//! SQL goes out only through [`Sql`] ([`sql`]): [`Pool`] hands out a [`Client`] and a [`Tx`]
-//! that expose its `query`/`query_one`/`query_opt`/`execute` and the simple-query protocol, and no
-//! way to tokio-postgres' own client, so a named prepared statement that a transaction pooler would
-//! break cannot be written outside this module. [`Pooler`] (`db.pooler`) chooses how: cached
-//! prepared statements by default, unnamed typed statements under `transacao`, where the session
-//! limits also move from startup options to `SET LOCAL` after each `BEGIN` (one more round trip
-//! per transaction, only under `transacao`; statements outside a transaction get the role's
+//! SQL goes out only through [`Sql`]: [`Pool`] hands out a [`Client`] and a [`Tx`], neither with a
+//! way to tokio-postgres' own client; [`sql`] says how [`Pooler`] (`db.pooler`) chooses how a
+//! statement is sent, and the session limits move from startup options to `SET LOCAL` after each
+//! `BEGIN` under a transaction pooler (statements outside a transaction then get the role's
 //! defaults: docs/operations.md).
 
 /// `Tipo { campo, … }` read from `row`, each field from the column of its name
@@ -28,6 +26,23 @@ macro_rules! da_linha {
     ($row:expr, $tipo:ident { $($campo:ident),* $(,)? }) => {
         $tipo { $($campo: $row.try_get(stringify!($campo))?),* }
     };
+}
+
+/// Every row of `rows` as a `Tipo` read by [`da_linha!`]; the first column that cannot be read is
+/// the error.
+#[macro_export]
+macro_rules! da_linhas {
+    ($rows:expr, $tipo:ident { $($campo:ident),* $(,)? }) => {
+        $crate::db::linhas(&$rows, |r| Ok($crate::da_linha!(r, $tipo { $($campo),* })))
+    };
+}
+
+/// `rows` each read by `ler` ([`da_linhas!`]).
+pub fn linhas<T>(
+    rows: &[Row],
+    ler: impl FnMut(&Row) -> Result<T, tokio_postgres::Error>,
+) -> Result<Vec<T>, tokio_postgres::Error> {
+    rows.iter().map(ler).collect()
 }
 
 pub mod leitura;
@@ -43,7 +58,7 @@ use tokio::sync::Notify;
 
 pub use crate::config::{PoolLimits, VIDA_MAXIMA_PADRAO};
 pub use pool::{
-    causa, descrever, driver, nomear_conexao, ping, pool, pool_with, ready, wait_for, Client, Pool,
+    causa, descrever, driver, em_lotes, nomear_conexao, ping, pool, pool_with, ready, wait_for, Client, Pool,
 };
 pub(crate) use saude::epoch;
 pub use saude::{na_cadeia, trouble, trouble_of_sqlstate, Falha, Saude, Trouble};

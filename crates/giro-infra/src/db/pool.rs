@@ -259,6 +259,28 @@ pub fn nomear_conexao(e: anyhow::Error, servico: &str, var: &str, cfg: &DbConfig
     anyhow::anyhow!("cannot connect to {}: {}", descrever(servico, var, cfg), causa(&e))
 }
 
+/// A purge in batches: `rodada` (one statement deleting at most `lote` rows, on a connection of
+/// `pool`) again until one deletes fewer or `shutdown` fires; returns how many in all. With its
+/// rows taken `FOR UPDATE SKIP LOCKED`, every replica may run it at once.
+pub async fn em_lotes<Fut>(
+    pool: &Pool,
+    lote: i64,
+    shutdown: &CancellationToken,
+    rodada: impl Fn(Client) -> Fut,
+) -> Result<u64, super::DbError>
+where
+    Fut: std::future::Future<Output = Result<u64, tokio_postgres::Error>>,
+{
+    let mut total = 0;
+    loop {
+        let n = rodada(pool.get().await?).await?;
+        total += n;
+        if n < lote as u64 || shutdown.is_cancelled() {
+            return Ok(total);
+        }
+    }
+}
+
 /// `SELECT 1` through the pool within `timeout`: what `/readyz` asks.
 pub async fn ping(pool: &Pool, timeout: Duration) -> anyhow::Result<()> {
     let check = async {

@@ -158,45 +158,30 @@ fn notado<T>(b: &impl Base, r: Result<T, Error>) -> Result<T, Error> {
     r
 }
 
+/// The four statement methods of [`Sql`], each `$metodo` with the cached prepared statement or,
+/// under a transaction pooler, `$tipado` with the unnamed one; a failure noted in the pool's health.
+macro_rules! por_pooler {
+    ($($metodo:ident, $tipado:ident -> $linhas:ty;)*) => {
+        $(async fn $metodo(&self, sql: &str, params: &[&dyn Param]) -> Result<$linhas, Error> {
+            let r = async {
+                match self.pooler() {
+                    Pooler::Nenhum => {
+                        G::$metodo(self.pg(), &self.preparar(sql).await?, &valores(params)).await
+                    }
+                    Pooler::Transacao => G::$tipado(self.pg(), sql, &tipados(params)).await,
+                }
+            };
+            notado(self, r.await)
+        })*
+    };
+}
+
 impl<B: Base> Sql for B {
-    async fn query(&self, sql: &str, params: &[&dyn Param]) -> Result<Vec<Row>, Error> {
-        let r = async {
-            match self.pooler() {
-                Pooler::Nenhum => G::query(self.pg(), &self.preparar(sql).await?, &valores(params)).await,
-                Pooler::Transacao => G::query_typed(self.pg(), sql, &tipados(params)).await,
-            }
-        };
-        notado(self, r.await)
-    }
-
-    async fn query_one(&self, sql: &str, params: &[&dyn Param]) -> Result<Row, Error> {
-        let r = async {
-            match self.pooler() {
-                Pooler::Nenhum => G::query_one(self.pg(), &self.preparar(sql).await?, &valores(params)).await,
-                Pooler::Transacao => G::query_typed_one(self.pg(), sql, &tipados(params)).await,
-            }
-        };
-        notado(self, r.await)
-    }
-
-    async fn query_opt(&self, sql: &str, params: &[&dyn Param]) -> Result<Option<Row>, Error> {
-        let r = async {
-            match self.pooler() {
-                Pooler::Nenhum => G::query_opt(self.pg(), &self.preparar(sql).await?, &valores(params)).await,
-                Pooler::Transacao => G::query_typed_opt(self.pg(), sql, &tipados(params)).await,
-            }
-        };
-        notado(self, r.await)
-    }
-
-    async fn execute(&self, sql: &str, params: &[&dyn Param]) -> Result<u64, Error> {
-        let r = async {
-            match self.pooler() {
-                Pooler::Nenhum => G::execute(self.pg(), &self.preparar(sql).await?, &valores(params)).await,
-                Pooler::Transacao => G::execute_typed(self.pg(), sql, &tipados(params)).await,
-            }
-        };
-        notado(self, r.await)
+    por_pooler! {
+        query, query_typed -> Vec<Row>;
+        query_one, query_typed_one -> Row;
+        query_opt, query_typed_opt -> Option<Row>;
+        execute, execute_typed -> u64;
     }
 
     async fn aquecer(&self, sqls: &[&str]) -> Result<(), Error> {

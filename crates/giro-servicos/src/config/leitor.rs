@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use giro_infra::config::{dburl, duration, rede, ConfigError, DbConfig, Secret};
 
-use super::{keys, Escolha, Layers, Origin, GENERATE};
+use super::{keys, Layers, Origin, GENERATE};
 
 /// Typed access to the layers, with errors that say which key, which value and where it came from;
 /// the second field notes the key a refusal was about, so [`super::Config::problems`] can go on past it.
@@ -100,14 +100,12 @@ impl Reader<'_> {
         })
     }
 
-    /// One of `T`'s names, in any case (what clap's `ValueEnum` accepted, and its message).
-    pub(super) fn choice<T: Escolha>(&self, key: &str) -> Result<T, ConfigError> {
+    /// One of the `nomes` of a closed set, in any case (what clap's `ValueEnum` accepted, and its
+    /// message), read without clap: the core crates build without it.
+    pub(super) fn choice<T: Copy>(&self, key: &str, nomes: &[(&str, T)]) -> Result<T, ConfigError> {
         self.ler(key, |v| {
-            T::TODAS
-                .iter()
-                .copied()
-                .find(|t| t.nome().eq_ignore_ascii_case(v))
-                .ok_or_else(|| format!("invalid variant: {v}"))
+            let achado = nomes.iter().find(|(nome, _)| nome.eq_ignore_ascii_case(v));
+            achado.map(|(_, t)| *t).ok_or_else(|| format!("invalid variant: {v}"))
         })
     }
 

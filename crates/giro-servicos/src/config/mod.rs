@@ -47,7 +47,12 @@ impl Servico {
 
     /// The variable that sets this service's database URL, for messages that name the database.
     pub fn var_db_url(self) -> &'static str {
-        keys::by_name(&format!("{}.db-url", self.nome())).map_or("?", |k| k.env)
+        self.variavel("db-url")
+    }
+
+    /// The variable that sets this service's key `chave` (`db-url-ddl` → `GIRO_MERCADO_DB_URL_DDL`).
+    pub fn variavel(self, chave: &str) -> &'static str {
+        keys::by_name(&format!("{}.{chave}", self.nome())).map_or("?", |k| k.env)
     }
 
     /// The peer that receives this service's events.
@@ -86,33 +91,6 @@ pub struct ServicoConfig {
     pub eventos_url: String,
     /// This service's own token: incoming service calls must present it; callers send it.
     pub token_servico: Option<Secret>,
-}
-
-/// A setting read by its name from a closed set (`log.formato`, `outbox.transporte`), without
-/// clap: the core crates build without it (feature `clap` adds the CLI's `ValueEnum`).
-trait Escolha: Copy + 'static {
-    const TODAS: &'static [Self];
-    fn nome(self) -> &'static str;
-}
-
-impl Escolha for LogFormat {
-    const TODAS: &'static [Self] = &[LogFormat::Human, LogFormat::Json];
-    fn nome(self) -> &'static str {
-        match self {
-            LogFormat::Human => "human",
-            LogFormat::Json => "json",
-        }
-    }
-}
-
-impl Escolha for Transporte {
-    const TODAS: &'static [Self] = &[Transporte::Lote, Transporte::Single];
-    fn nome(self) -> &'static str {
-        match self {
-            Transporte::Lote => "lote",
-            Transporte::Single => "single",
-        }
-    }
 }
 
 #[derive(Clone, Debug)]
@@ -220,27 +198,16 @@ impl Config {
             match Config::from_layers_noting(&l, &refused) {
                 Ok(config) => {
                     let unset = |key: &str| !refused_keys.contains(&key);
-                    if unset("mercado.db-url") {
-                        problems.extend(config.db(Servico::Mercado).err());
+                    let servicos = [Servico::Mercado, Servico::Estoque];
+                    for s in servicos.into_iter().filter(|s| unset(&format!("{s}.db-url"))) {
+                        problems.extend(config.db(s).err());
                     }
-                    if unset("estoque.db-url") {
-                        problems.extend(config.db(Servico::Estoque).err());
+                    for s in servicos.into_iter().filter(|s| unset(&format!("{s}.token-servico"))) {
+                        problems.extend(config.token_servico(s).err());
                     }
-                    if unset("mercado.token-servico") {
-                        problems.extend(config.token_servico(Servico::Mercado).err());
-                    }
-                    if unset("estoque.token-servico") {
-                        problems.extend(config.token_servico(Servico::Estoque).err());
-                    }
-                    if config.operador_usuario.is_none() {
-                        problems.push(ConfigError(
-                            "OPERADOR_USUARIO is not set: the operator login is required".into(),
-                        ));
-                    }
+                    problems.extend(config.operador_usuario.is_none().then(sem_usuario));
                     if config.operador_senha.is_none() && unset("operador.senha") {
-                        problems.push(ConfigError(format!(
-                            "OPERADOR_SENHA is not set: the operator password (at least 8 characters) is required; {GENERATE}"
-                        )));
+                        problems.push(sem_senha());
                     }
                     break;
                 }
@@ -326,7 +293,7 @@ impl Config {
                 max_unidades_reservadas: r.parse("checkout.max-unidades-reservadas")?,
                 max_unidades_por_produto: r.parse("checkout.max-unidades-por-produto")?,
             },
-            log_format: r.choice("log.formato")?,
+            log_format: r.choice("log.formato", &[("human", LogFormat::Human), ("json", LogFormat::Json)])?,
             outbox: OutboxConfig {
                 intervalo: r.duration("outbox.intervalo")?,
                 lote: r.positive("outbox.lote")?,
@@ -340,7 +307,10 @@ impl Config {
                 lote_max: r.positive("outbox.lote-max")?,
                 notify: r.parse("outbox.notify")?,
                 retencao: r.duration("outbox.retencao")?,
-                transporte: r.choice("outbox.transporte")?,
+                transporte: r.choice(
+                    "outbox.transporte",
+                    &[("lote", Transporte::Lote), ("single", Transporte::Single)],
+                )?,
                 parte_fresca: r.percent("outbox.parte-fresca")?,
                 varredura: r.duration("outbox.varredura")?,
             },
@@ -407,27 +377,28 @@ impl Config {
 
     /// The service token of `s`, required by the roles that receive or send with it.
     pub fn token_servico(&self, s: Servico) -> Result<&Secret, ConfigError> {
-        let var = match s {
-            Servico::Mercado => "MERCADO_TOKEN_SERVICO",
-            Servico::Estoque => "ESTOQUE_TOKEN_SERVICO",
-        };
         self.servico(s).token_servico.as_ref().ok_or_else(|| {
             ConfigError(format!(
-                "{var} is not set: the {s} service token (at least 32 characters) is required; {GENERATE}"
+                "{} is not set: the {s} service token (at least 32 characters) is required; {GENERATE}",
+                s.variavel("token-servico")
             ))
         })
     }
 
     /// The operator login, required by both services.
     pub fn operador(&self) -> Result<Operador, ConfigError> {
-        let usuario = self.operador_usuario.clone().ok_or_else(|| {
-            ConfigError("OPERADOR_USUARIO is not set: the operator login is required".into())
-        })?;
-        let senha = self.operador_senha.clone().ok_or_else(|| {
-            ConfigError(format!(
-                "OPERADOR_SENHA is not set: the operator password (at least 8 characters) is required; {GENERATE}"
-            ))
-        })?;
+        let usuario = self.operador_usuario.clone().ok_or_else(sem_usuario)?;
+        let senha = self.operador_senha.clone().ok_or_else(sem_senha)?;
         Ok(Operador { usuario, senha })
     }
+}
+
+fn sem_usuario() -> ConfigError {
+    ConfigError("OPERADOR_USUARIO is not set: the operator login is required".into())
+}
+
+fn sem_senha() -> ConfigError {
+    ConfigError(format!(
+        "OPERADOR_SENHA is not set: the operator password (at least 8 characters) is required; {GENERATE}"
+    ))
 }

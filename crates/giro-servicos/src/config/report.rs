@@ -74,38 +74,28 @@ fn typed(value: &str, default: Option<&toml::Value>) -> toml::Value {
 
 fn linhas(layers: &Layers) -> Vec<Linha> {
     let types = default_types();
+    let fonte = |origin: &Origin| match origin {
+        Origin::Default => "default",
+        Origin::File(_) => "file",
+        Origin::DotEnv(_) => "dotenv",
+        Origin::Env(_) => "env",
+        Origin::Flag(_) => "flag",
+    };
     KEYS.iter()
-        .map(|key| match layers.get(key.name) {
-            Some((value, origin)) => {
-                let shown = if key.secret {
-                    toml::Value::String("***".into())
-                } else {
-                    typed(&mask_password(value), types.get(key.name))
-                };
-                let source = match origin {
-                    Origin::Default => "default",
-                    Origin::File(_) => "file",
-                    Origin::DotEnv(_) => "dotenv",
-                    Origin::Env(_) => "env",
-                    Origin::Flag(_) => "flag",
-                };
-                Linha {
-                    key: key.name,
-                    env: key.env,
-                    value: Some(shown),
-                    origin: Some(origin.to_string()),
-                    source: Some(source),
-                    secret: key.secret,
-                }
-            }
-            None => Linha {
+        .map(|key| {
+            let achado = layers.get(key.name);
+            let shown = |value: &str| match key.secret {
+                true => toml::Value::String("***".into()),
+                false => typed(&mask_password(value), types.get(key.name)),
+            };
+            Linha {
                 key: key.name,
                 env: key.env,
-                value: None,
-                origin: None,
-                source: None,
+                value: achado.map(|(value, _)| shown(value)),
+                origin: achado.map(|(_, origin)| origin.to_string()),
+                source: achado.map(|(_, origin)| fonte(origin)),
                 secret: key.secret,
-            },
+            }
         })
         .collect()
 }

@@ -44,16 +44,10 @@ pub async fn registrar(
 pub async fn abertas(tx: &Tx<'_>, produto: &Bloqueado<'_>) -> Result<Vec<Demanda>, tokio_postgres::Error> {
     let stmt = "SELECT id, sku, qtd_solicitada, solicitacao_original, registrado_em FROM demanda_reprimida \
              WHERE sku = $1 AND NOT atendida ORDER BY registrado_em, id";
-    tx.query(stmt, &[&produto.sku])
-        .await?
-        .iter()
-        .map(|r| {
-            Ok(giro_infra::da_linha!(
-                r,
-                Demanda { id, sku, qtd_solicitada, solicitacao_original, registrado_em }
-            ))
-        })
-        .collect()
+    giro_infra::da_linhas!(
+        tx.query(stmt, &[&produto.sku]).await?,
+        Demanda { id, sku, qtd_solicitada, solicitacao_original, registrado_em }
+    )
 }
 
 async fn marcar_atendida(tx: &Tx<'_>, id: i64) -> Result<(), tokio_postgres::Error> {

@@ -1,24 +1,20 @@
 //! Lot intake, `POST /lotes` (the original's `EntradaDeLote.registrar`, SPEC §3.13).
 //!
-//! 1. The request is validated as the original's bean validation (`sku` GTIN, `descricao` ≤ 255,
-//!    `ncm` 8 digits, `codigoLote` not blank ≤ 50, `quantidade` positive); `descricao` and `ncm`
-//!    matter only for a new SKU, which needs both (400 `"SKU novo exige descricao e ncm: <sku>"`,
-//!    checked before the tag-worker is called).
+//! 1. The request is validated as the original's bean validation ([`EntradaLoteRequest::validar`]);
+//!    `descricao` and `ncm` matter only for a new SKU, which needs both (400 `"SKU novo exige
+//!    descricao e ncm: <sku>"`, checked before the tag-worker is called).
 //! 2. **Before the transaction**, only for a new or untagged product, the tag-worker is asked
 //!    (its failure gives `None` and never blocks the intake; a slow worker never holds a lock).
 //! 3. In one transaction: the product is locked (or created); if still untagged and a
 //!    classification came back, it is stored with its `ProdutoClassificado`; the lot is received;
 //!    then the SKU's open demands are served oldest first (FEFO may pick an older valid lot).
-//! 4. The answer: `{"loteId","sku","saldoDisponivel","classificado","demandasAtendidas"}`;
-//!    `saldoDisponivel` counts valid units only (SPEC §6.2.1).
+//! 4. The answer, [`LoteRegistrado`]: its `saldoDisponivel` counts valid units only (SPEC §6.2.1).
 //!
 //! A lot whose `validade` is before today is taken in as the original takes it (201, SPEC §3.13
-//! and §6.2.1 "Lot intake"): recorded as it is, it never ships (FEFO skips it), so the open
-//! demand stays registered; it counts in no balance shown and waits for its write-off.
-//! `"confirmarVencido"` (the dashboard sends it once the operator confirms) is accepted and changes
-//! nothing. A lot code already used for the SKU is found under the product's lock → 409 saying
-//! what to do; the same new SKU created in parallel is a unique violation → 409
-//! ([`super::erro::CONFLITO`]).
+//! and §6.2.1 "Lot intake"): it never ships (FEFO skips it), so the open demand stays registered;
+//! it counts in no balance shown and waits for its write-off. A lot code already used for the SKU
+//! is found under the product's lock → 409 saying what to do; the same new SKU created in
+//! parallel is a unique violation → 409 ([`super::erro::CONFLITO`]).
 //!
 //! Decisions the spec leaves open: the 400 for field violations reads
 //! `"entrada de lote inválida: <campo> <mensagem>; …"` (sorted, the original's pt-BR messages,

@@ -52,23 +52,12 @@ pub async fn expedir_do_proximo_lote(
 /// `entregue_em` is filled by a trigger when the event's outbox row becomes `SENT`).
 async fn registrar_expedida(
     tx: &Tx<'_>,
-    enviada: &ReposicaoEnviada,
+    e: &ReposicaoEnviada,
     lote_id: i64,
 ) -> Result<(), tokio_postgres::Error> {
     let stmt = "INSERT INTO reposicao_expedida (event_id, correlation_id, sku, lote_id, qtd, expedido_em) \
              VALUES ($1, $2, $3, $4, $5, $6)";
-    tx.execute(
-        stmt,
-        &[
-            &enviada.event_id,
-            &enviada.correlation_id,
-            &enviada.sku,
-            &lote_id,
-            &enviada.qtd,
-            &enviada.ocorrido_em,
-        ],
-    )
-    .await?;
+    tx.execute(stmt, &[&e.event_id, &e.correlation_id, &e.sku, &lote_id, &e.qtd, &e.ocorrido_em]).await?;
     Ok(())
 }
 

@@ -170,14 +170,7 @@ fn item_de_linha(r: &Row) -> Result<ItemInventario, tokio_postgres::Error> {
 
 /// `%` `_` `\` taken literally in a LIKE pattern.
 fn escapar_like(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
+    s.replace('\\', r"\\").replace('%', r"\%").replace('_', r"\_")
 }
 
 /// Per SKU (`$1` = agora): valid and expired units, next expiry, open demand.
@@ -342,24 +335,10 @@ pub async fn detalhe(
                FROM lote WHERE sku = $1 AND quantidade_disponivel > 0 \
               ORDER BY 6, validade ASC NULLS LAST, recebido_em ASC, id ASC"
     );
-    let lotes = client
-        .query(stmt, &[&sku, &agora])
-        .await?
-        .iter()
-        .map(|r| {
-            Ok(giro_infra::da_linha!(
-                r,
-                LoteInventario {
-                    codigo_lote,
-                    quantidade,
-                    quantidade_disponivel,
-                    validade,
-                    vencido,
-                    recebido_em
-                }
-            ))
-        })
-        .collect::<Result<Vec<_>, tokio_postgres::Error>>()?;
+    let lotes = giro_infra::da_linhas!(
+        client.query(stmt, &[&sku, &agora]).await?,
+        LoteInventario { codigo_lote, quantidade, quantidade_disponivel, validade, vencido, recebido_em }
+    )?;
 
     let stmt = "SELECT tipo, quando, codigo_lote, qtd, operador, event_id FROM ( \
                  SELECT 'entrada' AS tipo, l.recebido_em AS quando, l.codigo_lote, l.quantidade AS qtd, \
@@ -372,14 +351,10 @@ pub async fn detalhe(
                  SELECT 'baixa', b.baixado_em, l.codigo_lote, b.qtd, b.operador::text, NULL, b.id \
                    FROM baixa_lote b JOIN lote l ON l.id = b.lote_id WHERE b.sku = $1 \
              ) m ORDER BY quando DESC, ordem DESC LIMIT $2";
-    let movimentos = client
-        .query(stmt, &[&sku, &MOVIMENTOS_MAXIMO])
-        .await?
-        .iter()
-        .map(|r| {
-            Ok(giro_infra::da_linha!(r, Movimento { tipo, quando, codigo_lote, qtd, operador, event_id }))
-        })
-        .collect::<Result<Vec<_>, tokio_postgres::Error>>()?;
+    let movimentos = giro_infra::da_linhas!(
+        client.query(stmt, &[&sku, &MOVIMENTOS_MAXIMO]).await?,
+        Movimento { tipo, quando, codigo_lote, qtd, operador, event_id }
+    )?;
     Ok(Some(Detalhe { item, ncm, tags, lotes, movimentos }))
 }
 

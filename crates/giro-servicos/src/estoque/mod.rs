@@ -82,9 +82,6 @@ fn iniciar_reclassificacao(ctx: &Contexto, cliente: Arc<classificacao::ClienteTa
     });
 }
 
-/// The event types estoque accepts on `/eventos`.
-pub const ACEITOS: &[&str] = &[TipoEvento::ReposicaoSolicitada.nome()];
-
 pub use giro_infra::db::agora;
 
 /// A transaction in estoque's database: what every estoque write takes. Opened with
@@ -140,7 +137,7 @@ impl Consumidor<Estoque> for ConsumidorEstoque {
     type Evento = EventoIntegracao;
 
     fn aceitos(&self) -> &'static [&'static str] {
-        ACEITOS
+        const { &[TipoEvento::ReposicaoSolicitada.nome()] }
     }
 
     fn aplicar<'a>(

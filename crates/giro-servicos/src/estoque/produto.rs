@@ -2,19 +2,16 @@
 //! shippable balance and the classification that positions it in the storefront.
 //!
 //! Every write goes through a [`Bloqueado`]: the product's row locked `FOR UPDATE` (or just
-//! inserted) in the open transaction. It can only be obtained from [`bloquear`] or [`criar`], so
-//! "the product row is already locked" (the original's precondition of `expedirDoProximoLote`) is a
-//! type, not a comment. Serialising on the product row also serialises everything done to its
-//! lots and demands, which are only touched while it is held.
+//! inserted) in the open transaction, borrowing it. It can only be obtained from [`bloquear`] or
+//! [`criar`], so "the product row is already locked" (the original's precondition of
+//! `expedirDoProximoLote`) is a type, not a comment. Serialising on the product row also
+//! serialises everything done to its lots and demands, which are only touched while it is held.
 //!
 //! Invariant kept here: `saldo_disponivel = SUM(lote.quantidade_disponivel)` of the SKU (expired
 //! lots included): [`Bloqueado::receber_lote`], [`Bloqueado::expedir`] and [`Bloqueado::baixar`]
-//! change a lot and the balance together. The column is bookkeeping: what is *shown* as a
-//! balance excludes expired units ([`super::inventario::Saldos`]). The locked product is the aggregate root of its lots: this module calls
-//! `lote`, never the other way.
-//!
-//! A [`Bloqueado`] borrows the transaction that locked it (its lifetime), so it cannot be kept
-//! past that transaction's commit or rollback: the lock it stands for ends there.
+//! change a lot and the balance together. The column is bookkeeping: what is *shown* as a balance
+//! excludes expired units ([`super::inventario::Saldos`]). The locked product is the aggregate
+//! root of its lots: this module calls `lote`, never the other way.
 
 use std::marker::PhantomData;
 use std::ops::Deref;
@@ -124,13 +121,8 @@ pub async fn criar<'t>(
     ))
 }
 
-/// Up to `limite` products without tags, by SKU (the re-classification job's `semTags`).
-pub async fn sem_tags(client: &Client, limite: i64) -> Result<Vec<Produto>, tokio_postgres::Error> {
-    let stmt = &format!("SELECT {COLUNAS} FROM produto_estoque WHERE tags IS NULL ORDER BY sku LIMIT $1");
-    client.query(stmt, &[&limite]).await?.iter().map(de_linha).collect()
-}
-
-/// [`sem_tags`] leaving out the SKUs in `exceto` (products the worker could not classify lately).
+/// Up to `limite` products without tags, by SKU (the re-classification job's `semTags`), leaving
+/// out the SKUs in `exceto` (products the worker could not classify lately).
 pub async fn sem_tags_exceto(
     client: &Client,
     limite: i64,

@@ -8,24 +8,19 @@
 //! meanwhile), the classification and its `ProdutoClassificado` are written.
 //!
 //! A product the worker **cannot classify** (a 4xx for its description, or an answer outside the
-//! contract) is skipped, not a reason to stop: it is remembered ([`Pulados`]) and left out of the
-//! selection for a while (one interval, doubling up to a day), then tried again. The round
-//! **stops only when the worker itself is down** (no answer, 5xx): no point paying a timeout per
-//! product.
+//! contract) is skipped and left out of the selection for a while ([`Pulados`]: one interval,
+//! doubling up to a day). The round **stops only when the worker itself is down** (no answer,
+//! 5xx): no point paying a timeout per product.
 //!
 //! **Several replicas**: one round at a time across all of them, through a transaction-scoped
-//! **advisory lock** (`pg_try_advisory_xact_lock`) taken in a guard transaction that the round
-//! keeps open on one pooled connection and ends when it is over; a replica that does not get it
-//! skips its round. Transaction-scoped, not a session lock, so it is right behind a transaction
-//! pooler (`db.pooler = "transacao"`: the guard transaction pins one server connection, and a
-//! session lock could be released on another) and can never stay behind on a pooled connection:
-//! the end of the transaction, or the loss of its connection, releases it. The guard transaction
-//! is exempt from `idle_in_transaction_session_timeout` (it is idle while the worker is asked).
-//! (The per-product lock and the "still untagged" check would already prevent a double
-//! classification; the advisory lock saves the duplicate worker calls.)
-//!
-//! The loop runs under the service's supervisor; a failed round is logged and the next one runs
-//! on schedule; it stops when the service shuts down.
+//! advisory lock (`pg_try_advisory_xact_lock`) held by a guard transaction that the round keeps
+//! open on one pooled connection; a replica that does not get it skips its round.
+//! Transaction-scoped, not a session lock, so it is right behind a transaction pooler (the guard
+//! pins one server connection, where a session lock could be released on another) and never
+//! stays behind on a pooled connection: the transaction's end, or its connection's loss, releases
+//! it. The guard is exempt from `idle_in_transaction_session_timeout` (it idles while the worker
+//! is asked). The per-product lock and the "still untagged" check would already prevent a double
+//! classification; the advisory lock saves the duplicate worker calls.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -93,16 +88,12 @@ impl Pulados {
         self.ate.insert(sku.to_string(), (Instant::now() + pausa, n));
     }
 
-    fn ativos(&mut self) -> Vec<String> {
+    /// SKUs skipped now.
+    pub fn skus(&mut self) -> Vec<String> {
         let agora = Instant::now();
         // An entry whose pause ended stays a day longer, so a new failure pauses longer.
         self.ate.retain(|_, (t, _)| *t + Duration::from_secs(86_400) > agora);
         self.ate.iter().filter(|(_, (t, _))| *t > agora).map(|(s, _)| s.clone()).collect()
-    }
-
-    /// SKUs skipped now.
-    pub fn skus(&mut self) -> Vec<String> {
-        self.ativos()
     }
 }
 
@@ -145,7 +136,7 @@ async fn classificar(
 ) -> anyhow::Result<usize> {
     let pendentes = {
         let client = db.client().await?;
-        produto::sem_tags_exceto(&client, limite, &pulados.ativos()).await?
+        produto::sem_tags_exceto(&client, limite, &pulados.skus()).await?
     };
     let mut classificados = 0;
     for p in pendentes {

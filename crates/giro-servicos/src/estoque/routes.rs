@@ -10,6 +10,9 @@
 //! | `POST /painel/estoque/{sku}/lotes/{codigoLote}/baixa` | operator + CSRF |
 //! | `GET /painel/graficos/latencia-reposicao?horas=`, `GET /painel/graficos/demanda-por-idade` | operator |
 //!
+//! The summaries (`/painel/resumo`, `/painel/demandas`, `/painel/reposicoes`) may be served by a
+//! standby within the bound (`db::leitura`).
+//!
 //! Errors are problem+json ([`Problem`]): a rule violation 400 (detail = the message), a unique
 //! conflict 409, and the database's failures by the one policy ([`super::erro::POLITICA`]: 503
 //! when the database is at fault, anything else 500, logged, never sent). The one exception is
@@ -131,13 +134,11 @@ async fn registrar_lote(
 }
 
 async fn resumo(State(e): St) -> Result<AppJson<painel::Resumo>, ErroEstoque> {
-    // A summary: a standby within the bound may serve it (`db::leitura`).
     let client = e.db.leitura().await?;
     Ok(AppJson(painel::resumo(&client, agora()).await?))
 }
 
 async fn demandas(State(e): St) -> Result<AppJson<Vec<painel::DemandaAberta>>, ErroEstoque> {
-    // A summary: a standby within the bound may serve it (`db::leitura`).
     let client = e.db.leitura().await?;
     Ok(AppJson(painel::demandas(&client).await?))
 }
@@ -158,7 +159,6 @@ async fn reposicoes(
             ErroEstoque::Invalido(format!("parâmetro inválido: limite deve ser um número inteiro: {s}"))
         })?),
     };
-    // A summary: a standby within the bound may serve it (`db::leitura`).
     let client = e.db.leitura().await?;
     Ok(AppJson(painel::reposicoes(&client, painel::limite(pedido)).await?))
 }

@@ -26,13 +26,18 @@ use giro_infra::db::Param;
 /// The largest value of `pedido.total` (`NUMERIC(12,2)`).
 const TOTAL_MAXIMO: Decimal = Decimal::from_parts(3_567_587_327, 232, 0, false, 2);
 
-#[derive(Clone, Debug, PartialEq)]
+/// A closed order, as `POST /pedidos` answers it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PedidoFechado {
     pub pedido_id: Uuid,
-    /// The order's short number (issue 26).
+    /// The order's short number and when it was closed (issue 26), besides the original's fields.
     pub numero: i64,
+    #[serde(with = "giro_contracts::instante")]
     pub criado_em: DateTime<Utc>,
+    #[serde(serialize_with = "super::dinheiro::numero")]
     pub total: Decimal,
+    #[serde(with = "giro_contracts::instante")]
     pub reserva_expira_em: DateTime<Utc>,
 }
 
@@ -86,30 +91,19 @@ fn chave_do_cliente(cliente: Option<IpAddr>, chave: &str) -> String {
 /// Written as `interval '1 day'` in this module's SQL too.
 pub const VALIDADE_CHAVE: chrono::Duration = chrono::Duration::days(1);
 
-/// Closes an order for `itens` at `agora`; its reservations expire at `agora + ttl`.
-pub async fn fechar(
-    db: &Db,
-    itens: &BTreeMap<String, i32>,
-    agora: DateTime<Utc>,
-    ttl: Duration,
-) -> Result<PedidoFechado, ErroMercado> {
-    fechar_com(db, itens, agora, ttl, &Opcoes::default()).await.map(|(f, _)| f)
-}
-
 /// The items as the key remembers them: `sku:qtd` in SKU order (what "the same body" means).
 fn assinatura(itens: &BTreeMap<String, i32>) -> String {
     itens.iter().map(|(s, q)| format!("{s}:{q}")).collect::<Vec<_>>().join(",")
 }
 
-/// Claims `$1` chave for `$2` itens and `$3` pedido_id, stamped with the database's `now()`, or
-/// takes over a key that expired (`$4` is the caller's instant less a day); returns a row when this checkout holds the key. A key another
-/// transaction holds uncommitted makes this wait for it: then it returns nothing if the other
-/// committed (a replay), a row if it rolled back. The key is taken before the order row exists;
-/// no foreign key ties them (V18): this transaction writes both or neither, and orders are never
-/// deleted, so a per-commit check would guard nothing.
-// A key's age is the database's clock (issue 30): stamped with now(), and expired only when older
-// than a day by *both* the database's clock and the caller's instant ($4, a day before it), so a
-// replica whose clock runs ahead cannot take, purge or ignore a key another replica just took.
+/// Claims `$1` chave for `$2` itens and `$3` pedido_id, or takes over a key that expired; returns a
+/// row when this checkout holds the key. A key another transaction holds uncommitted makes this
+/// wait for it: then it returns nothing if the other committed (a replay), a row if it rolled
+/// back. The key is taken before the order row exists; no foreign key ties them (V18): this
+/// transaction writes both or neither, and orders are never deleted. A key's age is the database's
+/// clock (issue 30): stamped with `now()`, expired only when older than a day by both that clock
+/// and the caller's instant (`$4`, a day before it), so a replica whose clock runs ahead cannot
+/// take, purge or ignore a key another replica just took.
 const TOMAR_CHAVE: &str = "INSERT INTO checkout_idempotencia AS k (chave, itens, pedido_id, criado_em) VALUES ($1, $2, $3, now()) \
                            ON CONFLICT (chave) DO UPDATE SET itens = EXCLUDED.itens, pedido_id = EXCLUDED.pedido_id, criado_em = EXCLUDED.criado_em \
                            WHERE k.criado_em <= LEAST($4, now() - interval '1 day') RETURNING 1";
@@ -196,8 +190,9 @@ pub async fn limpar_chaves(
     }
 }
 
-/// [`fechar`] with the bounds of `op`. The flag is true when the answer replays an order an
-/// `Idempotency-Key` already closed (nothing reserved this time).
+/// Closes an order for `itens` at `agora`, within the bounds of `op`; its reservations expire at
+/// `agora + ttl`. The flag is true when the answer replays an order an `Idempotency-Key` already
+/// closed (nothing reserved this time).
 pub async fn fechar_com(
     db: &Db,
     itens: &BTreeMap<String, i32>,

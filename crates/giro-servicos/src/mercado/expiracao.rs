@@ -2,39 +2,23 @@
 //! reservations are past their deadline give their units back to the shelf and become EXPIRADO,
 //! in batches of `reserva.lote-expiracao`.
 //!
-//! **The sweep wakes at the next deadline**, not only every `reserva.intervalo-expiracao`: after
-//! a round it reads the earliest active reservation's deadline (the database's clock) and sleeps
-//! until just after it, the interval being only the longest wait ([`espera_ate`]). With the
-//! original's fixed 30 s a reservation could stay held up to 30 s past its deadline, its units
-//! shown sold out meanwhile (issue 29: 1 353 of 1 503 orders still held 106 s in).
-//!
-//! **A round drains what is due**: a batch that came back full and expired something is followed
-//! at once by the next, so the sweep keeps up with any rate of abandoned carts (one batch per
-//! interval would hold `lote ÷ intervalo` orders a second at most, and units of every order
-//! beyond it off the shelves). It waits for the interval when a batch was short (nothing more is
-//! due) or expired nothing (what is left is held by payments or failing: no point spinning).
-//!
-//! **Several replicas** run this sweep at once safely through **`FOR UPDATE SKIP LOCKED` per
-//! order**: each order is handled in its own transaction that locks it without waiting, so an
-//! order locked by a payment in progress, or by another replica's sweep, is left for the next
-//! round; one already expired (or paid) by the time the lock is taken is skipped, so units come
-//! back once however many sweeps run.
-//!
-//! An order becomes EXPIRADO only when every one of its active reservations was returned in that
-//! transaction; if any cannot be (not yet due, or a failure), nothing of the order changes. An
-//! order that fails is remembered and left out of the sweep's selection for a while
-//! ([`Evitados`], 5 s doubling to 5 min), so it cannot hold the head of the `LIMIT` and starve the
-//! others.
-//!
-//! **The database's clock decides** what is due (`expira_em <= now()` in the statements that
-//! select and re-check an order), never the replica's: a replica whose clock runs minutes ahead
-//! would otherwise expire the others' fresh reservations (issue 30). The test entry points
-//! ([`expirar_vencidas`], [`rodada`]) take an instant instead, to step past a deadline without
-//! waiting.
-//!
-//! Returned units may push the shelf above ideal and do not trigger a restock (the excess
-//! is at most the reservation; a documented decision of the original). The loop runs under the
-//! service's supervisor and stops on shutdown.
+//! - **The sweep wakes at the next deadline** (the database's clock), the interval being only the
+//!   longest wait ([`espera_ate`]): with the original's fixed 30 s a reservation could stay held
+//!   up to 30 s past its deadline, its units shown sold out meanwhile (issue 29: 1 353 of 1 503
+//!   orders still held 106 s in).
+//! - **A round drains what is due**: a full batch that expired something is followed at once by
+//!   the next ([`Lote::ha_mais`]), so the sweep keeps up with any rate of abandoned carts.
+//! - **Several replicas** sweep at once safely: each order in its own transaction that locks it
+//!   `FOR UPDATE SKIP LOCKED` (an order a payment or another replica holds is left for the next
+//!   round), skipped if already expired or paid, so units come back once.
+//! - An order becomes EXPIRADO only when every one of its active reservations was returned in
+//!   that transaction; else nothing of it changes. One that fails is left out of the selection
+//!   for a while ([`Evitados`], 5 s doubling to 5 min), so it cannot hold the head of the `LIMIT`.
+//! - **The database's clock decides** what is due (`expira_em <= now()`), never the replica's: a
+//!   replica whose clock runs ahead would expire the others' fresh reservations (issue 30). The
+//!   test entry points ([`expirar_vencidas`], [`rodada`]) take an instant instead.
+//! - Returned units may push the shelf above ideal and trigger no restock (the excess is at most
+//!   the reservation; a documented decision of the original).
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};

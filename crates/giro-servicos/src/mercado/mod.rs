@@ -14,28 +14,11 @@
 //! - [`Tx`]: a transaction in mercado's database, what every write above takes; an estoque
 //!   transaction does not compile there.
 //!
-//! Decisions the spec leaves open (each also in the module concerned):
-//! - Input is validated in full before anything is called or written; `estoqueMinimo >
-//!   estoqueIdeal` is a 400 before the warehouse lookup, not after it.
-//! - Validation errors are one 400 whose detail is `"requisição inválida: "` + the sorted
-//!   `"<campo> <mensagem>"` list (Bean Validation's pt-BR messages), e.g. `itens[0].qtd deve ser
-//!   maior que 0`. A non-UUID order id is a 400; a malformed SKU in `GET /produtos/{sku}` a 404.
-//! - Locks: products in ascending SKU order, then the SKU's restock request — everywhere,
-//!   consumers included — so nothing deadlocks.
-//! - A total beyond `NUMERIC(12,2)` or a summed quantity beyond `i32` is a 400, not a 500.
-//! - Instants are taken with microsecond precision (what PostgreSQL stores), so what checkout
-//!   answers equals what the order page reads back.
-//! - The expiry sweep runs a first round at start, then every interval after a round ends; an
-//!   order that fails is logged and left for the next round, the others go on.
-//! - `preco` is read from the JSON number's text (a string holding a number is accepted too, as
-//!   Jackson did), kept with the column's two places, and written back as a JSON number with
-//!   them (`7.90`, as the original's BigDecimal).
-//! - The lookup in estoque: a 200 whose body cannot be read counts as "no answer"
-//!   (registered unclassified); so does a categoria longer than the column (30).
-//! - A registration that loses a race to the same SKU (unique key) is 409
-//!   `"conflito de cadastro; tente novamente"`, the original's DataIntegrityViolation answer.
-//! - A JSON route called without a JSON `Content-Type` is 415 (problem+json).
-//! - `PedidoDetalhe.itens` come in the order they were recorded (ascending SKU).
+//! The decisions the spec leaves open are each documented in the module concerned (the lock order
+//! in [`produto`], `preco` in [`dinheiro`], the lookup's "no answer" in [`catalogo_estoque`], the
+//! 400s in [`routes`] and [`checkout`], …). Two more: a non-UUID order id is a 400 and a malformed
+//! SKU in `GET /produtos/{sku}` a 404; `PedidoDetalhe.itens` come in the order they were recorded
+//! (ascending SKU).
 
 /// A status column as an enum: each variant with the text its row holds, spelled once
 /// (`como_texto`, and `de_texto` back, a text no variant has being a broken invariant).
@@ -183,20 +166,19 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Mercado>> {
 
 pub use giro_infra::db::agora;
 
-/// The event types mercado accepts on `/eventos`.
-pub const ACEITOS: &[&str] = &[
-    TipoEvento::ReposicaoEnviada.nome(),
-    TipoEvento::ReposicaoNegada.nome(),
-    TipoEvento::ProdutoClassificado.nome(),
-];
-
 struct ConsumidorMercado;
 
 impl Consumidor<Mercado> for ConsumidorMercado {
     type Evento = EventoIntegracao;
 
     fn aceitos(&self) -> &'static [&'static str] {
-        ACEITOS
+        const {
+            &[
+                TipoEvento::ReposicaoEnviada.nome(),
+                TipoEvento::ReposicaoNegada.nome(),
+                TipoEvento::ProdutoClassificado.nome(),
+            ]
+        }
     }
 
     fn aplicar<'a>(

@@ -129,12 +129,10 @@ pub async fn detalhe(db: &impl Sql, id: Uuid) -> Result<Option<PedidoDetalhe>, E
     let itens = "SELECT i.sku, coalesce(v.nome, i.sku) AS nome, i.qtd, i.preco_unitario \
              FROM item_pedido i LEFT JOIN produto_vitrine v ON v.sku = i.sku \
              WHERE i.pedido_id = $1 ORDER BY i.id";
-    let itens = db
-        .query(itens, &[&id])
-        .await?
-        .iter()
-        .map(|r| Ok(giro_infra::da_linha!(r, ItemDetalhe { sku, nome, qtd, preco_unitario })))
-        .collect::<Result<Vec<_>, ErroMercado>>()?;
+    let itens = giro_infra::da_linhas!(
+        db.query(itens, &[&id]).await?,
+        ItemDetalhe { sku, nome, qtd, preco_unitario }
+    )?;
     let status: String = p.try_get("status")?;
     Ok(Some(PedidoDetalhe {
         id,
@@ -255,12 +253,10 @@ pub async fn detalhe_operador(db: &impl Sql, id: Uuid) -> Result<Option<PedidoOp
         return Ok(None);
     };
     let stmt = "SELECT sku, qtd, status, expira_em FROM reserva WHERE pedido_id = $1 ORDER BY sku, id";
-    let reservas = db
-        .query(stmt, &[&id])
-        .await?
-        .iter()
-        .map(|r| Ok(giro_infra::da_linha!(r, ReservaOperador { sku, qtd, status, expira_em })))
-        .collect::<Result<Vec<_>, ErroMercado>>()?;
+    let reservas = giro_infra::da_linhas!(
+        db.query(stmt, &[&id]).await?,
+        ReservaOperador { sku, qtd, status, expira_em }
+    )?;
     let pagamento = if pedido.status == StatusPedido::Pago.como_texto() {
         let stmt = "SELECT pago_em FROM pedido WHERE id = $1";
         Some(Pagamento { pago_em: db.query_one(stmt, &[&id]).await?.try_get(0)? })

@@ -179,9 +179,6 @@ pub fn palavras(busca: &str) -> Vec<String> {
     out
 }
 
-/// The public listing (listed products only). Without `busca`: available first, then by name
-/// (then SKU, so ties are stable). With `busca`: every word of it in the name or the tags, or the
-/// exact SKU, ranked as the module docs say.
 /// One page of the listed products (of `categoria`, when given) in the storefront's order: `pagina`
 /// from 1, `tamanho` at most [`MAX_PAGINA`]; with how many there are in all.
 pub async fn pagina(

@@ -176,30 +176,18 @@ pub async fn purgar_outras_credenciais(
     lote: i64,
     shutdown: &CancellationToken,
 ) -> Result<u64, DbError> {
-    let credencial = seg.chave_sessoes.credencial();
-    let mut total = 0;
-    loop {
-        let c = seg.pool.get().await?;
-        let n = store::apagar_de_outras_credenciais(&c, &credencial, lote).await?;
-        total += n;
-        if n < lote as u64 || shutdown.is_cancelled() {
-            return Ok(total);
-        }
-    }
+    let credencial = &seg.chave_sessoes.credencial();
+    giro_infra::db::em_lotes(&seg.pool, lote, shutdown, |c| async move {
+        store::apagar_de_outras_credenciais(&c, credencial, lote).await
+    })
+    .await
 }
 
 /// Deletes expired sessions, at most `lote` per statement, until none is left or `shutdown`
 /// fires; returns how many. Safe with every replica running it at once (`SKIP LOCKED`).
 pub async fn purgar_expiradas(pool: &Pool, lote: i64, shutdown: &CancellationToken) -> Result<u64, DbError> {
-    let mut total = 0;
-    loop {
-        let c = pool.get().await?;
-        let n = store::apagar_expiradas(&c, lote).await?;
-        total += n;
-        if n < lote as u64 || shutdown.is_cancelled() {
-            return Ok(total);
-        }
-    }
+    giro_infra::db::em_lotes(pool, lote, shutdown, |c| async move { store::apagar_expiradas(&c, lote).await })
+        .await
 }
 
 /// The purge loop of a service: a round at start, then one every `intervalo`, until `shutdown`:

@@ -23,7 +23,6 @@ use crate::mercado::dinheiro;
 use crate::mercado::erro::ErroMercado;
 use giro_contracts::instante;
 use giro_http::extract::{AppJson, AppQuery};
-use giro_http::Problem;
 
 /// The query of a chart, read by hand so a bad value is named in the 400.
 #[derive(Deserialize)]
@@ -33,8 +32,8 @@ pub struct Janela {
 }
 
 /// `v` as an integer from 1 to `max`, `padrao` when absent ([`crate::parametro::inteiro`]).
-fn inteiro(nome: &str, v: &Option<String>, max: i64, padrao: i64) -> Result<i64, Problem> {
-    crate::parametro::inteiro(nome, v.as_deref(), padrao, max).map_err(Problem::bad_request)
+fn inteiro(nome: &str, v: &Option<String>, max: i64, padrao: i64) -> Result<i64, ErroMercado> {
+    crate::parametro::inteiro(nome, v.as_deref(), padrao, max).map_err(ErroMercado::Invalido)
 }
 
 const HORAS_MAX: i64 = 48;
@@ -60,9 +59,9 @@ pub struct Vendas {
 pub async fn vendas(
     State(e): State<Arc<Estado>>,
     AppQuery(q): AppQuery<Janela>,
-) -> Result<AppJson<Vendas>, Problem> {
+) -> Result<AppJson<Vendas>, ErroMercado> {
     let horas = inteiro("horas", &q.horas, HORAS_MAX, HORAS_PADRAO)?;
-    let client = e.db.client().await.map_err(|e| ErroMercado::from(e).problem())?;
+    let client = e.db.client().await?;
     let rows = client
         .query(
             "WITH h AS (SELECT generate_series(date_trunc('hour', now()) - make_interval(hours => $1::int - 1), \
@@ -76,17 +75,8 @@ pub async fn vendas(
                FROM h LEFT JOIN p USING (hora) ORDER BY h.hora",
             &[&(horas as i32)],
         )
-        .await
-        .map_err(|e| ErroMercado::from(e).problem())?;
-    let pontos = rows
-        .iter()
-        .map(|r| HoraVendas {
-            hora: r.get("hora"),
-            pedidos: r.get("pedidos"),
-            pagos: r.get("pagos"),
-            receita: r.get("receita"),
-        })
-        .collect();
+        .await?;
+    let pontos = giro_infra::da_linhas!(rows, HoraVendas { hora, pedidos, pagos, receita })?;
     Ok(AppJson(Vendas { horas, pontos }))
 }
 
@@ -109,10 +99,10 @@ pub struct Esgotados {
 pub async fn esgotados(
     State(e): State<Arc<Estado>>,
     AppQuery(q): AppQuery<Janela>,
-) -> Result<AppJson<Esgotados>, Problem> {
+) -> Result<AppJson<Esgotados>, ErroMercado> {
     let horas = inteiro("horas", &q.horas, HORAS_MAX, HORAS_PADRAO)?;
     let limite = inteiro("limite", &q.limite, 20, 5)?;
-    let client = e.db.client().await.map_err(|e| ErroMercado::from(e).problem())?;
+    let client = e.db.client().await?;
     let rows = client
         .query(
             "SELECT p.sku, p.nome, p.status, count(*) AS reposicoes \
@@ -121,12 +111,8 @@ pub async fn esgotados(
               GROUP BY p.sku, p.nome, p.status ORDER BY reposicoes DESC, p.nome, p.sku LIMIT $2",
             &[&(horas as i32), &limite],
         )
-        .await
-        .map_err(|e| ErroMercado::from(e).problem())?;
-    let produtos = rows
-        .iter()
-        .map(|r| Esgotado { sku: r.get(0), nome: r.get(1), status: r.get(2), reposicoes: r.get(3) })
-        .collect();
+        .await?;
+    let produtos = giro_infra::da_linhas!(rows, Esgotado { sku, nome, status, reposicoes })?;
     Ok(AppJson(Esgotados { horas, produtos }))
 }
 
@@ -143,26 +129,18 @@ pub struct Prateleira {
 pub async fn prateleira(
     State(e): State<Arc<Estado>>,
     AppQuery(q): AppQuery<Janela>,
-) -> Result<AppJson<Vec<Prateleira>>, Problem> {
+) -> Result<AppJson<Vec<Prateleira>>, ErroMercado> {
     let limite = inteiro("limite", &q.limite, 50, 12)?;
-    let client = e.db.client().await.map_err(|e| ErroMercado::from(e).problem())?;
+    let client = e.db.client().await?;
     let rows = client
         .query(
-            "SELECT sku, nome, estoque_prateleira, estoque_minimo, estoque_ideal FROM produto_vitrine \
-              ORDER BY estoque_prateleira::float8 / estoque_ideal, nome, sku LIMIT $1",
+            "SELECT sku, nome, estoque_prateleira AS prateleira, estoque_minimo, estoque_ideal \
+               FROM produto_vitrine ORDER BY estoque_prateleira::float8 / estoque_ideal, nome, sku LIMIT $1",
             &[&limite],
         )
-        .await
-        .map_err(|e| ErroMercado::from(e).problem())?;
-    Ok(AppJson(
-        rows.iter()
-            .map(|r| Prateleira {
-                sku: r.get(0),
-                nome: r.get(1),
-                prateleira: r.get(2),
-                estoque_minimo: r.get(3),
-                estoque_ideal: r.get(4),
-            })
-            .collect(),
-    ))
+        .await?;
+    Ok(AppJson(giro_infra::da_linhas!(
+        rows,
+        Prateleira { sku, nome, prateleira, estoque_minimo, estoque_ideal }
+    )?))
 }

@@ -7,14 +7,12 @@ use axum::http::HeaderMap;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
-use chrono::{DateTime, Utc};
-use rust_decimal::Decimal;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use uuid::Uuid;
 
 use super::{validado, Estado};
 use crate::mercado::erro::ErroMercado;
-use crate::mercado::{checkout, dinheiro, pagamento, pedido};
+use crate::mercado::{checkout, pagamento, pedido};
 use giro_contracts::Violacoes;
 use giro_http::extract::{AppJson, AppPath};
 use giro_http::limite::EnderecoCliente;
@@ -56,20 +54,6 @@ impl CheckoutRequest {
     }
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PedidoFechadoResposta {
-    pedido_id: Uuid,
-    /// The order's short number and when it was closed (issue 26), besides the original's fields.
-    numero: i64,
-    #[serde(with = "giro_contracts::instante")]
-    criado_em: DateTime<Utc>,
-    #[serde(serialize_with = "dinheiro::numero")]
-    total: Decimal,
-    #[serde(with = "giro_contracts::instante")]
-    reserva_expira_em: DateTime<Utc>,
-}
-
 /// `Idempotency-Key`: optional; 1 to 255 visible ASCII characters (a UUID in practice).
 fn chave_idempotencia(headers: &HeaderMap) -> Result<Option<String>, ErroMercado> {
     let Some(v) = headers.get("idempotency-key") else { return Ok(None) };
@@ -103,14 +87,7 @@ pub async fn fechar(
     };
     let (f, repetido) = checkout::fechar_com(&e.db, &itens, crate::mercado::agora(), e.ttl, &op).await?;
     let location = format!("/pedidos/{}", f.pedido_id);
-    let body = PedidoFechadoResposta {
-        pedido_id: f.pedido_id,
-        numero: f.numero,
-        criado_em: f.criado_em,
-        total: f.total,
-        reserva_expira_em: f.reserva_expira_em,
-    };
-    let mut res = (StatusCode::CREATED, [(header::LOCATION, location)], AppJson(body)).into_response();
+    let mut res = (StatusCode::CREATED, [(header::LOCATION, location)], AppJson(f)).into_response();
     if repetido {
         res.headers_mut().insert("idempotent-replayed", axum::http::HeaderValue::from_static("true"));
     }
