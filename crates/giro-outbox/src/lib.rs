@@ -41,11 +41,11 @@
 //!
 //! At the root, what a service adopting it writes against: [`Evento`] (the trait its events
 //! implement), [`registrar`] (the writer; [`adiando`] and [`gravar_adiados`] batch the rows a
-//! group of transactions writes), [`Publisher`] (the relay) and its [`Peer`], [`Status`], the
-//! batch answer's wire format ([`LoteResposta`]) and [`SCHEMA`]. Four modules are public, each for
-//! a reason:
+//! group of transactions writes), [`Publisher`] (the relay) and its [`Peer`], [`Retencao`] (the
+//! retention job of either table), [`Status`], the batch answer's wire format ([`LoteResposta`])
+//! and [`SCHEMA`]. Four modules are public, each for a reason:
 //! - [`inbox`] — the receiving side, a half of the crate of its own: the [`Consumidor`](inbox::Consumidor)
-//!   a service implements, the routes ([`inbox::router`]) and the inbox's retention job;
+//!   a service implements and the routes ([`inbox::router`]);
 //! - [`instante`] — the instants' wire format, named by path in `#[serde(with = "…")]`;
 //! - [`operador`] — what an operator uses: the dead letters' ways out and the service's
 //!   repair, the reads of the admin commands, the console and an audit, `giro outbox …` and the
@@ -66,7 +66,7 @@
 //! `outbox_event_arquivo`, are `saida`'s); `relay/` (the loop; its claim paths in `relay/claim`), `settle` (its rule, pure), `regras`
 //! (what each statement does to one row, pure: the model's transitions),
 //! `listen` (its `NOTIFY` wake-ups); `delivery` (the HTTP side) and `lote` (the batch answer's
-//! wire format); `backoff`; `inbox/` (the receiver and the inbox's retention); `saida` (the dead
+//! wire format); `backoff`; `inbox/` (the receiver); `retencao` (both tables' retention); `saida` (the dead
 //! letters' ways out: replay, discard into an archive, redo, with the service's repair); `admin`
 //! (`giro outbox …`), `console` (`/operacao/outbox`) and `metrics` (the gauges); `instante`
 //! (instants on the wire).
@@ -89,6 +89,7 @@ mod metrics;
 pub mod operador;
 mod regras;
 mod relay;
+mod retencao;
 mod saida;
 mod settle;
 mod status;
@@ -98,6 +99,7 @@ pub use delivery::Peer;
 pub use evento::Evento;
 pub use lote::{LoteResposta, ResultadoItem};
 pub use relay::{Claim, Publisher, Round};
+pub use retencao::{Retencao, Tabela};
 pub use status::Status;
 pub use store::{adiando, gravar_adiados, registrar, Adiado};
 
