@@ -78,6 +78,7 @@ use giro_infra::supervisor::{Falhas, Vivo};
 mod claim;
 
 pub use claim::Claim;
+use claim::Modo;
 
 /// At most this many claims of `outbox.lote-max` rows leased and unsettled per publisher: one being
 /// delivered and the next one queued behind it, so the pipe never waits for a settle.
@@ -264,11 +265,11 @@ impl Publisher {
             if (more || reviving) && self.has_room(&in_flight) {
                 // Its fresh share takes the live events first.
                 live = false;
-                more = self.claim_next(&mut in_flight).await;
+                more = self.claim_into(&mut in_flight, Modo::Comum).await;
                 continue;
             }
             if live && self.express_room(&in_flight) {
-                live = self.claim_express(&mut in_flight).await;
+                live = self.claim_into(&mut in_flight, Modo::Expressa).await;
                 continue;
             }
             let woken;
