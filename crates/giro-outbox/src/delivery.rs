@@ -185,14 +185,26 @@ impl Peer {
         self
     }
 
-    /// Records the peer's clock skew from an answer's `Date` header (RFC 7231, 1 s resolution),
-    /// against the midpoint of `enviado`..now on this process's clock.
-    fn medir_relogio(&self, res: &reqwest::Response, enviado: chrono::DateTime<chrono::Utc>) {
-        if let Some(skew) =
-            skew_do_date(res.headers().get(reqwest::header::DATE), enviado, chrono::Utc::now())
-        {
+    /// `POST {peer}{path}` of a JSON body with the peer's token; an answer's `Date` header
+    /// (RFC 7231, 1 s resolution) sets the peer's clock skew, against the midpoint of the request
+    /// on this process's clock.
+    async fn post(
+        &self,
+        path: &str,
+        cabecalhos: &[(&str, &str)],
+        body: impl Into<reqwest::Body>,
+    ) -> reqwest::Result<reqwest::Response> {
+        let mut req = self.http.post(format!("{}{path}", self.base)).bearer_auth(self.token.expose());
+        for (nome, valor) in [("content-type", "application/json")].iter().chain(cabecalhos) {
+            req = req.header(*nome, *valor);
+        }
+        let enviado = chrono::Utc::now();
+        let res = req.body(body).send().await?;
+        let date = res.headers().get(reqwest::header::DATE);
+        if let Some(skew) = skew_do_date(date, enviado, chrono::Utc::now()) {
             metrics::gauge!("giro_peer_clock_skew_seconds", "peer" => self.nome.clone()).set(skew);
         }
+        Ok(res)
     }
 
     pub fn base(&self) -> &str {
@@ -290,22 +302,9 @@ impl Peer {
     /// `POST /eventos` for one event.
     async fn send_one_in(&self, e: &Claimed, faixa: Faixa) -> Outcome {
         let _slot = self.slot(faixa).await;
-        let mut req = self
-            .http
-            .post(format!("{}/eventos", self.base))
-            .bearer_auth(self.token.expose())
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .header("Evento-Tipo", &e.tipo)
-            .body(e.payload.clone());
-        if let Some(tp) = &e.traceparent {
-            req = req.header("traceparent", tp);
-        }
-        let enviado = chrono::Utc::now();
-        let res = req.send().await;
-        if let Ok(r) = &res {
-            self.medir_relogio(r, enviado);
-        }
-        match res {
+        let mut cabecalhos = vec![("Evento-Tipo", e.tipo.as_str())];
+        cabecalhos.extend(e.traceparent.as_deref().map(|tp| ("traceparent", tp)));
+        match self.post("/eventos", &cabecalhos, e.payload.clone()).await {
             Ok(res) if res.status().is_success() => Outcome::Sent,
             Ok(res) => {
                 let status = res.status();
@@ -331,20 +330,8 @@ impl Peer {
         let all = |o: Outcome| Some(vec![o; chunk.len()]);
         // Held until the answer is read: a slot is a request the peer is working on.
         let _slot = self.slot(faixa).await;
-        let enviado = chrono::Utc::now();
-        let res = self
-            .http
-            .post(format!("{}/eventos/lote", self.base))
-            .bearer_auth(self.token.expose())
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body)
-            .send()
-            .await;
-        let res = match res {
-            Ok(r) => {
-                self.medir_relogio(&r, enviado);
-                r
-            }
+        let res = match self.post("/eventos/lote", &[], body).await {
+            Ok(r) => r,
             Err(err) => {
                 return all(Outcome::Unreachable(format!(
                     "envio de lote de {} eventos falhou: {}",
