@@ -1,13 +1,12 @@
-//! The relay loop (a [`Publisher`]): wake (in-process signal, `LISTEN`, or the poll interval) → claim a batch as
-//! a lease → deliver with no transaction open → settle only rows still under the lease token
-//! ([`settle`](mod@crate::settle) is the rule). The outbox's retention ([`Retencao`]) runs
-//! beside the loop, a job of its own. Claims in flight are drained on shutdown.
+//! The relay loop (a [`Publisher`]): wake (in-process signal, `LISTEN`, or the poll interval) →
+//! claim a batch as a lease → deliver with no transaction open → settle only rows still under the
+//! lease token ([`settle`](mod@crate::settle) is the rule, and says why an event becomes
+//! `FAILED`). The outbox's retention ([`Retencao`]) runs beside the loop, a job of its own.
 //!
 //! - **The pipe stays full** (issue 17; `BENCHMARKS.md`, "What would close the gap"):
-//!   - the claim size (`alvo`) adapts to the backlog: it starts at `outbox.lote`, doubles when a
-//!     claim comes back full, up to `outbox.lote-max`, and halves when one comes back less than
-//!     half full, never below `outbox.lote` — small claims while the outbox is nearly empty
-//!     (latency), large ones through a backlog (fewer claim and settle statements);
+//!   - the claim size (`alvo`) adapts to the backlog, between `outbox.lote` and `lote-max`: small
+//!     claims while the outbox is nearly empty (latency), large ones through a backlog (fewer
+//!     claim and settle statements);
 //!   - a claim is delivered in chunks the receiver applies efficiently
 //!     ([`chunk_size`](crate::delivery::chunk_size)): a 50-event claim is one request, not 8 of 7;
 //!   - claims overlap within a bound: the next claim is made while the previous one's chunks are
@@ -28,11 +27,6 @@
 //!   there is none (the probe decides when events go again), nor with `outbox.parte-fresca = 0`
 //!   (strictly by due time). The backlog keeps every one of its slots: the express lane adds one
 //!   request, it never takes one.
-//! - **Why an event becomes `FAILED`** ([`settle::settle`]): the peer's receiver refused it ([`Outcome::Permanent`]),
-//!   or it was still undelivered `outbox.prazo-entrega` after its creation (default 3 d, refused at
-//!   start unless shorter than `inbox.retencao`), or — only when `outbox.max-tentativas` is set —
-//!   it ran out of attempts. Transient failures are otherwise retried at most every
-//!   `outbox.backoff-maximo`, however long the outage.
 //! - **Backoff from the instant the outcome is known**, not from the claim: a slow round does not
 //!   leave the next attempt already in the past.
 //! - **Poison rows**: the attempt is counted at the claim, a delivery that panics or outlives
@@ -44,9 +38,8 @@
 //!   the events, knocks); when it answers — or a delivery succeeds — the events waiting in backoff
 //!   are made due now, [`store::make_due`] a batch per round, so the backlog drains at the relay's
 //!   speed. Each publisher, embedded or separate, does this for its own outbox.
-//! - **`LISTEN`** (separate publishers, [`listen`](crate::listen)): its connection has a connect timeout and TCP keepalive,
-//!   and is re-established with backoff (logged, `giro_outbox_listen_reconnects_total`); the poll
-//!   interval covers the gap.
+//! - **`LISTEN`** (separate publishers): re-established with backoff ([`listen`](crate::listen));
+//!   the poll interval covers the gap.
 //! - **Several replicas**: claims use `FOR UPDATE SKIP LOCKED` and a lease, so replicas never
 //!   wait on each other or take a row twice.
 //! - **Shutdown**: no new claim once the token is cancelled; the claims in flight are delivered
