@@ -47,8 +47,6 @@ pub enum Acao {
 }
 
 impl Acao {
-    pub const TODAS: [Acao; 3] = [Acao::Reenviar, Acao::Descartar, Acao::Refazer];
-
     /// The archive's `acao` column and the JSON's name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -424,21 +422,11 @@ pub async fn descartar_todos<S: 'static>(
             break;
         }
     }
-    let c = &client;
-    lote.restantes = c
-        .query_one(
-            "SELECT count(*) FROM outbox_event WHERE status = 'FAILED' AND tipo = ANY($1)",
-            &[&permitidos],
-        )
-        .await?
-        .get(0);
-    lote.recusados = c
-        .query_one(
-            "SELECT count(*) FROM outbox_event WHERE status = 'FAILED' AND NOT tipo = ANY($1)",
-            &[&permitidos],
-        )
-        .await?
-        .get(0);
+    let contagem =
+        "SELECT count(*) FILTER (WHERE tipo = ANY($1)), count(*) FILTER (WHERE NOT tipo = ANY($1)) \
+                    FROM outbox_event WHERE status = 'FAILED'";
+    let r = client.query_one(contagem, &[&permitidos]).await?;
+    (lote.restantes, lote.recusados) = (r.get(0), r.get(1));
     Ok(lote)
 }
 
