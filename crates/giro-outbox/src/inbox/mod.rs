@@ -52,6 +52,5 @@ pub async fn registrar_novos<S>(
     tx: &Tx<'_, S>,
     event_ids: &[Uuid],
 ) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {
-    let stmt = REGISTRAR_NOVOS;
-    Ok(tx.query(stmt, &[&event_ids]).await?.iter().map(|r| r.get(0)).collect())
+    Ok(tx.query(REGISTRAR_NOVOS, &[&event_ids]).await?.iter().map(|r| r.get(0)).collect())
 }
