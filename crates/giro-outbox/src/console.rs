@@ -245,17 +245,14 @@ async fn eventos<E: Evento, S: 'static>(
     State(e): St<S>,
     AppQuery(f): AppQuery<Filtros>,
 ) -> Result<AppJson<Pagina>, Problem> {
-    let status = match presente(&f.status) {
-        None => None,
-        Some(s) => match Status::parse(s) {
-            Some(v) => Some(v),
-            None => return Err(invalido("status", "deve ser PENDING, SENT ou FAILED", s)),
-        },
-    };
+    let status = presente(&f.status)
+        .map(|s| Status::parse(s).ok_or_else(|| invalido("status", "deve ser PENDING, SENT ou FAILED", s)))
+        .transpose()?;
     let tipo = match presente(&f.tipo) {
-        None => None,
-        Some(t) if E::TIPOS.contains(&t) => Some(t.to_string()),
-        Some(t) => return Err(invalido("tipo", &format!("deve ser um de {}", E::TIPOS.join(", ")), t)),
+        Some(t) if !E::TIPOS.contains(&t) => {
+            return Err(invalido("tipo", &format!("deve ser um de {}", E::TIPOS.join(", ")), t))
+        }
+        t => t.map(str::to_string),
     };
     let busca = match presente(&f.busca) {
         Some(b) if b.chars().count() > BUSCA_MAX => {
