@@ -497,24 +497,16 @@ impl Publisher {
 
     /// Counts an outcome in the round and in the delivery metrics.
     fn count(&self, e: &Claimed, o: &Outcome, idade: Duration, r: &mut Round) {
-        let result = match o {
-            Outcome::Sent => {
-                r.sent += 1;
-                metrics::histogram!("giro_outbox_delivery_seconds").record(idade.as_secs_f64());
-                "sent"
-            }
-            Outcome::Transient(_) | Outcome::Unreachable(_) => {
-                if matches!(o, Outcome::Unreachable(_)) {
-                    r.unreachable += 1;
-                }
-                r.transient += 1;
-                "transient"
-            }
-            Outcome::Permanent(_) => {
-                r.permanent += 1;
-                "permanent"
-            }
+        let (n, result) = match o {
+            Outcome::Sent => (&mut r.sent, "sent"),
+            Outcome::Permanent(_) => (&mut r.permanent, "permanent"),
+            Outcome::Transient(_) | Outcome::Unreachable(_) => (&mut r.transient, "transient"),
         };
+        *n += 1;
+        r.unreachable += usize::from(matches!(o, Outcome::Unreachable(_)));
+        if *o == Outcome::Sent {
+            metrics::histogram!("giro_outbox_delivery_seconds").record(idade.as_secs_f64());
+        }
         metrics::counter!("giro_outbox_deliveries_total", "tipo" => e.tipo.clone(), "result" => result)
             .increment(1);
     }
