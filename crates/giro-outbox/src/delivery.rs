@@ -281,10 +281,7 @@ impl Peer {
         if self.use_lote() {
             let per = chunk_size(events.len(), slots, self.lote_max);
             // Futures collected first: a closure inside the stream trips the Send check of spawn.
-            let mut futs = Vec::with_capacity(events.len().div_ceil(per));
-            for c in events.chunks(per) {
-                futs.push(self.send_lote(c, faixa));
-            }
+            let futs: Vec<_> = events.chunks(per).map(|c| self.send_lote(c, faixa)).collect();
             // All at once: the slots decide how many are on the wire, in the order they asked.
             let results: Vec<Option<Vec<Outcome>>> = futures_util::future::join_all(futs).await;
             if results.iter().all(Option::is_some) {
@@ -292,10 +289,7 @@ impl Peer {
             }
             // The peer refused the route: this round goes event by event.
         }
-        let mut futs = Vec::with_capacity(events.len());
-        for e in events {
-            futs.push(self.send_one_in(e, faixa));
-        }
+        let futs: Vec<_> = events.iter().map(|e| self.send_one_in(e, faixa)).collect();
         stream::iter(futs).buffered(slots).collect().await
     }
 
