@@ -33,15 +33,14 @@ pub async fn listen(db: DbConfig, signal: Arc<OutboxSignal>, shutdown: Cancellat
         let attempt = tokio::time::timeout(timeout.max(Duration::from_secs(1)) * 2, pg.connect(NoTls)).await;
         match attempt {
             Ok(Ok((client, mut connection))) => {
-                let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-                let driver = tokio::spawn(async move {
+                // Each notification wakes the relay; the task ends with the connection.
+                let despertar = signal.clone();
+                let mut driver = tokio::spawn(async move {
                     let mut messages = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
                     use futures_util::StreamExt;
                     while let Some(m) = messages.next().await {
                         match m {
-                            Ok(AsyncMessage::Notification(_)) => {
-                                let _ = tx.send(());
-                            }
+                            Ok(AsyncMessage::Notification(_)) => despertar.wake.notify_one(),
                             Ok(_) => {}
                             Err(_) => break,
                         }
@@ -64,14 +63,9 @@ pub async fn listen(db: DbConfig, signal: Arc<OutboxSignal>, shutdown: Cancellat
                         pause = FIRST;
                         // Something may have committed before LISTEN took effect.
                         signal.wake.notify_one();
-                        loop {
-                            tokio::select! {
-                                _ = shutdown.cancelled() => break,
-                                m = rx.recv() => match m {
-                                    Some(()) => signal.wake.notify_one(),
-                                    None => break,
-                                },
-                            }
+                        tokio::select! {
+                            _ = shutdown.cancelled() => {}
+                            _ = &mut driver => {}
                         }
                         if !shutdown.is_cancelled() {
                             tracing::warn!(
