@@ -11,7 +11,7 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::{InFlight, Publisher, Round, MAX_LEASED_CLAIMS};
+use super::{InFlight, Publisher, MAX_LEASED_CLAIMS};
 use crate::delivery::Faixa;
 use crate::store::{self, Claimed};
 
@@ -91,13 +91,7 @@ impl Publisher {
     /// bound as a whole claim's until it is settled.
     pub(super) fn start_sweep(self: &Arc<Self>, in_flight: &mut InFlight) {
         let me = self.clone();
-        let task = in_flight.claims.spawn(async move {
-            let c = me.sweep().await?;
-            if c.claimed.is_empty() {
-                return Ok(Round::default());
-            }
-            me.finish(c).await
-        });
+        let task = in_flight.claims.spawn(async move { me.finish(me.sweep().await?).await });
         in_flight.leased.insert(task.id(), self.alvo());
         in_flight.varredura = Some(task.id());
     }

@@ -169,12 +169,8 @@ impl InFlight {
     /// A claim's task ended: its rows are no longer leased.
     fn ended(&mut self, id: tokio::task::Id) {
         self.leased.remove(&id);
-        if self.expressa == Some(id) {
-            self.expressa = None;
-        }
-        if self.varredura == Some(id) {
-            self.varredura = None;
-        }
+        self.expressa = self.expressa.filter(|&e| e != id);
+        self.varredura = self.varredura.filter(|&v| v != id);
     }
 }
 
@@ -449,17 +445,16 @@ impl Publisher {
 
     /// Claims, delivers and settles one batch (the loop's steps, one after another).
     pub async fn round(&self, agora: impl Into<Option<DateTime<Utc>>>) -> anyhow::Result<Round> {
-        let c = self.claim(agora).await?;
-        if c.claimed.is_empty() {
-            return Ok(Round::default());
-        }
-        self.finish(c).await
+        self.finish(self.claim(agora).await?).await
     }
 
     /// Delivers a claim and settles it under its own token: one statement for the sent events,
-    /// one for the failed ones, whatever the number of chunks.
+    /// one for the failed ones, whatever the number of chunks (none for an empty claim).
     pub async fn finish(&self, c: Claim) -> anyhow::Result<Round> {
         let Claim { token, claimed, at, faixa, .. } = c;
+        if claimed.is_empty() {
+            return Ok(Round::default());
+        }
         let outcomes = self.deliver(&claimed, at, faixa).await;
         // Outcomes are known now: an event's age is its age at the claim (the database's clock)
         // plus the time since, by this process's monotonic clock; the backoff counts from the
