@@ -277,12 +277,11 @@ pub struct Prazos {
     pub requisicao: std::time::Duration,
 }
 
-/// A command on one event of one outbox, its outbox already chosen.
+/// A command on one event of one outbox, its outbox already chosen (`Arquivar`: discard, redo).
 enum NoEvento {
     Show { id: Uuid },
     Retry { id: Option<Uuid>, failed: bool, force: bool, motivo: Option<String> },
-    Discard { id: Uuid, motivo: String },
-    Redo { id: Uuid, motivo: String },
+    Arquivar { id: Uuid, acao: Acao, motivo: String },
 }
 
 /// The name `--db` gave.
@@ -485,8 +484,8 @@ pub async fn run<E: Evento, D: clap::ValueEnum + Clone + Send + Sync + 'static>(
         }
         C::Show { db, id } => (db, NoEvento::Show { id }),
         C::Retry { db, id, failed, force, motivo } => (db, NoEvento::Retry { id, failed, force, motivo }),
-        C::Discard { db, id, motivo } => (db, NoEvento::Discard { id, motivo }),
-        C::Redo { db, id, motivo } => (db, NoEvento::Redo { id, motivo }),
+        C::Discard { db, id, motivo } => (db, NoEvento::Arquivar { id, acao: Acao::Descartar, motivo }),
+        C::Redo { db, id, motivo } => (db, NoEvento::Arquivar { id, acao: Acao::Refazer, motivo }),
     };
     let alvo = escolhidos(alvos, Some(&nome(&db)))?[0];
     let db = Db::new(giro_infra::db::pool(&alvo.db, 1, prazos.db)?, false);
@@ -514,21 +513,11 @@ async fn executar<S: 'static>(
                 println!("1 event(s) back to PENDING");
             }
         }
-        C::Discard { id, motivo } => feito(&db, reparo, id, Acao::Descartar, motivo).await?,
-        C::Redo { id, motivo } => feito(&db, reparo, id, Acao::Refazer, motivo).await?,
+        C::Arquivar { id, acao, motivo } => {
+            // The archived event and what the service's repair did.
+            let r = Registro { por: quem(), motivo: Some(motivo) };
+            println!("{}", serde_json::to_string_pretty(&saida::executar(&db, reparo, id, acao, &r).await?)?);
+        }
     }
-    Ok(())
-}
-
-/// Discards or redoes `id`, printing the archived event and what the service's repair did.
-async fn feito<S: 'static>(
-    db: &Db,
-    reparo: &dyn Reparo<S>,
-    id: Uuid,
-    acao: Acao,
-    motivo: String,
-) -> anyhow::Result<()> {
-    let f = saida::executar(db, reparo, id, acao, &Registro { por: quem(), motivo: Some(motivo) }).await?;
-    println!("{}", serde_json::to_string_pretty(&f)?);
     Ok(())
 }
