@@ -10,34 +10,29 @@
 //!   - a claim is delivered in chunks the receiver applies efficiently
 //!     ([`chunk_size`](crate::delivery::chunk_size)): a 50-event claim is one request, not 8 of 7;
 //!   - claims overlap within a bound: the next claim is made while the previous one's chunks are
-//!     in flight, as soon as one of the peer's `outbox.concorrencia` request slots is free and the
-//!     rows leased and unsettled would stay within [`MAX_LEASED_CLAIMS`] × `outbox.lote-max`.
-//!     Each claim keeps its own fencing token and is settled on its own, one statement per
-//!     outcome, when all its chunks are back; no event is acknowledged before the receiver's
-//!     commit, and the receiver applies each event independently under its inbox row, so the
+//!     in flight, once a request slot (`outbox.concorrencia`) is free and the rows leased would
+//!     stay within [`MAX_LEASED_CLAIMS`] × `outbox.lote-max`. Each claim is settled on its own,
+//!     under its own token, when all its chunks are back; no event is acknowledged before the
+//!     receiver's commit, and the receiver applies each event under its own inbox row, so the
 //!     order between overlapping claims is no weaker than between the chunks of one claim.
 //! - **Live events never wait behind a backlog** (issue 29): the fresh share of every claim
-//!   ([`store::CLAIM`]) puts a live event at the head of the next claim, but through a backlog the
-//!   next claim waits for room (the bound above) and its requests for a slot behind the previous
-//!   claim's — a live event would wait for up to two claims of `outbox.lote-max` to be delivered.
-//!   So when the loop is woken by a writer's commit while it has no room, it takes an **express
-//!   claim** instead: only fresh events ([`store::CLAIM_FRESCOS`]), at most `outbox.lote`, outside
-//!   the bound, delivered through the peer's one express slot ([`Faixa::Expressa`]) that the
-//!   backlog's requests never take. One express claim at a time; while the peer is unreachable
-//!   there is none (the probe decides when events go again), nor with `outbox.parte-fresca = 0`
-//!   (strictly by due time). The backlog keeps every one of its slots: the express lane adds one
-//!   request, it never takes one.
+//!   ([`store::CLAIM`]) puts a live event at the head of the next claim, but through a backlog
+//!   that claim waits for room and its requests for slots — up to two claims of `lote-max`. So a
+//!   writer's commit that wakes a loop with no room gets an **express claim**: only fresh events
+//!   ([`store::CLAIM_FRESCOS`]), at most `outbox.lote`, outside the bound, through the peer's one
+//!   express slot ([`Faixa::Expressa`]), which the backlog never takes and which takes none of its
+//!   slots. One at a time; none while the peer is unreachable (the probe decides when events go
+//!   again), nor with `outbox.parte-fresca = 0` (strictly by due time).
 //! - **Backoff from the instant the outcome is known**, not from the claim: a slow round does not
 //!   leave the next attempt already in the past.
 //! - **Poison rows**: the attempt is counted at the claim, a delivery that panics or outlives
 //!   80 % of the lease (counted from its claim, so waiting for a slot counts) is settled as a
 //!   transient failure, and a publisher that dies mid-delivery leaves the attempt counted with
 //!   the lease as its backoff; a row cannot loop for free.
-//! - **A peer that comes back is served at once**: after a round where the peer could not be
-//!   reached, the publisher knocks on the peer's `/readyz` every [`PROBE_EVERY`] (the probe, not
-//!   the events, knocks); when it answers — or a delivery succeeds — the events waiting in backoff
-//!   are made due now, [`store::make_due`] a batch per round, so the backlog drains at the relay's
-//!   speed. Each publisher, embedded or separate, does this for its own outbox.
+//! - **A peer that comes back is served at once**: after a round that could not reach it, the
+//!   publisher (not the events) knocks on its `/readyz` every [`PROBE_EVERY`]; when it answers —
+//!   or a delivery succeeds — the events waiting in backoff are made due now, a batch per round
+//!   ([`store::make_due`]), so the backlog drains at the relay's speed.
 //! - **`LISTEN`** (separate publishers): re-established with backoff ([`listen`](crate::listen));
 //!   the poll interval covers the gap.
 //! - **Several replicas**: claims use `FOR UPDATE SKIP LOCKED` and a lease, so replicas never
