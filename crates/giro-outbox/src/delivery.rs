@@ -42,7 +42,7 @@ use serde_json::value::RawValue;
 use tokio::sync::{Notify, Semaphore, SemaphorePermit};
 
 use crate::lote::{LoteResposta, ResultadoItem};
-use crate::store::Claimed;
+use crate::store::{truncate, Claimed};
 use giro_infra::config::{Secret, Transporte as Transport};
 
 /// How long a peer without `/eventos/lote` is served event by event before probing again.
@@ -304,7 +304,8 @@ impl Peer {
                 let status = res.status();
                 let receiver = from_receiver(&res);
                 let body = res.text().await.unwrap_or_default();
-                let msg = format!("envio de {} {} falhou: HTTP {status}: {}", e.tipo, e.id, excerpt(&body));
+                let msg =
+                    format!("envio de {} {} falhou: HTTP {status}: {}", e.tipo, e.id, truncate(&body, 200));
                 classify(status, receiver, msg, &self.base)
             }
             Err(err) => Outcome::Unreachable(format!(
@@ -355,7 +356,7 @@ impl Peer {
         if !status.is_success() {
             let receiver = from_receiver(&res);
             let body = res.text().await.unwrap_or_default();
-            let msg = format!("envio de lote falhou: HTTP {status}: {}", excerpt(&body));
+            let msg = format!("envio de lote falhou: HTTP {status}: {}", truncate(&body, 200));
             return Lido::Todos(classify(status, receiver, msg, &self.base));
         }
         match res.json::<LoteResposta>().await {
@@ -475,10 +476,6 @@ pub fn skew_do_date(
     let deles = chrono::DateTime::parse_from_rfc2822(texto).ok()?.with_timezone(&chrono::Utc);
     let meio = enviado + (recebido - enviado) / 2;
     Some((deles - meio).num_milliseconds() as f64 / 1000.0 + 0.5)
-}
-
-fn excerpt(body: &str) -> String {
-    body.chars().take(200).collect()
 }
 
 #[cfg(test)]
