@@ -192,13 +192,14 @@ impl Publisher {
         signal: Arc<OutboxSignal>,
         listen: Option<DbConfig>,
     ) -> Publisher {
-        let lote = cfg.lote;
-        let varredura = cfg.varredura;
         Publisher {
             nome: nome.into(),
             pool,
             peer: Arc::new(peer),
             listen: listen.filter(|_| cfg.notify),
+            alvo: AtomicUsize::new(cfg.lote),
+            // The first claims have no floors yet: the first sweep is one interval away.
+            pisos: Mutex::new((store::Pisos::default(), Instant::now() + cfg.varredura)),
             cfg,
             signal,
             #[cfg(feature = "test-hooks")]
@@ -206,9 +207,6 @@ impl Publisher {
             peer_down: AtomicBool::new(false),
             reviving: AtomicBool::new(false),
             last_probe: Mutex::new(None),
-            alvo: AtomicUsize::new(lote),
-            // The first claims have no floors yet: the first sweep is one interval away.
-            pisos: Mutex::new((store::Pisos::default(), Instant::now() + varredura)),
         }
     }
 
