@@ -184,19 +184,38 @@ async fn status_text_de<E: Evento>(
         None => out.push_str("oldest pending: none\n"),
     }
     // Each dead letter with what it blocks, so the operator knows what `retry` brings back.
-    for r in store::failed_with_key(c, E::CAMINHO_CHAVE, 50).await? {
-        let (id, tipo, chave, erro): (Uuid, String, Option<String>, String) =
-            (r.get(0), r.get(1), r.get(2), r.get(3));
-        let bloqueia = match chave {
-            Some(chave) => match E::bloqueio(&tipo, &chave) {
-                Some(b) => format!("; blocks: {b} until `giro outbox retry|discard|redo {id}` (see `show`)"),
-                None => format!("; {} {chave}", E::NOME_CHAVE),
-            },
-            None => String::new(),
+    for m in mortas::<E>(c).await? {
+        let (id, tipo, erro) = (m.id, &m.tipo, &m.ultimo_erro);
+        let bloqueia = match (m.bloqueia, m.chave) {
+            (Some(b), _) => format!("; blocks: {b} until `giro outbox retry|discard|redo {id}` (see `show`)"),
+            (None, Some(chave)) => format!("; {} {chave}", E::NOME_CHAVE),
+            (None, None) => String::new(),
         };
         let _ = writeln!(out, "{} {id} {tipo}{bloqueia}; last error: {erro}", Status::Failed);
     }
     Ok(out)
+}
+
+/// A dead letter as `status` shows it: its aggregate key and what it blocks ([`Evento::bloqueio`]).
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Morta {
+    id: Uuid,
+    tipo: String,
+    chave: Option<String>,
+    bloqueia: Option<String>,
+    ultimo_erro: String,
+}
+
+/// The first 50 dead letters, oldest first.
+async fn mortas<E: Evento>(c: &impl Sql) -> anyhow::Result<Vec<Morta>> {
+    let rows = store::failed_with_key(c, E::CAMINHO_CHAVE, 50).await?;
+    let morta = |r: &tokio_postgres::Row| {
+        let (tipo, chave): (String, Option<String>) = (r.get(1), r.get(2));
+        let bloqueia = chave.as_deref().and_then(|k| E::bloqueio(&tipo, k));
+        Morta { id: r.get(0), tipo, chave, bloqueia, ultimo_erro: r.get(3) }
+    };
+    Ok(rows.iter().map(morta).collect())
 }
 
 pub use super::store::Filtro;
@@ -223,7 +242,9 @@ pub struct Alvo {
     pub db: DbConfig,
     /// Turns a failure to reach `db` into what the operator should read (e.g. which variable).
     pub nomear: Box<dyn Fn(anyhow::Error) -> anyhow::Error + Send + Sync>,
-    acoes: Box<dyn Acoes>,
+    /// [`executar`] with the outbox's repair, its database's marker erased: one list holds every
+    /// outbox.
+    executar: Box<dyn Fn(NoEvento, Prazos, Db) -> BoxFuture<'static, anyhow::Result<()>> + Send + Sync>,
 }
 
 impl Alvo {
@@ -234,7 +255,11 @@ impl Alvo {
         reparo: ReparoDe<S>,
         nomear: impl Fn(anyhow::Error) -> anyhow::Error + Send + Sync + 'static,
     ) -> Alvo {
-        Alvo { nome: nome.into(), db, nomear: Box::new(nomear), acoes: Box::new(AcoesDe(reparo)) }
+        let executar = move |cmd, prazos, db| -> BoxFuture<'static, _> {
+            let reparo = reparo.clone();
+            Box::pin(async move { executar(cmd, &prazos, db, &*reparo).await })
+        };
+        Alvo { nome: nome.into(), db, nomear: Box::new(nomear), executar: Box::new(executar) }
     }
 }
 
@@ -252,31 +277,11 @@ pub struct Prazos {
     pub requisicao: std::time::Duration,
 }
 
-/// A command on one event of one outbox, its outbox already chosen.
+/// A command on one event of one outbox, its outbox already chosen (`Arquivar`: discard, redo).
 enum NoEvento {
     Show { id: Uuid },
     Retry { id: Option<Uuid>, failed: bool, force: bool, motivo: Option<String> },
-    Discard { id: Uuid, motivo: String },
-    Redo { id: Uuid, motivo: String },
-}
-
-/// [`executar`] with the outbox's database marker erased, so one list holds every outbox.
-trait Acoes: Send + Sync {
-    fn executar<'a>(&'a self, cmd: NoEvento, prazos: &'a Prazos, db: Db)
-        -> BoxFuture<'a, anyhow::Result<()>>;
-}
-
-struct AcoesDe<S>(ReparoDe<S>);
-
-impl<S: 'static> Acoes for AcoesDe<S> {
-    fn executar<'a>(
-        &'a self,
-        cmd: NoEvento,
-        prazos: &'a Prazos,
-        db: Db,
-    ) -> BoxFuture<'a, anyhow::Result<()>> {
-        Box::pin(executar(cmd, prazos, db, &*self.0))
-    }
+    Arquivar { id: Uuid, acao: Acao, motivo: String },
 }
 
 /// The name `--db` gave.
@@ -307,7 +312,7 @@ struct Situacao {
     oldest_pending_age_s: Option<f64>,
     /// True when nothing is FAILED and nothing has waited longer than `audit.atraso`.
     ok: bool,
-    dead_letters: Vec<serde_json::Value>,
+    dead_letters: Vec<Morta>,
 }
 
 /// `giro outbox status` over one or both outboxes: text or JSON; an error (exit 1) when any
@@ -338,20 +343,13 @@ async fn status_de_todos<E: Evento>(
             ));
         }
         if json {
-            let mut mortas = Vec::new();
-            for r in store::failed_with_key(c, E::CAMINHO_CHAVE, 50).await? {
-                let (id, tipo, chave, erro): (Uuid, String, Option<String>, String) =
-                    (r.get(0), r.get(1), r.get(2), r.get(3));
-                let bloqueia = chave.as_deref().and_then(|k| E::bloqueio(&tipo, k));
-                mortas.push(serde_json::json!({"id": id, "tipo": tipo, "chave": chave, "bloqueia": bloqueia, "ultimoErro": erro}));
-            }
             let sit = Situacao {
                 pending: cont.pending,
                 sent: cont.sent,
                 failed: cont.failed,
                 oldest_pending_age_s: cont.oldest_pending_age_s,
                 ok: cont.failed == 0 && !atrasado,
-                dead_letters: mortas,
+                dead_letters: mortas::<E>(c).await?,
             };
             todos.insert(s.clone(), serde_json::to_value(sit)?);
         } else {
@@ -486,12 +484,12 @@ pub async fn run<E: Evento, D: clap::ValueEnum + Clone + Send + Sync + 'static>(
         }
         C::Show { db, id } => (db, NoEvento::Show { id }),
         C::Retry { db, id, failed, force, motivo } => (db, NoEvento::Retry { id, failed, force, motivo }),
-        C::Discard { db, id, motivo } => (db, NoEvento::Discard { id, motivo }),
-        C::Redo { db, id, motivo } => (db, NoEvento::Redo { id, motivo }),
+        C::Discard { db, id, motivo } => (db, NoEvento::Arquivar { id, acao: Acao::Descartar, motivo }),
+        C::Redo { db, id, motivo } => (db, NoEvento::Arquivar { id, acao: Acao::Refazer, motivo }),
     };
     let alvo = escolhidos(alvos, Some(&nome(&db)))?[0];
     let db = Db::new(giro_infra::db::pool(&alvo.db, 1, prazos.db)?, false);
-    alvo.acoes.executar(cmd, prazos, db).await
+    (alvo.executar)(cmd, *prazos, db).await
 }
 
 async fn executar<S: 'static>(
@@ -515,21 +513,11 @@ async fn executar<S: 'static>(
                 println!("1 event(s) back to PENDING");
             }
         }
-        C::Discard { id, motivo } => feito(&db, reparo, id, Acao::Descartar, motivo).await?,
-        C::Redo { id, motivo } => feito(&db, reparo, id, Acao::Refazer, motivo).await?,
+        C::Arquivar { id, acao, motivo } => {
+            // The archived event and what the service's repair did.
+            let r = Registro { por: quem(), motivo: Some(motivo) };
+            println!("{}", serde_json::to_string_pretty(&saida::executar(&db, reparo, id, acao, &r).await?)?);
+        }
     }
-    Ok(())
-}
-
-/// Discards or redoes `id`, printing the archived event and what the service's repair did.
-async fn feito<S: 'static>(
-    db: &Db,
-    reparo: &dyn Reparo<S>,
-    id: Uuid,
-    acao: Acao,
-    motivo: String,
-) -> anyhow::Result<()> {
-    let f = saida::executar(db, reparo, id, acao, &Registro { por: quem(), motivo: Some(motivo) }).await?;
-    println!("{}", serde_json::to_string_pretty(&f)?);
     Ok(())
 }

@@ -16,13 +16,10 @@
 //! | `POST /operacao/outbox/descarte?motivo=` | discards every `FAILED` event whose type allows it, a page at a time: `{descartados, restantes, recusados}` |
 //!
 //! Operator session only; the writes need CSRF, and a discard or redo needs `motivo` (recorded
-//! with the operator's login and the instant in `outbox_event_arquivo`). The rules are
-//! [`saida`]'s, the same as `giro outbox`: a replay of a `SENT` event, or of one older than
-//! `inbox.retencao`, is refused (409, the reason in `detail`) unless `forcar=true` — the receiver
-//! may have forgotten it and would apply it a second time; an action the event's type refuses
-//! (a discard that would leave the peer inconsistent) is a 409 whose `detail` says why and what to
-//! do instead. The bulk actions stop within a budget under `http.timeout-requisicao` and say how
-//! many are left. Replays wake the embedded publisher at once.
+//! with the operator's login in `outbox_event_arquivo`). The rules are [`saida`]'s, as for `giro
+//! outbox`; a refusal is a 409 whose `detail` says why (a replay past `inbox.retencao` or of a
+//! `SENT` event needs `forcar=true`). The bulk actions stop within a budget under
+//! `http.timeout-requisicao` and say how many are left.
 //!
 //! Decisions of the console's reads (issue 26):
 //!
@@ -245,17 +242,14 @@ async fn eventos<E: Evento, S: 'static>(
     State(e): St<S>,
     AppQuery(f): AppQuery<Filtros>,
 ) -> Result<AppJson<Pagina>, Problem> {
-    let status = match presente(&f.status) {
-        None => None,
-        Some(s) => match Status::parse(s) {
-            Some(v) => Some(v),
-            None => return Err(invalido("status", "deve ser PENDING, SENT ou FAILED", s)),
-        },
-    };
+    let status = presente(&f.status)
+        .map(|s| Status::parse(s).ok_or_else(|| invalido("status", "deve ser PENDING, SENT ou FAILED", s)))
+        .transpose()?;
     let tipo = match presente(&f.tipo) {
-        None => None,
-        Some(t) if E::TIPOS.contains(&t) => Some(t.to_string()),
-        Some(t) => return Err(invalido("tipo", &format!("deve ser um de {}", E::TIPOS.join(", ")), t)),
+        Some(t) if !E::TIPOS.contains(&t) => {
+            return Err(invalido("tipo", &format!("deve ser um de {}", E::TIPOS.join(", ")), t))
+        }
+        t => t.map(str::to_string),
     };
     let busca = match presente(&f.busca) {
         Some(b) if b.chars().count() > BUSCA_MAX => {

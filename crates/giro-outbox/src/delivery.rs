@@ -42,7 +42,7 @@ use serde_json::value::RawValue;
 use tokio::sync::{Notify, Semaphore, SemaphorePermit};
 
 use crate::lote::{LoteResposta, ResultadoItem};
-use crate::store::Claimed;
+use crate::store::{truncate, Claimed};
 use giro_infra::config::{Secret, Transporte as Transport};
 
 /// How long a peer without `/eventos/lote` is served event by event before probing again.
@@ -185,14 +185,26 @@ impl Peer {
         self
     }
 
-    /// Records the peer's clock skew from an answer's `Date` header (RFC 7231, 1 s resolution),
-    /// against the midpoint of `enviado`..now on this process's clock.
-    fn medir_relogio(&self, res: &reqwest::Response, enviado: chrono::DateTime<chrono::Utc>) {
-        if let Some(skew) =
-            skew_do_date(res.headers().get(reqwest::header::DATE), enviado, chrono::Utc::now())
-        {
+    /// `POST {peer}{path}` of a JSON body with the peer's token; an answer's `Date` header
+    /// (RFC 7231, 1 s resolution) sets the peer's clock skew, against the midpoint of the request
+    /// on this process's clock.
+    async fn post(
+        &self,
+        path: &str,
+        cabecalhos: &[(&str, &str)],
+        body: impl Into<reqwest::Body>,
+    ) -> reqwest::Result<reqwest::Response> {
+        let mut req = self.http.post(format!("{}{path}", self.base)).bearer_auth(self.token.expose());
+        for (nome, valor) in [("content-type", "application/json")].iter().chain(cabecalhos) {
+            req = req.header(*nome, *valor);
+        }
+        let enviado = chrono::Utc::now();
+        let res = req.body(body).send().await?;
+        let date = res.headers().get(reqwest::header::DATE);
+        if let Some(skew) = skew_do_date(date, enviado, chrono::Utc::now()) {
             metrics::gauge!("giro_peer_clock_skew_seconds", "peer" => self.nome.clone()).set(skew);
         }
+        Ok(res)
     }
 
     pub fn base(&self) -> &str {
@@ -269,10 +281,7 @@ impl Peer {
         if self.use_lote() {
             let per = chunk_size(events.len(), slots, self.lote_max);
             // Futures collected first: a closure inside the stream trips the Send check of spawn.
-            let mut futs = Vec::with_capacity(events.len().div_ceil(per));
-            for c in events.chunks(per) {
-                futs.push(self.send_lote(c, faixa));
-            }
+            let futs: Vec<_> = events.chunks(per).map(|c| self.send_lote(c, faixa)).collect();
             // All at once: the slots decide how many are on the wire, in the order they asked.
             let results: Vec<Option<Vec<Outcome>>> = futures_util::future::join_all(futs).await;
             if results.iter().all(Option::is_some) {
@@ -280,38 +289,23 @@ impl Peer {
             }
             // The peer refused the route: this round goes event by event.
         }
-        let mut futs = Vec::with_capacity(events.len());
-        for e in events {
-            futs.push(self.send_one_in(e, faixa));
-        }
+        let futs: Vec<_> = events.iter().map(|e| self.send_one_in(e, faixa)).collect();
         stream::iter(futs).buffered(slots).collect().await
     }
 
     /// `POST /eventos` for one event.
     async fn send_one_in(&self, e: &Claimed, faixa: Faixa) -> Outcome {
         let _slot = self.slot(faixa).await;
-        let mut req = self
-            .http
-            .post(format!("{}/eventos", self.base))
-            .bearer_auth(self.token.expose())
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .header("Evento-Tipo", &e.tipo)
-            .body(e.payload.clone());
-        if let Some(tp) = &e.traceparent {
-            req = req.header("traceparent", tp);
-        }
-        let enviado = chrono::Utc::now();
-        let res = req.send().await;
-        if let Ok(r) = &res {
-            self.medir_relogio(r, enviado);
-        }
-        match res {
+        let mut cabecalhos = vec![("Evento-Tipo", e.tipo.as_str())];
+        cabecalhos.extend(e.traceparent.as_deref().map(|tp| ("traceparent", tp)));
+        match self.post("/eventos", &cabecalhos, e.payload.clone()).await {
             Ok(res) if res.status().is_success() => Outcome::Sent,
             Ok(res) => {
                 let status = res.status();
                 let receiver = from_receiver(&res);
                 let body = res.text().await.unwrap_or_default();
-                let msg = format!("envio de {} {} falhou: HTTP {status}: {}", e.tipo, e.id, excerpt(&body));
+                let msg =
+                    format!("envio de {} {} falhou: HTTP {status}: {}", e.tipo, e.id, truncate(&body, 200));
                 classify(status, receiver, msg, &self.base)
             }
             Err(err) => Outcome::Unreachable(format!(
@@ -331,20 +325,8 @@ impl Peer {
         let all = |o: Outcome| Some(vec![o; chunk.len()]);
         // Held until the answer is read: a slot is a request the peer is working on.
         let _slot = self.slot(faixa).await;
-        let enviado = chrono::Utc::now();
-        let res = self
-            .http
-            .post(format!("{}/eventos/lote", self.base))
-            .bearer_auth(self.token.expose())
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body)
-            .send()
-            .await;
-        let res = match res {
-            Ok(r) => {
-                self.medir_relogio(&r, enviado);
-                r
-            }
+        let res = match self.post("/eventos/lote", &[], body).await {
+            Ok(r) => r,
             Err(err) => {
                 return all(Outcome::Unreachable(format!(
                     "envio de lote de {} eventos falhou: {}",
@@ -374,7 +356,7 @@ impl Peer {
         if !status.is_success() {
             let receiver = from_receiver(&res);
             let body = res.text().await.unwrap_or_default();
-            let msg = format!("envio de lote falhou: HTTP {status}: {}", excerpt(&body));
+            let msg = format!("envio de lote falhou: HTTP {status}: {}", truncate(&body, 200));
             return Lido::Todos(classify(status, receiver, msg, &self.base));
         }
         match res.json::<LoteResposta>().await {
@@ -494,10 +476,6 @@ pub fn skew_do_date(
     let deles = chrono::DateTime::parse_from_rfc2822(texto).ok()?.with_timezone(&chrono::Utc);
     let meio = enviado + (recebido - enviado) / 2;
     Some((deles - meio).num_milliseconds() as f64 / 1000.0 + 0.5)
-}
-
-fn excerpt(body: &str) -> String {
-    body.chars().take(200).collect()
 }
 
 #[cfg(test)]

@@ -23,16 +23,11 @@
 //!                            or outbox.prazo-entrega passed ───────────► FAILED (dead letter; `giro outbox retry`)
 //! ```
 //!
-//! **Fresh first** (issue 29): a claim gives half its rows to events due for the first time and
-//! younger than `FRESCOR` (5 s), newest first, and the rest to the backlog (retries, older
-//! first attempts) by `proxima_tentativa_em` — live events never queue behind an outage's
-//! backlog, and the backlog keeps at least half of every claim (`store::claim`'s statement
-//! states the rule); while the backlog's claims fill the pipe, a writer's commit sends its events
-//! through an express claim and the peer's one express request slot (`relay` says when).
-//! **Floors**: each claim's index scans start where the previous claim left off (`Pisos`), so the
-//! dead versions a held xmin horizon keeps are not stepped over by every claim; a floorless sweep
-//! every `outbox.varredura` catches rows written below a floor, beside the claims and never in
-//! their way (`Publisher::sweep`).
+//! **Fresh first** (issue 29): half of every claim goes to live events, newest first, the rest to
+//! the backlog, so live events never queue behind an outage's; an express claim takes them past a
+//! full pipe. **Floors**: each claim's index scans start where the previous one left off, so a
+//! held xmin horizon's dead versions are not stepped over by every claim; a floorless sweep beside
+//! the claims catches rows written below a floor. `store::claim` and `relay` say how and why.
 //!
 //! A publisher that dies mid-batch loses nothing: its rows come back when the lease ends. A late
 //! one cannot overwrite a newer attempt: its token no longer matches.
@@ -41,11 +36,11 @@
 //!
 //! At the root, what a service adopting it writes against: [`Evento`] (the trait its events
 //! implement), [`registrar`] (the writer; [`adiando`] and [`gravar_adiados`] batch the rows a
-//! group of transactions writes), [`Publisher`] (the relay) and its [`Peer`], [`Status`], the
-//! batch answer's wire format ([`LoteResposta`]) and [`SCHEMA`]. Four modules are public, each for
-//! a reason:
+//! group of transactions writes), [`Publisher`] (the relay) and its [`Peer`], [`Retencao`] (the
+//! retention job of either table), [`Status`], the batch answer's wire format ([`LoteResposta`])
+//! and [`SCHEMA`]. Four modules are public, each for a reason:
 //! - [`inbox`] — the receiving side, a half of the crate of its own: the [`Consumidor`](inbox::Consumidor)
-//!   a service implements, the routes ([`inbox::router`]) and the inbox's retention job;
+//!   a service implements and the routes ([`inbox::router`]);
 //! - [`instante`] — the instants' wire format, named by path in `#[serde(with = "…")]`;
 //! - [`operador`] — what an operator uses: the dead letters' ways out and the service's
 //!   repair, the reads of the admin commands, the console and an audit, `giro outbox …` and the
@@ -58,18 +53,11 @@
 //!
 //! ## The files
 //!
-//! All private: `evento` (the trait); `status` (the row's states, mapped to the column once);
-//! `store/` (the `outbox_event` statements, a file per concern: the writer, `escrita`; the claim
-//! paths, `claim`; settle — with each settled attempt's row in `outbox_tentativa`, the console's
-//! attempt history — and retention, `marcar`; the reads of the admin commands, the console and an
-//! audit, `leituras`; the operator's actions and their archive,
-//! `outbox_event_arquivo`, are `saida`'s); `relay/` (the loop; its claim paths in `relay/claim`), `settle` (its rule, pure), `regras`
-//! (what each statement does to one row, pure: the model's transitions),
-//! `listen` (its `NOTIFY` wake-ups); `delivery` (the HTTP side) and `lote` (the batch answer's
-//! wire format); `backoff`; `inbox/` (the receiver and the inbox's retention); `saida` (the dead
-//! letters' ways out: replay, discard into an archive, redo, with the service's repair); `admin`
-//! (`giro outbox …`), `console` (`/operacao/outbox`) and `metrics` (the gauges); `instante`
-//! (instants on the wire).
+//! The rest is private, a file per concern, each saying what it holds: the `outbox_event`
+//! statements in `store/` (write, claim, settle and retention, operator reads), the loop in
+//! `relay/` (its claim paths in `relay/claim`), its pure rules in `settle` and `regras`, the HTTP
+//! side in `delivery`, the dead letters' ways out in `saida`, `giro outbox …` in `admin`, the
+//! console in `console`, the gauges in `metrics`.
 
 #[cfg(feature = "operador")]
 mod admin;
@@ -89,6 +77,7 @@ mod metrics;
 pub mod operador;
 mod regras;
 mod relay;
+mod retencao;
 mod saida;
 mod settle;
 mod status;
@@ -98,6 +87,7 @@ pub use delivery::Peer;
 pub use evento::Evento;
 pub use lote::{LoteResposta, ResultadoItem};
 pub use relay::{Claim, Publisher, Round};
+pub use retencao::{Retencao, Tabela};
 pub use status::Status;
 pub use store::{adiando, gravar_adiados, registrar, Adiado};
 

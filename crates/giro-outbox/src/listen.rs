@@ -21,8 +21,9 @@ use giro_infra::db::OutboxSignal;
 pub async fn listen(db: DbConfig, signal: Arc<OutboxSignal>, shutdown: CancellationToken, timeout: Duration) {
     const FIRST: Duration = Duration::from_millis(250);
     const MAX: Duration = Duration::from_secs(5);
+    let timeout = timeout.max(Duration::from_secs(1));
     let mut pg = db.pg.clone();
-    pg.connect_timeout(timeout.max(Duration::from_secs(1)));
+    pg.connect_timeout(timeout);
     pg.keepalives(true);
     pg.keepalives_idle(Duration::from_secs(10));
     pg.keepalives_interval(Duration::from_secs(5));
@@ -30,29 +31,22 @@ pub async fn listen(db: DbConfig, signal: Arc<OutboxSignal>, shutdown: Cancellat
     let mut pause = FIRST;
     let mut connected_before = false;
     while !shutdown.is_cancelled() {
-        let attempt = tokio::time::timeout(timeout.max(Duration::from_secs(1)) * 2, pg.connect(NoTls)).await;
+        let attempt = tokio::time::timeout(timeout * 2, pg.connect(NoTls)).await;
         match attempt {
             Ok(Ok((client, mut connection))) => {
-                let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-                let driver = tokio::spawn(async move {
+                // Each notification wakes the relay; the task ends with the connection.
+                let despertar = signal.clone();
+                let mut driver = tokio::spawn(async move {
                     let mut messages = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
                     use futures_util::StreamExt;
-                    while let Some(m) = messages.next().await {
-                        match m {
-                            Ok(AsyncMessage::Notification(_)) => {
-                                let _ = tx.send(());
-                            }
-                            Ok(_) => {}
-                            Err(_) => break,
+                    while let Some(Ok(m)) = messages.next().await {
+                        if let AsyncMessage::Notification(_) = m {
+                            despertar.wake.notify_one();
                         }
                     }
                 });
-                let listened = tokio::time::timeout(
-                    timeout.max(Duration::from_secs(1)),
-                    client.batch_execute(&format!("LISTEN {}", store::CHANNEL)),
-                )
-                .await;
-                match listened {
+                let listen = format!("LISTEN {}", store::CHANNEL);
+                match tokio::time::timeout(timeout, client.batch_execute(&listen)).await {
                     Ok(Ok(())) => {
                         if connected_before {
                             metrics::counter!("giro_outbox_listen_reconnects_total").increment(1);
@@ -64,14 +58,9 @@ pub async fn listen(db: DbConfig, signal: Arc<OutboxSignal>, shutdown: Cancellat
                         pause = FIRST;
                         // Something may have committed before LISTEN took effect.
                         signal.wake.notify_one();
-                        loop {
-                            tokio::select! {
-                                _ = shutdown.cancelled() => break,
-                                m = rx.recv() => match m {
-                                    Some(()) => signal.wake.notify_one(),
-                                    None => break,
-                                },
-                            }
+                        tokio::select! {
+                            _ = shutdown.cancelled() => {}
+                            _ = &mut driver => {}
                         }
                         if !shutdown.is_cancelled() {
                             tracing::warn!(

@@ -97,15 +97,9 @@ impl Situacao {
     /// allowed it: back to `PENDING`, attempts reset, due at `agora`, no lease. `criado_em` stays,
     /// so the delivery deadline still counts from the event's creation.
     pub fn de_volta(&mut self, agora: DateTime<Utc>) {
-        if self.status == Status::Pending {
-            return;
+        if self.status != Status::Pending {
+            *self = Situacao::nova(agora);
         }
-        *self = Situacao {
-            status: Status::Pending,
-            tentativas: 0,
-            proxima_tentativa_em: agora,
-            lease_token: None,
-        };
     }
 }
 

@@ -47,8 +47,6 @@ pub enum Acao {
 }
 
 impl Acao {
-    pub const TODAS: [Acao; 3] = [Acao::Reenviar, Acao::Descartar, Acao::Refazer];
-
     /// The archive's `acao` column and the JSON's name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -142,9 +140,11 @@ pub struct Registro {
     pub motivo: Option<String>,
 }
 
-/// The archive's `motivo` is `VARCHAR(500)`, `por` `VARCHAR(200)`, `resultado` `VARCHAR(1000)`.
-fn cortar(s: &str, max: usize) -> String {
-    s.chars().take(max).collect()
+impl Registro {
+    /// `por` and `motivo` cut to the archive's `VARCHAR(200)` and `VARCHAR(500)`.
+    fn colunas(&self) -> (String, Option<String>) {
+        (store::truncate(&self.por, 200), self.motivo.as_deref().map(|m| store::truncate(m, 500)))
+    }
 }
 
 /// Why an action on a dead letter was not taken.
@@ -265,8 +265,7 @@ pub async fn reenviar(
     let l = travar(&tx, id).await?;
     pode_reenviar(&l, agora, inbox_retencao, forcar)?;
     let ids = [id];
-    let por = cortar(&r.por, 200);
-    let motivo = r.motivo.as_deref().map(|m| cortar(m, 500));
+    let (por, motivo) = r.colunas();
     tx.execute(REGISTRAR_REENVIO, &[&&ids[..], &por, &motivo]).await?;
     tx.execute(DE_VOLTA, &[&&ids[..]]).await?;
     tx.commit().await?;
@@ -307,8 +306,7 @@ pub async fn reenviar_todos(
             return Err(antigo(id, criado, agora, inbox_retencao));
         }
     }
-    let por = cortar(&r.por, 200);
-    let motivo = r.motivo.as_deref().map(|m| cortar(m, 500));
+    let (por, motivo) = r.colunas();
     // One statement per page: pick the page (skipping rows another operator holds), record it,
     // put it back to PENDING. The INSERT reads the rows as they were (FAILED).
     let stmt = "WITH p AS (SELECT id FROM outbox_event WHERE status = 'FAILED' ORDER BY criado_em LIMIT $1 FOR UPDATE SKIP LOCKED), \
@@ -375,9 +373,8 @@ async fn arquivar(
     r: &Registro,
     resultado: &str,
 ) -> Result<u64, tokio_postgres::Error> {
-    let por = cortar(&r.por, 200);
-    let motivo = r.motivo.as_deref().map(|m| cortar(m, 500));
-    let resultado = (!resultado.is_empty()).then(|| cortar(resultado, 1000));
+    let (por, motivo) = r.colunas();
+    let resultado = (!resultado.is_empty()).then(|| store::truncate(resultado, 1000)); // VARCHAR(1000)
     c.execute(ARQUIVAR, &[&ids, &acao.as_str(), &por, &motivo, &resultado]).await
 }
 
@@ -424,21 +421,11 @@ pub async fn descartar_todos<S: 'static>(
             break;
         }
     }
-    let c = &client;
-    lote.restantes = c
-        .query_one(
-            "SELECT count(*) FROM outbox_event WHERE status = 'FAILED' AND tipo = ANY($1)",
-            &[&permitidos],
-        )
-        .await?
-        .get(0);
-    lote.recusados = c
-        .query_one(
-            "SELECT count(*) FROM outbox_event WHERE status = 'FAILED' AND NOT tipo = ANY($1)",
-            &[&permitidos],
-        )
-        .await?
-        .get(0);
+    let contagem =
+        "SELECT count(*) FILTER (WHERE tipo = ANY($1)), count(*) FILTER (WHERE NOT tipo = ANY($1)) \
+                    FROM outbox_event WHERE status = 'FAILED'";
+    let r = client.query_one(contagem, &[&permitidos]).await?;
+    (lote.restantes, lote.recusados) = (r.get(0), r.get(1));
     Ok(lote)
 }
 

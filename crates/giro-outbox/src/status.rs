@@ -45,15 +45,11 @@ impl fmt::Display for Status {
     }
 }
 
-/// A value the table's CHECK constraint (`ck_outbox_event_status`) does not allow.
-#[derive(Debug, thiserror::Error)]
-#[error("unknown outbox status {0:?}")]
-pub struct Desconhecido(String);
-
 impl<'a> FromSql<'a> for Status {
     fn from_sql(ty: &Type, raw: &'a [u8]) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
         let s = <&str as FromSql>::from_sql(ty, raw)?;
-        Ok(Status::parse(s).ok_or_else(|| Desconhecido(s.to_string()))?)
+        // Only a value the table's CHECK constraint (`ck_outbox_event_status`) does not allow.
+        Ok(Status::parse(s).ok_or_else(|| format!("unknown outbox status {s:?}"))?)
     }
 
     fn accepts(ty: &Type) -> bool {

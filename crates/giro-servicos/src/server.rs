@@ -19,7 +19,7 @@ use giro_http::auth::Seguranca;
 use giro_infra::config::ConfigError;
 use giro_infra::db::{self, Db};
 use giro_infra::supervisor::{Supervisor, Vivo};
-use giro_outbox::inbox::{self, Consumidor, RetencaoInbox};
+use giro_outbox::inbox::{self, Consumidor};
 use giro_outbox::Publisher;
 
 /// What a role is given to build itself.
@@ -202,7 +202,7 @@ pub async fn run<S: 'static>(
     // The inbox's retention is the receiving service's own maintenance, whether or not its
     // publisher is embedded. Every replica sweeps (SKIP LOCKED); not required for readiness: a
     // late sweep only keeps rows longer.
-    let retencao = Arc::new(RetencaoInbox::new(ctx.db.pool.clone(), ctx.config.inbox_retencao));
+    let retencao = Arc::new(giro_outbox::Retencao::inbox(ctx.db.pool.clone(), ctx.config.inbox_retencao));
     ctx.supervisionar("retencao-inbox", false, move |vivo, shutdown| {
         retencao.clone().run_loop(shutdown, vivo)
     });

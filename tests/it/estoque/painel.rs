@@ -246,7 +246,7 @@ async fn entregue_em_comes_from_the_real_publisher_and_survives_retention_of_the
     let entregue = body[0]["entregueEm"].as_str().expect("entregueEm once delivered").to_string();
 
     // Retention (1 s) prunes the SENT row; the dashboard keeps the instant.
-    let sent = p.prune(chrono::Utc::now() + chrono::Duration::seconds(5)).await.unwrap();
+    let sent = p.retencao().prune(chrono::Utc::now() + chrono::Duration::seconds(5)).await.unwrap();
     assert_eq!(sent, 1);
     let c = app.db.client().await;
     let left: i64 = c

@@ -348,8 +348,8 @@ async fn retention_deletes_old_sent_and_inbox_rows_and_keeps_recent_ones() {
         ("GIRO_INBOX_RETENCAO", "30s"),
         ("GIRO_OUTBOX_PRAZO_ENTREGA", "20s"),
     ]);
-    assert_eq!(p.prune(Utc::now()).await.unwrap(), 1, "the relay prunes its outbox only");
-    let inbox = giro_outbox::inbox::RetencaoInbox::new(s.db.pool(), Duration::from_secs(30));
+    assert_eq!(p.retencao().prune(Utc::now()).await.unwrap(), 1, "the relay prunes its outbox only");
+    let inbox = giro_outbox::Retencao::inbox(s.db.pool(), Duration::from_secs(30));
     assert_eq!(inbox.prune(Utc::now()).await.unwrap(), 1, "the inbox has its own sweep");
     let left: Vec<(String, bool)> = c
         .query(

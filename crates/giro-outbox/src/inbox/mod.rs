@@ -1,5 +1,5 @@
 //! The idempotent inbox (SPEC §4.6), the receiving endpoints `POST /eventos` and
-//! `POST /eventos/lote` (`receiver`), and the inbox's retention sweep ([`RetencaoInbox`]).
+//! `POST /eventos/lote` (`receiver`); the inbox's retention is [`Retencao::inbox`](crate::Retencao::inbox).
 //!
 //! Each received event inserts its id with `ON CONFLICT (event_id) DO NOTHING` in the same
 //! transaction as its effect: a duplicate changes nothing, and concurrent deliveries of one event
@@ -7,11 +7,9 @@
 
 #[cfg(feature = "http")]
 mod receiver;
-mod retencao;
 
 #[cfg(feature = "http")]
 pub use receiver::{router, Consumidor, ConsumidorDe, EventoInvalido};
-pub use retencao::RetencaoInbox;
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
@@ -54,6 +52,5 @@ pub async fn registrar_novos<S>(
     tx: &Tx<'_, S>,
     event_ids: &[Uuid],
 ) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {
-    let stmt = REGISTRAR_NOVOS;
-    Ok(tx.query(stmt, &[&event_ids]).await?.iter().map(|r| r.get(0)).collect())
+    Ok(tx.query(REGISTRAR_NOVOS, &[&event_ids]).await?.iter().map(|r| r.get(0)).collect())
 }

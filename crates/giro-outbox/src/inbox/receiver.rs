@@ -242,15 +242,7 @@ async fn um<S: 'static, E: Evento>(
     }));
     match aplicado.await {
         Ok((_, Ok(_))) => Ok(StatusCode::NO_CONTENT.into_response()),
-        Ok((evento, Err(e))) => {
-            if let Some(detalhe) = permanente(&e) {
-                tracing::warn!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "event refused for good");
-                return Err(Problem::bad_request(format!("{} inválido: {detalhe}", evento.tipo())));
-            }
-            tracing::error!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "applying an event failed");
-            // Either way the sender retries; 503 says the database, not the event, is at fault.
-            Err(indisponivel_ou_interno(&e))
-        }
+        Ok((evento, Err(e))) => Err(falha(&evento, &e)),
         Err(e) => {
             tracing::error!(error = %e, "applying an event panicked");
             Err(Problem::internal())
@@ -325,30 +317,37 @@ async fn aplicar_lote<S: 'static, E: Evento>(
     let mut resultados = Vec::with_capacity(lidos.len());
     for lido in &lidos {
         resultados.push(match lido {
-            Err((event_id, detalhe)) => ResultadoItem { event_id: *event_id, status: 400, detalhe: Some(detalhe.clone()) },
-            Ok(evento) => match aplicados.next() {
-                Some(Ok(_)) => ResultadoItem { event_id: Some(evento.event_id()), status: 204, detalhe: None },
-                Some(Err(e)) if permanente(&e).is_some() => {
-                    tracing::warn!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "event refused for good");
-                    let detalhe = format!("{} inválido: {}", evento.tipo(), permanente(&e).unwrap_or_default());
-                    ResultadoItem { event_id: Some(evento.event_id()), status: 400, detalhe: Some(detalhe) }
-                }
-                Some(Err(e)) => {
-                    tracing::error!(event_id = %evento.event_id(), tipo = evento.tipo(), error = %format!("{e:#}"), "applying an event failed");
-                    // 503: the database, not the event, is at fault (the sender waits for readiness).
-                    let status = indisponivel_ou_interno(&e).status.as_u16();
-                    ResultadoItem { event_id: Some(evento.event_id()), status, detalhe: Some("falha ao aplicar; tente novamente".into()) }
-                }
-                None => ResultadoItem { event_id: Some(evento.event_id()), status: 500, detalhe: Some("falha ao aplicar; tente novamente".into()) },
-            },
+            Err((event_id, detalhe)) => {
+                ResultadoItem { event_id: *event_id, status: 400, detalhe: Some(detalhe.clone()) }
+            }
+            Ok(evento) => {
+                let (status, detalhe) = match aplicados.next() {
+                    Some(Ok(_)) => (204, None),
+                    Some(Err(e)) => match (falha(evento, &e), permanente(&e)) {
+                        (p, Some(_)) => (400, p.detail),
+                        // A 503 tells the sender to wait for this service's readiness.
+                        (p, None) => (p.status.as_u16(), Some("falha ao aplicar; tente novamente".into())),
+                    },
+                    None => (500, Some("falha ao aplicar; tente novamente".into())),
+                };
+                ResultadoItem { event_id: Some(evento.event_id()), status, detalhe }
+            }
         });
     }
     resultados
 }
 
-/// A failure to apply an event, by the one database-error policy ([`giro_http::pg`]): 503 when the
-/// database is at fault, else 500 (its 400s are [`permanente`]'s, decided before; the caller logs).
-fn indisponivel_ou_interno(e: &anyhow::Error) -> Problem {
+/// The answer to a failure to apply `evento`, logged: 400 when it is refused for good
+/// ([`permanente`], the detail names why), else — the sender retries either way — by the one
+/// database-error policy ([`giro_http::pg`]): 503 when the database, not the event, is at fault,
+/// 500 otherwise.
+fn falha<E: Evento>(evento: &E, e: &anyhow::Error) -> Problem {
+    let (id, tipo, erro) = (evento.event_id(), evento.tipo(), format!("{e:#}"));
+    if let Some(detalhe) = permanente(e) {
+        tracing::warn!(event_id = %id, tipo, error = %erro, "event refused for good");
+        return Problem::bad_request(format!("{tipo} inválido: {detalhe}"));
+    }
+    tracing::error!(event_id = %id, tipo, error = %erro, "applying an event failed");
     const POLITICA: giro_http::pg::Politica = giro_http::pg::Politica::sem_restricoes("inbox");
     POLITICA.classificar_cadeia(e).map_or_else(Problem::internal, |c| POLITICA.problema(c))
 }

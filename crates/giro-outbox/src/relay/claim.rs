@@ -1,6 +1,6 @@
 //! The claim paths of a [`Publisher`]: the claim size that adapts to the backlog (`alvo`), the
 //! claim as a lease with its fresh share ([`Publisher::claim`]), the express claim of a writer's
-//! fresh events ([`Publisher::claim_fresh`]), the index floors each claim starts from and the
+//! fresh events, the index floors each claim starts from and the
 //! sweep from none ([`Publisher::sweep`]), and the loop's decisions of when each may be taken
 //! (the bound, the express slot, the sweep's time). The module above says why each exists.
 
@@ -11,9 +11,20 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::{InFlight, Publisher, Round, MAX_LEASED_CLAIMS};
+use super::{InFlight, Publisher, MAX_LEASED_CLAIMS};
 use crate::delivery::Faixa;
 use crate::store::{self, Claimed};
+
+/// Which claim [`Publisher::claim_in`] takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Modo {
+    /// The loop's claim, from the floors, its size adapting to what came back.
+    Comum,
+    /// Only fresh events, delivered through the express lane ([`Faixa::Expressa`]).
+    Expressa,
+    /// A claim from no floor ([`Publisher::sweep`]).
+    Varredura,
+}
 
 /// A claimed batch under its own lease and fencing token.
 #[derive(Debug)]
@@ -80,113 +91,42 @@ impl Publisher {
     /// bound as a whole claim's until it is settled.
     pub(super) fn start_sweep(self: &Arc<Self>, in_flight: &mut InFlight) {
         let me = self.clone();
-        let task = in_flight.claims.spawn(async move {
-            let c = me.sweep().await?;
-            if c.claimed.is_empty() {
-                return Ok(Round::default());
-            }
-            me.finish(c).await
-        });
+        let task = in_flight.claims.spawn(async move { me.finish(me.sweep().await?).await });
         in_flight.leased.insert(task.id(), self.alvo());
         in_flight.varredura = Some(task.id());
     }
 
-    /// Takes an express claim and hands it to a task of its own; returns whether more live
-    /// events may be waiting (it came back full).
-    pub(super) async fn claim_express(self: &Arc<Self>, in_flight: &mut InFlight) -> bool {
-        match self.claim_fresh().await {
-            Ok(c) => {
-                let full = c.full;
-                if !c.claimed.is_empty() {
-                    let me = self.clone();
-                    let task = in_flight.claims.spawn(async move { me.finish(c).await });
-                    in_flight.expressa = Some(task.id());
-                }
-                full
-            }
+    /// Takes a claim (the loop's or an express one) and hands it to a task of its own to deliver
+    /// and settle; returns whether more may be due right now (it came back full).
+    pub(super) async fn claim_into(self: &Arc<Self>, in_flight: &mut InFlight, modo: Modo) -> bool {
+        let c = match self.claim_in(modo, None).await {
+            Ok(c) => c,
             Err(e) => {
-                tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "express claim failed");
-                false
+                let o_que = match modo {
+                    Modo::Expressa => "express claim failed",
+                    _ => "publisher round failed",
+                };
+                tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "{o_que}");
+                return false;
+            }
+        };
+        let (full, n) = (c.full, c.claimed.len());
+        if n > 0 {
+            let me = self.clone();
+            let id = in_flight.claims.spawn(async move { me.finish(c).await }).id();
+            match modo {
+                Modo::Expressa => in_flight.expressa = Some(id),
+                _ => _ = in_flight.leased.insert(id, n),
             }
         }
-    }
-
-    /// Claims a batch and hands it to a task of its own to deliver and settle; returns whether
-    /// more may be due right now (the claim came back full).
-    pub(super) async fn claim_next(self: &Arc<Self>, in_flight: &mut InFlight) -> bool {
-        match self.claim(None).await {
-            Ok(c) => {
-                let full = c.full;
-                if !c.claimed.is_empty() {
-                    let n = c.claimed.len();
-                    let me = self.clone();
-                    let task = in_flight.claims.spawn(async move { me.finish(c).await });
-                    in_flight.leased.insert(task.id(), n);
-                }
-                full
-            }
-            Err(e) => {
-                tracing::warn!(outbox = %self.nome, error = %format!("{e:#}"), "publisher round failed");
-                false
-            }
-        }
+        full
     }
 
     /// Claims up to [`Publisher::alvo`] due events under a new lease and token (committed at
     /// once), and adapts the next claim's size to what came back. What is due and the lease are
     /// the database's clock (`agora` = `None`); a test passes an instant to step through time.
     pub async fn claim(&self, agora: impl Into<Option<DateTime<Utc>>>) -> anyhow::Result<Claim> {
-        self.claim_in(Faixa::Comum, agora.into()).await
-    }
-
-    /// An express claim (`store::claim_frescos`): up to `outbox.lote` fresh events under a new
-    /// lease and token, for the express lane. Neither the next claim's size nor the floors move.
-    pub async fn claim_fresh(&self) -> anyhow::Result<Claim> {
-        self.claim_in(Faixa::Expressa, None).await
-    }
-
-    pub(super) async fn claim_in(&self, faixa: Faixa, agora: Option<DateTime<Utc>>) -> anyhow::Result<Claim> {
-        let token = Uuid::new_v4();
-        let at = Instant::now();
-        let client = self.pool.get().await?;
-        let lease = self.cfg.visibilidade;
-        let (asked, claimed) = match faixa {
-            Faixa::Comum => {
-                let asked = self.alvo();
-                let pisos = self.pisos(agora.is_none());
-                let parte = self.cfg.parte_fresca;
-                let claimed =
-                    store::claim_desde(&client, agora, asked as i64, lease, token, parte, pisos).await?;
-                if agora.is_none() {
-                    if let Ok(mut p) = self.pisos.lock() {
-                        // Unless a sweep lowered them meanwhile: then its floors stand.
-                        if p.0 == pisos {
-                            p.0 = pisos.depois(&claimed);
-                        }
-                    }
-                }
-                self.adapt(asked, claimed.eventos.len());
-                (asked, claimed.eventos)
-            }
-            Faixa::Expressa => {
-                let asked = self.cfg.lote.max(1);
-                let piso = self.pisos.lock().map(|p| p.0.novos).unwrap_or_default();
-                (asked, store::claim_frescos(&client, agora, asked as i64, lease, token, piso).await?)
-            }
-        };
-        // The connection goes back to the pool here: none is held while delivering.
-        drop(client);
-        let full = claimed.len() >= asked;
-        Ok(Claim { token, claimed, full, at, faixa })
-    }
-
-    /// The floors of the next claim ([`store::Pisos`]): none for a test's own `agora`
-    /// (`com_pisos` false), nor at all with `outbox.varredura = 0s`.
-    pub(super) fn pisos(&self, com_pisos: bool) -> store::Pisos {
-        if !com_pisos || self.cfg.varredura.is_zero() {
-            return store::Pisos::default();
-        }
-        self.pisos.lock().map(|p| p.0).unwrap_or_default()
+        self.claim_in(Modo::Comum, agora.into()).await
     }
 
     /// **A sweep**: a claim with no floors, for the rows written below them (a writer's
@@ -204,39 +144,54 @@ impl Publisher {
         if let Some(gate) = &self.hooks.varredura {
             let _ = gate.subscribe().wait_for(|open| *open).await;
         }
+        let at = Instant::now();
+        let claim = self.claim_in(Modo::Varredura, None).await;
+        if let Ok(mut p) = self.pisos.lock() {
+            p.1 = Instant::now() + self.cfg.varredura.max(at.elapsed() * 9);
+        }
+        claim
+    }
+
+    /// A claim of kind `modo`, from the loop's floors ([`store::Pisos`]) — none for a sweep, nor
+    /// for a test's own `agora` or with `outbox.varredura = 0s`. An express claim
+    /// (`store::claim_frescos`: up to `outbox.lote` fresh events) moves neither the next claim's
+    /// size nor the floors.
+    pub(super) async fn claim_in(&self, modo: Modo, agora: Option<DateTime<Utc>>) -> anyhow::Result<Claim> {
         let token = Uuid::new_v4();
         let at = Instant::now();
-        let asked = self.alvo();
-        let claimed = {
-            let client = self.pool.get().await;
-            let claimed = match client {
-                Ok(client) => {
-                    let parte = self.cfg.parte_fresca;
-                    let lease = self.cfg.visibilidade;
-                    store::claim_desde(
-                        &client,
-                        None,
-                        asked as i64,
-                        lease,
-                        token,
-                        parte,
-                        store::Pisos::default(),
-                    )
-                    .await
-                    .map_err(anyhow::Error::from)
-                }
-                Err(e) => Err(e.into()),
-            };
-            let proxima = Instant::now() + self.cfg.varredura.max(at.elapsed() * 9);
-            if let Ok(mut p) = self.pisos.lock() {
-                p.1 = proxima;
-                if let Ok(c) = &claimed {
-                    p.0 = p.0.menores(store::Pisos::default().depois(c));
-                }
-            }
-            claimed?
+        let asked = if modo == Modo::Expressa { self.cfg.lote.max(1) } else { self.alvo() };
+        let client = self.pool.get().await?;
+        let lease = self.cfg.visibilidade;
+        let pisos = match modo {
+            Modo::Varredura => store::Pisos::default(),
+            Modo::Comum if agora.is_some() || self.cfg.varredura.is_zero() => store::Pisos::default(),
+            _ => self.pisos.lock().map(|p| p.0).unwrap_or_default(),
         };
-        let full = claimed.eventos.len() >= asked;
-        Ok(Claim { token, claimed: claimed.eventos, full, at, faixa: Faixa::Comum })
+        let claimed = match modo {
+            Modo::Expressa => {
+                store::claim_frescos(&client, agora, asked as i64, lease, token, pisos.novos).await?
+            }
+            _ => {
+                let parte = self.cfg.parte_fresca;
+                let claimed =
+                    store::claim_desde(&client, agora, asked as i64, lease, token, parte, pisos).await?;
+                if let Ok(mut p) = self.pisos.lock() {
+                    if modo == Modo::Varredura {
+                        p.0 = p.0.menores(pisos.depois(&claimed));
+                    } else if agora.is_none() && p.0 == pisos {
+                        // Unless a sweep lowered them meanwhile: then its floors stand.
+                        p.0 = pisos.depois(&claimed);
+                    }
+                }
+                if modo == Modo::Comum {
+                    self.adapt(asked, claimed.eventos.len());
+                }
+                claimed.eventos
+            }
+        };
+        // The connection goes back to the pool here: none is held while delivering.
+        drop(client);
+        let faixa = if modo == Modo::Expressa { Faixa::Expressa } else { Faixa::Comum };
+        Ok(Claim { token, full: claimed.len() >= asked, claimed, at, faixa })
     }
 }

@@ -1,63 +1,48 @@
-//! The relay loop (a [`Publisher`]): wake (in-process signal, `LISTEN`, or the poll interval) → claim a batch as
-//! a lease → deliver with no transaction open → settle only rows still under the lease token
-//! ([`settle`](mod@crate::settle) is the rule). The outbox's retention (`SENT` rows) runs between
-//! claims, in small batches; the inbox's is the receiving service's own task
-//! ([`RetencaoInbox`](crate::inbox::retencao::RetencaoInbox)). Claims in flight are drained on
-//! shutdown.
+//! The relay loop (a [`Publisher`]): wake (in-process signal, `LISTEN`, or the poll interval) →
+//! claim a batch as a lease → deliver with no transaction open → settle only rows still under the
+//! lease token ([`settle`](mod@crate::settle) is the rule, and says why an event becomes
+//! `FAILED`). The outbox's retention ([`Retencao`]) runs beside the loop, a job of its own.
 //!
 //! - **The pipe stays full** (issue 17; `BENCHMARKS.md`, "What would close the gap"):
-//!   - the claim size (`alvo`) adapts to the backlog: it starts at `outbox.lote`, doubles when a
-//!     claim comes back full, up to `outbox.lote-max`, and halves when one comes back less than
-//!     half full, never below `outbox.lote` — small claims while the outbox is nearly empty
-//!     (latency), large ones through a backlog (fewer claim and settle statements);
+//!   - the claim size (`alvo`) adapts to the backlog, between `outbox.lote` and `lote-max`: small
+//!     claims while the outbox is nearly empty (latency), large ones through a backlog (fewer
+//!     claim and settle statements);
 //!   - a claim is delivered in chunks the receiver applies efficiently
 //!     ([`chunk_size`](crate::delivery::chunk_size)): a 50-event claim is one request, not 8 of 7;
 //!   - claims overlap within a bound: the next claim is made while the previous one's chunks are
-//!     in flight, as soon as one of the peer's `outbox.concorrencia` request slots is free and the
-//!     rows leased and unsettled would stay within [`MAX_LEASED_CLAIMS`] × `outbox.lote-max`.
-//!     Each claim keeps its own fencing token and is settled on its own, one statement per
-//!     outcome, when all its chunks are back; no event is acknowledged before the receiver's
-//!     commit, and the receiver applies each event independently under its inbox row, so the
+//!     in flight, once a request slot (`outbox.concorrencia`) is free and the rows leased would
+//!     stay within [`MAX_LEASED_CLAIMS`] × `outbox.lote-max`. Each claim is settled on its own,
+//!     under its own token, when all its chunks are back; no event is acknowledged before the
+//!     receiver's commit, and the receiver applies each event under its own inbox row, so the
 //!     order between overlapping claims is no weaker than between the chunks of one claim.
 //! - **Live events never wait behind a backlog** (issue 29): the fresh share of every claim
-//!   ([`store::CLAIM`]) puts a live event at the head of the next claim, but through a backlog the
-//!   next claim waits for room (the bound above) and its requests for a slot behind the previous
-//!   claim's — a live event would wait for up to two claims of `outbox.lote-max` to be delivered.
-//!   So when the loop is woken by a writer's commit while it has no room, it takes an **express
-//!   claim** instead: only fresh events ([`store::CLAIM_FRESCOS`]), at most `outbox.lote`, outside
-//!   the bound, delivered through the peer's one express slot ([`Faixa::Expressa`]) that the
-//!   backlog's requests never take. One express claim at a time; while the peer is unreachable
-//!   there is none (the probe decides when events go again), nor with `outbox.parte-fresca = 0`
-//!   (strictly by due time). The backlog keeps every one of its slots: the express lane adds one
-//!   request, it never takes one.
-//! - **Why an event becomes `FAILED`** ([`settle::settle`]): the peer's receiver refused it ([`Outcome::Permanent`]),
-//!   or it was still undelivered `outbox.prazo-entrega` after its creation (default 3 d, refused at
-//!   start unless shorter than `inbox.retencao`), or — only when `outbox.max-tentativas` is set —
-//!   it ran out of attempts. Transient failures are otherwise retried at most every
-//!   `outbox.backoff-maximo`, however long the outage.
+//!   ([`store::CLAIM`]) puts a live event at the head of the next claim, but through a backlog
+//!   that claim waits for room and its requests for slots — up to two claims of `lote-max`. So a
+//!   writer's commit that wakes a loop with no room gets an **express claim**: only fresh events
+//!   ([`store::CLAIM_FRESCOS`]), at most `outbox.lote`, outside the bound, through the peer's one
+//!   express slot ([`Faixa::Expressa`]), which the backlog never takes and which takes none of its
+//!   slots. One at a time; none while the peer is unreachable (the probe decides when events go
+//!   again), nor with `outbox.parte-fresca = 0` (strictly by due time).
 //! - **Backoff from the instant the outcome is known**, not from the claim: a slow round does not
 //!   leave the next attempt already in the past.
 //! - **Poison rows**: the attempt is counted at the claim, a delivery that panics or outlives
 //!   80 % of the lease (counted from its claim, so waiting for a slot counts) is settled as a
 //!   transient failure, and a publisher that dies mid-delivery leaves the attempt counted with
 //!   the lease as its backoff; a row cannot loop for free.
-//! - **A peer that comes back is served at once**: after a round where the peer could not be
-//!   reached, the publisher knocks on the peer's `/readyz` every [`PROBE_EVERY`] (the probe, not
-//!   the events, knocks); when it answers — or a delivery succeeds — the events waiting in backoff
-//!   are made due now, [`store::make_due`] a batch per round, so the backlog drains at the relay's
-//!   speed. Each publisher, embedded or separate, does this for its own outbox.
-//! - **`LISTEN`** (separate publishers, [`listen`](crate::listen)): its connection has a connect timeout and TCP keepalive,
-//!   and is re-established with backoff (logged, `giro_outbox_listen_reconnects_total`); the poll
-//!   interval covers the gap.
-//! - **Several replicas**: claims use `FOR UPDATE SKIP LOCKED` and a lease; the retention sweep
-//!   deletes `… FOR UPDATE SKIP LOCKED` in small batches, so replicas never wait on each other or
-//!   delete a row twice.
+//! - **A peer that comes back is served at once**: after a round that could not reach it, the
+//!   publisher (not the events) knocks on its `/readyz` every [`PROBE_EVERY`]; when it answers —
+//!   or a delivery succeeds — the events waiting in backoff are made due now, a batch per round
+//!   ([`store::make_due`]), so the backlog drains at the relay's speed.
+//! - **`LISTEN`** (separate publishers): re-established with backoff ([`listen`](crate::listen));
+//!   the poll interval covers the gap.
+//! - **Several replicas**: claims use `FOR UPDATE SKIP LOCKED` and a lease, so replicas never
+//!   wait on each other or take a row twice.
 //! - **Shutdown**: no new claim once the token is cancelled; the claims in flight are delivered
 //!   and settled (each bounded by 80 % of its lease), and the role's `http.prazo-desligamento`
 //!   bounds the whole drain — rows it cuts off come back when their lease ends.
 //!
 //! The claim paths (adaptive size, fresh share, express claim, floors and sweep) are in `claim`;
-//! this file is the loop, delivery and settle, revive and retention.
+//! this file is the loop, delivery and settle, and revive.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -70,6 +55,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::backoff;
 use crate::delivery::{Faixa, Outcome, Peer};
+use crate::retencao::Retencao;
 use crate::settle::{self, Decisao};
 use crate::store::{self, Claimed, Failure};
 use giro_infra::config::{DbConfig, OutboxConfig};
@@ -80,9 +66,7 @@ use giro_infra::supervisor::{Falhas, Vivo};
 mod claim;
 
 pub use claim::Claim;
-
-/// Rows deleted per retention statement: small, so the sweep never holds many locks.
-const PRUNE_BATCH: i64 = 1000;
+use claim::Modo;
 
 /// At most this many claims of `outbox.lote-max` rows leased and unsettled per publisher: one being
 /// delivered and the next one queued behind it, so the pipe never waits for a settle.
@@ -142,27 +126,10 @@ pub struct Publisher {
     alvo: AtomicUsize,
     /// Where the next claim's scans start, and when the next sweep (a claim with no floor) is due.
     pisos: Mutex<(store::Pisos, Instant)>,
-    /// Rounds that fail again and again (its database away), said once: claims, retention,
-    /// making waiting events due.
-    falhas: Mutex<[Falhas; 3]>,
-}
-
-const RODADA: usize = 0;
-const RETENCAO: usize = 1;
-const REVIVER: usize = 2;
-
-/// The said-once logs of a loop's kinds of rounds, under the loop's name.
-fn falhas_de(vivo: &Vivo) -> [Falhas; 3] {
-    [
-        vivo.falhas("publisher round failed"),
-        vivo.falhas("retention sweep failed"),
-        vivo.falhas("making waiting events due failed"),
-    ]
 }
 
 /// The claims a loop has in flight, each delivered and settled in a task of its own, and their
 /// row counts. Dropping it (a panic of the loop) aborts them: their rows come back with the lease.
-#[derive(Default)]
 struct InFlight {
     claims: JoinSet<anyhow::Result<Round>>,
     /// The rows of each claim in flight but the express one (the bound counts them).
@@ -171,9 +138,24 @@ struct InFlight {
     expressa: Option<tokio::task::Id>,
     /// The sweep in flight, if any (its rows count in `leased`).
     varredura: Option<tokio::task::Id>,
+    /// The loop's rounds that fail again and again (its database away), said once: the claims'
+    /// settles, and making waiting events due.
+    rodadas: Falhas,
+    revive: Falhas,
 }
 
 impl InFlight {
+    fn new(vivo: &Vivo) -> InFlight {
+        InFlight {
+            claims: JoinSet::new(),
+            leased: HashMap::new(),
+            expressa: None,
+            varredura: None,
+            rodadas: vivo.falhas("publisher round failed"),
+            revive: vivo.falhas("making waiting events due failed"),
+        }
+    }
+
     /// Rows leased by this loop and not settled yet, but the express claim's.
     fn rows(&self) -> usize {
         self.leased.values().sum()
@@ -182,12 +164,8 @@ impl InFlight {
     /// A claim's task ended: its rows are no longer leased.
     fn ended(&mut self, id: tokio::task::Id) {
         self.leased.remove(&id);
-        if self.expressa == Some(id) {
-            self.expressa = None;
-        }
-        if self.varredura == Some(id) {
-            self.varredura = None;
-        }
+        self.expressa = self.expressa.filter(|&e| e != id);
+        self.varredura = self.varredura.filter(|&v| v != id);
     }
 }
 
@@ -214,13 +192,14 @@ impl Publisher {
         signal: Arc<OutboxSignal>,
         listen: Option<DbConfig>,
     ) -> Publisher {
-        let lote = cfg.lote;
-        let varredura = cfg.varredura;
         Publisher {
             nome: nome.into(),
             pool,
             peer: Arc::new(peer),
             listen: listen.filter(|_| cfg.notify),
+            alvo: AtomicUsize::new(cfg.lote),
+            // The first claims have no floors yet: the first sweep is one interval away.
+            pisos: Mutex::new((store::Pisos::default(), Instant::now() + cfg.varredura)),
             cfg,
             signal,
             #[cfg(feature = "test-hooks")]
@@ -228,10 +207,6 @@ impl Publisher {
             peer_down: AtomicBool::new(false),
             reviving: AtomicBool::new(false),
             last_probe: Mutex::new(None),
-            alvo: AtomicUsize::new(lote),
-            // The first claims have no floors yet: the first sweep is one interval away.
-            pisos: Mutex::new((store::Pisos::default(), Instant::now() + varredura)),
-            falhas: Mutex::new(falhas_de(&Vivo::detached("publisher"))),
         }
     }
 
@@ -240,16 +215,18 @@ impl Publisher {
         Arc::new(self).run_loop(shutdown, Vivo::detached("publisher")).await
     }
 
+    /// The outbox's retention job (`outbox.retencao`), which [`Publisher::run_loop`] runs.
+    pub fn retencao(&self) -> Retencao {
+        Retencao::outbox(self.nome.clone(), self.pool.clone(), self.cfg.retencao)
+    }
+
     /// The loop, until `shutdown`; `vivo` is told after each pass (the supervisor's health).
     pub async fn run_loop(self: Arc<Self>, shutdown: CancellationToken, vivo: Vivo) {
-        // The LISTEN task lives as long as this run: a restarted loop starts its own.
-        let _stop_listening = self.start_listening(&shutdown);
-        if let Ok(mut f) = self.falhas.lock() {
-            *f = falhas_de(&vivo);
-        }
+        // The LISTEN task and the retention job live as long as this run: a restarted loop
+        // starts its own.
+        let _stop = self.start_tasks(&shutdown, &vivo);
         tracing::info!(outbox = %self.nome, peer = %mask_password(self.peer.base()), lote = self.cfg.lote, lote_max = self.alvo_max(), "publisher started");
-        let mut last_prune = Instant::now();
-        let mut in_flight = InFlight::default();
+        let mut in_flight = InFlight::new(&vivo);
         // Something may be due: true at start, after a wake-up or poll, and while claims come back full.
         let mut more = true;
         // A writer committed since the last claim: live events may be waiting (the express lane's cue).
@@ -258,12 +235,11 @@ impl Publisher {
             #[cfg(feature = "test-hooks")]
             self.test_fault();
             self.knock().await;
-            let reviving = self.revive_batch().await;
+            let reviving = self.revive_batch(&mut in_flight).await;
             while let Some(done) = in_flight.claims.try_join_next_with_id() {
                 self.settled(done, &mut in_flight);
             }
             vivo.ok();
-            self.prune_if_due(&mut last_prune).await;
             if self.sweep_due(&in_flight) && self.has_room(&in_flight) {
                 self.start_sweep(&mut in_flight);
                 continue;
@@ -271,11 +247,11 @@ impl Publisher {
             if (more || reviving) && self.has_room(&in_flight) {
                 // Its fresh share takes the live events first.
                 live = false;
-                more = self.claim_next(&mut in_flight).await;
+                more = self.claim_into(&mut in_flight, Modo::Comum).await;
                 continue;
             }
             if live && self.express_room(&in_flight) {
-                live = self.claim_express(&mut in_flight).await;
+                live = self.claim_into(&mut in_flight, Modo::Expressa).await;
                 continue;
             }
             let woken;
@@ -285,13 +261,15 @@ impl Publisher {
         self.drain(in_flight).await;
     }
 
-    /// Starts the `LISTEN` task when this publisher has one; it stops when the guard is dropped.
-    fn start_listening(&self, shutdown: &CancellationToken) -> tokio_util::sync::DropGuard {
-        let listening = shutdown.child_token();
+    /// Starts the retention job, and the `LISTEN` task when this publisher has one; they stop
+    /// when the guard is dropped.
+    fn start_tasks(&self, shutdown: &CancellationToken, vivo: &Vivo) -> tokio_util::sync::DropGuard {
+        let tasks = shutdown.child_token();
+        tokio::spawn(Arc::new(self.retencao()).run_loop(tasks.clone(), vivo.clone()));
         if let Some(db) = self.listen.clone() {
-            tokio::spawn(crate::listen::listen(db, self.signal.clone(), listening.clone(), self.cfg.timeout));
+            tokio::spawn(crate::listen::listen(db, self.signal.clone(), tasks.clone(), self.cfg.timeout));
         }
-        listening.drop_guard()
+        tasks.drop_guard()
     }
 
     /// The test switch [`ENV_PANICO`]: a loop that panics each round while its file exists.
@@ -300,18 +278,6 @@ impl Publisher {
         if self.hooks.panico.as_ref().is_some_and(|p| p.exists()) {
             panic!("test fault switch {ENV_PANICO}: publisher loop panics");
         }
-    }
-
-    /// The retention sweep, every half `outbox.retencao` (between 1 s and 1 min); a failure is
-    /// logged and retried next time.
-    async fn prune_if_due(&self, last_prune: &mut Instant) {
-        let every = self.cfg.retencao.div_f64(2.0).clamp(Duration::from_secs(1), Duration::from_secs(60));
-        if last_prune.elapsed() < every {
-            return;
-        }
-        *last_prune = Instant::now();
-        let r = self.prune(None).await;
-        self.notar(RETENCAO, r.as_ref().err(), every);
     }
 
     /// Nothing to claim now, or no room: waits for a wake-up, the poll, a free slot or a settled
@@ -362,14 +328,12 @@ impl Publisher {
         tracing::info!(outbox = %self.nome, "publisher stopped");
     }
 
-    /// A round of kind `qual` ended, failing with `erro` or not; a run of failures is said once
-    /// ([`Falhas`]), naming this outbox.
-    fn notar(&self, qual: usize, erro: Option<&anyhow::Error>, de_novo_em: Duration) {
-        if let Ok(mut f) = self.falhas.lock() {
-            match erro {
-                Some(e) => f[qual].falhou(&format_args!("outbox {}: {e:#}", self.nome), de_novo_em),
-                None => f[qual].ok(),
-            }
+    /// A round ended, failing with `erro` or not; a run of failures is said once ([`Falhas`]),
+    /// naming this outbox.
+    fn notar(&self, falhas: &mut Falhas, erro: Option<&anyhow::Error>) {
+        match erro {
+            Some(e) => falhas.falhou(&format_args!("outbox {}: {e:#}", self.nome), self.cfg.intervalo),
+            None => falhas.ok(),
         }
     }
 
@@ -382,7 +346,7 @@ impl Publisher {
         match done {
             Ok((id, r)) => {
                 in_flight.ended(id);
-                self.notar(RODADA, r.as_ref().err(), self.cfg.intervalo);
+                self.notar(&mut in_flight.rodadas, r.as_ref().err());
             }
             Err(e) => {
                 in_flight.ended(e.id());
@@ -415,7 +379,7 @@ impl Publisher {
 
     /// When the peer came back, makes one batch of waiting events due now; true while there was
     /// something to release.
-    async fn revive_batch(&self) -> bool {
+    async fn revive_batch(&self, in_flight: &mut InFlight) -> bool {
         if !self.reviving.load(Ordering::SeqCst) {
             return false;
         }
@@ -424,7 +388,7 @@ impl Publisher {
             anyhow::Ok(store::make_due(&client, self.cfg.lote as i64).await?)
         }
         .await;
-        self.notar(REVIVER, released.as_ref().err(), self.cfg.intervalo);
+        self.notar(&mut in_flight.revive, released.as_ref().err());
         match released {
             Ok(0) => {
                 self.reviving.store(false, Ordering::SeqCst);
@@ -474,17 +438,16 @@ impl Publisher {
 
     /// Claims, delivers and settles one batch (the loop's steps, one after another).
     pub async fn round(&self, agora: impl Into<Option<DateTime<Utc>>>) -> anyhow::Result<Round> {
-        let c = self.claim(agora).await?;
-        if c.claimed.is_empty() {
-            return Ok(Round::default());
-        }
-        self.finish(c).await
+        self.finish(self.claim(agora).await?).await
     }
 
     /// Delivers a claim and settles it under its own token: one statement for the sent events,
-    /// one for the failed ones, whatever the number of chunks.
+    /// one for the failed ones, whatever the number of chunks (none for an empty claim).
     pub async fn finish(&self, c: Claim) -> anyhow::Result<Round> {
         let Claim { token, claimed, at, faixa, .. } = c;
+        if claimed.is_empty() {
+            return Ok(Round::default());
+        }
         let outcomes = self.deliver(&claimed, at, faixa).await;
         // Outcomes are known now: an event's age is its age at the claim (the database's clock)
         // plus the time since, by this process's monotonic clock; the backoff counts from the
@@ -522,24 +485,16 @@ impl Publisher {
 
     /// Counts an outcome in the round and in the delivery metrics.
     fn count(&self, e: &Claimed, o: &Outcome, idade: Duration, r: &mut Round) {
-        let result = match o {
-            Outcome::Sent => {
-                r.sent += 1;
-                metrics::histogram!("giro_outbox_delivery_seconds").record(idade.as_secs_f64());
-                "sent"
-            }
-            Outcome::Transient(_) | Outcome::Unreachable(_) => {
-                if matches!(o, Outcome::Unreachable(_)) {
-                    r.unreachable += 1;
-                }
-                r.transient += 1;
-                "transient"
-            }
-            Outcome::Permanent(_) => {
-                r.permanent += 1;
-                "permanent"
-            }
+        let (n, result) = match o {
+            Outcome::Sent => (&mut r.sent, "sent"),
+            Outcome::Permanent(_) => (&mut r.permanent, "permanent"),
+            Outcome::Transient(_) | Outcome::Unreachable(_) => (&mut r.transient, "transient"),
         };
+        *n += 1;
+        r.unreachable += usize::from(matches!(o, Outcome::Unreachable(_)));
+        if *o == Outcome::Sent {
+            metrics::histogram!("giro_outbox_delivery_seconds").record(idade.as_secs_f64());
+        }
         metrics::counter!("giro_outbox_deliveries_total", "tipo" => e.tipo.clone(), "result" => result)
             .increment(1);
     }
@@ -576,25 +531,5 @@ impl Publisher {
         } else if r.unreachable > 0 && !self.peer_down.swap(true, Ordering::SeqCst) {
             tracing::warn!(outbox = %self.nome, peer = %mask_password(self.peer.base()), "the peer cannot be reached; probing its /readyz every {PROBE_EVERY:?}");
         }
-    }
-
-    /// Deletes `SENT` rows past `outbox.retencao`, in small batches (at most 100 per sweep, the
-    /// rest next time); returns how many.
-    /// `agora`: `None` = the database's clock.
-    pub async fn prune(&self, agora: impl Into<Option<DateTime<Utc>>>) -> anyhow::Result<u64> {
-        let client = self.pool.get().await?;
-        let agora = agora.into();
-        let mut sent = 0;
-        for _ in 0..100 {
-            let n = store::prune_sent(&client, agora, self.cfg.retencao, PRUNE_BATCH).await?;
-            sent += n;
-            if n < PRUNE_BATCH as u64 {
-                break;
-            }
-        }
-        if sent > 0 {
-            tracing::info!(outbox = %self.nome, sent, "retention: old rows deleted");
-        }
-        Ok(sent)
     }
 }

@@ -45,23 +45,18 @@ macro_rules! claim_lease {
 /// lease in seconds, `$4` token, `$5` the freshness window in seconds ([`FRESCOR`]), `$6` and `$8`
 /// the floors of the fresh share's and the backlog's scans ([`Pisos`]; NULL = none), `$7` limite.
 ///
-/// **Fresh first** (issue 29): the claim takes up to `$2` rows among the *fresh* events — due
-/// for the first time (`tentativas = 0`) and created within the window — newest first, then fills
-/// the rest of `limite` with every other due row (retries, older first attempts) in the order of
-/// `proxima_tentativa_em`, as before. After an outage the backlog (rows already attempted, or
-/// older than the window) drains in the remaining share, at full speed whenever live traffic
-/// needs less than its share; events written now never queue behind it. Newest first inside the
-/// window: the tail of an outage written just before the peer came back does not go ahead of a
-/// shopper's request made now; a fresh row not taken within the window joins the backlog, so
-/// live traffic above the relay's capacity cannot starve anything either.
-///
-/// **Floors** (issue 29, dead tuples): each share's index scan starts at its floor instead of the
-/// index's start ([`Pisos`] says why and how a floor moves).
+/// **Fresh first** (issue 29): up to `$2` rows among the *fresh* events — due for the first time
+/// and created within the window — newest first, then the rest of `limite` from every other due
+/// row (retries, older first attempts) by `proxima_tentativa_em`. An outage's backlog drains in
+/// the remaining share, at full speed whenever live traffic needs less; events written now never
+/// queue behind it. Newest first: an outage's tail does not go ahead of a request made now; a
+/// fresh row not taken within the window joins the backlog, so live traffic above the relay's
+/// capacity starves nothing either. **Floors**: each share's scan starts at its floor ([`Pisos`]).
 ///
 /// The attempt is counted here, at the claim: a delivery that crashes or hangs the publisher (a
 /// poison row) still counts one, and its lease is its backoff. Returns the event's age at the
-/// claim in seconds (by the same clock), for the delivery deadline, whether the fresh share took
-/// it, its `proxima_tentativa_em` before the claim, and the claim's instant.
+/// claim in seconds (the same clock, for the delivery deadline), whether the fresh share took it,
+/// its `proxima_tentativa_em` before the claim, and the claim's instant.
 pub const CLAIM: &str = concat!(
     claim_novos!(),
     "resto AS MATERIALIZED ( \
@@ -91,14 +86,12 @@ pub const CLAIM_FRESCOS: &str = concat!(claim_novos!(), "due AS (SELECT * FROM n
 /// (`outbox.varredura`).
 pub const FOLGA: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// Where a claim's two index scans start. **Why**: a claim and a settle each leave the previous
-/// version of the row behind (a dead tuple), and its entries in the claim's indexes stay, at the
-/// key the row had: the first attempt's `criado_em`, the lease's end. While another session holds
-/// the xmin horizon back (a long `REPEATABLE READ` report, a backup, a forgotten `psql`)
-/// PostgreSQL can neither vacuum them nor mark them dead in the index, and a scan from the
-/// index's start visits every one — a claim slows in proportion to how long the horizon has been
-/// held (issue 29: p50 25 → 100 ms in 4 minutes). Every such entry lies below what the previous
-/// claims took, so each scan starts where the last one left off:
+/// Where a claim's two index scans start. **Why**: a claim and a settle each leave a dead version
+/// of the row whose index entries stay at the key it had (the first attempt's `criado_em`, the
+/// lease's end). While another session holds the xmin horizon back (a long report, a backup, a
+/// forgotten `psql`) they can be neither vacuumed nor marked dead, and a scan from the index's
+/// start visits every one (issue 29: p50 25 → 100 ms in 4 minutes). Every such entry lies below
+/// what the previous claims took, so each scan starts where the last one left off:
 ///
 /// - a share that came back with fewer rows than it asked for has taken every unlocked due row
 ///   its range held: its next floor is the claim's instant less `FOLGA`;

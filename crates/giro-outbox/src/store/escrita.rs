@@ -31,8 +31,7 @@ pub async fn registrar<S, E: Evento>(tx: &Tx<'_, S>, evento: &E) -> Result<(), t
         traceparent,
     };
     if let Err(linha) = adiar(linha) {
-        let stmt = REGISTRAR;
-        tx.execute(stmt, &[&linha.id, &linha.tipo, &linha.payload, &linha.traceparent]).await?;
+        tx.execute(REGISTRAR, &[&linha.id, &linha.tipo, &linha.payload, &linha.traceparent]).await?;
     }
     if tx.mark_event_written() && tx.notify_pg() {
         tx.execute("SELECT pg_notify($1, '')", &[&CHANNEL]).await?;
@@ -91,7 +90,6 @@ pub async fn gravar_adiados<S>(tx: &Tx<'_, S>, linhas: &[Adiado]) -> Result<(), 
     let tipos: Vec<&str> = linhas.iter().map(|l| l.tipo.as_str()).collect();
     let payloads: Vec<&serde_json::Value> = linhas.iter().map(|l| &l.payload).collect();
     let traces: Vec<&str> = linhas.iter().map(|l| l.traceparent.as_str()).collect();
-    let stmt = REGISTRAR_VARIOS;
-    tx.execute(stmt, &[&ids, &tipos, &payloads, &traces]).await?;
+    tx.execute(REGISTRAR_VARIOS, &[&ids, &tipos, &payloads, &traces]).await?;
     Ok(())
 }

@@ -64,7 +64,7 @@ pub async fn one(c: &impl Sql, id: Uuid) -> Result<Option<tokio_postgres::Row>, 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Tentativa {
     pub numero: i32,
-    #[serde(serialize_with = "ser_instante")]
+    #[serde(serialize_with = "crate::instante::serialize")]
     pub em: DateTime<Utc>,
     /// `falha_transitoria`, `falha_permanente` or `enviado`.
     pub resultado: String,
@@ -77,21 +77,15 @@ pub struct Tentativa {
 #[cfg(feature = "operador")]
 /// The event's attempts on record, newest first (at most [`TENTATIVAS_GUARDADAS`]).
 pub async fn tentativas(c: &impl Sql, id: Uuid) -> Result<Vec<Tentativa>, tokio_postgres::Error> {
-    Ok(c.query(
-        "SELECT numero, em, resultado, erro, status_http FROM outbox_tentativa \
+    c.query(
+        "SELECT numero, em, resultado, erro, status_http AS status FROM outbox_tentativa \
           WHERE event_id = $1 ORDER BY id DESC LIMIT $2",
         &[&id, &super::TENTATIVAS_GUARDADAS],
     )
     .await?
     .iter()
-    .map(|r| Tentativa {
-        numero: r.get(0),
-        em: r.get(1),
-        resultado: r.get(2),
-        erro: r.get(3),
-        status: r.get(4),
-    })
-    .collect())
+    .map(|r| Ok(giro_infra::da_linha!(r, Tentativa { numero, em, resultado, erro, status })))
+    .collect()
 }
 
 // ---- The admin commands (`giro outbox …`, `outbox::admin`) and the console ----
@@ -104,22 +98,14 @@ pub struct Linha {
     pub tipo: String,
     pub status: Status,
     pub tentativas: i32,
-    #[serde(serialize_with = "ser_instante")]
+    #[serde(serialize_with = "crate::instante::serialize")]
     pub criado_em: DateTime<Utc>,
-    #[serde(serialize_with = "ser_instante")]
+    #[serde(serialize_with = "crate::instante::serialize")]
     pub proxima_tentativa_em: DateTime<Utc>,
-    #[serde(serialize_with = "ser_opt_instante")]
+    #[serde(serialize_with = "crate::instante::opcional::serialize")]
     pub enviado_em: Option<DateTime<Utc>>,
     pub ultimo_erro: Option<String>,
     pub payload: serde_json::Value,
-}
-
-fn ser_instante<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-    crate::instante::serialize(t, s)
-}
-
-fn ser_opt_instante<S: serde::Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
-    crate::instante::opcional::serialize(t, s)
 }
 
 /// The columns [`linha`] reads, in its order.

@@ -79,16 +79,13 @@ pub const MARK_FAILED: &str = "WITH u AS (UPDATE outbox_event o SET \
            FROM u";
 
 /// Settles failed attempts in one statement: each is rescheduled, or becomes `FAILED` when its
-/// `proxima` is `None` (the publisher decided: a permanent refusal, or the delivery deadline or
-/// the attempt limit reached). Only rows still under `token` change.
+/// `espera` is `None` (the publisher decided). Only rows still under `token` change.
 ///
-/// The same statement records each settled attempt in `outbox_tentativa` (see the module's
-/// decisions): its number (the claim's count), the instant, `falha_transitoria` (rescheduled) or
-/// `falha_permanente` (the attempt that made it a dead letter, whatever the reason), the error
-/// and the peer's HTTP status when the error carries one; and deletes the event's attempts beyond
-/// the newest [`TENTATIVAS_GUARDADAS`]. The rows come from the `UPDATE`'s own result, so a stale
-/// token (the lease was lost and the row claimed again) records nothing. Returns how many
-/// events it settled.
+/// The same statement records each settled attempt in `outbox_tentativa` (the module says why):
+/// its number (the claim's count), the instant, `falha_transitoria` or `falha_permanente` (the
+/// attempt that made it a dead letter), the error and the peer's HTTP status when the error
+/// carries one; and keeps the newest [`TENTATIVAS_GUARDADAS`]. Its rows are the `UPDATE`'s own
+/// result, so a stale token records nothing. Returns how many events it settled.
 pub async fn mark_failed(
     c: &impl Sql,
     failures: &[Failure],
