@@ -60,6 +60,12 @@ impl Vivo {
         Falhas::new(self.0.nome, o_que)
     }
 
+    /// A handle for a task the loop starts: its failures are said under the loop's name, its
+    /// rounds do not mark the loop up.
+    pub fn irmao(&self) -> Vivo {
+        Vivo::detached(self.0.nome)
+    }
+
     /// A handle for code outside the supervisor (tests).
     pub fn detached(nome: &'static str) -> Vivo {
         Vivo(Arc::new(Estado { nome, obrigatorio: false, up: AtomicBool::new(true) }))

@@ -224,7 +224,7 @@ impl Publisher {
     pub async fn run_loop(self: Arc<Self>, shutdown: CancellationToken, vivo: Vivo) {
         // The LISTEN task and the retention job live as long as this run: a restarted loop
         // starts its own.
-        let _stop = self.start_tasks(&shutdown, &vivo);
+        let (_stop, retencao) = self.start_tasks(&shutdown, &vivo);
         tracing::info!(outbox = %self.nome, peer = %mask_password(self.peer.base()), lote = self.cfg.lote, lote_max = self.alvo_max(), "publisher started");
         let mut in_flight = InFlight::new(&vivo);
         // Something may be due: true at start, after a wake-up or poll, and while claims come back full.
@@ -234,6 +234,9 @@ impl Publisher {
         while !shutdown.is_cancelled() {
             #[cfg(feature = "test-hooks")]
             self.test_fault();
+            // A job of this run that ended before it is no job dying unseen: the loop stops with
+            // it, and the supervisor says so and restarts both.
+            assert!(!retencao.is_finished(), "outbox {}: the retention job stopped", self.nome);
             self.knock().await;
             let reviving = self.revive_batch(&mut in_flight).await;
             while let Some(done) = in_flight.claims.try_join_next_with_id() {
@@ -261,15 +264,19 @@ impl Publisher {
         self.drain(in_flight).await;
     }
 
-    /// Starts the retention job, and the `LISTEN` task when this publisher has one; they stop
-    /// when the guard is dropped.
-    fn start_tasks(&self, shutdown: &CancellationToken, vivo: &Vivo) -> tokio_util::sync::DropGuard {
+    /// Starts the retention job (its handle returned), and the `LISTEN` task when this publisher
+    /// has one; they stop when the guard is dropped. The job's rounds do not mark the loop up.
+    fn start_tasks(
+        &self,
+        shutdown: &CancellationToken,
+        vivo: &Vivo,
+    ) -> (tokio_util::sync::DropGuard, tokio::task::JoinHandle<()>) {
         let tasks = shutdown.child_token();
-        tokio::spawn(Arc::new(self.retencao()).run_loop(tasks.clone(), vivo.clone()));
+        let retencao = tokio::spawn(Arc::new(self.retencao()).run_loop(tasks.clone(), vivo.irmao()));
         if let Some(db) = self.listen.clone() {
             tokio::spawn(crate::listen::listen(db, self.signal.clone(), tasks.clone(), self.cfg.timeout));
         }
-        tasks.drop_guard()
+        (tasks.drop_guard(), retencao)
     }
 
     /// The test switch [`ENV_PANICO`]: a loop that panics each round while its file exists.
