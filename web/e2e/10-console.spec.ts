@@ -43,6 +43,8 @@ async function confirmarReenvio(page: Page, id: string): Promise<Locator> {
 test('console a 1280 px: erro legível, ações no cartão, confirmação inteira; reenvio recusado de novo é dito', async ({
   page,
 }) => {
+  // A product waiting for a lot, then a dead letter with mercado paused: up to a minute.
+  test.setTimeout(150_000);
   const m = eventos();
   await produtoAguardandoLote(m, {
     sku: SKU,

@@ -13,7 +13,7 @@
 // delivery attempts (instant, outcome, error, the peer's status) open under its error, fetched
 // from the event's detail only when asked for and refreshed with the rest while open.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import {
   ATUALIZACAO_EVENTOS_MS,
   DESTINO,
@@ -655,6 +655,16 @@ function LinhaEvento({
   const [motivo, setMotivo] = useState('');
   const [verTentativas, setVerTentativas] = useState(false);
   const o = confirmando?.opcao;
+  // An opened confirmation is brought on screen, its first field focused: it opens under the
+  // event, which may be the last row in view.
+  const refConfirmacao = useRef<HTMLTableRowElement>(null);
+  const aberta = confirmando ? `${confirmando.id}-${confirmando.tipo}` : null;
+  useEffect(() => {
+    const linha = refConfirmacao.current;
+    if (!aberta || !linha) return;
+    linha.scrollIntoView?.({ block: 'nearest' });
+    linha.querySelector<HTMLElement>('input, button')?.focus({ preventScroll: true });
+  }, [aberta]);
   return (
     <>
       <tr data-event-id={e.id} data-status={e.status}>
@@ -745,7 +755,7 @@ function LinhaEvento({
       {e.status === 'FAILED' && confirmando && (
         // A row of its own, the table's width, under the event: the explanation and the reason
         // are read in full, never squeezed into the actions' column (issue 39).
-        <tr className="evento-confirmacao-linha" data-confirmacao-de={e.id}>
+        <tr className="evento-confirmacao-linha" data-confirmacao-de={e.id} ref={refConfirmacao}>
           <td colSpan={5}>
             <div className="confirmacao" role="group" aria-label="Confirmação">
               <p className="t-small confirmacao-pergunta">

@@ -20,7 +20,7 @@ function preencher(qtd: string, codigo: string, validade = '') {
 
 /** estoque's answer to the lookup of PAO: what every test shares, and the test's own fields. */
 const consultaPao = (campos: Record<string, unknown>) => ({
-  [`GET /api/produtos/${PAO}`]: {
+  [`GET /api/produtos/${PAO}?opcional=true`]: {
     status: 200,
     corpo: {
       sku: PAO,
@@ -203,11 +203,11 @@ describe('FormularioLote', () => {
     expect(chamadaPost(f)).toBe(-1);
   });
 
-  it('a new SKU (404): shows Descrição and NCM and sends them', async () => {
+  it('a new SKU (204 with opcional=true, issue 39: no 404 in the console): shows Descrição and NCM and sends them', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     document.cookie = 'XSRF-ESTOQUE=tok; path=/';
     const f = fetchFalso({
-      [`GET /api/produtos/${NOVO}`]: { status: 404 },
+      [`GET /api/produtos/${NOVO}?opcional=true`]: { status: 204 },
       ...loteRegistrado({ loteId: 10, sku: NOVO, saldoDisponivel: 10, classificado: false }),
     });
     renderizar(<FormularioLote />);
@@ -234,7 +234,7 @@ describe('FormularioLote', () => {
 
   it('checks the form itself, in pt-BR beside each field, never with the browser bubbles (issue 39)', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
-    const f = fetchFalso({ [`GET /api/produtos/${NOVO}`]: { status: 404 } });
+    const f = fetchFalso({ [`GET /api/produtos/${NOVO}?opcional=true`]: { status: 204 } });
     renderizar(<FormularioLote />);
     const form = screen.getByRole('button', { name: 'Dar entrada no estoque' }).closest('form')!;
     expect(form.noValidate).toBe(true);
@@ -262,7 +262,7 @@ describe('FormularioLote', () => {
 
   it('the lookup fails: says so and offers the new-SKU fields', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
-    fetchFalso({ [`GET /api/produtos/${NOVO}`]: { status: 503 } });
+    fetchFalso({ [`GET /api/produtos/${NOVO}?opcional=true`]: { status: 503 } });
     renderizar(<FormularioLote />);
     await digitarSku(NOVO);
     expect(await screen.findByText('Não foi possível consultar o SKU.')).toBeTruthy();
