@@ -78,11 +78,16 @@ export function topoRedondo(v: number): number {
 }
 
 /** A y scale from 0 (or below, for negatives) to a round value above the highest point: no
- * point or bar above the top of the chart. */
-const faixaY: uPlot.Range.Function = (_u, min, max) => [
-  Math.min(0, min ?? 0),
-  topoRedondo(max ?? 0),
-];
+ * point or bar above the top of the chart; a whole one for counts. */
+const faixaY =
+  (inteiros: boolean): uPlot.Range.Function =>
+  (_u, min, max) => {
+    const topo = topoRedondo(max ?? 0);
+    return [Math.min(0, min ?? 0), inteiros ? Math.max(1, Math.ceil(topo)) : topo];
+  };
+
+/** The steps of a count's axis: whole numbers only (no "0,5 pedido" gridline). */
+const PASSOS_INTEIROS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000];
 
 function opcoes(el: HTMLElement, p: PropsGrafico, largura: number): uPlot.Options {
   const fmt = p.formatarY ?? formatoPadrao;
@@ -92,6 +97,10 @@ function opcoes(el: HTMLElement, p: PropsGrafico, largura: number): uPlot.Option
       : // Each tick label once: a step finer than the format shows would repeat one.
         splits.map((s, i) => (i > 0 && fmt(s) === fmt(splits[i - 1]!) ? '' : fmt(s)));
   const direita = p.series.some((s) => s.eixo === 'direita');
+  const inteira = (ss: SerieGrafico[]) =>
+    ss.every((s) => s.valores.every((v) => v == null || Number.isInteger(v)));
+  const esquerdas = p.series.filter((s) => s.eixo !== 'direita');
+  const direitas = p.series.filter((s) => s.eixo === 'direita');
   // Room for the longest label between two ticks: uPlot skips labels rather than overlap them.
   const espaco = Math.min(Math.max(...p.rotulosX.map((r) => curto(r).length), 4) * 7 + 12, 110);
   const eixo = cor(el, '--color-ink-muted');
@@ -106,8 +115,8 @@ function opcoes(el: HTMLElement, p: PropsGrafico, largura: number): uPlot.Option
     cursor: { drag: { x: false, y: false } },
     scales: {
       x: { time: false, range: [-0.5, Math.max(p.rotulosX.length - 0.5, 0.5)] },
-      y: { range: faixaY },
-      ...(direita ? { y2: { range: faixaY } } : {}),
+      y: { range: faixaY(inteira(esquerdas)) },
+      ...(direita ? { y2: { range: faixaY(inteira(direitas)) } } : {}),
     },
     axes: [
       {
@@ -123,7 +132,11 @@ function opcoes(el: HTMLElement, p: PropsGrafico, largura: number): uPlot.Option
         stroke: eixo,
         grid: { stroke: grade },
         ticks: { stroke: grade },
-        ...(p.passosY ? { incrs: p.passosY } : {}),
+        ...(p.passosY
+          ? { incrs: p.passosY }
+          : inteira(esquerdas)
+            ? { incrs: PASSOS_INTEIROS }
+            : {}),
         values: (_u, splits) => ticks(splits),
         size: larguraDoEixo,
       },
@@ -135,6 +148,7 @@ function opcoes(el: HTMLElement, p: PropsGrafico, largura: number): uPlot.Option
               stroke: eixo,
               grid: { show: false },
               ticks: { stroke: grade },
+              ...(inteira(direitas) ? { incrs: PASSOS_INTEIROS } : {}),
               values: (_u: uPlot, splits: number[]) => ticks(splits),
               size: larguraDoEixo,
             },
