@@ -63,7 +63,10 @@ test('painel: um evento que falhou aparece com o erro, é reenviado pela página
   // mercado answers again: the operator replays it from the page, with a confirmation.
   const linha = secao.locator(`tr[data-event-id="${id}"]`);
   await linha.getByRole('button', { name: 'Reenviar' }).click();
-  await expect(linha.getByText('Reenviar este evento?')).toBeVisible();
+  // The confirmation opens in a row of its own under the event, the table's width (issue 39).
+  const confirmacao = secao.locator(`tr[data-confirmacao-de="${id}"]`);
+  await expect(confirmacao.getByText('Reenviar este evento?')).toBeVisible();
+  await expect(confirmacao.getByRole('button', { name: 'Confirmar reenvio' })).toBeInViewport();
   await foto(page, 'painel-eventos-confirmacao');
   await confirmarReenvio(secao, linha, id);
   await expect(secao.getByTestId('eventos-falhos')).toContainText('0');
@@ -219,10 +222,11 @@ test('operação do mercado: um evento que falhou é descartado pela página', a
 
     // The confirmation says what the discard does to the restock request, and asks why.
     await linha.getByRole('button', { name: 'Descartar' }).click();
-    await expect(linha.getByText('Descartar este evento?')).toBeVisible();
-    await expect(linha.getByTestId('evento-efeito')).toContainText('cancela a solicitação');
-    await linha.getByLabel('Motivo').fill('produto fora de linha');
-    await linha.getByRole('button', { name: 'Confirmar descarte' }).click();
+    const confirmacao = secao.locator(`tr[data-confirmacao-de="${id}"]`);
+    await expect(confirmacao.getByText('Descartar este evento?')).toBeVisible();
+    await expect(confirmacao.getByTestId('evento-efeito')).toContainText('cancela a solicitação');
+    await confirmacao.getByLabel('Motivo').fill('produto fora de linha');
+    await confirmacao.getByRole('button', { name: 'Confirmar descarte' }).click();
     await expect(secao.getByTestId('eventos-aviso')).toContainText(
       'Evento ReposicaoSolicitada descartado. Solicitação de reposição do SKU',
     );

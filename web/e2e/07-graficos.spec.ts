@@ -132,7 +132,7 @@ for (const largura of [1280, 375]) {
     }) => {
       await entrar(page, 'Painel do estoque', principal().painel);
       await page.locator('#eventos').scrollIntoViewIfNeeded();
-      await page.getByLabel('Buscar por id do evento ou SKU').fill(COCA);
+      await page.getByLabel('Buscar por id, SKU ou produto').fill(COCA);
       await page.getByRole('button', { name: 'Buscar' }).click();
       const linha = page.locator('.tabela-eventos tbody tr').first();
       await expect(linha).toContainText(COCA);

@@ -5,14 +5,15 @@
 // mercado's operator pages.
 //
 // Issue 26: each event shows its SKU and, for a dead letter, what it blocks (the service's
-// words, the CLI's rule); the list is searched by event id or SKU; the next attempt is counted
+// words, the CLI's rule); the list is searched by event id or SKU (issue 39: also an id's
+// prefix, a part of the SKU, words of the product's name); the next attempt is counted
 // from now ("em 4 s", ticking); a banner says when the peer has been silent for
 // SILENCIO_AVISO_SEGUNDOS (the service says since when); types have human labels; at narrow
 // widths each row is a card (console.css), so status and actions stay on screen. Each event's
 // delivery attempts (instant, outcome, error, the peer's status) open under its error, fetched
 // from the event's detail only when asked for and refreshed with the rest while open.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import {
   ATUALIZACAO_EVENTOS_MS,
   DESTINO,
@@ -72,6 +73,47 @@ function useAgora(): number {
   return agora;
 }
 
+/** How often a replayed event is asked about until it is delivered or refused again. */
+const ACOMPANHAMENTO_MS = 1000;
+
+/** What became of a replayed event, in the operator's words: `undefined` while its detail is
+ * being read. */
+export function desfechoDoReenvio(
+  e: Evento | undefined,
+  destino: string,
+  agora: number,
+): { desfecho: 'aguardando' | 'entregue' | 'recusado'; classe: string; texto: string } {
+  if (e?.status === 'SENT')
+    return {
+      desfecho: 'entregue',
+      classe: 'aviso-ok',
+      texto: `Evento entregue: o ${destino} recebeu o reenvio.`,
+    };
+  if (e?.status === 'FAILED')
+    return {
+      desfecho: 'recusado',
+      classe: 'aviso-erro',
+      texto:
+        `O reenvio não deu certo: o evento falhou de novo` +
+        (e.ultimoErro ? ` (${e.ultimoErro})` : '') +
+        '. Veja as tentativas e escolha outra saída.',
+    };
+  if (e && e.tentativas > 0)
+    return {
+      desfecho: 'aguardando',
+      classe: 'aviso-info',
+      texto:
+        `Reenviado, ainda não entregue: a tentativa ${formatarNumero(e.tentativas)} falhou` +
+        (e.ultimoErro ? ` (${e.ultimoErro})` : '') +
+        `; a próxima é ${proximaEm(e.proximaTentativaEm, agora)}.`,
+    };
+  return {
+    desfecho: 'aguardando',
+    classe: 'aviso-info',
+    texto: `Reenviado: aguardando a entrega ao ${destino}…`,
+  };
+}
+
 const CLASSE_STATUS: Record<StatusEvento, string> = {
   PENDING: 'selo selo-info',
   SENT: 'selo selo-ok',
@@ -127,11 +169,20 @@ export function ConsoleEventos({
     });
   };
 
+  // Issue 39: a replay is followed to its outcome — delivered, or refused again — and the
+  // console says that, not that the replay was accepted.
+  const [acompanhando, setAcompanhando] = useState<{ id: string; desde: number } | null>(null);
+  const acompanhamento = useQuery({
+    queryKey: [chave, 'eventos', 'reenvio', acompanhando?.id, acompanhando?.desde],
+    queryFn: () => api.detalhe(acompanhando!.id),
+    enabled: acompanhando != null,
+    refetchInterval: (q) =>
+      q.state.data && q.state.data.evento.status !== 'PENDING' ? false : ACOMPANHAMENTO_MS,
+  });
   const reenvio = useMutation({
     mutationFn: ({ id, forcar, motivo }: { id: string; forcar: boolean; motivo?: string }) =>
       api.reenviar(id, forcar, motivo),
-    onSuccess: () =>
-      setAviso({ ok: true, texto: 'Evento reenviado: volta para a fila do publicador.' }),
+    onSuccess: (_, v) => setAcompanhando({ id: v.id, desde: Date.now() }),
     onError: (e, v) => falhou(e, { id: v.id, tipo: 'reenviar' }),
     onSettled: atualizar,
   });
@@ -187,6 +238,7 @@ export function ConsoleEventos({
   function confirmar(a: Acao, motivo: string) {
     setConfirmando(null);
     setAviso(null);
+    setAcompanhando(null);
     if (a.tipo === 'reenviar')
       reenvio.mutate({ id: a.id, forcar: false, motivo: motivo || undefined });
     else descarte.mutate({ id: a.id, acao: a.tipo, motivo });
@@ -195,6 +247,7 @@ export function ConsoleEventos({
   function forcar() {
     const alvo = aviso?.forcar;
     setAviso(null);
+    setAcompanhando(null);
     if (alvo === 'todos') reenvioTodos.mutate(true);
     else if (alvo) reenvio.mutate({ id: alvo.id, forcar: true });
   }
@@ -202,6 +255,9 @@ export function ConsoleEventos({
   const r = resumo.data;
   const p = lista.data;
   const destino = DESTINO[servico];
+  const resultadoReenvio = acompanhando
+    ? desfechoDoReenvio(acompanhamento.data?.evento, destino, agora)
+    : null;
   const silencio =
     r?.semRespostaSegundos != null && r.semRespostaSegundos >= SILENCIO_AVISO_SEGUNDOS
       ? r.semRespostaSegundos
@@ -282,6 +338,7 @@ export function ConsoleEventos({
                     disabled={ocupado}
                     onClick={() => {
                       setMotivoTodos('');
+                      setAcompanhando(null);
                       setConfirmandoTodos(acao);
                     }}
                   >
@@ -346,6 +403,18 @@ export function ConsoleEventos({
       )}
 
       <div role="status" aria-live="polite" className="eventos-aviso">
+        {resultadoReenvio && !aviso && (
+          <div
+            className={`aviso ${resultadoReenvio.classe}`}
+            data-testid="eventos-aviso"
+            data-desfecho={resultadoReenvio.desfecho}
+          >
+            <p>{resultadoReenvio.texto}</p>
+            <button type="button" className="btn btn-link" onClick={() => setAcompanhando(null)}>
+              Fechar
+            </button>
+          </div>
+        )}
         {aviso && (
           <div
             className={`aviso ${aviso.ok ? 'aviso-ok' : 'aviso-erro'}`}
@@ -387,14 +456,14 @@ export function ConsoleEventos({
           aoMudar={(tipo) => setFiltros({ ...filtros, tipo, pagina: 1 })}
         />
         <form className="campo eventos-busca" role="search" onSubmit={buscar}>
-          <label htmlFor="busca-eventos">Buscar por id do evento ou SKU</label>
+          <label htmlFor="busca-eventos">Buscar por id, SKU ou produto</label>
           <div className="eventos-busca-linha">
             <input
               id="busca-eventos"
               type="search"
               value={busca}
               maxLength={100}
-              placeholder="ex.: 7894900011517"
+              placeholder="ex.: coca, um SKU ou o início do id"
               onChange={(e) => setBusca(e.target.value)}
             />
             <button type="submit" className="btn btn-contorno">
@@ -426,7 +495,7 @@ export function ConsoleEventos({
       ) : p.eventos.length === 0 ? (
         <p className="muted vazio">
           {filtros.busca
-            ? `Nenhum evento com o id ou SKU ${filtros.busca}. Confira o código ou escolha outro status.`
+            ? `Nenhum evento com “${filtros.busca}” no id, no SKU ou no nome do produto. Confira o texto ou escolha outro status.`
             : filtros.status === 'FAILED'
               ? 'Nenhum evento falhou. Tudo o que saiu foi entregue ou está a caminho.'
               : 'Nenhum evento com esses filtros.'}
@@ -435,16 +504,7 @@ export function ConsoleEventos({
         <>
           <Tabela
             className="tabela-eventos"
-            colunas={[
-              'Tipo',
-              'SKU',
-              'Status',
-              { num: 'Tentativas' },
-              'Criado',
-              'Próxima tentativa',
-              'Último erro',
-              'Ações',
-            ]}
+            colunas={['Evento', 'Status', 'Quando', 'Último erro', 'Ações']}
           >
             {p.eventos.map((e) => (
               <LinhaEvento
@@ -458,6 +518,7 @@ export function ConsoleEventos({
                 ocupado={ocupado}
                 aoPedir={(a) => {
                   setAviso(null);
+                  setAcompanhando(null);
                   setConfirmando(a);
                 }}
                 aoConfirmar={confirmar}
@@ -594,32 +655,47 @@ function LinhaEvento({
   const [motivo, setMotivo] = useState('');
   const [verTentativas, setVerTentativas] = useState(false);
   const o = confirmando?.opcao;
+  // An opened confirmation is brought on screen, its first field focused: it opens under the
+  // event, which may be the last row in view.
+  const refConfirmacao = useRef<HTMLTableRowElement>(null);
+  const aberta = confirmando ? `${confirmando.id}-${confirmando.tipo}` : null;
+  useEffect(() => {
+    const linha = refConfirmacao.current;
+    if (!aberta || !linha) return;
+    linha.scrollIntoView?.({ block: 'nearest' });
+    linha.querySelector<HTMLElement>('input, button')?.focus({ preventScroll: true });
+  }, [aberta]);
   return (
     <>
       <tr data-event-id={e.id} data-status={e.status}>
-        <td data-rotulo="Tipo" className="evento-tipo">
+        <td data-rotulo="Evento" className="evento-tipo">
           <span>{rotuloTipo(e.tipo)}</span>
+          {e.chave && (
+            <span className="t-small mono evento-sku">
+              <span className="muted">SKU </span>
+              {e.chave}
+            </span>
+          )}
           <span className="t-caption muted mono">{e.tipo}</span>
         </td>
-        <td data-rotulo="SKU" className="mono">
-          {e.chave ?? <span className="muted">—</span>}
-        </td>
-        <td data-rotulo="Status">
+        <td data-rotulo="Status" className="evento-status">
           <span className={CLASSE_STATUS[e.status]}>{ROTULO_STATUS[e.status]}</span>
+          <span className="t-caption muted">
+            {e.tentativas === 1 ? '1 tentativa' : `${formatarNumero(e.tentativas)} tentativas`}
+          </span>
         </td>
-        <td data-rotulo="Tentativas" className="num mono">
-          {formatarNumero(e.tentativas)}
-        </td>
-        <td data-rotulo="Criado">
-          <time dateTime={e.criadoEm}>{quandoCurto(e.criadoEm)}</time>
-        </td>
-        <td data-rotulo="Próxima tentativa">
-          {e.status === 'PENDING' ? (
-            <time dateTime={e.proximaTentativaEm} title={quandoCurto(e.proximaTentativaEm)}>
-              {proximaEm(e.proximaTentativaEm, agora)}
-            </time>
-          ) : (
-            <span className="muted">—</span>
+        <td data-rotulo="Quando" className="evento-quando t-small">
+          <span>
+            <span className="muted">criado </span>
+            <time dateTime={e.criadoEm}>{quandoCurto(e.criadoEm)}</time>
+          </span>
+          {e.status === 'PENDING' && (
+            <span>
+              <span className="muted">próxima </span>
+              <time dateTime={e.proximaTentativaEm} title={quandoCurto(e.proximaTentativaEm)}>
+                {proximaEm(e.proximaTentativaEm, agora)}
+              </time>
+            </span>
           )}
         </td>
         <td data-rotulo="Último erro" className="evento-erro">
@@ -633,8 +709,8 @@ function LinhaEvento({
               {e.bloqueia}
             </p>
           )}
-          {e.tentativas > 0 && (
-            <div className="evento-tentativas">
+          <div className="evento-detalhes">
+            {e.tentativas > 0 && (
               <button
                 type="button"
                 className="btn btn-link t-small evento-tentativas-botao"
@@ -645,27 +721,57 @@ function LinhaEvento({
                 <span aria-hidden="true">{verTentativas ? '▾ ' : '▸ '}</span>
                 Tentativas
               </button>
-            </div>
-          )}
-          <details className="evento-payload">
-            <summary className="t-small">Payload</summary>
-            <pre className="mono">{JSON.stringify(e.payload, null, 2)}</pre>
-            <p className="t-caption muted mono">{e.id}</p>
-          </details>
+            )}
+            <details className="evento-payload">
+              <summary className="t-small">Payload</summary>
+              <pre className="mono">{JSON.stringify(e.payload, null, 2)}</pre>
+              <p className="t-caption muted mono">{e.id}</p>
+            </details>
+          </div>
         </td>
         <td data-rotulo="Ações" className="evento-acoes">
-          {e.status !== 'FAILED' ? null : confirmando ? (
+          {e.status === 'FAILED' && (
+            <div className="evento-botoes">
+              {opcoes.map((op) => (
+                <button
+                  key={op.acao}
+                  type="button"
+                  className="btn btn-contorno"
+                  disabled={ocupado}
+                  aria-pressed={confirmando?.tipo === op.acao}
+                  title={op.permitida ? undefined : op.efeito}
+                  onClick={() => {
+                    setMotivo('');
+                    aoPedir({ id: e.id, tipo: op.acao, opcao: op });
+                  }}
+                >
+                  {op.rotulo}
+                </button>
+              ))}
+            </div>
+          )}
+        </td>
+      </tr>
+      {e.status === 'FAILED' && confirmando && (
+        // A row of its own, the table's width, under the event: the explanation and the reason
+        // are read in full, never squeezed into the actions' column (issue 39).
+        <tr className="evento-confirmacao-linha" data-confirmacao-de={e.id} ref={refConfirmacao}>
+          <td colSpan={5}>
             <div className="confirmacao" role="group" aria-label="Confirmação">
-              <span className="t-small">
-                {o && confirmando.tipo === 'refazer' ? `${o.rotulo}?` : PERGUNTA[confirmando.tipo]}
-              </span>
-              {o && (
-                <p className="t-small" data-testid="evento-efeito">
-                  {o.permitida ? o.efeito : `Não é possível: ${o.efeito}`}
-                </p>
-              )}
+              <p className="t-small confirmacao-pergunta">
+                <strong>
+                  {o && confirmando.tipo === 'refazer'
+                    ? `${o.rotulo}?`
+                    : PERGUNTA[confirmando.tipo]}
+                </strong>
+                {o && (
+                  <span data-testid="evento-efeito">
+                    {o.permitida ? o.efeito : `Não é possível: ${o.efeito}`}
+                  </span>
+                )}
+              </p>
               {(!o || o.permitida) && (
-                <>
+                <div className="confirmacao-campos">
                   <label className="t-small" htmlFor={`motivo-${e.id}`}>
                     Motivo{precisaMotivo(confirmando.tipo) ? '' : ' (opcional)'}
                   </label>
@@ -685,38 +791,25 @@ function LinhaEvento({
                   >
                     {CONFIRMA[confirmando.tipo]}
                   </button>
-                </>
+                  <button type="button" className="btn btn-link" onClick={aoCancelar}>
+                    Cancelar
+                  </button>
+                </div>
               )}
-              <button type="button" className="btn btn-link" onClick={aoCancelar}>
-                {o && !o.permitida ? 'Fechar' : 'Cancelar'}
-              </button>
-            </div>
-          ) : (
-            <div className="evento-botoes">
-              {opcoes.map((op) => (
-                <button
-                  key={op.acao}
-                  type="button"
-                  className="btn btn-contorno"
-                  disabled={ocupado}
-                  title={op.permitida ? undefined : op.efeito}
-                  onClick={() => {
-                    setMotivo('');
-                    aoPedir({ id: e.id, tipo: op.acao, opcao: op });
-                  }}
-                >
-                  {op.rotulo}
+              {o && !o.permitida && (
+                <button type="button" className="btn btn-link" onClick={aoCancelar}>
+                  Fechar
                 </button>
-              ))}
+              )}
             </div>
-          )}
-        </td>
-      </tr>
+          </td>
+        </tr>
+      )}
       {verTentativas && (
         // A row of its own, the table's width: the attempts' errors are long. At narrow widths it
         // is a card joined to the event's (console.css).
         <tr className="evento-tentativas-linha" data-tentativas-de={e.id}>
-          <td colSpan={8} data-rotulo="Tentativas de entrega">
+          <td colSpan={5} data-rotulo="Tentativas de entrega">
             <div id={`tentativas-${e.id}`} data-testid="evento-tentativas">
               <Tentativas api={api} chave={chave} id={e.id} agora={agora} />
             </div>

@@ -1,6 +1,6 @@
 import { render, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { Grafico } from './Grafico';
+import { Grafico, topoRedondo } from './Grafico';
 import { graficosDesenhados } from './teste-uplot';
 
 const props = {
@@ -44,6 +44,38 @@ describe('Grafico', () => {
       ['10:15', 'sem dados', '4 s'],
     ]);
     expect(within(fig).getByText('p50 por intervalo')).toBeTruthy();
+  });
+
+  it('issue 39: a legend of names (not "—"), y labels never clipped, another measure on its own axis', () => {
+    graficosDesenhados.length = 0;
+    render(
+      <Grafico
+        {...props}
+        formatarY={(v) => `R$ ${v.toFixed(2)}`}
+        series={[
+          { rotulo: 'Demandas', valores: [3, 4], cor: '--color-danger', forma: 'barras' },
+          { rotulo: 'Unidades', valores: [120, 300], cor: '--color-info', eixo: 'direita' },
+        ]}
+      />,
+    );
+    const o = graficosDesenhados[0]!.opcoes;
+    expect(o.legend).toMatchObject({ show: true, live: false });
+    // The y axis is as wide as its longest label, whatever it is.
+    const eixoY = o.axes![1]!;
+    expect(typeof eixoY.size).toBe('function');
+    const medir = eixoY.size as (u: unknown, v: string[], i: number, c: number) => number;
+    const u = { axes: o.axes, ctx: null };
+    expect(medir(u, ['R$ 0,00', 'R$ 20.000,00'], 1, 0)).toBeGreaterThan(
+      medir(u, ['R$ 0,00', 'R$ 20,00'], 1, 0),
+    );
+    expect(medir(u, ['R$ 0,00', 'R$ 20.000,00'], 1, 0)).toBeGreaterThan(64);
+    // Units on a right-hand axis of their own, named so in the legend.
+    expect(o.series.map((s) => s.scale)).toEqual([undefined, 'y', 'y2']);
+    expect(o.series[2]!.label).toBe('Unidades (eixo à direita)');
+    expect(o.axes!.map((a) => a.scale ?? 'x')).toEqual(['x', 'y', 'y2']);
+    expect(o.axes![2]!.side).toBe(1);
+    // The scale's top is a round value above the highest point.
+    expect([48, 2, 69.93, 0].map(topoRedondo)).toEqual([60, 2.5, 80, 1]);
   });
 
   it('destroys the chart when it leaves the page', () => {

@@ -19,6 +19,8 @@ export interface SerieGrafico {
   /** A colour token of tokens.css (e.g. `--color-brand`): the canvas cannot read CSS itself. */
   cor: string;
   forma?: Forma;
+  /** `direita`: a measure of another kind (units beside counts) on its own axis, at the right. */
+  eixo?: 'direita';
 }
 
 export interface PropsGrafico {
@@ -32,6 +34,11 @@ export interface PropsGrafico {
   rotulosX: string[];
   series: SerieGrafico[];
   formatarY?: (v: number) => string;
+  /** The y axis' tick labels, all at once, so they share one unit ("0 min · 1 min · 2 min", not
+   * "50 s · 1,7 min"); without it each tick is `formatarY`'s. */
+  formatarTicksY?: (ticks: number[]) => string[];
+  /** The steps the y axis' ticks may take (seconds: 15, 30, 60, 120…); uPlot's own otherwise. */
+  passosY?: number[];
   altura?: number;
 }
 
@@ -46,8 +53,54 @@ function cor(el: Element, token: string): string {
 const ROTULO_MAX = 14;
 const curto = (s: string) => (s.length > ROTULO_MAX ? `${s.slice(0, ROTULO_MAX - 1)}…` : s);
 
+/** An axis as wide as its longest tick label (measured in the axis' font), so no label is clipped
+ * at the chart's edge ("R$ 200,00", not "; 200,00"). */
+const larguraDoEixo: uPlot.Axis.Size = (u, valores, i, ciclo) => {
+  const eixo = u.axes[i]!;
+  if (ciclo > 1) return (eixo as unknown as { _size: number })._size;
+  const maior = (valores ?? []).reduce((a, v) => (String(v).length > a.length ? String(v) : a), '');
+  const fonte = Array.isArray(eixo.font) ? eixo.font[0] : eixo.font;
+  let largura = maior.length * 8;
+  if (u.ctx && maior) {
+    if (typeof fonte === 'string') u.ctx.font = fonte;
+    largura = u.ctx.measureText(maior).width / (window.devicePixelRatio || 1);
+  }
+  return Math.ceil(largura + (eixo.ticks?.size ?? 10) + (eixo.gap ?? 5) + 8);
+};
+
+/** A round value a little above `v`: 48 → 60, 2 → 2,5, 69,93 → 80. */
+export function topoRedondo(v: number): number {
+  if (!(v > 0)) return 1;
+  const alvo = v * 1.05;
+  const ordem = 10 ** Math.floor(Math.log10(alvo));
+  const passo = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].find((m) => m * ordem >= alvo) ?? 10;
+  return passo * ordem;
+}
+
+/** A y scale from 0 (or below, for negatives) to a round value above the highest point: no
+ * point or bar above the top of the chart; a whole one for counts. */
+const faixaY =
+  (inteiros: boolean): uPlot.Range.Function =>
+  (_u, min, max) => {
+    const topo = topoRedondo(max ?? 0);
+    return [Math.min(0, min ?? 0), inteiros ? Math.max(1, Math.ceil(topo)) : topo];
+  };
+
+/** The steps of a count's axis: whole numbers only (no "0,5 pedido" gridline). */
+const PASSOS_INTEIROS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000];
+
 function opcoes(el: HTMLElement, p: PropsGrafico, largura: number): uPlot.Options {
   const fmt = p.formatarY ?? formatoPadrao;
+  const ticks = (splits: number[]) =>
+    p.formatarTicksY
+      ? p.formatarTicksY(splits)
+      : // Each tick label once: a step finer than the format shows would repeat one.
+        splits.map((s, i) => (i > 0 && fmt(s) === fmt(splits[i - 1]!) ? '' : fmt(s)));
+  const direita = p.series.some((s) => s.eixo === 'direita');
+  const inteira = (ss: SerieGrafico[]) =>
+    ss.every((s) => s.valores.every((v) => v == null || Number.isInteger(v)));
+  const esquerdas = p.series.filter((s) => s.eixo !== 'direita');
+  const direitas = p.series.filter((s) => s.eixo === 'direita');
   // Room for the longest label between two ticks: uPlot skips labels rather than overlap them.
   const espaco = Math.min(Math.max(...p.rotulosX.map((r) => curto(r).length), 4) * 7 + 12, 110);
   const eixo = cor(el, '--color-ink-muted');
@@ -56,9 +109,15 @@ function opcoes(el: HTMLElement, p: PropsGrafico, largura: number): uPlot.Option
   return {
     width: largura,
     height: p.altura ?? 220,
-    legend: { show: true },
+    // The legend names each series by its colour; the numbers are in the table (a live legend
+    // read "HORA: — PEDIDOS: —" until the pointer hovered a point).
+    legend: { show: true, live: false },
     cursor: { drag: { x: false, y: false } },
-    scales: { x: { time: false, range: [-0.5, Math.max(p.rotulosX.length - 0.5, 0.5)] } },
+    scales: {
+      x: { time: false, range: [-0.5, Math.max(p.rotulosX.length - 0.5, 0.5)] },
+      y: { range: faixaY(inteira(esquerdas)) },
+      ...(direita ? { y2: { range: faixaY(inteira(direitas)) } } : {}),
+    },
     axes: [
       {
         stroke: eixo,
@@ -69,14 +128,32 @@ function opcoes(el: HTMLElement, p: PropsGrafico, largura: number): uPlot.Option
         values: (_u, splits) => splits.map((s) => curto(p.rotulosX[Math.round(s)] ?? '')),
       },
       {
+        scale: 'y',
         stroke: eixo,
         grid: { stroke: grade },
         ticks: { stroke: grade },
-        // Each tick label once: a step finer than the format shows would repeat one.
-        values: (_u, splits) =>
-          splits.map((s, i) => (i > 0 && fmt(s) === fmt(splits[i - 1]!) ? '' : fmt(s))),
-        size: 64,
+        ...(p.passosY
+          ? { incrs: p.passosY }
+          : inteira(esquerdas)
+            ? { incrs: PASSOS_INTEIROS }
+            : {}),
+        values: (_u, splits) => ticks(splits),
+        size: larguraDoEixo,
       },
+      ...(direita
+        ? [
+            {
+              scale: 'y2',
+              side: 1,
+              stroke: eixo,
+              grid: { show: false },
+              ticks: { stroke: grade },
+              ...(inteira(direitas) ? { incrs: PASSOS_INTEIROS } : {}),
+              values: (_u: uPlot, splits: number[]) => ticks(splits),
+              size: larguraDoEixo,
+            },
+          ]
+        : []),
     ],
     series: [
       { label: p.nomeX, value: (_u, i) => (i == null ? '—' : (p.rotulosX[Math.round(i)] ?? '')) },
@@ -84,7 +161,8 @@ function opcoes(el: HTMLElement, p: PropsGrafico, largura: number): uPlot.Option
         const c = cor(el, s.cor);
         const forma = s.forma ?? 'linha';
         return {
-          label: s.rotulo,
+          label: s.eixo === 'direita' ? `${s.rotulo} (eixo à direita)` : s.rotulo,
+          scale: s.eixo === 'direita' ? 'y2' : 'y',
           stroke: c,
           width: forma === 'pontos' ? 0 : 2,
           fill: forma === 'barras' ? c : undefined,

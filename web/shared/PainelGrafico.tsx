@@ -13,6 +13,7 @@ export interface SerieDe<P> {
   rotulo: string;
   cor: string;
   forma?: Forma;
+  eixo?: 'direita';
   valor: (p: P) => number | null;
 }
 

@@ -54,7 +54,7 @@ export function clienteApi(cookieCsrf?: string) {
     if (cookieCsrf && metodo !== 'GET' && metodo !== 'HEAD') {
       // The CSRF cookie is handed out by GET /sessao; fetch it first when missing.
       if (!lerCookie(cookieCsrf))
-        await fetch('/api/sessao', { headers: { Accept: 'application/json' } }).catch(
+        await fetch('/api/sessao?opcional=true', { headers: { Accept: 'application/json' } }).catch(
           () => undefined,
         );
       const token = lerCookie(cookieCsrf);
@@ -74,12 +74,15 @@ export function clienteApi(cookieCsrf?: string) {
     return (res.status === 204 ? undefined : await res.json()) as T;
   }
 
-  /** The operator logged in, or null (401). */
+  /** The operator logged in, or null: asked with `opcional=true`, so nobody logged in is a 200
+   * `{usuario: null}` and the login page logs no 401 in the console (issue 39); an older service's
+   * 401 means the same. */
   async function sessaoAtual(): Promise<Sessao | null> {
-    const res = await buscar('/sessao');
+    const res = await buscar('/sessao?opcional=true');
     if (res.status === 401) return null;
     if (!res.ok) throw await falha(res);
-    return (await res.json()) as Sessao;
+    const s = (await res.json()) as { usuario: string | null };
+    return s.usuario ? { ...s, usuario: s.usuario } : null;
   }
 
   async function entrar(usuario: string, senha: string): Promise<void> {

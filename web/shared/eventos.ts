@@ -136,7 +136,7 @@ function consulta(params: Record<string, string | undefined>): string {
 export interface Filtros {
   status: StatusEvento | '';
   tipo: string;
-  /** An event id or a SKU (exact). */
+  /** An event id or its prefix, a SKU or part of one, or words of the product's name. */
   busca?: string;
   pagina: number;
 }

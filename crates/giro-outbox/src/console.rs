@@ -25,12 +25,20 @@
 //!
 //! - `busca` finds an event by its id (a UUID) or by its aggregate key ([`Evento::CAMINHO_CHAVE`],
 //!   the SKU): one exact match each, so the index on the id serves the first; the second scans
-//!   the filtered rows (an outbox keeps few besides its recent ones).
+//!   the filtered rows (an outbox keeps few besides its recent ones). Issue 39 widened it, additively:
+//!   a fragment of hex digits and dashes (4 or more, as copied from a log) is also an id prefix, any
+//!   fragment is also a part of the key, and — when the service names its products
+//!   ([`Ajustes::busca_produto`]) — every word is also a part of the product's name, accents and case
+//!   aside ("coca" finds the events of `7894900011517`).
 //! - "What it blocks" is [`Evento::bloqueio_para_operador`], the CLI's rule in the console's words.
 //! - The peer has not answered ("sem resposta") while events wait for a retry (`PENDING` with a
-//!   failed attempt) and nothing was delivered since the oldest of them was created: from the
-//!   rows alone, by the database's clock, so every replica says the same. The front decides how
-//!   long that must last before it says so.
+//!   failed attempt) and the attempts on record since its last answer all got none: no HTTP
+//!   status (refused, timed out) or a gateway's 502/503/504. Since the first of those attempts
+//!   after the last answer — a delivery, or an attempt the peer answered with any other status.
+//!   An event waiting for its retry after the peer answered it (a 500 of its own) says nothing of
+//!   the peer (issue 39: a false alarm while the peer was up). From the rows alone
+//!   (`outbox_tentativa`, `outbox_event`), by the database's clock, so every replica says the
+//!   same. The front decides how long that must last before it says so.
 //! - Dead letters per minute are counted at their last attempt: a `FAILED` row keeps the
 //!   `proxima_tentativa_em` of the attempt that failed for good (the relay does not move it).
 
@@ -70,6 +78,7 @@ struct Estado<S> {
     /// How long a bulk action may run: well inside the request timeout, so it answers.
     prazo_lote: Duration,
     reparo: ReparoDe<S>,
+    busca_produto: Option<&'static str>,
 }
 
 type St<S> = State<Arc<Estado<S>>>;
@@ -80,13 +89,20 @@ pub struct Ajustes<S> {
     pub inbox_retencao: Duration,
     pub timeout_requisicao: Duration,
     pub reparo: ReparoDe<S>,
+    /// The keys (SKUs) of the service's products whose name holds a word, `$1` (text): what the
+    /// list's `busca` also matches. `None`: the key and the id only.
+    pub busca_produto: Option<&'static str>,
 }
 
 /// The console of an outbox whose events are `E`, with no repair ([`SemReparo`]) and the default
 /// request timeout: for an outbox whose events nothing else depends on.
 pub fn router<E: Evento>(db: Db, seguranca: Arc<Seguranca>, inbox_retencao: Duration) -> Router {
-    let ajustes: Ajustes<giro_infra::db::AnyDb> =
-        Ajustes { inbox_retencao, timeout_requisicao: Duration::from_secs(60), reparo: Arc::new(SemReparo) };
+    let ajustes: Ajustes<giro_infra::db::AnyDb> = Ajustes {
+        inbox_retencao,
+        timeout_requisicao: Duration::from_secs(60),
+        reparo: Arc::new(SemReparo),
+        busca_produto: None,
+    };
     router_com::<E, _>(db, seguranca, ajustes)
 }
 
@@ -99,6 +115,7 @@ pub fn router_com<E: Evento, S: 'static>(db: Db, seguranca: Arc<Seguranca>, ajus
         // Half the request timeout: the last page and the final counts fit in the other half.
         prazo_lote: ajustes.timeout_requisicao / 2,
         reparo: ajustes.reparo,
+        busca_produto: ajustes.busca_produto,
     });
     Router::new()
         .route("/operacao/outbox", get(resumo::<S>))
@@ -152,12 +169,14 @@ async fn resumo<S: 'static>(State(e): St<S>) -> Result<AppJson<Resumo>, Problem>
     let s = store::status(&client).await.map_err(db_problem)?;
     let par = client
         .query_one(
-            "WITH f AS (SELECT count(*) AS n, min(criado_em) AS desde FROM outbox_event \
-                         WHERE status = 'PENDING' AND tentativas > 0), \
+            "WITH f AS (SELECT count(*) AS n FROM outbox_event WHERE status = 'PENDING' AND tentativas > 0), \
                   u AS (SELECT max(enviado_em) AS em FROM outbox_event WHERE status = 'SENT'), \
-                  d AS (SELECT f.n, u.em AS ultimo, \
-                               CASE WHEN f.n > 0 AND (u.em IS NULL OR u.em < f.desde) THEN f.desde END AS desde \
-                          FROM f, u) \
+                  r AS (SELECT max(em) AS em FROM outbox_tentativa \
+                         WHERE resultado = 'enviado' OR status_http NOT IN (502, 503, 504)), \
+                  s AS (SELECT min(t.em) AS desde FROM outbox_tentativa t, u, r \
+                         WHERE t.resultado <> 'enviado' AND (t.status_http IS NULL OR t.status_http IN (502, 503, 504)) \
+                           AND t.em > coalesce(greatest(u.em, r.em), '-infinity')), \
+                  d AS (SELECT f.n, u.em AS ultimo, CASE WHEN f.n > 0 THEN s.desde END AS desde FROM f, u, s) \
              SELECT n, ultimo, desde, \
                     (CASE WHEN desde IS NOT NULL THEN greatest(floor(extract(epoch FROM now() - desde)), 0) END)::bigint AS segundos \
                FROM d",
@@ -261,35 +280,74 @@ async fn eventos<E: Evento, S: 'static>(
         }
         b => b,
     };
-    // A UUID is an event id; anything else is an aggregate key.
-    let (por_id, por_chave) = match busca {
-        None => (None, None),
+    // A UUID is an event id; anything else an aggregate key, or a part of one, of an id (hex
+    // digits and dashes) or of the product's name.
+    let (por_id, por_chave, prefixo, palavras) = match busca {
+        None => (None, None, None, None),
         Some(b) => match Uuid::parse_str(b) {
-            Ok(id) => (Some(id), None),
-            Err(_) => (None, Some(b.to_string())),
+            Ok(id) => (Some(id), None, None, None),
+            Err(_) => {
+                let hex = b.len() >= 4 && b.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
+                let prefixo = hex.then(|| format!("{}%", b.to_ascii_lowercase()));
+                let palavras: Vec<String> = b
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .map(|w| format!("%{}%", w.replace(['%', '_'], "")))
+                    .collect();
+                (None, Some(b.to_string()), prefixo, Some(palavras))
+            }
         },
     };
+    let fragmento = por_chave
+        .as_ref()
+        .map(|b| b.replace(['%', '_', '\\'], ""))
+        .filter(|b| !b.is_empty())
+        .map(|b| format!("%{b}%"));
     let pagina = inteiro("pagina", &f.pagina, 1, 1_000_000, 1)?;
     let tamanho = inteiro("tamanho", &f.tamanho, 1, TAMANHO_MAX, TAMANHO_PADRAO)?;
     let caminho: Vec<&str> = E::CAMINHO_CHAVE.to_vec();
     let client = e.db.client().await.map_err(db_problem)?;
-    const FILTRO: &str = "($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR tipo = $2) \
-                          AND ($3::uuid IS NULL OR id = $3) AND ($4::text IS NULL OR payload #>> $5::text[] = $4)";
+    // $4: the search as typed; $6: it as a part of a key; $7: a prefix of an id; $8: its words,
+    // each a part of the product's name (every one must match).
+    let produto = match e.busca_produto {
+        Some(sql) => format!(
+            " OR (cardinality($8::text[]) > 0 AND payload #>> $5::text[] IN ({}))",
+            sql.replace("$1", "$8")
+        ),
+        None => " OR ($8::text[] IS NULL AND false)".to_string(),
+    };
+    let filtro = format!(
+        "($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR tipo = $2) \
+         AND ($3::uuid IS NULL OR id = $3) \
+         AND ($4::text IS NULL OR payload #>> $5::text[] = $4 OR payload #>> $5::text[] LIKE $6 \
+              OR ($7::text IS NOT NULL AND id::text LIKE $7){produto})"
+    );
     let rows = client
         .query(
             &format!(
-                "SELECT {}, payload #>> $5::text[] AS chave FROM outbox_event WHERE {FILTRO} \
-                 ORDER BY criado_em DESC, id LIMIT $6 OFFSET $7",
+                "SELECT {}, payload #>> $5::text[] AS chave FROM outbox_event WHERE {filtro} \
+                 ORDER BY criado_em DESC, id LIMIT $9 OFFSET $10",
                 store::COLS
             ),
-            &[&status, &tipo, &por_id, &por_chave, &caminho, &tamanho, &((pagina - 1) * tamanho)],
+            &[
+                &status,
+                &tipo,
+                &por_id,
+                &por_chave,
+                &caminho,
+                &fragmento,
+                &prefixo,
+                &palavras,
+                &tamanho,
+                &((pagina - 1) * tamanho),
+            ],
         )
         .await
         .map_err(db_problem)?;
     let total: i64 = client
         .query_one(
-            &format!("SELECT count(*) FROM outbox_event WHERE {FILTRO}"),
-            &[&status, &tipo, &por_id, &por_chave, &caminho],
+            &format!("SELECT count(*) FROM outbox_event WHERE {filtro}"),
+            &[&status, &tipo, &por_id, &por_chave, &caminho, &fragmento, &prefixo, &palavras],
         )
         .await
         .map_err(db_problem)?

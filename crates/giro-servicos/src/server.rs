@@ -64,6 +64,9 @@ pub struct Role<S> {
     pub series: &'static [giro_http::metrics::Serie],
     /// What discarding or redoing one of the role's dead letters does to its domain (issue 30).
     pub reparo: giro_outbox::operador::ReparoDe<S>,
+    /// The SKUs of the role's products whose name holds every word of `$1` (text[], each
+    /// `%word%`): what the event console's search also matches (issue 39).
+    pub busca_produto: Option<&'static str>,
 }
 
 /// Checks, before anything starts, what every service needs: its own database (never the
@@ -107,6 +110,7 @@ pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
                 inbox_retencao: ctx.config.inbox_retencao,
                 timeout_requisicao: ctx.config.limites_http.timeout_requisicao,
                 reparo: role.reparo,
+                busca_produto: role.busca_produto,
             },
         ))
         // Innermost of the shared layers: a request whose session was lost before any COMMIT

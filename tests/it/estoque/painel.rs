@@ -216,7 +216,27 @@ async fn produto_answers_the_service_token_and_the_operator_and_404s_unknown_sku
             app.as_servico(app.http.get(app.url(&format!("/produtos/{desconhecido}")))).send().await.unwrap();
         assert_eq!(res.status(), 404, "{desconhecido}");
         assert_eq!(res.text().await.unwrap(), "", "the original's empty 404");
+        // Issue 39, additive: `opcional=true` makes it a 204 the browser does not log.
+        let (status, _) = get(&app, &op, &format!("/produtos/{desconhecido}?opcional=true")).await;
+        assert_eq!(status, 204, "{desconhecido}");
     }
+    let (status, body) = get(&app, &op, &format!("{path}?opcional=true")).await;
+    assert_eq!((status, body), (200, esperado), "a known SKU answers as before");
+}
+
+#[tokio::test]
+async fn sessao_opcional_answers_200_with_no_operator_instead_of_401() {
+    // Issue 39, additive: the login page asks `GET /sessao?opcional=true` and logs no 401.
+    let app = estoque(&[]).await;
+    let res = app.http.get(app.url("/sessao")).send().await.unwrap();
+    assert_eq!(res.status(), 401, "the original's answer is unchanged");
+    let res = app.http.get(app.url("/sessao?opcional=true")).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.json::<Value>().await.unwrap(), json!({"usuario": null}));
+    let op = Operador::login(&app).await;
+    let (status, body) = get(&app, &op, "/sessao?opcional=true").await;
+    assert_eq!(status, 200);
+    assert!(body["usuario"].is_string(), "{body}");
 }
 
 #[tokio::test]

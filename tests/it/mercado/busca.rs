@@ -97,3 +97,15 @@ async fn a_query_over_100_characters_is_a_400_naming_busca() {
     assert_eq!(body["detail"], "Parâmetro inválido: busca deve ter no máximo 100 caracteres.");
     assert_eq!(buscar(&app, &"a".repeat(100)).await, Vec::<String>::new(), "100 is accepted");
 }
+
+#[tokio::test]
+async fn a_word_that_names_a_category_finds_its_products() {
+    // Issue 39: "bebida" and "refrigerante" find the drinks though neither is in their names.
+    let app = catalogo().await;
+    classificar_no_banco(&app, COCA, json!(["coca", "cola", "2l", "pet"]), "bebidas").await;
+    for q in ["bebida", "Bebidas", "refrigerante", "REFRIGERANTES", "refrigerante 2l"] {
+        assert_eq!(buscar(&app, q).await, vec![COCA], "{q}");
+    }
+    assert_eq!(buscar(&app, "refrigerante arroz").await, Vec::<String>::new(), "every word still counts");
+    assert_eq!(buscar(&app, "mercearia").await, vec![CAFE], "the tag, and the category's own name");
+}

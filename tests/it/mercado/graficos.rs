@@ -20,6 +20,17 @@ async fn sql(app: &TestApp, q: &str, p: &[&(dyn tokio_postgres::types::ToSql + S
     app.db.client().await.execute(q, p).await.unwrap();
 }
 
+/// One failed delivery attempt of `evento`, `seg` seconds ago, answered with `status` (or not).
+async fn tentativa(app: &TestApp, evento: Uuid, numero: i32, seg: i32, status: Option<i16>) {
+    sql(
+        app,
+        "INSERT INTO outbox_tentativa (event_id, numero, em, resultado, erro, status_http) \
+         VALUES ($1, $2, now() - make_interval(secs => $3), 'falha_transitoria', 'envio falhou', $4)",
+        &[&evento, &numero, &(seg as f64), &status],
+    )
+    .await;
+}
+
 /// An order created `horas_atras` hours ago (in the middle of that hour), `status`, `total`.
 async fn pedido(app: &TestApp, horas_atras: i32, status: &str, total: &str) {
     let id = comprar_ok(app, &[(COCA, 1)]).await;
@@ -228,9 +239,12 @@ async fn the_summary_says_since_when_the_peer_has_not_answered() {
     );
     assert!(r["ultimoEnvioEm"].is_string(), "{r}");
 
-    // Two events retrying, nothing delivered since the older one was created (300 s ago).
-    evento(&app, "PENDING", LEITE, 300, 2).await;
-    evento(&app, "PENDING", BANANA, 100, 1).await;
+    // Two events retrying, none of their attempts answered since the first (300 s ago).
+    let leite = evento(&app, "PENDING", LEITE, 310, 2).await;
+    tentativa(&app, leite, 1, 300, None).await;
+    tentativa(&app, leite, 2, 120, Some(504)).await; // a gateway's: the peer is not behind it
+    let banana = evento(&app, "PENDING", BANANA, 100, 1).await;
+    tentativa(&app, banana, 1, 90, None).await;
     evento(&app, "PENDING", DETERGENTE, 10, 0).await; // not tried yet: says nothing of the peer
     let (_, r) = get(&app, &op, "/operacao/outbox").await;
     assert_eq!(r["esperandoNovaTentativa"], 2, "{r}");
@@ -282,4 +296,57 @@ async fn the_series_counts_sent_and_dead_lettered_events_per_minute() {
     let (_, s) = get(&app, &op, "/operacao/outbox/serie").await;
     let enviados: i64 = s["pontos"].as_array().unwrap().iter().map(|p| p["enviados"].as_i64().unwrap()).sum();
     assert_eq!((s["pontos"].as_array().unwrap().len(), enviados), (60, 8));
+}
+
+#[tokio::test]
+async fn a_peer_that_answered_the_event_waiting_for_its_retry_is_not_silent() {
+    // Issue 39: one event waits for its retry after the peer answered it with a 500; nothing else
+    // was delivered since. The peer is up: no "não responde".
+    let app = mercado(&[]).await;
+    let op = Operador::login(&app).await;
+    let e = evento(&app, "PENDING", LEITE, 200, 2).await;
+    tentativa(&app, e, 1, 180, None).await; // refused once, during a restart
+    tentativa(&app, e, 2, 120, Some(500)).await; // then answered: its own trouble
+    let (_, r) = get(&app, &op, "/operacao/outbox").await;
+    assert_eq!(r["esperandoNovaTentativa"], 1, "{r}");
+    assert_eq!((r["semRespostaDesde"].as_str(), r["semRespostaSegundos"].as_i64()), (None, None), "{r}");
+
+    // Unanswered again after that answer: silent since then.
+    tentativa(&app, e, 3, 40, None).await;
+    let (_, r) = get(&app, &op, "/operacao/outbox").await;
+    let s = r["semRespostaSegundos"].as_i64().unwrap();
+    assert!((40..100).contains(&s), "{r}");
+}
+
+#[tokio::test]
+async fn the_console_finds_by_id_prefix_sku_fragment_and_product_name() {
+    // Issue 39: an id prefix copied from a log, a part of the SKU, or words of the product's name.
+    let app = mercado(&[]).await;
+    produto(&app, COCA, "Coca-Cola 2L PET", "9.90", 5, 1, 10).await;
+    produto(&app, LEITE, "Leite Integral Pão", "4.90", 5, 1, 10).await;
+    let coca = evento(&app, "FAILED", COCA, 60, 5).await;
+    let leite = evento(&app, "SENT", LEITE, 30, 1).await;
+    let op = Operador::login(&app).await;
+    let ids = |p: &Value| -> Vec<String> {
+        p["eventos"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap().to_string()).collect()
+    };
+
+    let prefixo = &coca.to_string()[..8];
+    let (status, p) = get(&app, &op, &format!("/operacao/outbox/eventos?busca={prefixo}")).await;
+    assert_eq!(status, 200, "{p}");
+    assert_eq!(ids(&p), vec![coca.to_string()], "{p}");
+
+    let (_, p) = get(&app, &op, &format!("/operacao/outbox/eventos?busca={}", &COCA[5..10])).await;
+    assert!(ids(&p).contains(&coca.to_string()), "{p}");
+
+    let (_, p) = get(&app, &op, "/operacao/outbox/eventos?busca=coca").await;
+    assert_eq!(ids(&p), vec![coca.to_string()], "{p}");
+    let (_, p) = get(&app, &op, "/operacao/outbox/eventos?busca=COCA%202l").await;
+    assert_eq!(ids(&p), vec![coca.to_string()], "{p}");
+    let (_, p) = get(&app, &op, "/operacao/outbox/eventos?busca=pao%20integral").await;
+    assert_eq!(ids(&p), vec![leite.to_string()], "accents and case aside: {p}");
+    let (_, p) = get(&app, &op, "/operacao/outbox/eventos?busca=coca%20leite").await;
+    assert_eq!(p["total"], 0, "every word must match: {p}");
+    let (_, p) = get(&app, &op, "/operacao/outbox/eventos?busca=%25%25_%25").await;
+    assert_eq!(p["total"], 0, "wildcards are not patterns: {p}");
 }

@@ -255,7 +255,7 @@ export async function loteQueAtende(m: Mercado, sku: string, codigoLote: string)
 
 /**
  * The painel's event console (`secao`) with event `id`'s replay asked for on its row `linha`:
- * confirms it, checks the notice, filters SENT and resolves with the row once the event is there
+ * confirms it in the confirmation's row, waits for the console to say it was delivered, filters SENT and resolves with the row once the event is there
  * (delivered).
  */
 export async function confirmarReenvio(
@@ -263,10 +263,15 @@ export async function confirmarReenvio(
   linha: Locator,
   id: string,
 ): Promise<Locator> {
-  await linha.getByRole('button', { name: 'Confirmar reenvio' }).click();
-  await expect(secao.getByTestId('eventos-aviso')).toHaveText(
-    'Evento reenviado: volta para a fila do publicador.',
-  );
+  await expect(linha).toBeVisible();
+  await secao
+    .locator(`tr[data-confirmacao-de="${id}"]`)
+    .getByRole('button', { name: 'Confirmar reenvio' })
+    .click();
+  // The console follows the replay to its outcome (issue 39): delivered.
+  const aviso = secao.getByTestId('eventos-aviso');
+  await expect(aviso).toHaveAttribute('data-desfecho', 'entregue', { timeout: 20_000 });
+  await expect(aviso).toContainText('Evento entregue: o');
   await secao.getByLabel('Status', { exact: true }).selectOption('SENT');
   const entregue = secao.locator(`tr[data-event-id="${id}"][data-status="SENT"]`);
   await expect(entregue).toBeVisible({ timeout: 20_000 });

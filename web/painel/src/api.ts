@@ -145,8 +145,10 @@ export const reposicoes = () => pedir<Reposicao[]>('/painel/reposicoes?limite=20
 
 /** null: SKU unknown to the warehouse (404). */
 export async function produto(sku: string): Promise<ProdutoEstoque | null> {
-  const res = await api.buscar(`/produtos/${encodeURIComponent(sku)}`);
-  if (res.status === 404) return null;
+  // `opcional=true`: a new SKU is a 204, not a 404 the browser would log (issue 39); an older
+  // estoque's 404 means the same.
+  const res = await api.buscar(`/produtos/${encodeURIComponent(sku)}?opcional=true`);
+  if (res.status === 404 || res.status === 204) return null;
   if (!res.ok) throw await api.falha(res);
   return (await res.json()) as ProdutoEstoque;
 }

@@ -23,6 +23,12 @@ export function pedidosAguardando(n: number): string {
 export const ERRO_LOTE = 'Não foi possível registrar o lote. Tente de novo.';
 export const SKU_INVALIDO = 'EAN-8 ou GTIN de 12 a 14 dígitos.';
 export const SKU_NOVO = 'SKU novo: informe descrição e NCM.';
+/** The form's own checks, in pt-BR beside each field (the browser's bubbles are off, issue 39). */
+export const SKU_VAZIO = 'Informe o SKU/EAN do produto.';
+export const DESCRICAO_VAZIA = 'Informe a descrição do produto.';
+export const NCM_INVALIDO = 'NCM tem 8 dígitos, como na nota fiscal (ex.: 1905.31.00).';
+export const QUANTIDADE_INVALIDA = 'Informe a quantidade: um número inteiro a partir de 1.';
+export const CODIGO_LOTE_VAZIO = 'Informe o código do lote, como na embalagem.';
 export const SKU_ERRO = 'Não foi possível consultar o SKU.';
 export const VALIDADE_PASSADA =
   'Esta validade já passou: o lote não atende demanda nenhuma. Confira a data na embalagem.';

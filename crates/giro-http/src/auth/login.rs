@@ -45,9 +45,13 @@ impl Seguranca {
 }
 
 async fn sessao_atual(State(seg): State<Arc<Seguranca>>, mut req: Request) -> Response {
+    // `?opcional=true` (issue 39, additive): nobody logged in is a 200 `{"usuario": null}`, not a
+    // 401, so a login page that asks first logs no error in the browser's console.
+    let opcional = req.uri().query().is_some_and(|q| q.split('&').any(|p| p == "opcional=true"));
     let mut res = match resolver(&mut req).await {
         Principal::Operador(usuario) => Json(json!({ "usuario": usuario })).into_response(),
         _ if indeterminada(&req) => Problem::unavailable().into_response(),
+        _ if opcional => Json(json!({ "usuario": null })).into_response(),
         _ => Problem::new(StatusCode::UNAUTHORIZED, "nenhum operador logado").into_response(),
     };
     // Always hand out the CSRF cookie (written when absent; the SPA reads it before writing).

@@ -64,6 +64,13 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Estoque>> {
         metricas: Some(demanda::metricas),
         series: &[],
         reparo: Arc::new(saida::ReparoEstoque),
+        // Accents aside by hand: the warehouse's database has no `unaccent`.
+        busca_produto: Some(
+            "SELECT sku FROM produto_estoque \
+              WHERE (SELECT bool_and(translate(lower(descricao), 'áàâãäéèêëíìîïóòôõöúùûüç', 'aaaaaeeeeiiiiooooouuuuc') \
+                                     LIKE translate(lower(w), 'áàâãäéèêëíìîïóòôõöúùûüç', 'aaaaaeeeeiiiiooooouuuuc')) \
+                       FROM unnest($1::text[]) AS w)",
+        ),
     })
 }
 

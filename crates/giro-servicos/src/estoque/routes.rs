@@ -102,14 +102,24 @@ struct ProdutoResposta {
     saldo_vencido: i32,
 }
 
-async fn produto_por_sku(State(e): St, AppPath(sku): AppPath<String>) -> Result<Response, ErroEstoque> {
+async fn produto_por_sku(
+    State(e): St,
+    uri: axum::http::Uri,
+    AppPath(sku): AppPath<String>,
+) -> Result<Response, ErroEstoque> {
+    // `?opcional=true` (issue 39, additive): an unknown SKU is a 204, not a 404 — the dashboard's
+    // lookup of a new SKU logs no error in the browser's console.
+    let desconhecido = match uri.query().is_some_and(|q| q.split('&').any(|p| p == "opcional=true")) {
+        true => StatusCode::NO_CONTENT,
+        false => StatusCode::NOT_FOUND,
+    };
     // An invalid SKU cannot be registered: it is as unknown as any other.
     if !sku_valido(&sku) {
-        return Ok(StatusCode::NOT_FOUND.into_response());
+        return Ok(desconhecido.into_response());
     }
     let client = e.db.client().await?;
     let Some(p) = produto::buscar(&client, &sku).await? else {
-        return Ok(StatusCode::NOT_FOUND.into_response());
+        return Ok(desconhecido.into_response());
     };
     let saldos = inventario::saldos(&client, &sku, agora()).await?;
     Ok(AppJson(ProdutoResposta {

@@ -161,6 +161,10 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Mercado>> {
         metricas: None,
         series: METRICAS,
         reparo: Arc::new(saida::ReparoMercado),
+        busca_produto: Some(
+            "SELECT sku FROM produto_vitrine \
+              WHERE (SELECT bool_and(busca LIKE giro_normalizar(w)) FROM unnest($1::text[]) AS w)",
+        ),
     })
 }
 

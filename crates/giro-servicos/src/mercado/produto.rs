@@ -36,6 +36,10 @@
 //!   trigram index cannot serve it and ranking by similarity meant computing it for most of the
 //!   catalogue (0.4 s on 50 000 products): such a search is answered in the storefront's order,
 //!   read from its index (mercado V25) until the first [`MAX_RESULTADOS`] match.
+//! - **Categories** (issue 39): a word that names a category — its name, singular or plural, or a
+//!   word a shopper uses for it ("refrigerante", "suco" for `bebidas`; [`CATEGORIAS_POR_PALAVRA`],
+//!   a short list) — also matches every product of that category, so "bebida" and "refrigerante"
+//!   find the drinks. Only whole words name one, accents and case aside.
 //! - **The listing** without `busca` is a page of at most [`MAX_PAGINA`] products in the
 //!   storefront's order (issue 37 §3: 50 000 products were 10 MB in one answer), read from the
 //!   same index; the route says how many there are in all.
@@ -152,6 +156,58 @@ pub const MAX_PAGINA: i64 = 1000;
 /// The storefront's order (mercado V25's index): available first, then name and SKU.
 const ORDEM: &str = "CASE WHEN status = 'DISPONIVEL' THEN 0 ELSE 1 END, nome, sku";
 
+/// The words a shopper uses for each category of the tag-worker (SPEC §3.15), unaccented and
+/// lower-cased: a search word among them also matches the category's products (issue 39).
+pub const CATEGORIAS_POR_PALAVRA: &[(&str, &[&str])] = &[
+    (
+        "bebidas",
+        &[
+            "bebida",
+            "bebidas",
+            "refrigerante",
+            "refrigerantes",
+            "refri",
+            "suco",
+            "sucos",
+            "agua",
+            "aguas",
+            "cerveja",
+            "cervejas",
+        ],
+    ),
+    ("laticinios", &["laticinio", "laticinios", "queijo", "queijos", "iogurte", "iogurtes"]),
+    ("mercearia", &["mercearia"]),
+    ("hortifruti", &["hortifruti", "fruta", "frutas", "verdura", "verduras", "legume", "legumes"]),
+    ("padaria", &["padaria"]),
+    ("carnes", &["carne", "carnes", "acougue"]),
+    ("congelados", &["congelado", "congelados"]),
+    ("limpeza", &["limpeza"]),
+    ("higiene", &["higiene"]),
+    ("pet", &["pet", "racao"]),
+];
+
+/// The categories a search word names (see [`CATEGORIAS_POR_PALAVRA`]), accents and case aside.
+pub fn categorias_da_palavra(palavra: &str) -> Vec<String> {
+    let dobrada: String = palavra
+        .to_lowercase()
+        .chars()
+        .map(|c| match c {
+            'á' | 'à' | 'â' | 'ã' | 'ä' => 'a',
+            'é' | 'è' | 'ê' | 'ë' => 'e',
+            'í' | 'ì' | 'î' | 'ï' => 'i',
+            'ó' | 'ò' | 'ô' | 'õ' | 'ö' => 'o',
+            'ú' | 'ù' | 'û' | 'ü' => 'u',
+            'ç' => 'c',
+            c => c,
+        })
+        .collect();
+    CATEGORIAS_POR_PALAVRA
+        .iter()
+        .filter(|(_, ws)| ws.contains(&dobrada.as_str()))
+        .map(|(c, _)| c.to_string())
+        .collect()
+}
+
 /// The words of a search query: split on anything that is not a letter or a digit, a number
 /// joined to the unit that follows it (`5 kg` → `5kg`, as `giro_normalizar` joins them in the
 /// stored text), repeated words once, at most [`MAX_PALAVRAS`]. Case and accents are left to the
@@ -216,9 +272,24 @@ pub async fn buscar_texto(
         return Ok(Vec::new());
     }
     // One statement per word count (at most MAX_PALAVRAS), each word a parameter.
+    // A word that names a category also matches the category's products: its categories are one
+    // more parameter, after the words.
+    let categorias: Vec<(usize, Vec<String>)> = ws
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (i, categorias_da_palavra(w)))
+        .filter(|(_, c)| !c.is_empty())
+        .collect();
     let mut condicoes = String::new();
     for i in 0..ws.len() {
-        condicoes.push_str(&format!(" AND busca LIKE '%' || giro_normalizar(${}) || '%'", i + 4));
+        let texto = format!("busca LIKE '%' || giro_normalizar(${}) || '%'", i + 4);
+        match categorias.iter().position(|(j, _)| *j == i) {
+            Some(k) => condicoes.push_str(&format!(
+                " AND ({texto} OR lower(categoria) = ANY(${}::text[]))",
+                ws.len() + 4 + k
+            )),
+            None => condicoes.push_str(&format!(" AND {texto}")),
+        }
     }
     // No word a trigram long: no index serves it, nor would a rank by similarity mean much.
     // ($3, the whole query, is then only named so every statement takes the same parameters.)
@@ -235,6 +306,9 @@ pub async fn buscar_texto(
     let mut params: Vec<&dyn giro_infra::db::Param> = vec![&categoria, &busca, &inteira];
     for w in &ws {
         params.push(w);
+    }
+    for (_, c) in &categorias {
+        params.push(c);
     }
     let rows = db.query(stmt, &params).await?;
     rows.iter().map(de_linha).collect()

@@ -58,7 +58,7 @@ describe('ConsoleEventos (issue 26)', () => {
     expect(within(linha).getByText('7894900011517')).toBeTruthy();
     expect(within(linha).getByText('Pedido de reposição')).toBeTruthy();
     expect(within(linha).getByText('ReposicaoSolicitada')).toBeTruthy();
-    expect(screen.getByRole('columnheader', { name: 'SKU' })).toBeTruthy();
+    expect(screen.getByRole('columnheader', { name: 'Evento' })).toBeTruthy();
     // Each cell names its column: the 375 px cards show it above the value.
     expect(within(linha).getByText('falhou').closest('td')!.getAttribute('data-rotulo')).toBe(
       'Status',
@@ -73,7 +73,7 @@ describe('ConsoleEventos (issue 26)', () => {
       'GET /api/operacao/outbox/eventos?pagina=1&tamanho=20&busca=123': pagina([]),
     });
     await screen.findByText(BLOQUEIA);
-    const campo = screen.getByLabelText('Buscar por id do evento ou SKU');
+    const campo = screen.getByLabelText('Buscar por id, SKU ou produto');
     fireEvent.change(campo, { target: { value: ' 7894900011517 ' } });
     fireEvent.click(screen.getByRole('button', { name: 'Buscar' }));
     expect(await screen.findByText('enviado')).toBeTruthy();
@@ -85,7 +85,7 @@ describe('ConsoleEventos (issue 26)', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Buscar' }));
     expect(
       await screen.findByText(
-        'Nenhum evento com o id ou SKU 123. Confira o código ou escolha outro status.',
+        'Nenhum evento com “123” no id, no SKU ou no nome do produto. Confira o texto ou escolha outro status.',
       ),
     ).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Limpar busca' }));

@@ -228,7 +228,7 @@ describe('Painel → Estoque', () => {
   it('each KPI links to the inventory filtered, and the hash opens it', async () => {
     document.cookie = 'XSRF-ESTOQUE=tok; path=/';
     fetchFalso({
-      'GET /api/sessao': { status: 200, corpo: { usuario: 'operador' } },
+      'GET /api/sessao?opcional=true': { status: 200, corpo: { usuario: 'operador' } },
       'GET /api/painel/resumo': {
         status: 200,
         corpo: { skusCadastrados: 3, skusSemSaldo: 2, demandasAbertas: 1, lotesVencendo: 1 },

@@ -82,6 +82,14 @@ describe('ConsoleEventos', () => {
         forcado = true;
         return { status: 200, corpo: { reenviados: 1 } };
       },
+      [`GET /api/operacao/outbox/eventos/${ID}`]: {
+        status: 200,
+        corpo: {
+          evento: { ...falho, status: 'SENT', enviadoEm: '2026-01-02T10:05:00Z' },
+          opcoes: [],
+          historico: [],
+        },
+      },
     });
     fireEvent.click(await screen.findByRole('button', { name: 'Reenviar' }));
     expect(screen.getByText('Reenviar este evento?')).toBeTruthy();
@@ -91,9 +99,49 @@ describe('ConsoleEventos', () => {
     expect(new Headers(post?.[1]?.headers).get('X-XSRF-TOKEN')).toBe('tok');
     fireEvent.click(screen.getByRole('button', { name: 'Reenviar mesmo assim' }));
     await waitFor(() => expect(forcado).toBe(true));
+    // The outcome, once the event is delivered — not the replay's acceptance.
     expect(
-      await screen.findByText('Evento reenviado: volta para a fila do publicador.'),
+      await screen.findByText('Evento entregue: o mercado recebeu o reenvio.', undefined, {
+        timeout: 3000,
+      }),
     ).toBeTruthy();
+  });
+
+  it('follows a replay and says when the event is refused again (issue 39)', async () => {
+    let detalhes = 0;
+    console_({
+      [`POST /api/operacao/outbox/eventos/${ID}/reenvio`]: {
+        status: 200,
+        corpo: { reenviados: 1 },
+      },
+      [`GET /api/operacao/outbox/eventos/${ID}`]: () => {
+        detalhes += 1;
+        // First still on its way, then refused again by the peer.
+        const evento =
+          detalhes === 1
+            ? { ...falho, status: 'PENDING', tentativas: 0, ultimoErro: null }
+            : {
+                ...falho,
+                status: 'FAILED',
+                tentativas: 1,
+                ultimoErro: 'HTTP 400: SKU desconhecido',
+              };
+        return { status: 200, corpo: { evento, opcoes: [], historico: [] } };
+      },
+    });
+    fireEvent.click(await screen.findByRole('button', { name: 'Reenviar' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Confirmar reenvio' }));
+    const aviso = await screen.findByTestId('eventos-aviso');
+    await waitFor(() => expect(aviso.textContent).toContain('aguardando a entrega ao mercado'));
+    await waitFor(
+      () =>
+        expect(screen.getByTestId('eventos-aviso').textContent).toContain(
+          'O reenvio não deu certo: o evento falhou de novo (HTTP 400: SKU desconhecido).',
+        ),
+      { timeout: 4000 },
+    );
+    expect(screen.getByTestId('eventos-aviso').className).toContain('aviso-erro');
+    expect(screen.queryByText(/Evento reenviado/)).toBeNull();
   });
 
   it('discards only after a confirmation with a reason; cancel leaves it', async () => {

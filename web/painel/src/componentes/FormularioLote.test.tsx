@@ -20,7 +20,7 @@ function preencher(qtd: string, codigo: string, validade = '') {
 
 /** estoque's answer to the lookup of PAO: what every test shares, and the test's own fields. */
 const consultaPao = (campos: Record<string, unknown>) => ({
-  [`GET /api/produtos/${PAO}`]: {
+  [`GET /api/produtos/${PAO}?opcional=true`]: {
     status: 200,
     corpo: {
       sku: PAO,
@@ -203,20 +203,21 @@ describe('FormularioLote', () => {
     expect(chamadaPost(f)).toBe(-1);
   });
 
-  it('a new SKU (404): shows Descrição and NCM and sends them', async () => {
+  it('a new SKU (204 with opcional=true, issue 39: no 404 in the console): shows Descrição and NCM and sends them', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     document.cookie = 'XSRF-ESTOQUE=tok; path=/';
     const f = fetchFalso({
-      [`GET /api/produtos/${NOVO}`]: { status: 404 },
+      [`GET /api/produtos/${NOVO}?opcional=true`]: { status: 204 },
       ...loteRegistrado({ loteId: 10, sku: NOVO, saldoDisponivel: 10, classificado: false }),
     });
     renderizar(<FormularioLote />);
     await digitarSku(NOVO);
     expect(await screen.findByText('SKU novo: informe descrição e NCM.')).toBeTruthy();
     fireEvent.change(screen.getByLabelText('Descrição'), { target: { value: ' BISCOITO ' } });
-    fireEvent.change(screen.getByLabelText('NCM'), { target: { value: '19053100' } });
+    // As written on the invoice (issue 39): nothing cut, the dots dropped on the way out.
+    fireEvent.change(screen.getByLabelText('NCM'), { target: { value: '1905.31.00' } });
+    expect((screen.getByLabelText('NCM') as HTMLInputElement).value).toBe('1905.31.00');
     expect((screen.getByLabelText('Descrição') as HTMLInputElement).maxLength).toBe(255);
-    expect((screen.getByLabelText('NCM') as HTMLInputElement).pattern).toBe('\\d{8}');
     preencher('10', 'L-1');
     fireEvent.click(screen.getByRole('button', { name: 'Dar entrada no estoque' }));
     expect((await screen.findByTestId('resultado-lote')).textContent).toBe(
@@ -231,9 +232,37 @@ describe('FormularioLote', () => {
     });
   });
 
+  it('checks the form itself, in pt-BR beside each field, never with the browser bubbles (issue 39)', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const f = fetchFalso({ [`GET /api/produtos/${NOVO}?opcional=true`]: { status: 204 } });
+    renderizar(<FormularioLote />);
+    const form = screen.getByRole('button', { name: 'Dar entrada no estoque' }).closest('form')!;
+    expect(form.noValidate).toBe(true);
+    expect(form.querySelectorAll('[required], [pattern]')).toHaveLength(0);
+    fireEvent.click(screen.getByRole('button', { name: 'Dar entrada no estoque' }));
+    expect(screen.getByText('Informe o SKU/EAN do produto.')).toBeTruthy();
+    expect(screen.getByText('Informe a quantidade: um número inteiro a partir de 1.')).toBeTruthy();
+    expect(screen.getByText('Informe o código do lote, como na embalagem.')).toBeTruthy();
+    expect(document.activeElement).toBe(screen.getByLabelText('SKU/EAN'));
+    await digitarSku(NOVO);
+    await screen.findByText('SKU novo: informe descrição e NCM.');
+    fireEvent.change(screen.getByLabelText('NCM'), { target: { value: '1905.31' } });
+    preencher('0', 'L-1');
+    fireEvent.click(screen.getByRole('button', { name: 'Dar entrada no estoque' }));
+    expect(screen.getByText('Informe a descrição do produto.')).toBeTruthy();
+    expect(
+      screen.getByText('NCM tem 8 dígitos, como na nota fiscal (ex.: 1905.31.00).'),
+    ).toBeTruthy();
+    expect(screen.getByLabelText('NCM').getAttribute('aria-invalid')).toBe('true');
+    expect(screen.getByText('Informe a quantidade: um número inteiro a partir de 1.')).toBeTruthy();
+    expect(f.mock.calls.some(([, i]) => (i as RequestInit | undefined)?.method === 'POST')).toBe(
+      false,
+    );
+  });
+
   it('the lookup fails: says so and offers the new-SKU fields', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
-    fetchFalso({ [`GET /api/produtos/${NOVO}`]: { status: 503 } });
+    fetchFalso({ [`GET /api/produtos/${NOVO}?opcional=true`]: { status: 503 } });
     renderizar(<FormularioLote />);
     await digitarSku(NOVO);
     expect(await screen.findByText('Não foi possível consultar o SKU.')).toBeTruthy();

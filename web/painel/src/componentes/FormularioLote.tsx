@@ -1,10 +1,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { formatarNumero } from '../../../shared/formato';
-import { NCM, skuValido } from '../../../shared/sku';
+import { ncmValido, normalizarNcm, skuValido } from '../../../shared/sku';
 import { ErroApi, produto, registrarLote, type EntradaLote } from '../api';
 import {
+  CODIGO_LOTE_VAZIO,
+  DESCRICAO_VAZIA,
   ERRO_LOTE,
+  NCM_INVALIDO,
+  QUANTIDADE_INVALIDA,
+  SKU_VAZIO,
   mensagemLoteRegistrado,
   perguntaLoteVencido,
   SKU_ERRO,
@@ -28,6 +33,25 @@ export function hojeSaoPaulo(agora: number = Date.now()): string {
   return new Date(agora - 3 * 3600_000).toISOString().slice(0, 10);
 }
 
+type Campo = keyof typeof VAZIO;
+
+/** What is wrong with each field, in pt-BR; `novo`: the SKU is unknown, so description and NCM
+ * are asked for. */
+export function errosDoLote(f: typeof VAZIO, novo: boolean): Partial<Record<Campo, string>> {
+  const erros: Partial<Record<Campo, string>> = {};
+  const sku = f.sku.trim();
+  if (!sku) erros.sku = SKU_VAZIO;
+  else if (!skuValido(sku)) erros.sku = SKU_INVALIDO;
+  if (novo && !f.descricao.trim()) erros.descricao = DESCRICAO_VAZIA;
+  if (novo && !ncmValido(f.ncm)) erros.ncm = NCM_INVALIDO;
+  const q = f.quantidade.trim();
+  if (!/^\d+$/.test(q) || Number.parseInt(q, 10) < 1) erros.quantidade = QUANTIDADE_INVALIDA;
+  if (!f.codigoLote.trim()) erros.codigoLote = CODIGO_LOTE_VAZIO;
+  return erros;
+}
+
+const ORDEM: Campo[] = ['sku', 'descricao', 'ncm', 'quantidade', 'codigoLote', 'validade'];
+
 export function FormularioLote() {
   const cliente = useQueryClient();
   const [f, setF] = useState(VAZIO);
@@ -35,6 +59,8 @@ export function FormularioLote() {
   // The question "register this expired lot?" is on screen (asked on submit, SPEC §8.2).
   const [confirmando, setConfirmando] = useState(false);
   const refValidade = useRef<HTMLInputElement>(null);
+  // The checks' messages, shown once the operator submits (and updated as they correct).
+  const [tentou, setTentou] = useState(false);
   const campo = (k: keyof typeof VAZIO) => (e: { target: { value: string } }) => {
     // A changed entry is not the one the operator confirmed: ask again on the next submit.
     setConfirmando(false);
@@ -87,13 +113,36 @@ export function FormularioLote() {
     if (f.validade) entrada.validade = f.validade;
     if (novo) {
       entrada.descricao = f.descricao.trim();
-      entrada.ncm = f.ncm.trim();
+      entrada.ncm = normalizarNcm(f.ncm);
     }
     return entrada;
   }
 
+  const erros = tentou ? errosDoLote(f, novo) : {};
+  const erroDe = (k: Campo) =>
+    erros[k]
+      ? { 'aria-invalid': true as const, 'aria-describedby': `lote-${k}-erro` }
+      : { 'aria-invalid': undefined };
+  const mensagemDe = (k: Campo) =>
+    erros[k] ? (
+      <span id={`lote-${k}-erro`} className="ajuda ajuda-erro t-small">
+        {erros[k]}
+      </span>
+    ) : null;
+
   function enviar(e: FormEvent) {
     e.preventDefault();
+    const achados = errosDoLote(f, novo);
+    const primeiro = ORDEM.find((k) => achados[k]);
+    if (primeiro) {
+      setTentou(true);
+      setResultado(null);
+      document
+        .getElementById(primeiro === 'codigoLote' ? 'lote-codigo' : `lote-${primeiro}`)
+        ?.focus();
+      return;
+    }
+    setTentou(false);
     const entrada = entradaDoFormulario();
     if (!entrada) return;
     if (vencido) {
@@ -133,27 +182,26 @@ export function FormularioLote() {
       <h2 id="titulo-lote" className="t-title">
         Entrada de lote
       </h2>
-      <form className="formulario-lote" onSubmit={enviar}>
+      <form className="formulario-lote" onSubmit={enviar} noValidate>
         <div className="campo campo-sku">
           <label htmlFor="lote-sku">SKU/EAN</label>
           <input
             id="lote-sku"
             inputMode="numeric"
             autoComplete="off"
-            required
             maxLength={14}
             value={f.sku}
             onChange={campo('sku')}
             aria-describedby="lote-sku-ajuda"
-            aria-invalid={ajudaSku?.tipo === 'erro' && !valido ? true : undefined}
+            aria-invalid={(ajudaSku?.tipo === 'erro' && !valido) || erros.sku ? true : undefined}
             className="mono"
           />
           <span
             id="lote-sku-ajuda"
-            className={`ajuda ajuda-${ajudaSku?.tipo ?? 'vazia'}`}
+            className={`ajuda ajuda-${erros.sku && !ajudaSku ? 'erro' : (ajudaSku?.tipo ?? 'vazia')}`}
             role="status"
           >
-            {ajudaSku?.texto ?? ''}
+            {ajudaSku?.texto ?? erros.sku ?? ''}
           </span>
         </div>
         {novo && (
@@ -162,25 +210,27 @@ export function FormularioLote() {
               <label htmlFor="lote-descricao">Descrição</label>
               <input
                 id="lote-descricao"
-                required
                 maxLength={255}
                 value={f.descricao}
                 onChange={campo('descricao')}
+                {...erroDe('descricao')}
               />
+              {mensagemDe('descricao')}
             </div>
             <div className="campo">
               <label htmlFor="lote-ncm">NCM</label>
+              {/* As written on the invoice (1905.31.00) or digits only: the dots are dropped. */}
               <input
                 id="lote-ncm"
-                required
-                inputMode="numeric"
-                maxLength={8}
-                pattern={NCM.source.slice(1, -1)}
-                title="8 dígitos"
+                inputMode="decimal"
+                autoComplete="off"
+                placeholder="0000.00.00"
                 value={f.ncm}
                 onChange={campo('ncm')}
                 className="mono"
+                {...erroDe('ncm')}
               />
+              {mensagemDe('ncm')}
             </div>
           </>
         )}
@@ -192,21 +242,23 @@ export function FormularioLote() {
             inputMode="numeric"
             min={1}
             step={1}
-            required
             value={f.quantidade}
             onChange={campo('quantidade')}
+            {...erroDe('quantidade')}
           />
+          {mensagemDe('quantidade')}
         </div>
         <div className="campo">
           <label htmlFor="lote-codigo">Código do lote</label>
           <input
             id="lote-codigo"
-            required
             maxLength={50}
             value={f.codigoLote}
             onChange={campo('codigoLote')}
             className="mono"
+            {...erroDe('codigoLote')}
           />
+          {mensagemDe('codigoLote')}
         </div>
         <div className="campo">
           <label htmlFor="lote-validade">Validade</label>

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { apiEventos } from '../../../shared/eventos';
 import { pedir } from '../api';
 import { fetchFalso, renderizar } from '../teste-util';
-import { duracao, Graficos } from './Graficos';
+import { duracao, duracoesDoEixo, Graficos } from './Graficos';
 
 const latencia = (horas: number) => ({
   status: 200,
@@ -101,5 +101,9 @@ describe('Graficos (dashboard)', () => {
     expect(duracao(4.25)).toBe('4,3 s');
     expect(duracao(42)).toBe('42 s');
     expect(duracao(210)).toBe('3,5 min');
+    // Issue 39: an axis' ticks in one unit, never "0 s · 50 s · 1,7 min".
+    expect(duracoesDoEixo([0, 50, 100])).toEqual(['0 s', '50 s', '100 s']);
+    expect(duracoesDoEixo([0, 120, 240, 360])).toEqual(['0 min', '2 min', '4 min', '6 min']);
+    expect(duracoesDoEixo([0, 0.5, 1])).toEqual(['0 s', '0,5 s', '1 s']);
   });
 });

@@ -19,6 +19,28 @@ export function duracao(s: number): string {
   return `${(s / 60).toLocaleString('pt-BR', { maximumFractionDigits: 1 })} min`;
 }
 
+/** A latency axis' ticks in one unit, chosen by the largest: "0 s · 30 s · 60 s" or
+ * "0 min · 2 min · 4 min", never "50 s · 1,7 min" (issue 39). */
+export function duracoesDoEixo(ticks: number[]): string[] {
+  const maior = Math.max(0, ...ticks.map(Math.abs));
+  const casas = (m: number) => (m < 1 ? 2 : m < 10 ? 1 : 0);
+  if (maior >= 120)
+    return ticks.map(
+      (s) =>
+        `${(s / 60).toLocaleString('pt-BR', { maximumFractionDigits: casas(maior / 60) })} min`,
+    );
+  return ticks.map(
+    (s) => `${s.toLocaleString('pt-BR', { maximumFractionDigits: casas(maior) })} s`,
+  );
+}
+
+/** Steps a latency axis may take, in seconds: round in seconds below two minutes, in minutes
+ * above. */
+export const PASSOS_DURACAO = [
+  0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 20, 30, 60, 120, 180, 300, 600, 900, 1800, 3600,
+  7200, 14400,
+];
+
 function rotuloIntervalo(inicio: string, l: Latencia): string {
   const d = new Date(inicio);
   const hm = hhmm(d);
@@ -71,6 +93,8 @@ export function GraficoLatencia() {
             { rotulo: 'Prateleira p99', cor: '--color-accent', valor: (p) => p.credito.p99 },
           ]),
           formatarY: duracao,
+          formatarTicksY: duracoesDoEixo,
+          passosY: PASSOS_DURACAO,
         };
       }}
     />
@@ -106,9 +130,11 @@ export function GraficoDemanda() {
               valor: (f) => f.demandas,
             },
             {
+              // Units are another measure than demands: their own axis (issue 39).
               rotulo: 'Unidades',
               cor: '--color-brand-2',
               forma: 'pontos',
+              eixo: 'direita',
               valor: (f) => f.unidades,
             },
           ]),

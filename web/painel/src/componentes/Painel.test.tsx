@@ -1,5 +1,5 @@
 import { fireEvent, screen, within } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { App } from '../App';
 import { fetchFalso, renderizar } from '../teste-util';
 
@@ -11,7 +11,7 @@ hojeCedo.setHours(0, 5, 0, 0);
 function painelCom(extra: Record<string, Parameters<typeof fetchFalso>[0][string]> = {}) {
   document.cookie = 'XSRF-ESTOQUE=tok; path=/';
   return fetchFalso({
-    'GET /api/sessao': { status: 200, corpo: { usuario: 'operador' } },
+    'GET /api/sessao?opcional=true': { status: 200, corpo: { usuario: 'operador' } },
     'GET /api/painel/resumo': {
       status: 200,
       corpo: { skusCadastrados: 1248, skusSemSaldo: 2, demandasAbertas: 1, lotesVencendo: 1000000 },
@@ -102,6 +102,30 @@ describe('Painel', () => {
     ]);
   });
 
+  it('at phone width the events and the waiting demand come before the lot form (issue 39)', async () => {
+    const ordem = async (estreito: boolean) => {
+      vi.stubGlobal('matchMedia', (q: string) => ({
+        matches: estreito && q === '(max-width: 640px)',
+        addEventListener: () => {},
+        removeEventListener: () => {},
+      }));
+      painelCom();
+      const { unmount } = renderizar(<App />);
+      await screen.findByRole('heading', { name: 'Entrada de lote' });
+      const ids = Array.from(document.querySelectorAll('main > section[id]')).map((e) => e.id);
+      unmount();
+      return ids;
+    };
+    const estreita = await ordem(true);
+    expect(estreita).toEqual(
+      expect.arrayContaining(['eventos', 'demanda-reprimida', 'entrada-lote']),
+    );
+    expect(estreita.indexOf('eventos')).toBeLessThan(estreita.indexOf('entrada-lote'));
+    expect(estreita.indexOf('demanda-reprimida')).toBeLessThan(estreita.indexOf('entrada-lote'));
+    const larga = await ordem(false);
+    expect(larga.indexOf('entrada-lote')).toBeLessThan(larga.indexOf('eventos'));
+  });
+
   it('empty tables say so', async () => {
     painelCom({
       'GET /api/painel/demandas': { status: 200, corpo: [] },
@@ -145,11 +169,23 @@ describe('Painel', () => {
   });
 
   it('no session (401 on GET /sessao) → the login', async () => {
-    painelCom({ 'GET /api/sessao': { status: 401, corpo: { detail: 'nenhum operador logado' } } });
+    painelCom({
+      'GET /api/sessao?opcional=true': { status: 401, corpo: { detail: 'nenhum operador logado' } },
+    });
     renderizar(<App />);
     expect(await screen.findByRole('heading', { name: 'Entrar no painel' })).toBeTruthy();
     expect(screen.getByLabelText('Usuário')).toBeTruthy();
     expect(screen.getByLabelText('Senha')).toBeTruthy();
+  });
+
+  it('nobody logged in is asked without a 401 (opcional=true → {usuario: null}) → the login (issue 39)', async () => {
+    const f = painelCom({
+      'GET /api/sessao?opcional=true': { status: 200, corpo: { usuario: null } },
+    });
+    renderizar(<App />);
+    expect(await screen.findByRole('heading', { name: 'Entrar no painel' })).toBeTruthy();
+    expect(f.mock.calls.map(([u]) => u)).toContain('/api/sessao?opcional=true');
+    expect(f.mock.calls.map(([u]) => u)).not.toContain('/api/sessao');
   });
 
   it('a 401 from any query clears the session → back to the login', async () => {

@@ -1,6 +1,7 @@
 import { ConsoleEventos } from '../../../shared/ConsoleEventos';
 import { apiEventos } from '../../../shared/eventos';
 import { CascaOperador } from '../../../shared/Operador';
+import { useEstreito } from '../../../shared/useEstreito';
 import { pedir, servico, type Sessao } from '../api';
 import { useUrlVitrine } from '../config';
 import { hrefEstoque, useRota } from '../rota';
@@ -15,6 +16,19 @@ const EVENTOS = apiEventos(pedir);
 export function Painel({ sessao }: { sessao: Sessao }) {
   const rota = useRota();
   const urlVitrine = useUrlVitrine();
+  // At phone width what needs attention comes first — the events (and the silent-peer alert),
+  // then the demand waiting for a lot — and the lot form after them (issue 39).
+  const estreito = useEstreito();
+  // Keyed, so a resize across the breakpoint moves the sections instead of mounting them again
+  // (an opened attempt history or confirmation stays open).
+  const eventos = <ConsoleEventos key="eventos" api={EVENTOS} chave="painel" servico="estoque" />;
+  const lote = <FormularioLote key="lote" />;
+  const demanda = <TabelaDemanda key="demanda" />;
+  const reposicoes = <TabelaReposicoes key="reposicoes" />;
+  const graficos = <Graficos key="graficos" eventos={EVENTOS} />;
+  const secoes = estreito
+    ? [eventos, demanda, lote, reposicoes, graficos]
+    : [lote, demanda, reposicoes, graficos, eventos];
   return (
     <CascaOperador
       servico={servico}
@@ -41,13 +55,7 @@ export function Painel({ sessao }: { sessao: Sessao }) {
       ) : rota.pagina === 'sku' ? (
         <PaginaSku key={rota.sku} sku={rota.sku} />
       ) : (
-        <>
-          <FormularioLote />
-          <TabelaDemanda />
-          <TabelaReposicoes />
-          <Graficos eventos={EVENTOS} />
-          <ConsoleEventos api={EVENTOS} chave="painel" servico="estoque" />
-        </>
+        secoes
       )}
     </CascaOperador>
   );

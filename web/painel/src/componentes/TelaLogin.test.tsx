@@ -33,7 +33,7 @@ describe('TelaLogin', () => {
 
   it('fetches the CSRF cookie first when it is missing', async () => {
     const f = fetchFalso({
-      'GET /api/sessao': () => {
+      'GET /api/sessao?opcional=true': () => {
         document.cookie = 'XSRF-ESTOQUE=novo; path=/';
         return { status: 401, corpo: { detail: 'nenhum operador logado' } };
       },

@@ -1,4 +1,7 @@
-// A quantity stepper: − / number / +, limited to [1, maximo].
+// A quantity stepper: − / number / +, limited to [1, maximo]. A number typed above the maximum
+// becomes the maximum, and the stepper says why under it (issue 39: 30 silently became 24).
+import { useState } from 'react';
+
 const minuscula = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 
 export function Quantidade({
@@ -14,7 +17,12 @@ export function Quantidade({
   rotulo: string;
   aoMudar: (n: number) => void;
 }) {
-  const mudar = (n: number) => aoMudar(Math.min(Math.max(n, 1), maximo));
+  const [limitado, setLimitado] = useState<number | null>(null);
+  const mudar = (n: number) => {
+    setLimitado(n > maximo ? n : null);
+    aoMudar(Math.min(Math.max(n, 1), maximo));
+  };
+  const aviso = `${id}-limite`;
   return (
     <div className="quantidade">
       <label htmlFor={id} className="sr-only">
@@ -36,6 +44,7 @@ export function Quantidade({
         min={1}
         max={maximo}
         value={valor}
+        aria-describedby={limitado != null ? aviso : undefined}
         onChange={(e) => {
           const n = Number.parseInt(e.target.value, 10);
           if (Number.isFinite(n)) mudar(n);
@@ -50,6 +59,12 @@ export function Quantidade({
       >
         +
       </button>
+      <p id={aviso} className="t-small quantidade-limite" role="status" aria-live="polite">
+        {limitado != null &&
+          (maximo === 1
+            ? `Só há 1 unidade disponível: a quantidade ficou em 1, não ${limitado}.`
+            : `Só há ${maximo} unidades disponíveis: a quantidade ficou em ${maximo}, não ${limitado}.`)}
+      </p>
     </div>
   );
 }

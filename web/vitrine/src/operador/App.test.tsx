@@ -8,7 +8,9 @@ import { App } from './App';
 describe('operator pages: login and shell', () => {
   it('without a session: mercado\'s login, and "no answer" names the mercado-service', async () => {
     document.cookie = 'XSRF-MERCADO=t; path=/';
-    fetchFalso({ 'GET /api/sessao': { status: 401, corpo: { detail: 'nenhum operador logado' } } });
+    fetchFalso({
+      'GET /api/sessao?opcional=true': { status: 401, corpo: { detail: 'nenhum operador logado' } },
+    });
     renderizar(<App />);
     expect(
       await screen.findByRole('heading', { name: 'Entrar na operação do mercado' }),
@@ -24,7 +26,7 @@ describe('operator pages: login and shell', () => {
 
   it('with a session: the shell with the operator, the navigation and "Sair"', async () => {
     fetchFalso({
-      'GET /api/sessao': { status: 200, corpo: { usuario: 'operador' } },
+      'GET /api/sessao?opcional=true': { status: 200, corpo: { usuario: 'operador' } },
       'GET /api/operacao/produtos': { status: 200, corpo: [] },
     });
     renderizar(<App />);

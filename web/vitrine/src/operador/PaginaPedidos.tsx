@@ -136,15 +136,17 @@ export function PaginaPedidos() {
           >
             {q.data.itens.map((p) => (
               <tr key={p.id} data-numero={p.numero}>
-                <td className="mono">
+                <td className="mono" data-rotulo="Nº">
                   <Link to={`/pedidos/${p.id}`}>nº {p.numero}</Link>
                 </td>
-                <td>
+                <td data-rotulo="Status">
                   <SeloStatus status={p.status} />
                 </td>
-                <td className="num mono">{formatarDinheiro(p.total)}</td>
-                <td>{dataHora(p.criadoEm)}</td>
-                <td className="num">
+                <td className="num mono" data-rotulo="Total">
+                  {formatarDinheiro(p.total)}
+                </td>
+                <td data-rotulo="Data">{dataHora(p.criadoEm)}</td>
+                <td className="num" data-rotulo="Itens">
                   {p.unidades === 1 ? '1 unidade' : `${formatarNumero(p.unidades)} unidades`}
                 </td>
               </tr>

@@ -34,7 +34,11 @@ describe('PaginaProdutos (operação do mercado)', () => {
     renderizar(<PaginaProdutos />);
     const linha = (await screen.findByText('Coca-Cola 2L PET')).closest('tr')!;
     expect(within(linha).getByText(/R\$.8,99/)).toBeTruthy();
-    expect(within(linha).getByText('6 / 24')).toBeTruthy();
+    expect(within(linha).getByText('mín. 6 · ideal 24')).toBeTruthy();
+    // One rule for every operator table (issue 39): each cell names its column for the 375 px card.
+    for (const td of Array.from(linha.querySelectorAll('td')))
+      expect(td.getAttribute('data-rotulo')).toBeTruthy();
+    expect(linha.closest('table')!.className).toContain('tabela-cartoes');
     expect(within(linha).getByText('Esgotado')).toBeTruthy();
     expect(within(linha).getByText('24 un. · aguardando lote no estoque')).toBeTruthy();
   });

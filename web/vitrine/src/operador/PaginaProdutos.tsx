@@ -146,15 +146,14 @@ function TabelaProdutos() {
       </h2>
       <Carregado q={q} servico={servico} vazio="Nenhum produto na vitrine ainda.">
         {(lista) => (
-          // "Ações" is visible text: an absolutely placed screen-reader label would escape the
-          // table's scroll box and widen the page at 375 px.
+          // One row a product at 1280 px (the SKU under the name, the minimum and ideal under the
+          // shelf), one card a product at 375 px: the rule of every operator table (issue 39).
           <Tabela
+            className="tabela-cartoes tabela-produtos"
             colunas={[
-              'SKU',
               'Produto',
               { num: 'Preço' },
               { num: 'Prateleira' },
-              'Mín. / ideal',
               'Status',
               'Reposição aberta',
               'Ações',
@@ -162,26 +161,45 @@ function TabelaProdutos() {
           >
             {lista.map((p) => (
               <tr key={p.sku} data-sku={p.sku}>
-                <td className="mono">{p.sku}</td>
-                <td>{p.nome}</td>
-                <td className="num mono">{formatarDinheiro(p.preco)}</td>
-                <td className="num mono" data-testid="prateleira">
-                  {formatarNumero(p.prateleira)}
+                <td data-rotulo="Produto" className="produto-celula">
+                  <span className="pilha">
+                    <span className="produto-nome">{p.nome}</span>
+                    <span className="t-caption muted mono">{p.sku}</span>
+                  </span>
                 </td>
-                <td className="mono">
-                  {formatarNumero(p.estoqueMinimo)} / {formatarNumero(p.estoqueIdeal)}
+                <td data-rotulo="Preço" className="num mono">
+                  {formatarDinheiro(p.preco)}
                 </td>
-                <td>
-                  {!p.listado && <span className="selo selo-info">Fora da vitrine</span>}{' '}
-                  {p.status === 'DISPONIVEL' ? (
-                    <span className="selo selo-ok">Em estoque</span>
-                  ) : (
-                    <span className="selo selo-esgotado">Esgotado</span>
-                  )}
+                <td data-rotulo="Prateleira" className="num">
+                  <span className="pilha">
+                    <span className="mono" data-testid="prateleira">
+                      {formatarNumero(p.prateleira)}
+                    </span>
+                    <span className="t-caption muted prateleira-limites">
+                      mín. {formatarNumero(p.estoqueMinimo)} · ideal{' '}
+                      {formatarNumero(p.estoqueIdeal)}
+                    </span>
+                  </span>
                 </td>
-                <td data-testid="reposicao">{reposicao(p)}</td>
-                <td>
-                  <Link to={`/produtos/${p.sku}`} aria-label={`Editar ${p.nome}`}>
+                <td data-rotulo="Status">
+                  <span className="selos">
+                    {!p.listado && <span className="selo selo-info">Fora da vitrine</span>}
+                    {p.status === 'DISPONIVEL' ? (
+                      <span className="selo selo-ok">Em estoque</span>
+                    ) : (
+                      <span className="selo selo-esgotado">Esgotado</span>
+                    )}
+                  </span>
+                </td>
+                <td data-rotulo="Reposição aberta" data-testid="reposicao">
+                  {reposicao(p)}
+                </td>
+                <td data-rotulo="Ações">
+                  <Link
+                    to={`/produtos/${p.sku}`}
+                    className="btn btn-contorno"
+                    aria-label={`Editar ${p.nome}`}
+                  >
                     Editar
                   </Link>
                 </td>
