@@ -36,7 +36,7 @@ async fn two_replicas_each_behind_haproxy_alternate_survive_a_kill_and_a_restart
     assert_eq!(s, 204, "estoque login through the balancer");
     let mut servidos = vec![r];
     for tentativa in 0.. {
-        f.lb.todos_up(Duration::from_secs(30)).await;
+        f.lb.todos_up(Duration::from_secs(120)).await;
         let quedas = f.lb.quedas().await;
         for (i, item) in CATALOGO.iter().enumerate() {
             let body = lote(item.sku, &format!("L-ALT-{tentativa}-{i}"));
@@ -49,7 +49,7 @@ async fn two_replicas_each_behind_haproxy_alternate_survive_a_kill_and_a_restart
             alternam(&servidos, "estoque");
             break;
         }
-        assert!(tentativa < 2, "the health checks kept taking replicas out: {}", f.lb.proc.log());
+        assert!(tentativa < 10, "the health checks kept taking replicas out: {}", f.lb.proc.log());
         eprintln!("a replica went down during the estoque sequence {servidos:?}; again");
         servidos.clear();
     }
@@ -66,7 +66,7 @@ async fn two_replicas_each_behind_haproxy_alternate_survive_a_kill_and_a_restart
     let mut pendentes: Vec<&giro_dev::demo::Item> = CATALOGO.iter().collect();
     let mut servidos = vec![r];
     loop {
-        f.lb.todos_up(Duration::from_secs(30)).await;
+        f.lb.todos_up(Duration::from_secs(120)).await;
         let quedas = f.lb.quedas().await;
         let vez: Vec<_> = pendentes.drain(..4.min(pendentes.len())).collect();
         for item in vez {
@@ -93,7 +93,7 @@ async fn two_replicas_each_behind_haproxy_alternate_survive_a_kill_and_a_restart
 
     // The restocks the registrations triggered reach the shelves through the balancer.
     let url = format!("{}/produtos", f.mercado_url());
-    wait_until(Duration::from_secs(60), "every shelf restocked", || async {
+    wait_until(Duration::from_secs(180), "every shelf restocked", || async {
         let ps: Vec<Value> = reqwest::get(&url).await.ok()?.json().await.ok()?;
         (ps.len() == CATALOGO.len() && ps.iter().all(|p| p["status"] == "DISPONIVEL")).then_some(())
     })
@@ -102,19 +102,19 @@ async fn two_replicas_each_behind_haproxy_alternate_survive_a_kill_and_a_restart
     // Load: shoppers on mercado, the operator on estoque; then kill -9 one replica of each.
     let clientes = Clientes::start(f.mercado_url(), 4, u64::MAX, Duration::from_millis(20), 0.5);
     let painel = Painel::start(oe.clone());
-    wait_until(Duration::from_secs(30), "load flowing", || async {
+    wait_until(Duration::from_secs(120), "load flowing", || async {
         (clientes.stats.respondidas() >= 20 && painel.ok.load(Ordering::SeqCst) >= 10).then_some(())
     })
     .await;
     let quedas_antes = f.lb.quedas().await;
     f.kill(Servico::Mercado, 0).await;
     f.kill(Servico::Estoque, 0).await;
-    f.lb.esperar("mercado1", "DOWN", Duration::from_secs(20)).await;
-    f.lb.esperar("estoque1", "DOWN", Duration::from_secs(20)).await;
+    f.lb.esperar("mercado1", "DOWN", Duration::from_secs(60)).await;
+    f.lb.esperar("estoque1", "DOWN", Duration::from_secs(60)).await;
     let (antes_c, antes_p) = (clientes.stats.respondidas(), painel.ok.load(Ordering::SeqCst));
     let falhas_c = clientes.stats.inesperadas.lock().unwrap().len();
     let falhas_p = painel.falhas.lock().unwrap().len();
-    wait_until(Duration::from_secs(60), "load flowing on the survivors", || async {
+    wait_until(Duration::from_secs(180), "load flowing on the survivors", || async {
         (clientes.stats.respondidas() >= antes_c + 40 && painel.ok.load(Ordering::SeqCst) >= antes_p + 15)
             .then_some(())
     })
@@ -174,7 +174,7 @@ async fn two_replicas_each_behind_haproxy_alternate_survive_a_kill_and_a_restart
     }
     for s in [Servico::Estoque, Servico::Mercado] {
         for i in 0..2 {
-            f.lb.esperar(&nome(s, i), "UP", Duration::from_secs(30)).await;
+            f.lb.esperar(&nome(s, i), "UP", Duration::from_secs(120)).await;
         }
     }
     // `giro bench checkout --url` drives the balancer (what BENCHMARKS.md measures).
