@@ -50,18 +50,11 @@ pub fn classificar(e: &tokio_postgres::Error, tabela: &[(&str, Restricao)]) -> C
     }
     let Some(pg) = e.as_db_error() else { return Classe::Outro };
     let code = pg.code().code();
-    if code.starts_with("23") {
-        if let Some(nome) = pg.constraint() {
-            if let Some((_, r)) = tabela.iter().find(|(n, _)| *n == nome) {
-                return Classe::Restricao(*r);
-            }
-        }
-        return Classe::Outro;
-    }
     if code.starts_with("22") {
         return Classe::Dado;
     }
-    Classe::Outro
+    let listada = pg.constraint().and_then(|nome| tabela.iter().find(|(n, _)| *n == nome));
+    listada.filter(|_| code.starts_with("23")).map_or(Classe::Outro, |(_, r)| Classe::Restricao(*r))
 }
 
 /// The detail of a 400 for a data exception: no internals, the rule in words.
@@ -128,20 +121,13 @@ impl Politica {
     /// Classifies, logs (a 500 at `error` with SQLSTATE, message and constraint; the rest at
     /// `warn`) and answers a driver error.
     pub fn responder_pg(&self, e: &tokio_postgres::Error) -> Problem {
-        reexecucao::marcar_se_sessao_perdida(Falha::Pg(e));
-        let c = self.classificar(e);
-        self.registrar(Some(e), &e.to_string(), c);
-        self.problema(c)
+        self.responder_falha(Falha::Pg(e), &e.to_string())
     }
 
     /// [`Politica::responder_pg`] for a [`DbError`]: a pool that gives no connection is 503.
     pub fn responder(&self, e: &DbError) -> Problem {
         match e {
-            DbError::Pool(p) => {
-                reexecucao::marcar_se_sessao_perdida(Falha::Pool(p));
-                self.registrar(None, &p.to_string(), Classe::Indisponivel);
-                Problem::unavailable()
-            }
+            DbError::Pool(p) => self.responder_falha(Falha::Pool(p), &p.to_string()),
             DbError::Pg(pg) => self.responder_pg(pg),
         }
     }
@@ -150,25 +136,24 @@ impl Politica {
     /// when it holds none — a 500 with the whole chain logged.
     pub fn responder_cadeia(&self, e: &anyhow::Error) -> Problem {
         let texto = format!("{e:#}");
-        let f = db::na_cadeia(e);
-        if let Some(f) = f {
-            reexecucao::marcar_se_sessao_perdida(f);
-        }
-        match f {
-            Some(Falha::Pool(_)) => {
-                self.registrar(None, &texto, Classe::Indisponivel);
-                Problem::unavailable()
-            }
-            Some(Falha::Pg(pg)) => {
-                let c = self.classificar(pg);
-                self.registrar(Some(pg), &texto, c);
-                self.problema(c)
-            }
+        match db::na_cadeia(e) {
+            Some(f) => self.responder_falha(f, &texto),
             None => {
                 tracing::error!(origem = self.origem, error = %texto, "request failed");
                 Problem::internal()
             }
         }
+    }
+
+    /// Marks the attempt when `f` lost its session, then classifies, logs (`texto`) and answers it.
+    fn responder_falha(&self, f: Falha<'_>, texto: &str) -> Problem {
+        reexecucao::marcar_se_sessao_perdida(f);
+        let (pg, c) = match f {
+            Falha::Pool(_) => (None, Classe::Indisponivel),
+            Falha::Pg(pg) => (Some(pg), self.classificar(pg)),
+        };
+        self.registrar(pg, texto, c);
+        self.problema(c)
     }
 
     fn registrar(&self, pg: Option<&tokio_postgres::Error>, texto: &str, c: Classe) {

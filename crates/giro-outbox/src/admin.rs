@@ -362,10 +362,8 @@ async fn status_de_todos<E: Evento>(
     if json {
         println!("{}", serde_json::to_string_pretty(&todos)?);
     }
-    match problemas.is_empty() {
-        true => Ok(()),
-        false => Err(anyhow::anyhow!("{}", problemas.join("; "))),
-    }
+    anyhow::ensure!(problemas.is_empty(), "{}", problemas.join("; "));
+    Ok(())
 }
 
 /// `giro outbox list` over one or both outboxes, newest first.
@@ -393,10 +391,8 @@ async fn list_de_todos(
                 println!("== {s}");
             }
             print!("{}", list_text(&linhas));
-            if linhas.len() as i64 == limite {
-                if let Some(l) = linhas.last() {
-                    println!("(more: --db {s} --before {})", l.id);
-                }
+            if let Some(l) = linhas.last().filter(|_| linhas.len() as i64 == limite) {
+                println!("(more: --db {s} --before {})", l.id);
             }
         }
         todas.push((s.as_str(), linhas));

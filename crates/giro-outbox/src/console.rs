@@ -21,24 +21,20 @@
 //! `SENT` event needs `forcar=true`). The bulk actions stop within a budget under
 //! `http.timeout-requisicao` and say how many are left.
 //!
-//! Decisions of the console's reads (issue 26):
+//! Decisions of the console's reads (issues 26, 39):
 //!
-//! - `busca` finds an event by its id (a UUID) or by its aggregate key ([`Evento::CAMINHO_CHAVE`],
-//!   the SKU): one exact match each, so the index on the id serves the first; the second scans
-//!   the filtered rows (an outbox keeps few besides its recent ones). Issue 39 widened it, additively:
-//!   a fragment of hex digits and dashes (4 or more, as copied from a log) is also an id prefix, any
-//!   fragment is also a part of the key, and — when the service names its products
-//!   ([`Ajustes::busca_produto`]) — every word is also a part of the product's name, accents and case
-//!   aside ("coca" finds the events of `7894900011517`).
+//! - `busca` is an event's id (a UUID: its index serves it) or its aggregate key
+//!   ([`Evento::CAMINHO_CHAVE`], the SKU: a scan of the filtered rows, few in an outbox). Also,
+//!   additively: 4 or more hex digits and dashes (as copied from a log) are an id prefix, any
+//!   fragment a part of the key and, when the service names its products
+//!   ([`Ajustes::busca_produto`]), every word a part of the product's name, accents and case aside
+//!   ("coca" finds the events of `7894900011517`).
 //! - "What it blocks" is [`Evento::bloqueio_para_operador`], the CLI's rule in the console's words.
-//! - The peer has not answered ("sem resposta") while events wait for a retry (`PENDING` with a
-//!   failed attempt) and the attempts on record since its last answer all got none: no HTTP
-//!   status (refused, timed out) or a gateway's 502/503/504. Since the first of those attempts
-//!   after the last answer — a delivery, or an attempt the peer answered with any other status.
-//!   An event waiting for its retry after the peer answered it (a 500 of its own) says nothing of
-//!   the peer (issue 39: a false alarm while the peer was up). From the rows alone
-//!   (`outbox_tentativa`, `outbox_event`), by the database's clock, so every replica says the
-//!   same. The front decides how long that must last before it says so.
+//! - The peer is "sem resposta" while events wait for a retry (`PENDING`, a failed attempt) and
+//!   every attempt since its last answer (a delivery, or any status but a gateway's 502/503/504)
+//!   got none (refused, timed out, or 502/503/504): since the first of those. A 500 of the peer's
+//!   own says nothing of it (issue 39: a false alarm while it was up). From the rows alone, by the
+//!   database's clock, so every replica says the same; the front decides how long before it says so.
 //! - Dead letters per minute are counted at their last attempt: a `FAILED` row keeps the
 //!   `proxima_tentativa_em` of the attempt that failed for good (the relay does not move it).
 
@@ -66,7 +62,7 @@ use giro_http::auth::{self, Principal, Seguranca};
 use giro_http::extract::{AppJson, AppQuery};
 use giro_http::pg::Politica;
 use giro_http::Problem;
-use giro_infra::db::{Db, DbError};
+use giro_infra::db::{Db, DbError, Param};
 
 /// Page size when `tamanho` is absent, and the largest one allowed.
 const TAMANHO_PADRAO: i64 = 50;
@@ -74,11 +70,9 @@ const TAMANHO_MAX: i64 = 200;
 
 struct Estado<S> {
     db: Db,
-    inbox_retencao: Duration,
-    /// How long a bulk action may run: well inside the request timeout, so it answers.
+    /// How long a bulk action may run: half the request timeout, so it still answers in time.
     prazo_lote: Duration,
-    reparo: ReparoDe<S>,
-    busca_produto: Option<&'static str>,
+    ajustes: Ajustes<S>,
 }
 
 type St<S> = State<Arc<Estado<S>>>;
@@ -97,26 +91,16 @@ pub struct Ajustes<S> {
 /// The console of an outbox whose events are `E`, with no repair ([`SemReparo`]) and the default
 /// request timeout: for an outbox whose events nothing else depends on.
 pub fn router<E: Evento>(db: Db, seguranca: Arc<Seguranca>, inbox_retencao: Duration) -> Router {
-    let ajustes: Ajustes<giro_infra::db::AnyDb> = Ajustes {
-        inbox_retencao,
-        timeout_requisicao: Duration::from_secs(60),
-        reparo: Arc::new(SemReparo),
-        busca_produto: None,
-    };
-    router_com::<E, _>(db, seguranca, ajustes)
+    let reparo = Arc::new(SemReparo);
+    let ajustes =
+        Ajustes { inbox_retencao, timeout_requisicao: Duration::from_secs(60), reparo, busca_produto: None };
+    router_com::<E, giro_infra::db::AnyDb>(db, seguranca, ajustes)
 }
 
 /// The console of an outbox whose events are `E` (the type filter accepts [`Evento::TIPOS`]) in
 /// the database of service `S`, whose repairs `ajustes.reparo` runs.
 pub fn router_com<E: Evento, S: 'static>(db: Db, seguranca: Arc<Seguranca>, ajustes: Ajustes<S>) -> Router {
-    let estado = Arc::new(Estado {
-        db,
-        inbox_retencao: ajustes.inbox_retencao,
-        // Half the request timeout: the last page and the final counts fit in the other half.
-        prazo_lote: ajustes.timeout_requisicao / 2,
-        reparo: ajustes.reparo,
-        busca_produto: ajustes.busca_produto,
-    });
+    let estado = Arc::new(Estado { db, prazo_lote: ajustes.timeout_requisicao / 2, ajustes });
     Router::new()
         .route("/operacao/outbox", get(resumo::<S>))
         .route("/operacao/outbox/eventos", get(eventos::<E, S>))
@@ -195,7 +179,7 @@ async fn resumo<S: 'static>(State(e): St<S>) -> Result<AppJson<Resumo>, Problem>
             .oldest_pending_age_s
             .map(|a| a as i64)
             .or_else(|| s.oldest_pending.map(|t| (agora - t).num_seconds().max(0))),
-        retencao_inbox_segundos: e.inbox_retencao.as_secs(),
+        retencao_inbox_segundos: e.ajustes.inbox_retencao.as_secs(),
         esperando_nova_tentativa: par.get("n"),
         ultimo_envio_em: par.get("ultimo"),
         sem_resposta_desde: par.get("desde"),
@@ -235,6 +219,16 @@ fn invalido(param: &str, regra: &str, valor: &str) -> Problem {
     Problem::bad_request(format!("parâmetro inválido: {param} {regra}: {valor}"))
 }
 
+/// `v`, if it has at most `max` characters.
+fn curto<'a>(param: &str, v: Option<&'a str>, max: usize) -> Result<Option<&'a str>, Problem> {
+    match v.map(|v| v.chars().count()) {
+        Some(n) if n > max => {
+            Err(invalido(param, &format!("deve ter no máximo {max} caracteres"), &format!("{n} caracteres")))
+        }
+        _ => Ok(v),
+    }
+}
+
 fn inteiro(param: &str, v: &Option<String>, min: i64, max: i64, padrao: i64) -> Result<i64, Problem> {
     match presente(v) {
         None => Ok(padrao),
@@ -270,16 +264,7 @@ async fn eventos<E: Evento, S: 'static>(
         }
         t => t.map(str::to_string),
     };
-    let busca = match presente(&f.busca) {
-        Some(b) if b.chars().count() > BUSCA_MAX => {
-            return Err(invalido(
-                "busca",
-                &format!("deve ter no máximo {BUSCA_MAX} caracteres"),
-                &format!("{} caracteres", b.chars().count()),
-            ))
-        }
-        b => b,
-    };
+    let busca = curto("busca", presente(&f.busca), BUSCA_MAX)?;
     // A UUID is an event id; anything else an aggregate key, or a part of one, of an id (hex
     // digits and dashes) or of the product's name.
     let (por_id, por_chave, prefixo, palavras) = match busca {
@@ -309,7 +294,7 @@ async fn eventos<E: Evento, S: 'static>(
     let client = e.db.client().await.map_err(db_problem)?;
     // $4: the search as typed; $6: it as a part of a key; $7: a prefix of an id; $8: its words,
     // each a part of the product's name (every one must match).
-    let produto = match e.busca_produto {
+    let produto = match e.ajustes.busca_produto {
         Some(sql) => format!(
             " OR (cardinality($8::text[]) > 0 AND payload #>> $5::text[] IN ({}))",
             sql.replace("$1", "$8")
@@ -322,6 +307,8 @@ async fn eventos<E: Evento, S: 'static>(
          AND ($4::text IS NULL OR payload #>> $5::text[] = $4 OR payload #>> $5::text[] LIKE $6 \
               OR ($7::text IS NOT NULL AND id::text LIKE $7){produto})"
     );
+    let p: [&dyn Param; 8] = [&status, &tipo, &por_id, &por_chave, &caminho, &fragmento, &prefixo, &palavras];
+    let offset = (pagina - 1) * tamanho;
     let rows = client
         .query(
             &format!(
@@ -329,26 +316,12 @@ async fn eventos<E: Evento, S: 'static>(
                  ORDER BY criado_em DESC, id LIMIT $9 OFFSET $10",
                 store::COLS
             ),
-            &[
-                &status,
-                &tipo,
-                &por_id,
-                &por_chave,
-                &caminho,
-                &fragmento,
-                &prefixo,
-                &palavras,
-                &tamanho,
-                &((pagina - 1) * tamanho),
-            ],
+            &[&p[..], &[&tamanho as &dyn Param, &offset]].concat(),
         )
         .await
         .map_err(db_problem)?;
     let total: i64 = client
-        .query_one(
-            &format!("SELECT count(*) FROM outbox_event WHERE {filtro}"),
-            &[&status, &tipo, &por_id, &por_chave, &caminho, &fragmento, &prefixo, &palavras],
-        )
+        .query_one(&format!("SELECT count(*) FROM outbox_event WHERE {filtro}"), &p)
         .await
         .map_err(db_problem)?
         .get(0);
@@ -365,7 +338,7 @@ async fn eventos<E: Evento, S: 'static>(
         })
         .collect();
     let opcoes_por_tipo =
-        eventos.iter().map(|l| (l.evento.tipo.clone(), e.reparo.opcoes(&l.evento.tipo))).collect();
+        eventos.iter().map(|l| (l.evento.tipo.clone(), e.ajustes.reparo.opcoes(&l.evento.tipo))).collect();
     Ok(AppJson(Pagina { eventos, pagina, tamanho, total, opcoes_por_tipo }))
 }
 
@@ -445,17 +418,11 @@ fn forcar(f: &Escrita) -> Result<bool, Problem> {
 const MOTIVO_MAX: usize = 500;
 
 fn motivo(f: &Escrita, obrigatorio: bool) -> Result<Option<String>, Problem> {
-    match presente(&f.motivo) {
+    match curto("motivo", presente(&f.motivo), MOTIVO_MAX)? {
         None if obrigatorio => Err(Problem::bad_request(
             "parâmetro inválido: motivo é obrigatório para descartar ou refazer um evento (fica registrado)",
         )),
-        None => Ok(None),
-        Some(m) if m.chars().count() > MOTIVO_MAX => Err(invalido(
-            "motivo",
-            &format!("deve ter no máximo {MOTIVO_MAX} caracteres"),
-            &format!("{} caracteres", m.chars().count()),
-        )),
-        Some(m) => Ok(Some(m.to_string())),
+        m => Ok(m.map(str::to_string)),
     }
 }
 
@@ -545,7 +512,8 @@ async fn um<S: 'static>(
     let client = e.db.client().await.map_err(db_problem)?;
     let row = store::one(&client, id).await.map_err(db_problem)?.ok_or_else(|| nao_encontrado(id))?;
     let evento = admin::linha(&row);
-    let opcoes = if evento.status == Status::Failed { e.reparo.opcoes(&evento.tipo) } else { Vec::new() };
+    let opcoes =
+        if evento.status == Status::Failed { e.ajustes.reparo.opcoes(&evento.tipo) } else { Vec::new() };
     let historico = saida::historico(&client, id).await.map_err(db_problem)?;
     let tentativas = store::tentativas(&client, id).await.map_err(db_problem)?;
     Ok(AppJson(Detalhe { evento, opcoes, historico, tentativas }))
@@ -569,7 +537,9 @@ async fn reenviar<S: 'static>(
     let id = id(p)?;
     let forcar = forcar(&q)?;
     let r = registro(&quem, motivo(&q, false)?);
-    saida::reenviar(&e.db, id, Utc::now(), e.inbox_retencao, forcar, &r).await.map_err(saida_problem)?;
+    saida::reenviar(&e.db, id, Utc::now(), e.ajustes.inbox_retencao, forcar, &r)
+        .await
+        .map_err(saida_problem)?;
     tracing::info!(event_id = %id, forced = forcar, por = %r.por, "event console: dead letter replayed");
     Ok(AppJson(Reenvio { reenviados: 1, restantes: 0 }))
 }
@@ -582,7 +552,7 @@ async fn reenviar_falhos<S: 'static>(
 ) -> Result<AppJson<Reenvio>, Problem> {
     let forcar = forcar(&q)?;
     let r = registro(&quem, motivo(&q, false)?);
-    let l = saida::reenviar_todos(&e.db, Utc::now(), e.inbox_retencao, forcar, e.prazo_lote, &r)
+    let l = saida::reenviar_todos(&e.db, Utc::now(), e.ajustes.inbox_retencao, forcar, e.prazo_lote, &r)
         .await
         .map_err(saida_problem)?;
     tracing::info!(count = l.feitos, left = l.restantes, forced = forcar, por = %r.por, "event console: dead letters replayed");
@@ -601,7 +571,7 @@ async fn acao<S: 'static, const REFAZER: bool>(
     let acao = if REFAZER { Acao::Refazer } else { Acao::Descartar };
     let id = id(p)?;
     let r = registro(&quem, motivo(&q, true)?);
-    let f = saida::executar(&e.db, &*e.reparo, id, acao, &r).await.map_err(saida_problem)?;
+    let f = saida::executar(&e.db, &*e.ajustes.reparo, id, acao, &r).await.map_err(saida_problem)?;
     tracing::info!(event_id = %id, tipo = %f.evento.tipo, acao = acao.as_str(), por = %r.por, "event console: dead letter archived");
     Ok(AppJson(f))
 }
@@ -622,8 +592,9 @@ async fn descartar_falhos<E: Evento, S: 'static>(
     AppQuery(q): AppQuery<Escrita>,
 ) -> Result<AppJson<Descarte>, Problem> {
     let r = registro(&quem, motivo(&q, true)?);
-    let l =
-        saida::descartar_todos(&e.db, &*e.reparo, E::TIPOS, e.prazo_lote, &r).await.map_err(saida_problem)?;
+    let l = saida::descartar_todos(&e.db, &*e.ajustes.reparo, E::TIPOS, e.prazo_lote, &r)
+        .await
+        .map_err(saida_problem)?;
     tracing::info!(count = l.feitos, left = l.restantes, refused = l.recusados, por = %r.por, "event console: dead letters discarded");
     Ok(AppJson(Descarte { descartados: l.feitos, restantes: l.restantes, recusados: l.recusados }))
 }

@@ -18,14 +18,11 @@
 //! original Java service has no such route) is served through `/eventos` for [`SINGLE_MODE_FOR`],
 //! then probed again — decided per peer, re-checked from time to time.
 //!
-//! **Requests in flight are bounded per peer, not per batch**: every request takes one of
-//! `outbox.concorrencia` slots (a semaphore), so a publisher whose claims overlap still has at most
-//! that many requests open — plus one slot of the **express lane** ([`Faixa::Expressa`]), kept
-//! for the relay's claims of live events while the backlog's claims hold every other one
-//! ([`crate::relay`], "Live events never wait behind a backlog"). **A batch is split into chunks the receiver applies efficiently**:
-//! each `/eventos/lote` request is one receiver transaction (and one commit flush), so a claim is
-//! split only as far as [`CHUNK_MIN`] events a request — `clamp(ceil(n ÷ CHUNK_MIN), 1,
-//! concorrencia)` requests, each at most `outbox.lote-max` events ([`chunk_size`]).
+//! **Requests in flight are bounded per peer, not per batch**: each takes one of the
+//! `outbox.concorrencia` slots, however the claims overlap, or the **express lane**'s one slot
+//! ([`Faixa::Expressa`]), kept for the relay's claims of live events ([`crate::relay`]). **A batch
+//! is split only as far as [`CHUNK_MIN`] events a request** ([`chunk_size`]): each `/eventos/lote`
+//! request costs the receiver a transaction and a commit flush.
 //!
 //! **The peer's clock is measured, never trusted** (SPEC §4.7): every answer's `Date` header,
 //! against the midpoint of this process's clock around the request, sets
@@ -35,7 +32,9 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use chrono::{DateTime, Utc};
 use futures_util::stream::{self, StreamExt};
+use reqwest::header::HeaderValue;
 use reqwest::StatusCode;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -43,6 +42,7 @@ use tokio::sync::{Notify, Semaphore, SemaphorePermit};
 
 use crate::lote::{LoteResposta, ResultadoItem};
 use crate::store::{truncate, Claimed};
+use giro_infra::client::describe;
 use giro_infra::config::{Secret, Transporte as Transport};
 
 /// How long a peer without `/eventos/lote` is served event by event before probing again.
@@ -185,9 +185,7 @@ impl Peer {
         self
     }
 
-    /// `POST {peer}{path}` of a JSON body with the peer's token; an answer's `Date` header
-    /// (RFC 7231, 1 s resolution) sets the peer's clock skew, against the midpoint of the request
-    /// on this process's clock.
+    /// `POST {peer}{path}` of a JSON body with the peer's token; the answer's `Date` sets the skew.
     async fn post(
         &self,
         path: &str,
@@ -198,10 +196,10 @@ impl Peer {
         for (nome, valor) in [("content-type", "application/json")].iter().chain(cabecalhos) {
             req = req.header(*nome, *valor);
         }
-        let enviado = chrono::Utc::now();
+        let enviado = Utc::now();
         let res = req.body(body).send().await?;
         let date = res.headers().get(reqwest::header::DATE);
-        if let Some(skew) = skew_do_date(date, enviado, chrono::Utc::now()) {
+        if let Some(skew) = skew_do_date(date, enviado, Utc::now()) {
             metrics::gauge!("giro_peer_clock_skew_seconds", "peer" => self.nome.clone()).set(skew);
         }
         Ok(res)
@@ -308,12 +306,9 @@ impl Peer {
                     format!("envio de {} {} falhou: HTTP {status}: {}", e.tipo, e.id, truncate(&body, 200));
                 classify(status, receiver, msg, &self.base)
             }
-            Err(err) => Outcome::Unreachable(format!(
-                "envio de {} {} falhou: {}",
-                e.tipo,
-                e.id,
-                giro_infra::client::describe(&err)
-            )),
+            Err(err) => {
+                Outcome::Unreachable(format!("envio de {} {} falhou: {}", e.tipo, e.id, describe(&err)))
+            }
         }
     }
 
@@ -328,11 +323,8 @@ impl Peer {
         let res = match self.post("/eventos/lote", &[], body).await {
             Ok(r) => r,
             Err(err) => {
-                return all(Outcome::Unreachable(format!(
-                    "envio de lote de {} eventos falhou: {}",
-                    chunk.len(),
-                    giro_infra::client::describe(&err)
-                )))
+                let erro = format!("envio de lote de {} eventos falhou: {}", chunk.len(), describe(&err));
+                return all(Outcome::Unreachable(erro));
             }
         };
         match self.read_lote(res).await {
@@ -468,12 +460,12 @@ impl Drop for Slot<'_> {
 /// `recebido`: the header is truncated to the second, so half a second is added back; `None` when
 /// there is no readable header.
 pub fn skew_do_date(
-    date: Option<&reqwest::header::HeaderValue>,
-    enviado: chrono::DateTime<chrono::Utc>,
-    recebido: chrono::DateTime<chrono::Utc>,
+    date: Option<&HeaderValue>,
+    enviado: DateTime<Utc>,
+    recebido: DateTime<Utc>,
 ) -> Option<f64> {
     let texto = date?.to_str().ok()?;
-    let deles = chrono::DateTime::parse_from_rfc2822(texto).ok()?.with_timezone(&chrono::Utc);
+    let deles = DateTime::parse_from_rfc2822(texto).ok()?.with_timezone(&Utc);
     let meio = enviado + (recebido - enviado) / 2;
     Some((deles - meio).num_milliseconds() as f64 / 1000.0 + 0.5)
 }

@@ -179,10 +179,8 @@ impl Limitador {
 
     /// Whether `usuario` logged in from `ip` before (within 30 days).
     async fn conhecido(&self, ip: IpAddr, usuario: &str) -> Result<bool, Recusa> {
-        match self.contadores.consultar(&Self::chave_conhecido(ip, usuario)).await {
-            Ok(c) => Ok(c.n > 0),
-            Err(e) => Err(indisponivel(&e)),
-        }
+        let c = self.contadores.consultar(&Self::chave_conhecido(ip, usuario)).await;
+        c.map(|c| c.n > 0).map_err(|e| indisponivel(&e))
     }
 
     /// The table is full: only an address `usuario` logged in from before goes on (see the
@@ -220,19 +218,13 @@ impl Limitador {
         if max == 0 {
             return Ok(());
         }
-        let chave = format!("{nome}:{ip}");
-        match self
-            .contadores
-            .incrementar(&chave, Duration::from_secs(60), max.saturating_add(1), self.max_chaves)
-            .await
-        {
-            Ok(Some(c)) if c.n > max => Err(Recusa::Espera(c.restante)),
-            Ok(Some(_)) => Ok(()),
-            Ok(None) => {
+        match self.contar(&format!("{nome}:{ip}"), Duration::from_secs(60), max.saturating_add(1)).await? {
+            Some(c) if c.n > max => Err(Recusa::Espera(c.restante)),
+            Some(_) => Ok(()),
+            None => {
                 tracing::warn!(client = %ip, "throttle counters full: {nome} not counted");
                 Ok(())
             }
-            Err(e) => Err(indisponivel(&e)),
         }
     }
 
@@ -263,8 +255,7 @@ pub fn recusar(detalhe: &str, r: Recusa) -> Response {
 
 /// The 429 answer: problem+json and `Retry-After` in whole seconds (at least 1).
 pub fn muitas(detalhe: &str, espera: Duration) -> Response {
-    let s = espera.as_secs() + u64::from(espera.subsec_nanos() > 0);
-    let s = s.max(1);
+    let s = (espera.as_secs() + u64::from(espera.subsec_nanos() > 0)).max(1);
     let mut res = Problem::new(StatusCode::TOO_MANY_REQUESTS, format!("{detalhe}; tente novamente em {s} s"))
         .into_response();
     if let Ok(v) = HeaderValue::from_str(&s.to_string()) {

@@ -34,6 +34,7 @@ use crate::evento::Evento;
 use crate::lote::{LoteResposta, ResultadoItem};
 use giro_http::{auth, Problem};
 use giro_infra::db::{Db, Tx};
+use giro_infra::trace;
 
 /// Body limit of `/eventos/lote` (SPEC §9.2).
 pub const LOTE_BODY_LIMIT: usize = 8 * 1024 * 1024;
@@ -107,15 +108,20 @@ pub async fn receber<S: 'static, E: Evento>(
     let tx = Tx::<S>::begin(db, &mut client).await?;
     if !crate::inbox::registrar_se_novo(&tx, evento.event_id()).await? {
         tx.rollback().await?;
-        metrics::counter!("giro_inbox_events_total", "tipo" => evento.tipo(), "result" => "duplicate")
-            .increment(1);
+        contar(evento.tipo(), Recebido::Duplicado);
         tracing::info!(event_id = %evento.event_id(), tipo = evento.tipo(), "duplicate event ignored");
         return Ok(Recebido::Duplicado);
     }
     consumidor.aplicar(&tx, evento).await?;
     tx.commit().await?;
-    metrics::counter!("giro_inbox_events_total", "tipo" => evento.tipo(), "result" => "new").increment(1);
+    contar(evento.tipo(), Recebido::Novo);
     Ok(Recebido::Novo)
+}
+
+/// `giro_inbox_events_total`: one more event of `tipo` received new or as a duplicate.
+fn contar(tipo: &'static str, r: Recebido) {
+    let result = if r == Recebido::Novo { "new" } else { "duplicate" };
+    metrics::counter!("giro_inbox_events_total", "tipo" => tipo, "result" => result).increment(1);
 }
 
 /// Applies a batch in one transaction — one commit for many events, one statement for the inbox
@@ -128,16 +134,14 @@ pub async fn receber_lote<S: 'static, E: Evento>(
     db: &Db,
     consumidor: &dyn Consumidor<S, Evento = E>,
     eventos: &[&E],
-    traces: &[Option<giro_infra::trace::Traceparent>],
+    traces: &[Option<trace::Traceparent>],
 ) -> Vec<anyhow::Result<Recebido>> {
     let mut ordem: Vec<usize> = (0..eventos.len()).collect();
     ordem.sort_by(|a, b| eventos[*a].chave().cmp(eventos[*b].chave()));
     match juntos(db, consumidor, eventos, traces, &ordem).await {
         Ok(resultados) => {
             for (e, r) in eventos.iter().zip(&resultados) {
-                let result = if *r == Recebido::Novo { "new" } else { "duplicate" };
-                metrics::counter!("giro_inbox_events_total", "tipo" => e.tipo(), "result" => result)
-                    .increment(1);
+                contar(e.tipo(), *r);
             }
             resultados.into_iter().map(Ok).collect()
         }
@@ -145,14 +149,8 @@ pub async fn receber_lote<S: 'static, E: Evento>(
             tracing::info!(eventos = eventos.len(), error = %format!("{e:#}"), "batch transaction failed; applying its events one by one");
             let mut out = Vec::with_capacity(eventos.len());
             for (i, e) in eventos.iter().enumerate() {
-                out.push(
-                    giro_infra::trace::consume(
-                        traces.get(i).copied().flatten(),
-                        e.tipo(),
-                        receber(db, consumidor, e),
-                    )
-                    .await,
-                );
+                let pai = traces.get(i).copied().flatten();
+                out.push(trace::consume(pai, e.tipo(), receber(db, consumidor, e)).await);
             }
             out
         }
@@ -163,7 +161,7 @@ async fn juntos<S: 'static, E: Evento>(
     db: &Db,
     consumidor: &dyn Consumidor<S, Evento = E>,
     eventos: &[&E],
-    traces: &[Option<giro_infra::trace::Traceparent>],
+    traces: &[Option<trace::Traceparent>],
     ordem: &[usize],
 ) -> anyhow::Result<Vec<Recebido>> {
     let mut client = db.client().await?;
@@ -179,12 +177,8 @@ async fn juntos<S: 'static, E: Evento>(
             let e = eventos[i];
             if novos.remove(&e.event_id()) {
                 // Events written by the effect carry the received event's trace.
-                giro_infra::trace::consume(
-                    traces.get(i).copied().flatten(),
-                    e.tipo(),
-                    consumidor.aplicar(&tx, e),
-                )
-                .await?;
+                let pai = traces.get(i).copied().flatten();
+                trace::consume(pai, e.tipo(), consumidor.aplicar(&tx, e)).await?;
                 resultados[i] = Recebido::Novo;
             }
         }
@@ -235,9 +229,8 @@ async fn um<S: 'static, E: Evento>(
     // (a publisher killed mid-delivery), and a dropped handler could stop between an event's
     // commit and its count. The task keeps the request's trace context.
     let (db, consumidor) = (r.db.clone(), r.consumidor.clone());
-    let aplicado = tokio::spawn(giro_infra::trace::scope(giro_infra::trace::current(), async move {
-        let res =
-            giro_infra::trace::consume(None, evento.tipo(), receber(&db, consumidor.as_ref(), &evento)).await;
+    let aplicado = tokio::spawn(trace::scope(trace::current(), async move {
+        let res = trace::consume(None, evento.tipo(), receber(&db, consumidor.as_ref(), &evento)).await;
         (evento, res)
     }));
     match aplicado.await {
@@ -279,12 +272,7 @@ async fn lote<S: 'static, E: Evento>(
         ));
     }
     // Applied in a task of its own, to the end, like `/eventos`.
-    match tokio::spawn(giro_infra::trace::scope(
-        giro_infra::trace::current(),
-        aplicar_lote(r.clone(), pedido),
-    ))
-    .await
-    {
+    match tokio::spawn(trace::scope(trace::current(), aplicar_lote(r.clone(), pedido))).await {
         Ok(resultados) => Ok(Json(LoteResposta { resultados }).into_response()),
         Err(e) => {
             tracing::error!(error = %e, "applying a batch panicked");
@@ -306,12 +294,12 @@ async fn aplicar_lote<S: 'static, E: Evento>(
         })
         .collect();
     let validos: Vec<&E> = lidos.iter().filter_map(|l| l.as_ref().ok()).collect();
-    let traces: Vec<Option<giro_infra::trace::Traceparent>> = pedido
+    let traces: Vec<Option<trace::Traceparent>> = pedido
         .eventos
         .iter()
         .zip(&lidos)
         .filter(|(_, l)| l.is_ok())
-        .map(|(item, _)| item.traceparent.as_deref().and_then(giro_infra::trace::Traceparent::parse))
+        .map(|(item, _)| item.traceparent.as_deref().and_then(trace::Traceparent::parse))
         .collect();
     let mut aplicados = receber_lote(&r.db, r.consumidor.as_ref(), &validos, &traces).await.into_iter();
     let mut resultados = Vec::with_capacity(lidos.len());

@@ -3,18 +3,16 @@
 //! lease token ([`settle`](mod@crate::settle) is the rule, and says why an event becomes
 //! `FAILED`). The outbox's retention ([`Retencao`]) runs beside the loop, a job of its own.
 //!
-//! - **The pipe stays full** (issue 17; `BENCHMARKS.md`, "What would close the gap"):
-//!   - the claim size (`alvo`) adapts to the backlog, between `outbox.lote` and `lote-max`: small
-//!     claims while the outbox is nearly empty (latency), large ones through a backlog (fewer
-//!     claim and settle statements);
-//!   - a claim is delivered in chunks the receiver applies efficiently
-//!     ([`chunk_size`](crate::delivery::chunk_size)): a 50-event claim is one request, not 8 of 7;
-//!   - claims overlap within a bound: the next claim is made while the previous one's chunks are
-//!     in flight, once a request slot (`outbox.concorrencia`) is free and the rows leased would
-//!     stay within [`MAX_LEASED_CLAIMS`] × `outbox.lote-max`. Each claim is settled on its own,
-//!     under its own token, when all its chunks are back; no event is acknowledged before the
-//!     receiver's commit, and the receiver applies each event under its own inbox row, so the
-//!     order between overlapping claims is no weaker than between the chunks of one claim.
+//! - **The pipe stays full** (issue 17; `BENCHMARKS.md`, "What would close the gap"): the claim
+//!   size (`alvo`) adapts between `outbox.lote` (latency, an outbox nearly empty) and `lote-max`
+//!   (fewer claim and settle statements through a backlog); a claim goes in chunks the receiver
+//!   applies efficiently ([`chunk_size`](crate::delivery::chunk_size)): 50 events are one request,
+//!   not 8 of 7; the next claim is made while the previous one's chunks are in flight, once a
+//!   request slot (`outbox.concorrencia`) is free and the rows leased stay within
+//!   [`MAX_LEASED_CLAIMS`] × `outbox.lote-max`. Each claim is settled on its own, under its own
+//!   token, once all its chunks are back; no event is acknowledged before the receiver's commit,
+//!   and each is applied under its own inbox row, so overlapping claims order no weaker than the
+//!   chunks of one claim.
 //! - **Live events never wait behind a backlog** (issue 29): the fresh share of every claim
 //!   ([`store::CLAIM`]) puts a live event at the head of the next claim, but through a backlog
 //!   that claim waits for room and its requests for slots — up to two claims of `lote-max`. So a
