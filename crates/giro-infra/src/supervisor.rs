@@ -14,6 +14,8 @@
 //! replica out of a load balancer while it cannot do its background work, and the counter and
 //! the alert rule tell the operator when a loop keeps failing.
 
+use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -206,4 +208,39 @@ fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
         .cloned()
         .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
         .unwrap_or_else(|| "(no message)".into())
+}
+
+/// Keys a loop's round failed on, left out of its next rounds until their retry instant: a pause
+/// of `primeira` doubling with each failure up to `maxima`. An entry whose pause ended stays
+/// `memoria` longer, so a new failure pauses longer.
+#[derive(Debug)]
+pub struct Pausas<K> {
+    primeira: Duration,
+    maxima: Duration,
+    memoria: Duration,
+    ate: HashMap<K, (Instant, u32)>,
+}
+
+impl<K: Eq + Hash + Clone> Pausas<K> {
+    pub fn new(primeira: Duration, maxima: Duration, memoria: Duration) -> Pausas<K> {
+        Pausas { primeira, maxima, memoria, ate: HashMap::new() }
+    }
+
+    pub fn falhou(&mut self, k: K) {
+        let n = self.ate.get(&k).map_or(0, |(_, n)| *n) + 1;
+        let pausa = self.primeira.saturating_mul(1 << (n.min(12) - 1)).min(self.maxima);
+        self.ate.insert(k, (Instant::now() + pausa, n));
+    }
+
+    pub fn ok(&mut self, k: &K) {
+        self.ate.remove(k);
+    }
+
+    /// The keys to leave out now.
+    pub fn ativos(&mut self) -> Vec<K> {
+        let agora = Instant::now();
+        let memoria = self.memoria;
+        self.ate.retain(|_, (t, _)| *t + memoria > agora);
+        self.ate.iter().filter(|(_, (t, _))| *t > agora).map(|(k, _)| k.clone()).collect()
+    }
 }

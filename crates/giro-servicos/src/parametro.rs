@@ -15,3 +15,13 @@ pub fn inteiro(nome: &str, v: Option<&str>, padrao: i64, max: i64) -> Result<i64
         }),
     }
 }
+
+/// One page of a list.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Pagina<T> {
+    pub itens: Vec<T>,
+    /// Rows that match the filter, over every page.
+    pub total: i64,
+    pub pagina: i64,
+    pub tamanho: i64,
+}

@@ -500,7 +500,7 @@ async fn a_failing_order_does_not_stop_the_expiry_of_the_others() {
     .await
     .unwrap();
     let depois = Utc::now() + chrono::Duration::minutes(16);
-    let mut evitados = giro_servicos::mercado::expiracao::Evitados::default();
+    let mut evitados = giro_servicos::mercado::expiracao::evitados();
     let mut expirados = 0;
     for _ in 0..3 {
         expirados +=
@@ -575,12 +575,12 @@ async fn a_product_the_worker_cannot_classify_does_not_stop_the_skus_after_it() 
         lote_reclassificacao: 20,
     };
     let cliente = giro_servicos::estoque::classificacao::ClienteTags::new(&cfg).unwrap();
-    let mut pulados = giro_servicos::estoque::reclassificacao::Pulados::new(Duration::from_secs(300));
+    let mut pulados = giro_servicos::estoque::reclassificacao::pulados(Duration::from_secs(300));
     let n = giro_servicos::estoque::reclassificacao::rodada_com(&app.dbh, &cliente, 20, &mut pulados)
         .await
         .unwrap();
     assert_eq!(n, 2, "the SKUs after the unclassifiable one were classified");
-    assert_eq!(pulados.skus(), vec!["0000000000017".to_string()], "the skipped product is remembered");
+    assert_eq!(pulados.ativos(), vec!["0000000000017".to_string()], "the skipped product is remembered");
     let sem: i64 = app.db.valor("SELECT count(*) FROM produto_estoque WHERE tags IS NULL", &[]).await;
     assert_eq!(sem, 1);
     // Remembered: the next round does not ask about it again (and finds nothing else).

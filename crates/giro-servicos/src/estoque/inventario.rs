@@ -23,7 +23,7 @@ use uuid::Uuid;
 use super::lote::{self, hoje_sql};
 use super::painel::DIAS_ALERTA_VALIDADE;
 use super::{produto, ErroEstoque, Tx};
-use crate::parametro::{inteiro, presente};
+use crate::parametro::{inteiro, presente, Pagina};
 use giro_contracts::{instante, sku_valido};
 use giro_infra::db::{Client, Db};
 
@@ -134,16 +134,6 @@ pub struct ItemInventario {
     pub proxima_validade: Option<NaiveDate>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Pagina {
-    pub itens: Vec<ItemInventario>,
-    /// SKUs that match the filter, over every page.
-    pub total: i64,
-    pub pagina: i64,
-    pub tamanho: i64,
-}
-
 fn estado(valido: i64, vencido: i64) -> &'static str {
     match (valido > 0, vencido > 0) {
         (true, _) => FiltroEstado::ComSaldo.nome(),
@@ -201,7 +191,7 @@ pub async fn listar(
     client: &Client,
     f: &Filtro,
     agora: DateTime<Utc>,
-) -> Result<Pagina, tokio_postgres::Error> {
+) -> Result<Pagina<ItemInventario>, tokio_postgres::Error> {
     let stmt = concat!(
         "WITH s AS (",
         saldos_sql!(),

@@ -8,7 +8,7 @@
 //! meanwhile), the classification and its `ProdutoClassificado` are written.
 //!
 //! A product the worker **cannot classify** (a 4xx for its description, or an answer outside the
-//! contract) is skipped and left out of the selection for a while ([`Pulados`]: one interval,
+//! contract) is skipped and left out of the selection for a while ([`pulados`]: one interval,
 //! doubling up to a day). The round **stops only when the worker itself is down** (no answer,
 //! 5xx): no point paying a timeout per product.
 //!
@@ -22,15 +22,14 @@
 //! is asked). The per-product lock and the "still untagged" check would already prevent a double
 //! classification; the advisory lock saves the duplicate worker calls.
 
-use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::classificacao::{self, ClienteTags, FalhaTags};
 use super::Tx;
 use super::{agora, produto};
 use giro_infra::db::Db;
-use giro_infra::supervisor::Vivo;
+use giro_infra::supervisor::{Pausas, Vivo};
 
 /// The advisory lock key of the job (any constant shared by every replica).
 const LOCK_KEY: i64 = 0x6769_726f_7461_6773; // "girotags"
@@ -45,7 +44,7 @@ pub async fn job(
     shutdown: tokio_util::sync::CancellationToken,
     vivo: Vivo,
 ) {
-    let mut pulados = Pulados::new(intervalo);
+    let mut pulados = pulados(intervalo);
     let mut falhas = vivo.falhas("re-classification round failed; trying again next round");
     loop {
         tokio::select! {
@@ -70,38 +69,18 @@ pub async fn job(
     tracing::debug!("re-classification job stopped");
 }
 
-/// Products the worker could not classify, left out until their retry instant.
-#[derive(Debug)]
-pub struct Pulados {
-    primeira: Duration,
-    ate: HashMap<String, (Instant, u32)>,
-}
-
-impl Pulados {
-    pub fn new(primeira: Duration) -> Pulados {
-        Pulados { primeira: primeira.max(Duration::from_secs(1)), ate: HashMap::new() }
-    }
-
-    fn pular(&mut self, sku: &str) {
-        let n = self.ate.get(sku).map_or(0, |(_, n)| *n) + 1;
-        let pausa = self.primeira.saturating_mul(1 << (n.min(12) - 1)).min(Duration::from_secs(86_400));
-        self.ate.insert(sku.to_string(), (Instant::now() + pausa, n));
-    }
-
-    /// SKUs skipped now.
-    pub fn skus(&mut self) -> Vec<String> {
-        let agora = Instant::now();
-        // An entry whose pause ended stays a day longer, so a new failure pauses longer.
-        self.ate.retain(|_, (t, _)| *t + Duration::from_secs(86_400) > agora);
-        self.ate.iter().filter(|(_, (t, _))| *t > agora).map(|(s, _)| s.clone()).collect()
-    }
+/// Products (SKUs) the worker could not classify, left out until their retry instant:
+/// `primeira` (at least 1 s) doubling to a day, remembered a day after the pause ends.
+pub fn pulados(primeira: Duration) -> Pausas<String> {
+    const DIA: Duration = Duration::from_secs(86_400);
+    Pausas::new(primeira.max(Duration::from_secs(1)), DIA, DIA)
 }
 
 /// One round without memory of earlier rounds: classifies up to `limite` untagged products,
 /// skipping those the worker cannot classify, stopping if the worker is down. Returns how many
 /// were classified.
 pub async fn rodada(db: &Db, cliente: &ClienteTags, limite: i64) -> anyhow::Result<usize> {
-    rodada_com(db, cliente, limite, &mut Pulados::new(Duration::from_secs(300))).await
+    rodada_com(db, cliente, limite, &mut pulados(Duration::from_secs(300))).await
 }
 
 /// One round with `pulados` (see the module doc); 0 when another replica holds the round.
@@ -109,7 +88,7 @@ pub async fn rodada_com(
     db: &Db,
     cliente: &ClienteTags,
     limite: i64,
-    pulados: &mut Pulados,
+    pulados: &mut Pausas<String>,
 ) -> anyhow::Result<usize> {
     let mut conexao = db.client().await?;
     let guarda = Tx::begin(db, &mut conexao).await?;
@@ -132,11 +111,11 @@ async fn classificar(
     db: &Db,
     cliente: &ClienteTags,
     limite: i64,
-    pulados: &mut Pulados,
+    pulados: &mut Pausas<String>,
 ) -> anyhow::Result<usize> {
     let pendentes = {
         let client = db.client().await?;
-        produto::sem_tags_exceto(&client, limite, &pulados.skus()).await?
+        produto::sem_tags_exceto(&client, limite, &pulados.ativos()).await?
     };
     let mut classificados = 0;
     for p in pendentes {
@@ -147,7 +126,7 @@ async fn classificar(
                 break;
             }
             Err(FalhaTags::Inclassificavel(motivo)) => {
-                pulados.pular(&p.sku);
+                pulados.falhou(p.sku.clone());
                 tracing::warn!(sku = %p.sku, motivo = %motivo, "the tag-worker cannot classify this product; skipped, tried again later");
                 continue;
             }

@@ -32,6 +32,7 @@ use super::classificacao::ClienteTags;
 use super::entrada_lote::{self, EntradaLoteRequest};
 use super::erro::POLITICA;
 use super::{agora, inventario, painel, produto, ErroEstoque};
+use crate::parametro::Pagina;
 use giro_contracts::sku_valido;
 use giro_http::auth::{self, Principal, Seguranca};
 use giro_http::extract::{AppJson, AppPath, AppQuery};
@@ -176,7 +177,7 @@ async fn reposicoes(
 async fn inventario_listar(
     State(e): St,
     AppQuery(q): AppQuery<inventario::FiltroRequest>,
-) -> Result<AppJson<inventario::Pagina>, ErroEstoque> {
+) -> Result<AppJson<Pagina<inventario::ItemInventario>>, ErroEstoque> {
     let filtro = q.validar()?;
     let client = e.db.client().await?;
     Ok(AppJson(inventario::listar(&client, &filtro, agora()).await?))

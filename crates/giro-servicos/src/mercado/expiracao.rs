@@ -13,15 +13,14 @@
 //!   round), skipped if already expired or paid, so units come back once.
 //! - An order becomes EXPIRADO only when every one of its active reservations was returned in
 //!   that transaction; else nothing of it changes. One that fails is left out of the selection
-//!   for a while ([`Evitados`], 5 s doubling to 5 min), so it cannot hold the head of the `LIMIT`.
+//!   for a while ([`evitados`], 5 s doubling to 5 min), so it cannot hold the head of the `LIMIT`.
 //! - **The database's clock decides** what is due (`expira_em <= now()`), never the replica's: a
 //!   replica whose clock runs ahead would expire the others' fresh reservations (issue 30). The
 //!   test entry points ([`expirar_vencidas`], [`rodada`]) take an instant instead.
 //! - Returned units may push the shelf above ideal and trigger no restock (the excess is at most
 //!   the reservation; a documented decision of the original).
 
-use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use tokio_util::sync::CancellationToken;
@@ -33,39 +32,19 @@ use super::produto;
 use super::reserva::{self, StatusReserva};
 use super::Tx;
 use giro_infra::db::Db;
-use giro_infra::supervisor::Vivo;
+use giro_infra::supervisor::{Pausas, Vivo};
 
-/// Orders whose expiry failed, left out of the selection until their retry instant.
-#[derive(Debug, Default)]
-pub struct Evitados {
-    ate: HashMap<Uuid, (Instant, u32)>,
-}
-
-impl Evitados {
-    fn falhou(&mut self, id: Uuid) {
-        let n = self.ate.get(&id).map_or(0, |(_, n)| *n) + 1;
-        let pausa = Duration::from_secs(5).saturating_mul(1 << (n.min(7) - 1)).min(Duration::from_secs(300));
-        self.ate.insert(id, (Instant::now() + pausa, n));
-    }
-
-    /// The orders to leave out now. An entry whose pause ended stays (to lengthen the next pause
-    /// if it fails again) until an hour later.
-    fn ativos(&mut self) -> Vec<Uuid> {
-        let agora = Instant::now();
-        self.ate.retain(|_, (t, _)| *t + Duration::from_secs(3600) > agora);
-        self.ate.iter().filter(|(_, (t, _))| *t > agora).map(|(id, _)| *id).collect()
-    }
-
-    fn ok(&mut self, id: &Uuid) {
-        self.ate.remove(id);
-    }
+/// Orders whose expiry failed, left out of the selection until their retry instant: 5 s doubling
+/// to 5 min, remembered an hour after the pause ends.
+pub fn evitados() -> Pausas<Uuid> {
+    Pausas::new(Duration::from_secs(5), Duration::from_secs(300), Duration::from_secs(3600))
 }
 
 /// The sweep loop: a round at start (orders may have expired while the service was down), then
 /// one every `intervalo` after the previous round ends, until `shutdown`.
 pub async fn agendar(db: Db, intervalo: Duration, lote: i64, shutdown: CancellationToken, vivo: Vivo) {
     tracing::info!(intervalo_s = intervalo.as_secs_f64(), lote, "reservation expiry sweep started");
-    let mut evitados = Evitados::default();
+    let mut evitados = evitados();
     let mut rodadas = vivo.falhas("reservation expiry round failed");
     let mut prazos =
         vivo.falhas("reading the next reservation deadline failed; sweeping again after the interval");
@@ -142,7 +121,7 @@ pub fn espera_ate(prazo: Option<Duration>, intervalo: Duration) -> Duration {
 /// One round as if the database's clock read `agora` (tests): returns how many orders it
 /// expired. An order that fails is logged and left for the next round; the others go on.
 pub async fn expirar_vencidas(db: &Db, agora: DateTime<Utc>, limite: i64) -> Result<usize, ErroMercado> {
-    rodada(db, agora, limite, &mut Evitados::default()).await
+    rodada(db, agora, limite, &mut evitados()).await
 }
 
 /// [`expirar_vencidas`], leaving out the orders that failed recently (`evitados`).
@@ -150,7 +129,7 @@ pub async fn rodada(
     db: &Db,
     agora: DateTime<Utc>,
     limite: i64,
-    evitados: &mut Evitados,
+    evitados: &mut Pausas<Uuid>,
 ) -> Result<usize, ErroMercado> {
     Ok(lote_da_rodada(db, Some(agora), limite, evitados).await?.expirados)
 }
@@ -176,7 +155,7 @@ async fn lote_da_rodada(
     db: &Db,
     agora: Option<DateTime<Utc>>,
     limite: i64,
-    evitados: &mut Evitados,
+    evitados: &mut Pausas<Uuid>,
 ) -> Result<Lote, ErroMercado> {
     let fora = evitados.ativos();
     let ids: Vec<Uuid> = {

@@ -15,6 +15,7 @@ use uuid::Uuid;
 
 use super::erro::ErroMercado;
 use super::Tx;
+use crate::parametro::Pagina;
 
 status! {
     StatusPedido, "pedido" {
@@ -174,18 +175,8 @@ pub struct PedidoResumo {
     pub unidades: i64,
 }
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PaginaPedidos {
-    pub itens: Vec<PedidoResumo>,
-    /// Orders that match the filter, over every page.
-    pub total: i64,
-    pub pagina: i64,
-    pub tamanho: i64,
-}
-
 /// The owner's list: newest first (by number, which follows creation), one page.
-pub async fn listar(db: &impl Sql, f: &FiltroPedidos) -> Result<PaginaPedidos, ErroMercado> {
+pub async fn listar(db: &impl Sql, f: &FiltroPedidos) -> Result<Pagina<PedidoResumo>, ErroMercado> {
     let filtro = "($1::text IS NULL OR p.status = $1) AND ($2::timestamptz IS NULL OR p.criado_em >= $2) \
                   AND ($3::timestamptz IS NULL OR p.criado_em < $3)";
     let stmt = &format!(
@@ -213,7 +204,7 @@ pub async fn listar(db: &impl Sql, f: &FiltroPedidos) -> Result<PaginaPedidos, E
             })
         })
         .collect::<Result<Vec<_>, ErroMercado>>()?;
-    Ok(PaginaPedidos { itens, total, pagina: f.pagina, tamanho: f.tamanho })
+    Ok(Pagina { itens, total, pagina: f.pagina, tamanho: f.tamanho })
 }
 
 /// A reservation as the owner sees it.

@@ -29,7 +29,7 @@ use crate::mercado::catalogo_estoque::Consulta;
 use crate::mercado::dinheiro;
 use crate::mercado::erro::ErroMercado;
 use crate::mercado::pedido::{self, FiltroPedidos, StatusPedido};
-use crate::parametro::{inteiro, presente};
+use crate::parametro::{inteiro, presente, Pagina};
 use giro_contracts::{instante, Violacoes};
 use giro_http::extract::{AppJson, AppPath, AppQuery};
 use giro_http::Problem;
@@ -194,7 +194,7 @@ impl FiltroPedidosRequest {
 pub async fn pedidos(
     State(e): State<Arc<Estado>>,
     AppQuery(f): AppQuery<FiltroPedidosRequest>,
-) -> Result<AppJson<pedido::PaginaPedidos>, ErroMercado> {
+) -> Result<AppJson<Pagina<pedido::PedidoResumo>>, ErroMercado> {
     let f = f.validar()?;
     let client = e.db.client().await?;
     Ok(AppJson(pedido::listar(&client, &f).await?))
