@@ -1,6 +1,6 @@
 import { render, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { Grafico, topoRedondo } from './Grafico';
+import { Grafico, inicioDesenhado, topoRedondo } from './Grafico';
 import { graficosDesenhados } from './teste-uplot';
 
 const props = {
@@ -83,5 +83,70 @@ describe('Grafico', () => {
     const { unmount } = render(<Grafico {...props} />);
     unmount();
     expect(graficosDesenhados[0]!.destruido).toBe(true);
+  });
+
+  it('issue 39: a chart with no value says so instead of drawing empty axes; the table stays', () => {
+    graficosDesenhados.length = 0;
+    render(
+      <Grafico
+        {...props}
+        series={[{ rotulo: 'Pedidos', valores: [0, null], cor: '--color-brand', forma: 'barras' }]}
+      />,
+    );
+    expect(graficosDesenhados).toHaveLength(0);
+    const fig = screen.getByRole('figure', { name: 'Latência' });
+    expect(within(fig).getByText('Nada a mostrar neste período.')).toBeTruthy();
+    expect(within(fig).getAllByRole('row')).toHaveLength(3);
+  });
+
+  it('issue 39: leading empty points are not drawn, down to `aparar` points; the table keeps all', () => {
+    graficosDesenhados.length = 0;
+    const horas = Array.from({ length: 24 }, (_, i) => `${String(i).padStart(2, '0')}:00`);
+    const pedidos = horas.map((_, i) => (i === 22 ? 3 : 0));
+    render(
+      <Grafico
+        {...props}
+        rotulosX={horas}
+        aparar={6}
+        series={[{ rotulo: 'Pedidos', valores: pedidos, cor: '--color-brand', forma: 'barras' }]}
+      />,
+    );
+    const d = graficosDesenhados[0]!;
+    expect(d.dados[0]).toHaveLength(6);
+    expect(d.dados[1]).toEqual([0, 0, 0, 0, 3, 0]);
+    const eixoX = d.opcoes.axes![0]!.values as (u: unknown, s: number[]) => string[];
+    expect(eixoX(null, [0])).toEqual(['18:00']);
+    const fig = screen.getByRole('figure', { name: 'Latência' });
+    expect(
+      within(fig).getByRole('table', { name: 'Latência' }).querySelectorAll('tbody tr'),
+    ).toHaveLength(24);
+    expect(
+      inicioDesenhado(
+        [{ rotulo: 'x', cor: '', valores: pedidos.map((_, i) => (i === 2 ? 1 : 0)) }],
+        24,
+        6,
+      ),
+    ).toBe(2);
+  });
+
+  it('issue 39: product names that do not fit side by side are turned upright and read whole', () => {
+    graficosDesenhados.length = 0;
+    const nomes = Array.from({ length: 10 }, (_, i) => `Refrigerante Cola Zero ${i} 2L`);
+    render(
+      <Grafico
+        {...props}
+        rotulosX={nomes}
+        series={[{ rotulo: 'Reposições', valores: nomes.map(() => 2), cor: '--color-danger' }]}
+      />,
+    );
+    const eixo = graficosDesenhados[0]!.opcoes.axes![0]!;
+    expect(eixo.rotate).toBe(90);
+    const rotulos = (eixo.values as (u: unknown, s: number[]) => string[])(null, [0]);
+    expect(rotulos[0]).toBe('Refrigerante Cola Zero …');
+    expect(rotulos[0]!.length).toBeGreaterThan(14);
+    // Hours are short: upright, never turned.
+    graficosDesenhados.length = 0;
+    render(<Grafico {...props} />);
+    expect(graficosDesenhados[0]!.opcoes.axes![0]!.rotate).toBeUndefined();
   });
 });

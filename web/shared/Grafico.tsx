@@ -40,6 +40,9 @@ export interface PropsGrafico {
   /** The steps the y axis' ticks may take (seconds: 15, 30, 60, 120…); uPlot's own otherwise. */
   passosY?: number[];
   altura?: number;
+  /** Leading points with no value are not drawn, keeping at least this many (a fresh shop's
+   * 24-hour chart shows its last hours, not 23 empty ones); the table keeps every point. */
+  aparar?: number;
 }
 
 const formatoPadrao = (v: number) => v.toLocaleString('pt-BR', { maximumFractionDigits: 2 });
@@ -49,9 +52,26 @@ function cor(el: Element, token: string): string {
   return getComputedStyle(el).getPropertyValue(token).trim() || '#888888';
 }
 
-/** The longest label under the x axis; the legend and the table keep the whole name. */
+/** The longest label under the x axis, upright or turned; the legend and the table keep the
+ * whole name. */
 const ROTULO_MAX = 14;
-const curto = (s: string) => (s.length > ROTULO_MAX ? `${s.slice(0, ROTULO_MAX - 1)}…` : s);
+const ROTULO_MAX_GIRADO = 24;
+const corte = (max: number) => (s: string) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+/** A label's width in px, roughly, in the axes' 12 px font. */
+const PX_POR_LETRA = 7;
+
+/** Whether no series has a value other than zero: an empty frame says so in words instead. */
+export const semValores = (series: SerieGrafico[]) =>
+  series.every((s) => s.valores.every((v) => v == null || v === 0));
+
+/** The first point drawn: the first with a value, but at least `minimo` points from the end. */
+export function inicioDesenhado(series: SerieGrafico[], n: number, minimo?: number): number {
+  if (!minimo) return 0;
+  const primeiro = Array.from({ length: n }, (_, i) => i).find((i) =>
+    series.some((s) => (s.valores[i] ?? 0) !== 0),
+  );
+  return Math.max(0, Math.min(primeiro ?? n, n - minimo));
+}
 
 /** An axis as wide as its longest tick label (measured in the axis' font), so no label is clipped
  * at the chart's edge ("R$ 200,00", not "; 200,00"). */
@@ -101,8 +121,13 @@ function opcoes(el: HTMLElement, p: PropsGrafico, largura: number): uPlot.Option
     ss.every((s) => s.valores.every((v) => v == null || Number.isInteger(v)));
   const esquerdas = p.series.filter((s) => s.eixo !== 'direita');
   const direitas = p.series.filter((s) => s.eixo === 'direita');
-  // Room for the longest label between two ticks: uPlot skips labels rather than overlap them.
-  const espaco = Math.min(Math.max(...p.rotulosX.map((r) => curto(r).length), 4) * 7 + 12, 110);
+  // Names that do not fit side by side (products) are turned upright, so they are read whole
+  // rather than cut at 14 letters; uPlot skips labels rather than overlap them.
+  const maior = (max: number) => Math.max(...p.rotulosX.map((r) => corte(max)(r).length), 4);
+  const girar =
+    maior(ROTULO_MAX) > 8 && maior(ROTULO_MAX) * PX_POR_LETRA + 12 > largura / p.rotulosX.length;
+  const curto = corte(girar ? ROTULO_MAX_GIRADO : ROTULO_MAX);
+  const espaco = girar ? 16 : Math.min(maior(ROTULO_MAX) * PX_POR_LETRA + 12, 110);
   const eixo = cor(el, '--color-ink-muted');
   const grade = cor(el, '--color-border');
   const barras = uPlot.paths.bars ? uPlot.paths.bars({ size: [0.6, 48] }) : undefined;
@@ -125,6 +150,7 @@ function opcoes(el: HTMLElement, p: PropsGrafico, largura: number): uPlot.Option
         ticks: { stroke: grade },
         incrs: [1, 2, 3, 4, 6, 8, 12, 24],
         space: espaco,
+        ...(girar ? { rotate: 90, size: maior(ROTULO_MAX_GIRADO) * PX_POR_LETRA + 16 } : {}),
         values: (_u, splits) => splits.map((s) => curto(p.rotulosX[Math.round(s)] ?? '')),
       },
       {
@@ -184,18 +210,25 @@ function opcoes(el: HTMLElement, p: PropsGrafico, largura: number): uPlot.Option
 export function Grafico(p: PropsGrafico) {
   const area = useRef<HTMLDivElement>(null);
   const fmt = p.formatarY ?? formatoPadrao;
+  const vazio = semValores(p.series);
   // Redrawn when the numbers change (the queries refresh them), never per render.
-  const chave = JSON.stringify([p.rotulosX, p.series, p.altura]);
+  const chave = JSON.stringify([p.rotulosX, p.series, p.altura, p.aparar]);
 
   useEffect(() => {
     const el = area.current;
     if (!el) return;
     const largura = () => Math.max(el.clientWidth || 600, 240);
+    const i0 = inicioDesenhado(p.series, p.rotulosX.length, p.aparar);
+    const d: PropsGrafico = {
+      ...p,
+      rotulosX: p.rotulosX.slice(i0),
+      series: p.series.map((s) => ({ ...s, valores: s.valores.slice(i0) })),
+    };
     const dados: uPlot.AlignedData = [
-      p.rotulosX.map((_, i) => i),
-      ...p.series.map((s) => s.valores.map((v) => (v == null ? null : v))),
+      d.rotulosX.map((_, i) => i),
+      ...d.series.map((s) => s.valores.map((v) => (v == null ? null : v))),
     ];
-    const grafico = new uPlot(opcoes(el, p, largura()), dados, el);
+    const grafico = new uPlot(opcoes(el, d, largura()), dados, el);
     const observador =
       typeof ResizeObserver === 'undefined'
         ? null
@@ -217,7 +250,11 @@ export function Grafico(p: PropsGrafico) {
         </h3>
         <p className="t-small muted">{p.descricao}</p>
       </figcaption>
-      <div className="grafico-area" ref={area} aria-hidden="true" />
+      {vazio ? (
+        <p className="grafico-vazio t-small muted">Nada a mostrar neste período.</p>
+      ) : (
+        <div className="grafico-area" ref={area} aria-hidden="true" />
+      )}
       {/* A table ignores a width below its content's: the wrapper is what is clipped. */}
       <div className="sr-only">
         <table>

@@ -95,6 +95,8 @@ export function GraficoLatencia() {
           formatarY: duracao,
           formatarTicksY: duracoesDoEixo,
           passosY: PASSOS_DURACAO,
+          // Before the first restock the window's intervals are empty: drawn from there on.
+          aparar: 6,
         };
       }}
     />

@@ -113,6 +113,15 @@ describe('Painel', () => {
       const { unmount } = renderizar(<App />);
       await screen.findByRole('heading', { name: 'Entrada de lote' });
       const ids = Array.from(document.querySelectorAll('main > section[id]')).map((e) => e.id);
+      // The menu follows the page's order.
+      const nav = screen.getByRole('complementary', { name: 'Navegação do painel' });
+      const ancoras = within(nav)
+        .getAllByRole('link')
+        .map((a) => a.getAttribute('href') ?? '')
+        .filter((h) => h.startsWith('#') && !h.startsWith('#/'))
+        .map((h) => h.slice(1));
+      expect(ancoras).toEqual(ids.filter((id) => ancoras.includes(id)));
+      expect(ancoras).toHaveLength(5);
       unmount();
       return ids;
     };

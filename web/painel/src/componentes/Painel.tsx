@@ -21,11 +21,32 @@ export function Painel({ sessao }: { sessao: Sessao }) {
   const estreito = useEstreito();
   // Keyed, so a resize across the breakpoint moves the sections instead of mounting them again
   // (an opened attempt history or confirmation stays open).
-  const eventos = <ConsoleEventos key="eventos" api={EVENTOS} chave="painel" servico="estoque" />;
-  const lote = <FormularioLote key="lote" />;
-  const demanda = <TabelaDemanda key="demanda" />;
-  const reposicoes = <TabelaReposicoes key="reposicoes" />;
-  const graficos = <Graficos key="graficos" eventos={EVENTOS} />;
+  const eventos = {
+    ancora: 'eventos',
+    nome: 'Eventos',
+    el: <ConsoleEventos key="eventos" api={EVENTOS} chave="painel" servico="estoque" />,
+  };
+  const lote = {
+    ancora: 'entrada-lote',
+    nome: 'Entrada de lote',
+    el: <FormularioLote key="lote" />,
+  };
+  const demanda = {
+    ancora: 'demanda-reprimida',
+    nome: 'Demanda reprimida',
+    el: <TabelaDemanda key="demanda" />,
+  };
+  const reposicoes = {
+    ancora: 'reposicoes',
+    nome: 'Reposições',
+    el: <TabelaReposicoes key="reposicoes" />,
+  };
+  const graficos = {
+    ancora: 'graficos',
+    nome: 'Gráficos',
+    el: <Graficos key="graficos" eventos={EVENTOS} />,
+  };
+  // The menu lists the sections in the order the page shows them.
   const secoes = estreito
     ? [eventos, demanda, lote, reposicoes, graficos]
     : [lote, demanda, reposicoes, graficos, eventos];
@@ -41,11 +62,11 @@ export function Painel({ sessao }: { sessao: Sessao }) {
           <a href={hrefEstoque()} aria-current={rota.pagina !== 'painel' ? 'page' : undefined}>
             Estoque
           </a>
-          <a href="#entrada-lote">Entrada de lote</a>
-          <a href="#demanda-reprimida">Demanda reprimida</a>
-          <a href="#reposicoes">Reposições</a>
-          <a href="#graficos">Gráficos</a>
-          <a href="#eventos">Eventos</a>
+          {secoes.map((s) => (
+            <a key={s.ancora} href={`#${s.ancora}`}>
+              {s.nome}
+            </a>
+          ))}
         </>
       }
     >
@@ -55,7 +76,7 @@ export function Painel({ sessao }: { sessao: Sessao }) {
       ) : rota.pagina === 'sku' ? (
         <PaginaSku key={rota.sku} sku={rota.sku} />
       ) : (
-        secoes
+        secoes.map((s) => s.el)
       )}
     </CascaOperador>
   );

@@ -10,6 +10,8 @@ import { esgotados, prateleira, vendas } from './graficos';
 /** The window of the sales and sell-out charts. */
 export const HORAS_GRAFICOS = 24;
 const ATUALIZACAO_MS = 15_000;
+/** The hours drawn at least: before the first hour with a sale, a fresh shop's chart is empty. */
+const HORAS_DESENHADAS = 6;
 
 export function GraficoVendas() {
   const q = useQuery({
@@ -37,6 +39,7 @@ export function GraficoVendas() {
               { rotulo: 'Pagos', cor: '--color-success', valor: (p) => p.pagos },
             ]),
             formatarY: formatarInteiro,
+            aparar: HORAS_DESENHADAS,
           },
           {
             id: 'grafico-receita',
@@ -48,6 +51,7 @@ export function GraficoVendas() {
               { rotulo: 'Receita', cor: '--color-brand', forma: 'barras', valor: (p) => p.receita },
             ]),
             formatarY: formatarDinheiro,
+            aparar: HORAS_DESENHADAS,
           },
         ];
       }}
