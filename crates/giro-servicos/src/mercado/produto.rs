@@ -28,14 +28,16 @@
 //!   `5kg`, on both sides (the query here, the stored text by `giro_normalizar`'s
 //!   `regexp_replace`), so `arroz 5kg` finds "Arroz Branco 5kg" and "Arroz 5 kg" alike, and `5`
 //!   alone still finds both.
-//! - **Rank.** Trigram `similarity` of the whole query with `busca` first (the closer the text, the
-//!   higher), then available before sold out, then by name and SKU so ties are stable. The exact
-//!   SKU still matches, as before. A search answers the best [`MAX_RESULTADOS`]: a word as common
-//!   as `cafe` matches a tenth of a 100 000-product catalogue, which no shopper scrolls through
-//!   and no page should carry. When every word is shorter than a trigram (`a`, `5`, `pa`), the
-//!   trigram index cannot serve it and ranking by similarity meant computing it for most of the
-//!   catalogue (0.4 s on 50 000 products): such a search is answered in the storefront's order,
-//!   read from its index (mercado V25) until the first [`MAX_RESULTADOS`] match.
+//! - **Rank** (issue 40). Every word is in every match, so the closest text is the one with the
+//!   fewest other words: the shortest `busca` first, then available before sold out, then by name
+//!   and SKU so ties are stable. The exact SKU still matches, as before. A search answers the best
+//!   [`MAX_RESULTADOS`]. The rank is read, not computed: mercado V28 indexes the listed products
+//!   in that order, so a word as common as `cafe` (a tenth of a 100 000-product catalogue) reads
+//!   the index from the closest text until [`MAX_RESULTADOS`] match and stops, and a rare word is
+//!   found through the trigram index and its few matches sorted; the planner chooses per query
+//!   from the words' estimated frequency. Trigram `similarity` ranked before (issue 26): computed
+//!   for every match, it made the commonest word the slowest (92 ms for `cafe` on 100 000
+//!   products, docs/benchmarks.md). Words shorter than a trigram (`a`, `5`) are read the same way.
 //! - **Categories** (issue 39): a word that names a category — its name, singular or plural, or a
 //!   word a shopper uses for it ("refrigerante", "suco" for `bebidas`; [`CATEGORIAS_POR_PALAVRA`],
 //!   a short list) — also matches every product of that category, so "bebida" and "refrigerante"
@@ -282,28 +284,21 @@ pub async fn buscar_texto(
         .collect();
     let mut condicoes = String::new();
     for i in 0..ws.len() {
-        let texto = format!("busca LIKE '%' || giro_normalizar(${}) || '%'", i + 4);
+        let texto = format!("busca LIKE '%' || giro_normalizar(${}) || '%'", i + 3);
         match categorias.iter().position(|(j, _)| *j == i) {
             Some(k) => condicoes.push_str(&format!(
                 " AND ({texto} OR lower(categoria) = ANY(${}::text[]))",
-                ws.len() + 4 + k
+                ws.len() + 3 + k
             )),
             None => condicoes.push_str(&format!(" AND {texto}")),
         }
     }
-    // No word a trigram long: no index serves it, nor would a rank by similarity mean much.
-    // ($3, the whole query, is then only named so every statement takes the same parameters.)
-    let (rank, so_nomeado) = match ws.iter().any(|w| w.chars().count() >= 3) {
-        true => ("similarity(busca, giro_normalizar($3)) DESC, ", ""),
-        false => ("", " AND $3::text IS NOT NULL"),
-    };
     let stmt = &format!(
         "SELECT {COLUNAS} FROM produto_vitrine \
-             WHERE listado AND ($1::text IS NULL OR categoria = $1) AND (sku = $2 OR (true{condicoes})){so_nomeado} \
-             ORDER BY {rank}{ORDEM} LIMIT {MAX_RESULTADOS}"
+             WHERE listado AND ($1::text IS NULL OR categoria = $1) AND (sku = $2 OR (true{condicoes})) \
+             ORDER BY length(busca), {ORDEM} LIMIT {MAX_RESULTADOS}"
     );
-    let inteira = ws.join(" ");
-    let mut params: Vec<&dyn giro_infra::db::Param> = vec![&categoria, &busca, &inteira];
+    let mut params: Vec<&dyn giro_infra::db::Param> = vec![&categoria, &busca];
     for w in &ws {
         params.push(w);
     }
