@@ -374,7 +374,7 @@ async fn rejeitado() {
         &s,
         &stats,
         &entradas,
-        &Esperado { falhados: vec![rejeitado], sem_reposicao: vec![COCA.to_string()] },
+        &Esperado { falhados: vec![rejeitado], sem_reposicao: vec![COCA.to_string()], ..Esperado::default() },
     )
     .await;
 

@@ -141,3 +141,37 @@ async fn a_shipment_credited_twice_or_outside_its_apply_is_a_violation() {
     let v = violacoes(&mc, &ec).await;
     assert!(v.iter().any(|(_, e)| e.contains("credited twice")), "{v:?}");
 }
+
+#[tokio::test]
+async fn a_dead_letter_the_scenario_made_of_a_delivered_event_may_be_replayed_but_not_applied_again() {
+    // pgbouncer's console check moves a delivered event back to FAILED (an answer lost after the
+    // peer applied) and replays it: declared, the replay's claim and SENT pass; undeclared they do
+    // not; a second apply fails either way.
+    let (_m, _e, mc, ec) = par().await;
+    let id = ida_e_volta(&mc, &ec).await;
+    mc.execute("UPDATE outbox_event SET status = 'FAILED', ultimo_erro = 'teste' WHERE id = $1", &[&id])
+        .await
+        .unwrap();
+    mc.execute(
+        "UPDATE outbox_event SET status = 'PENDING', proxima_tentativa_em = now() WHERE id = $1",
+        &[&id],
+    )
+    .await
+    .unwrap();
+    reclamar(&mc, id).await;
+    mc.execute("UPDATE outbox_event SET status = 'SENT', lease_token = NULL WHERE id = $1", &[&id])
+        .await
+        .unwrap();
+    let (m, e) = (historia::ler("mercado", &mc).await, historia::ler("estoque", &ec).await);
+    let reaberto = Previsto { reabertos: vec![id], ..Previsto::default() };
+    assert_eq!(historia::violacoes(&m, &e, &reaberto), vec![]);
+    let v = historia::violacoes(&m, &e, &Previsto::default());
+    assert!(v.iter().any(|(i, e)| *i == id && e.contains("after it was settled SENT")), "{v:?}");
+
+    ec.execute("INSERT INTO historia_teste (tabela, op, event_id) VALUES ('inbox', 'aplicado', $1)", &[&id])
+        .await
+        .unwrap();
+    let e = historia::ler("estoque", &ec).await;
+    let v = historia::violacoes(&m, &e, &reaberto);
+    assert!(v.iter().any(|(i, e)| *i == id && e.contains("applied 2 times")), "{v:?}");
+}

@@ -753,6 +753,8 @@ pub struct Esperado {
     pub falhados: Vec<Uuid>,
     /// SKUs whose shelf may stay below its minimum (their restock is dead).
     pub sem_reposicao: Vec<String>,
+    /// Events the scenario moved back from SENT to FAILED itself (`historia::Previsto::reabertos`).
+    pub reabertos: Vec<Uuid>,
 }
 
 /// Direct queries on both databases after the pipeline drained: every checkout the shoppers got a
@@ -986,7 +988,10 @@ pub async fn verificar(s: &Sistema, clientes: &Stats, entradas: &Entradas, esper
     }
 
     // The history of every event, claim by claim (support::historia).
-    let previsto = super::historia::Previsto { mortos: esperado.falhados.clone() };
+    let previsto = super::historia::Previsto {
+        mortos: esperado.falhados.clone(),
+        reabertos: esperado.reabertos.clone(),
+    };
     super::historia::conferir(nome, &m, &e, &previsto).await;
 }
 

@@ -147,10 +147,13 @@ pub async fn ler(lado: &'static str, db: &tokio_postgres::Client) -> Vec<Registr
     .collect()
 }
 
-/// What a scenario expects to rest unapplied: events left as dead letters on purpose.
+/// What a scenario did on purpose: events left as dead letters, and events it moved back from
+/// SENT to FAILED itself (a dead letter whose delivery had reached the peer, the unknown outcome
+/// of issue 37 §1), which an operator's replay may then send again — applied still once.
 #[derive(Default)]
 pub struct Previsto {
     pub mortos: Vec<Uuid>,
+    pub reabertos: Vec<Uuid>,
 }
 
 /// The violations found in the two sides' histories (empty: the run kept every promise).
@@ -189,6 +192,12 @@ pub fn violacoes(mercado: &[Registro], estoque: &[Registro], previsto: &Previsto
             }
             let mut enviado = false;
             for r in hist {
+                let reaberto = previsto.reabertos.contains(id)
+                    && (r.status_antes.as_deref(), r.status.as_deref()) == (Some("SENT"), Some("FAILED"));
+                if enviado && reaberto {
+                    enviado = false;
+                    continue;
+                }
                 if enviado && r.op == "mudou" {
                     erros.push((
                         *id,
