@@ -366,21 +366,29 @@ pub async fn salvar_cadastro(tx: &Tx<'_>, p: &Travado<'_>) -> Result<(), ErroMer
     let stmt = "UPDATE produto_vitrine SET preco = $2, estoque_minimo = $3, estoque_ideal = $4, listado = $5, \
              nome = $6, descricao = $7, categoria = $8, classificado_em = LEAST($9, now()), versao = versao + 1 WHERE sku = $1";
     let (p, c) = (&**p, &p.classificado_em);
-    tx.execute(stmt, &[&p.sku, &p.preco, &p.minimo, &p.ideal, &p.listado, &p.nome, &p.descricao, &p.categoria, c])
-        .await?;
+    tx.execute(
+        stmt,
+        &[&p.sku, &p.preco, &p.minimo, &p.ideal, &p.listado, &p.nome, &p.descricao, &p.categoria, c],
+    )
+    .await?;
     Ok(())
 }
 
 /// The image of a product: its bytes, type and ETag; `None` when the SKU has none.
 pub async fn imagem(db: &impl Sql, sku: &str) -> Result<Option<(Vec<u8>, String, String)>, ErroMercado> {
-    let stmt = "SELECT imagem, imagem_tipo, imagem_etag FROM produto_vitrine WHERE sku = $1 AND imagem IS NOT NULL";
+    let stmt =
+        "SELECT imagem, imagem_tipo, imagem_etag FROM produto_vitrine WHERE sku = $1 AND imagem IS NOT NULL";
     Ok(db.query_opt(stmt, &[&sku]).await?.map(|r| (r.get(0), r.get(1), r.get(2))))
 }
 
 /// Stores (or, with `None`, removes) the image of `sku`; the ETag is the bytes' md5. `false` when
 /// the storefront has no such SKU. The shelf is not touched, so no lock order applies.
-pub async fn salvar_imagem(db: &impl Sql, sku: &str, imagem: Option<(&[u8], &str)>) -> Result<bool, ErroMercado> {
-    let stmt = "UPDATE produto_vitrine SET imagem = $2, imagem_tipo = $3, imagem_etag = md5($2), versao = versao + 1 WHERE sku = $1";
+pub async fn salvar_imagem(
+    db: &impl Sql,
+    sku: &str,
+    imagem: Option<(&[u8], &str)>,
+) -> Result<bool, ErroMercado> {
+    let stmt = "UPDATE produto_vitrine SET imagem = $2::bytea, imagem_tipo = $3, imagem_etag = md5($2::bytea), versao = versao + 1 WHERE sku = $1";
     let (bytes, tipo) = (imagem.map(|i| i.0), imagem.map(|i| i.1));
     Ok(db.execute(stmt, &[&sku, &bytes, &tipo]).await? == 1)
 }

@@ -75,7 +75,8 @@ pub async fn enviar(
     let declarado = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
     let declarado = declarado.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
     let Some((tipo, confere)) = TIPOS.iter().find(|(t, _)| *t == declarado) else {
-        let detail = format!("Content-Type da imagem deve ser image/jpeg, image/png ou image/webp: {declarado}");
+        let detail =
+            format!("Content-Type da imagem deve ser image/jpeg, image/png ou image/webp: {declarado}");
         return Ok(Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, detail).into_response());
     };
     let bytes = match corpo {
@@ -95,7 +96,10 @@ pub async fn enviar(
     gravar(&e, &sku, Some((&bytes, tipo))).await
 }
 
-pub async fn remover(State(e): State<Arc<Estado>>, AppPath(sku): AppPath<String>) -> Result<Response, ErroMercado> {
+pub async fn remover(
+    State(e): State<Arc<Estado>>,
+    AppPath(sku): AppPath<String>,
+) -> Result<Response, ErroMercado> {
     operacao::sku_do_caminho(&sku)?;
     gravar(&e, &sku, None).await
 }
