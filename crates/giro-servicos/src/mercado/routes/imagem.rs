@@ -25,8 +25,11 @@ use giro_http::Problem;
 /// The largest image accepted, in bytes (1 MiB).
 pub const IMAGEM_MAX: usize = 1024 * 1024;
 
+/// Whether bytes start as a file of one type does.
+type Assinatura = fn(&[u8]) -> bool;
+
 /// The types accepted, each with a check of its first bytes.
-const TIPOS: &[(&str, fn(&[u8]) -> bool)] = &[
+const TIPOS: &[(&str, Assinatura)] = &[
     ("image/jpeg", |b| b.starts_with(&[0xFF, 0xD8, 0xFF])),
     ("image/png", |b| b.starts_with(b"\x89PNG\r\n\x1a\n")),
     ("image/webp", |b| b.len() >= 12 && b.starts_with(b"RIFF") && &b[8..12] == b"WEBP"),
