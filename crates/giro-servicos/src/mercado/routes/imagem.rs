@@ -35,11 +35,6 @@ const TIPOS: &[(&str, Assinatura)] = &[
     ("image/webp", |b| b.len() >= 12 && b.starts_with(b"RIFF") && &b[8..12] == b"WEBP"),
 ];
 
-/// The URL the product JSON gives for an image with this ETag.
-pub fn url(sku: &str, etag: Option<&str>) -> Option<String> {
-    etag.map(|e| format!("/produtos/{sku}/imagem?v={e}"))
-}
-
 pub async fn servir(
     State(e): State<Arc<Estado>>,
     AppPath(sku): AppPath<String>,

@@ -90,6 +90,11 @@ fn operador(route: MethodRouter<Arc<Estado>>) -> MethodRouter<Arc<Estado>> {
     route.route_layer(from_fn(auth::require_operador))
 }
 
+/// The URL the product JSON gives for an image with this ETag (`imagem`'s route, issue 39).
+fn url_imagem(sku: &str, etag: Option<&str>) -> Option<String> {
+    etag.map(|e| format!("/produtos/{sku}/imagem?v={e}"))
+}
+
 /// The requests' violations, reported sorted in one 400 (the builder is [`Violacoes`]).
 fn validado(v: Violacoes) -> Result<(), super::erro::ErroMercado> {
     v.resultado("requisição inválida: ").map_err(super::erro::ErroMercado::invalido)

@@ -107,7 +107,7 @@ async fn ler_produtos(
             }),
             listado: r.get(12),
             descricao: r.get(13),
-            imagem: super::imagem::url(r.get(0), r.get(14)),
+            imagem: super::url_imagem(r.get(0), r.get(14)),
         })
         .collect())
 }

@@ -49,7 +49,7 @@ impl From<ProdutoVitrine> for ProdutoResposta {
     fn from(p: ProdutoVitrine) -> Self {
         ProdutoResposta {
             status: p.status.como_texto(),
-            imagem: super::imagem::url(&p.sku, p.imagem_etag.as_deref()),
+            imagem: super::url_imagem(&p.sku, p.imagem_etag.as_deref()),
             sku: p.sku,
             nome: p.nome,
             preco: p.preco,
