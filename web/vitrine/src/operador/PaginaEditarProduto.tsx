@@ -240,11 +240,13 @@ function ImagemProduto({ p }: { p: ProdutoOperador }) {
           </p>
         )}
         <div className="imagem-acoes">
-          <div className="campo">
-            <label htmlFor="imagem">{p.imagem ? 'Trocar imagem' : 'Enviar imagem'}</label>
+          {/* The native input's words are the browser's (English in an English browser): a
+              label styled as a button says it in pt-BR, and the input keeps the keyboard. */}
+          <div className="campo-arquivo">
             <input
               id="imagem"
               type="file"
+              className="sr-only"
               accept={TIPOS_IMAGEM.join(',')}
               disabled={envio.isPending}
               onChange={(e) => {
@@ -252,6 +254,9 @@ function ImagemProduto({ p }: { p: ProdutoOperador }) {
                 e.target.value = '';
               }}
             />
+            <label htmlFor="imagem" className="btn btn-primario">
+              {p.imagem ? 'Trocar imagem' : 'Enviar imagem'}
+            </label>
           </div>
           {p.imagem && (
             <button
