@@ -169,7 +169,7 @@ async fn bad_images_are_refused_with_a_problem_and_nothing_is_written() {
         (COCA, "image/png", JPEG.to_vec(), 400, "imagem: o conteúdo não é um arquivo image/png"),
         (COCA, "image/webp", b"RIFF\0\0\0\0WEBX".to_vec(), 400, "não é um arquivo image/webp"),
         (COCA, "image/jpeg", Vec::new(), 400, "imagem não deve estar vazia"),
-        (COCA, "image/png", grande, 413, "imagem grande demais: o máximo é 1024 KiB"),
+        (COCA, "image/png", grande, 413, "imagem grande demais: o máximo é 1 MB"),
         ("123", "image/png", PNG.to_vec(), 400, "sku deve corresponder a"),
         (BANANA, "image/png", PNG.to_vec(), 404, "Produto não encontrado na vitrine"),
     ];

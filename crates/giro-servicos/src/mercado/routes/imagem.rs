@@ -80,7 +80,7 @@ pub async fn enviar(
     let bytes = match corpo {
         Ok(b) => b,
         Err(r) if r.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            let detail = format!("imagem grande demais: o máximo é {} KiB", IMAGEM_MAX / 1024);
+            let detail = format!("imagem grande demais: o máximo é {} MB", IMAGEM_MAX >> 20);
             return Ok(Problem::new(StatusCode::PAYLOAD_TOO_LARGE, detail).into_response());
         }
         Err(r) => return Ok(giro_http::extract::rejeicao_corpo(r).into_response()),
