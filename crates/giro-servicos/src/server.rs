@@ -305,6 +305,7 @@ pub fn rotas_web(servico: Servico) -> Vec<giro_http::web::Rota> {
             // The shop (web/vitrine/src/api.ts).
             (Method::GET, "/produtos"),
             (Method::GET, "/produtos/{sku}"),
+            (Method::GET, "/produtos/{sku}/imagem"),
             (Method::POST, "/pedidos"),
             (Method::GET, "/pedidos/{id}"),
             (Method::POST, "/pedidos/{id}/pagamento"),
@@ -316,6 +317,8 @@ pub fn rotas_web(servico: Servico) -> Vec<giro_http::web::Rota> {
             (Method::GET, "/operacao/graficos/esgotados"),
             (Method::GET, "/operacao/graficos/prateleira"),
             (Method::PATCH, "/operacao/produtos/{sku}"),
+            (Method::PUT, "/operacao/produtos/{sku}/imagem"),
+            (Method::DELETE, "/operacao/produtos/{sku}/imagem"),
             (Method::GET, "/operacao/pedidos"),
             (Method::GET, "/operacao/pedidos/{id}"),
             (Method::GET, "/operacao/estoque/produtos/{sku}"),

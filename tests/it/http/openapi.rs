@@ -369,6 +369,12 @@ async fn mercado_answers_as_its_document_says() {
     check(&app, &d, None, "GET", "/produtos", "/produtos", None).await;
     check(&app, &d, None, "GET", "/produtos/{sku}", "/produtos/7894900011517", None).await;
     check(&app, &d, None, "GET", "/produtos/{sku}", "/produtos/7890000000017", None).await;
+    let t = "/produtos/{sku}/imagem";
+    assert_eq!(
+        check(&app, &d, None, "GET", t, "/produtos/7894900011517/imagem", None).await.0,
+        404,
+        "no image"
+    );
     let compra = request_example(&d, "/pedidos", "post");
     assert_eq!(check(&app, &d, None, "POST", "/pedidos", "/pedidos", Some(compra)).await.0, 409, "shelf 0");
     check(&app, &d, None, "POST", "/pedidos", "/pedidos", Some(json!({"itens": []}))).await;

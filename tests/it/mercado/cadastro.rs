@@ -38,7 +38,8 @@ async fn a_new_product_starts_sold_out_and_its_first_request_asks_for_ideal() {
     assert_eq!(
         body,
         json!({"sku": COCA, "nome": "Coca-Cola 2L PET", "preco": 8.99, "status": "ESGOTADO", "disponivel": 0,
-               "categoria": null, "tags": [], "reposicaoACaminho": true, "listado": true})
+               "categoria": null, "tags": [], "reposicaoACaminho": true, "listado": true,
+               "descricao": null, "imagem": null})
     );
 
     assert_eq!(prateleira(&app, COCA).await, (0, "ESGOTADO".into()));

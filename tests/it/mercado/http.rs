@@ -59,7 +59,8 @@ async fn a_product_is_answered_as_produto_resposta_and_an_unknown_one_is_an_empt
     assert_eq!(
         res.json::<Value>().await.unwrap(),
         json!({"sku": COCA, "nome": "Coca-Cola 2L PET", "preco": 8.99, "status": "DISPONIVEL", "disponivel": 10,
-               "categoria": "bebidas", "tags": ["refrigerante", "2l"], "reposicaoACaminho": false, "listado": true})
+               "categoria": "bebidas", "tags": ["refrigerante", "2l"], "reposicaoACaminho": false, "listado": true,
+               "descricao": null, "imagem": null})
     );
     let texto = app.http.get(app.url("/produtos/7891962047205")).send().await.unwrap().text().await.unwrap();
     assert!(texto.contains(r#""preco":7.90"#), "the column's scale, as the original: {texto}");

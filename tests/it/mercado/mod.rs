@@ -13,4 +13,5 @@ mod http;
 mod metricas;
 mod operacao_loja;
 mod pagamento;
+mod produto_editado;
 mod relogio;

@@ -123,7 +123,7 @@ async fn bad_changes_are_400_naming_the_field_and_write_nothing() {
     produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 10, 6, 24).await;
     let op = Operador::login(&app).await;
     let casos: Vec<(Value, &str)> = vec![
-        (json!({}), "informe ao menos um de preco, estoqueMinimo, estoqueIdeal ou listado"),
+        (json!({}), "informe ao menos um de nome, descricao, categoria, preco, estoqueMinimo, estoqueIdeal ou listado"),
         (json!({"preco": 0}), "preco deve ser maior que 0"),
         (json!({"preco": 8.999}), "preco"),
         (json!({"preco": "abc"}), "preco"),

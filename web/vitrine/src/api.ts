@@ -17,6 +17,9 @@ export interface Produto {
   reposicaoACaminho?: boolean;
   /** In the public catalogue; an unlisted product's page says it left (issue 26). */
   listado?: boolean;
+  /** The owner's description, and the image's API path (versioned) or null (issue 39). */
+  descricao?: string | null;
+  imagem?: string | null;
 }
 
 export type StatusPedido = 'AGUARDANDO_PAGAMENTO' | 'PAGO' | 'CANCELADO' | 'EXPIRADO';

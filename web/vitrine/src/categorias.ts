@@ -13,6 +13,9 @@ const ROTULOS: Record<string, string> = {
   outros: 'Outros',
 };
 
+/** The tag-worker's categories, in the order the operator picks from. */
+export const CATEGORIAS = Object.keys(ROTULOS);
+
 export function rotuloCategoria(categoria: string): string {
   return (
     ROTULOS[categoria] ??

@@ -8,8 +8,8 @@
 //! 3. One transaction: the product (shelf 0, ESGOTADO) and the restock trigger, which orders the
 //!    first lot (`ideal` units). A registration that loses a race to the same SKU is a 409.
 //!
-//! [`alterar`] (issue 26, `PATCH /operacao/produtos/{sku}`): the owner changes the price, the
-//! thresholds or whether the product is listed, in one transaction with the product locked; the
+//! [`alterar`] (issues 26 and 39, `PATCH /operacao/produtos/{sku}`): the owner changes the price,
+//! the thresholds, whether the product is listed, its name, description or category, in one transaction with the product locked; the
 //! restock trigger runs in it, so a minimum raised above the shelf writes its request and outbox
 //! event with the change or not at all. The price changes future orders only: an order keeps the
 //! unit price it was closed with (`item_pedido.preco_unitario`).
@@ -77,6 +77,10 @@ pub struct Alteracao {
     pub estoque_minimo: Option<i32>,
     pub estoque_ideal: Option<i32>,
     pub listado: Option<bool>,
+    pub nome: Option<String>,
+    /// `Some(None)` clears the description.
+    pub descricao: Option<Option<String>>,
+    pub categoria: Option<String>,
 }
 
 /// Applies `a` to the product `sku`; `None` when the storefront has no such SKU. Returns the
@@ -103,6 +107,18 @@ pub async fn alterar(
         }
         if let Some(listado) = a.listado {
             p.listado = listado;
+        }
+        if let Some(nome) = &a.nome {
+            p.nome = nome.clone();
+        }
+        if let Some(descricao) = &a.descricao {
+            p.descricao = descricao.clone();
+        }
+        // The owner's category counts as a classification made now: an older ProdutoClassificado
+        // arriving later does not undo it (SPEC §3.15).
+        if let Some(categoria) = &a.categoria {
+            p.categoria = Some(categoria.clone());
+            p.classificado_em = Some(agora);
         }
         Ok::<_, ErroMercado>(())
     })?;

@@ -34,6 +34,10 @@ pub struct ProdutoVitrine {
     /// In the public catalogue (issue 26). An unlisted product keeps its shelf, its orders and its
     /// restocks; it is only out of the listing and cannot be bought.
     pub listado: bool,
+    /// Written by the operator (issue 39), at most 2 000 characters.
+    pub descricao: Option<String>,
+    /// The md5 of the product's image, when it has one (issue 39).
+    pub imagem_etag: Option<String>,
 }
 
 fn positiva(qtd: i32) -> Result<(), ErroMercado> {
@@ -81,6 +85,8 @@ impl ProdutoVitrine {
             ideal,
             status: if estoque_inicial > 0 { StatusVitrine::Disponivel } else { StatusVitrine::Esgotado },
             listado: true,
+            descricao: None,
+            imagem_etag: None,
         })
     }
 

@@ -58,7 +58,7 @@ use super::prateleira::{ProdutoVitrine, StatusVitrine};
 use super::Tx;
 
 const COLUNAS: &str =
-    "sku, nome, tags, categoria, classificado_em, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status, listado";
+    "sku, nome, tags, categoria, classificado_em, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status, listado, descricao, imagem_etag";
 
 fn de_linha(r: &Row) -> Result<ProdutoVitrine, ErroMercado> {
     let tags: Option<serde_json::Value> = r.try_get("tags")?;
@@ -82,6 +82,8 @@ fn de_linha(r: &Row) -> Result<ProdutoVitrine, ErroMercado> {
         ideal: r.try_get("estoque_ideal")?,
         status: StatusVitrine::de_texto(&status)?,
         listado: r.try_get("listado")?,
+        descricao: r.try_get("descricao")?,
+        imagem_etag: r.try_get("imagem_etag")?,
     })
 }
 
@@ -315,7 +317,7 @@ pub async fn buscar_texto(
 pub async fn inserir<'t>(tx: &'t Tx<'_>, p: ProdutoVitrine) -> Result<Option<Travado<'t>>, ErroMercado> {
     let stmt = &format!(
             "INSERT INTO produto_vitrine ({COLUNAS}, versao) \
-             VALUES ($1, $2, $3, $4, CASE WHEN $5::timestamptz IS NULL THEN NULL ELSE LEAST($5, now()) END, $6, $7, $8, $9, $10, $11, 0) \
+             VALUES ($1, $2, $3, $4, CASE WHEN $5::timestamptz IS NULL THEN NULL ELSE LEAST($5, now()) END, $6, $7, $8, $9, $10, $11, $12, NULL, 0) \
              ON CONFLICT (sku) DO NOTHING"
         );
     let n = tx
@@ -333,6 +335,7 @@ pub async fn inserir<'t>(tx: &'t Tx<'_>, p: ProdutoVitrine) -> Result<Option<Tra
                 &p.ideal,
                 &p.status.como_texto(),
                 &p.listado,
+                &p.descricao,
             ],
         )
         .await?;
@@ -352,12 +355,37 @@ pub async fn salvar_prateleira(tx: &Tx<'_>, p: &Travado<'_>) -> Result<(), ErroM
     Ok(())
 }
 
-/// Writes what the owner may change of a locked product (issue 26): price, thresholds, listed.
+/// Writes what the owner may change of a locked product (issues 26 and 39): price, thresholds,
+/// listed, name, description and category (`classificado_em` clamped as in [`salvar_classificacao`]).
 pub async fn salvar_cadastro(tx: &Tx<'_>, p: &Travado<'_>) -> Result<(), ErroMercado> {
-    let stmt = "UPDATE produto_vitrine SET preco = $2, estoque_minimo = $3, estoque_ideal = $4, listado = $5, versao = versao + 1 \
-             WHERE sku = $1";
-    tx.execute(stmt, &[&p.sku, &p.preco, &p.minimo, &p.ideal, &p.listado]).await?;
+    let stmt = "UPDATE produto_vitrine SET preco = $2, estoque_minimo = $3, estoque_ideal = $4, listado = $5, \
+             nome = $6, descricao = $7, categoria = $8, classificado_em = LEAST($9, now()), versao = versao + 1 WHERE sku = $1";
+    let (p, c) = (&**p, &p.classificado_em);
+    tx.execute(
+        stmt,
+        &[&p.sku, &p.preco, &p.minimo, &p.ideal, &p.listado, &p.nome, &p.descricao, &p.categoria, c],
+    )
+    .await?;
     Ok(())
+}
+
+/// The image of a product: its bytes, type and ETag; `None` when the SKU has none.
+pub async fn imagem(db: &impl Sql, sku: &str) -> Result<Option<(Vec<u8>, String, String)>, ErroMercado> {
+    let stmt =
+        "SELECT imagem, imagem_tipo, imagem_etag FROM produto_vitrine WHERE sku = $1 AND imagem IS NOT NULL";
+    Ok(db.query_opt(stmt, &[&sku]).await?.map(|r| (r.get(0), r.get(1), r.get(2))))
+}
+
+/// Stores (or, with `None`, removes) the image of `sku`; the ETag is the bytes' md5. `false` when
+/// the storefront has no such SKU. The shelf is not touched, so no lock order applies.
+pub async fn salvar_imagem(
+    db: &impl Sql,
+    sku: &str,
+    imagem: Option<(&[u8], &str)>,
+) -> Result<bool, ErroMercado> {
+    let stmt = "UPDATE produto_vitrine SET imagem = $2::bytea, imagem_tipo = $3, imagem_etag = md5($2::bytea), versao = versao + 1 WHERE sku = $1";
+    let (bytes, tipo) = (imagem.map(|i| i.0), imagem.map(|i| i.1));
+    Ok(db.execute(stmt, &[&sku, &bytes, &tipo]).await? == 1)
 }
 
 /// Writes the classification of a locked product. `classificado_em` is stored clamped to the

@@ -63,4 +63,15 @@ describe('CartaoProduto', () => {
       unmount();
     }
   });
+
+  it('shows the product’s image in the monogram’s box, and the initials when it fails to load', () => {
+    const url = `/produtos/${coca.sku}/imagem?v=abc`;
+    const { container } = renderizar(<CartaoProduto produto={{ ...coca, imagem: url }} />);
+    const img = container.querySelector('.monograma-foto img')!;
+    expect(img.getAttribute('src')).toBe(`/api${url}`);
+    expect(screen.queryByText('CC')).toBeNull();
+    fireEvent.error(img);
+    expect(screen.getByText('CC')).toBeTruthy();
+    expect(container.querySelector('.monograma img')).toBeNull();
+  });
 });

@@ -21,7 +21,7 @@ export function CartaoProduto({ produto }: { produto: Produto }) {
   return (
     <article className="cartao cartao-produto" data-sku={produto.sku}>
       <Link to={`/produtos/${produto.sku}`} className="cartao-produto-link">
-        <Monograma nome={produto.nome} categoria={produto.categoria} />
+        <Monograma nome={produto.nome} categoria={produto.categoria} imagem={produto.imagem} />
         <div className="cartao-produto-info">
           {produto.categoria && (
             <span className="t-overline muted">{rotuloCategoria(produto.categoria)}</span>

@@ -27,6 +27,9 @@ export interface ProdutoOperador {
   reposicaoAberta: SolicitacaoAberta | null;
   /** In the public catalogue (issue 26). */
   listado: boolean;
+  /** Issue 39: the owner's description, and the image's versioned URL (API path) or null. */
+  descricao: string | null;
+  imagem: string | null;
 }
 
 export interface NoEstoque {
@@ -128,6 +131,10 @@ export interface AlteracaoProduto {
   estoqueMinimo?: number;
   estoqueIdeal?: number;
   listado?: boolean;
+  nome?: string;
+  /** Blank clears it. */
+  descricao?: string;
+  categoria?: string;
 }
 
 export const alterarProduto = (sku: string, a: AlteracaoProduto) =>
@@ -135,4 +142,21 @@ export const alterarProduto = (sku: string, a: AlteracaoProduto) =>
     method: 'PATCH',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(a),
+  });
+
+/** The largest image the API takes (PUT /operacao/produtos/{sku}/imagem, issue 39). */
+export const IMAGEM_MAX = 1024 * 1024;
+export const TIPOS_IMAGEM = ['image/jpeg', 'image/png', 'image/webp'];
+
+/** Uploads a product's image as the raw body, typed as the file is. */
+export const enviarImagem = (sku: string, arquivo: File) =>
+  pedir<ProdutoOperador>(`/operacao/produtos/${encodeURIComponent(sku)}/imagem`, {
+    method: 'PUT',
+    headers: { 'Content-Type': arquivo.type },
+    body: arquivo,
+  });
+
+export const removerImagem = (sku: string) =>
+  pedir<ProdutoOperador>(`/operacao/produtos/${encodeURIComponent(sku)}/imagem`, {
+    method: 'DELETE',
   });

@@ -49,7 +49,7 @@ export function PaginaProduto() {
         </ol>
       </nav>
       <div className="produto-corpo">
-        <Monograma nome={p.nome} categoria={p.categoria} grande />
+        <Monograma nome={p.nome} categoria={p.categoria} imagem={p.imagem} grande />
         <div className="produto-detalhe">
           <Selo status={esgotado ? 'ESGOTADO' : 'DISPONIVEL'} />
           <h1 className="t-display">{p.nome}</h1>
@@ -57,6 +57,11 @@ export function PaginaProduto() {
           <p className="t-small muted">
             SKU/EAN <span className="mono">{p.sku}</span>
           </p>
+          {p.descricao && (
+            <p className="produto-descricao" data-testid="descricao">
+              {p.descricao}
+            </p>
+          )}
           {p.listado === false ? (
             <p className="aviso aviso-info" data-testid="fora-do-catalogo">
               Este produto saiu do catálogo e não pode mais ser comprado. Veja outros produtos na{' '}
@@ -94,15 +99,6 @@ export function PaginaProduto() {
                 {adicionado ? `${p.nome} adicionado ao carrinho` : ''}
               </span>
             </div>
-          )}
-          {p.tags.length > 0 && (
-            <ul className="tags" aria-label="Tags">
-              {p.tags.map((t) => (
-                <li key={t} className="tag t-caption">
-                  {t}
-                </li>
-              ))}
-            </ul>
           )}
           <div className="cartao reposicao-card">
             <p className="t-label">Reposição automática ativa</p>

@@ -3,12 +3,14 @@
 //! [`ErroMercado::problem`](super::erro::ErroMercado::problem).
 //!
 //! Who may call: the catalogue reads, checkout, the order page and payment are anonymous and
-//! need no CSRF (the original's storefront buys without an account); `POST /produtos` and
-//! `PATCH /operacao/produtos/{sku}` need the operator's session and CSRF (CSRF is checked first,
+//! need no CSRF (the original's storefront buys without an account), and so is a product's image;
+//! `POST /produtos`, `PATCH /operacao/produtos/{sku}` and its image's `PUT` and `DELETE` need the
+//! operator's session and CSRF (CSRF is checked first,
 //! as Spring's filter chain does); the other `/operacao/` reads need the session. `/sessao`,
 //! `/eventos`, health and the deny-by-default fallback are added by `server::app`.
 
 mod graficos;
+mod imagem;
 mod operacao;
 mod pedidos;
 mod produtos;
@@ -16,10 +18,10 @@ mod produtos;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{Request, State};
+use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::middleware::{from_fn, from_fn_with_state, Next};
 use axum::response::Response;
-use axum::routing::{get, patch, post, MethodRouter};
+use axum::routing::{get, patch, post, put, MethodRouter};
 use axum::Router;
 
 use super::catalogo_estoque::CatalogoEstoque;
@@ -55,7 +57,15 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
         .route("/operacao/produtos", operador(get(operacao::produtos)))
         .route(
             "/operacao/produtos/{sku}",
-            operador(patch(operacao::alterar_produto)).route_layer(from_fn_with_state(seguranca, auth::csrf)),
+            operador(patch(operacao::alterar_produto))
+                .route_layer(from_fn_with_state(seguranca.clone(), auth::csrf)),
+        )
+        .route("/produtos/{sku}/imagem", get(imagem::servir))
+        .route(
+            "/operacao/produtos/{sku}/imagem",
+            operador(put(imagem::enviar).delete(imagem::remover))
+                .route_layer(from_fn_with_state(seguranca, auth::csrf))
+                .layer(DefaultBodyLimit::max(imagem::IMAGEM_MAX)),
         )
         .route("/operacao/pedidos", operador(get(operacao::pedidos)))
         .route("/operacao/pedidos/{id}", operador(get(operacao::pedido)))
@@ -78,6 +88,11 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
 /// `route` for the operator's session only (a method the path lacks stays a plain 405).
 fn operador(route: MethodRouter<Arc<Estado>>) -> MethodRouter<Arc<Estado>> {
     route.route_layer(from_fn(auth::require_operador))
+}
+
+/// The URL the product JSON gives for an image with this ETag (`imagem`'s route, issue 39).
+fn url_imagem(sku: &str, etag: Option<&str>) -> Option<String> {
+    etag.map(|e| format!("/produtos/{sku}/imagem?v={e}"))
 }
 
 /// The requests' violations, reported sorted in one 400 (the builder is [`Violacoes`]).

@@ -9,8 +9,9 @@
 //! - `GET /operacao/pedidos` (issue 26): the orders, newest first, a page at a time, filtered by
 //!   `status` and by the period `de`–`ate` (instants); `GET /operacao/pedidos/{id}`: one order
 //!   with its reservations and payment.
-//! - `PATCH /operacao/produtos/{sku}` (issue 26, session and CSRF): price, thresholds, listed
-//!   (`cadastro::alterar`); answers the product as this list shows it.
+//! - `PATCH /operacao/produtos/{sku}` (issues 26 and 39, session and CSRF): price, thresholds,
+//!   listed, name, description, category (`cadastro::alterar`); answers the product as this list
+//!   shows it. The image has routes of its own (`imagem`).
 
 use std::sync::Arc;
 
@@ -60,6 +61,9 @@ pub struct ProdutoOperador {
     pub reposicao_aberta: Option<SolicitacaoAberta>,
     /// In the public catalogue (issue 26).
     pub listado: bool,
+    pub descricao: Option<String>,
+    /// The image's URL, versioned by its ETag (issue 39), or null.
+    pub imagem: Option<String>,
 }
 
 pub async fn produtos(State(e): State<Arc<Estado>>) -> Result<AppJson<Vec<ProdutoOperador>>, ErroMercado> {
@@ -76,7 +80,7 @@ async fn ler_produtos(
     let rows = client
         .query(
             "SELECT p.sku, p.nome, p.preco, p.status, p.estoque_prateleira, p.estoque_minimo, p.estoque_ideal, \
-                    p.categoria, s.event_id, s.qtd_solicitada, s.status, s.criado_em, p.listado \
+                    p.categoria, s.event_id, s.qtd_solicitada, s.status, s.criado_em, p.listado, p.descricao, p.imagem_etag \
                FROM produto_vitrine p \
                LEFT JOIN solicitacao_reposicao s ON s.sku = p.sku AND s.status IN ('PENDENTE', 'AGUARDANDO_LOTE') \
               WHERE ($1::text IS NULL OR p.sku = $1) \
@@ -102,6 +106,8 @@ async fn ler_produtos(
                 criada_em: r.get(11),
             }),
             listado: r.get(12),
+            descricao: r.get(13),
+            imagem: super::url_imagem(r.get(0), r.get(14)),
         })
         .collect())
 }
@@ -220,7 +226,16 @@ pub struct AlteracaoRequest {
     estoque_ideal: Option<serde_json::Value>,
     #[serde(default)]
     listado: Option<serde_json::Value>,
+    #[serde(default)]
+    nome: Option<serde_json::Value>,
+    #[serde(default)]
+    descricao: Option<serde_json::Value>,
+    #[serde(default)]
+    categoria: Option<serde_json::Value>,
 }
+
+/// The longest description, in characters (issue 39).
+pub const DESCRICAO_MAX: usize = 2000;
 
 impl AlteracaoRequest {
     fn validar(self) -> Result<Alteracao, ErroMercado> {
@@ -253,15 +268,31 @@ impl AlteracaoRequest {
                 None
             }
         };
-        if self.preco.is_none()
-            && self.estoque_minimo.is_none()
-            && self.estoque_ideal.is_none()
-            && self.listado.is_none()
-        {
-            v.mensagem("informe ao menos um de preco, estoqueMinimo, estoqueIdeal ou listado".into());
+        // Texts are trimmed; a blank name or category is refused, a blank description clears it.
+        let mut texto = |campo: &str, valor: &Option<serde_json::Value>, max: usize, vazio_ok: bool| {
+            let Some(s) = valor.as_ref()?.as_str().map(str::trim) else {
+                v.add(campo, "deve ser um texto");
+                return None;
+            };
+            if !vazio_ok {
+                v.em_branco(campo, s);
+            }
+            v.tamanho(campo, s, max);
+            Some(s.to_string())
+        };
+        let nome = texto("nome", &self.nome, 255, false);
+        let descricao = texto("descricao", &self.descricao, DESCRICAO_MAX, true);
+        let categoria = texto("categoria", &self.categoria, 30, false);
+        let nenhum = [&self.estoque_minimo, &self.estoque_ideal, &self.listado, &self.nome, &self.descricao];
+        if self.preco.is_none() && self.categoria.is_none() && nenhum.iter().all(|c| c.is_none()) {
+            v.mensagem(
+                "informe ao menos um de nome, descricao, categoria, preco, estoqueMinimo, estoqueIdeal ou listado"
+                    .into(),
+            );
         }
         validado(v)?;
-        Ok(Alteracao { preco, estoque_minimo, estoque_ideal, listado })
+        let descricao = descricao.map(|d| Some(d).filter(|d| !d.is_empty()));
+        Ok(Alteracao { preco, estoque_minimo, estoque_ideal, listado, nome, descricao, categoria })
     }
 }
 
@@ -270,20 +301,30 @@ pub async fn alterar_produto(
     AppPath(sku): AppPath<String>,
     AppJson(req): AppJson<AlteracaoRequest>,
 ) -> Result<Response, ErroMercado> {
-    if !giro_contracts::sku_valido(&sku) {
-        return Err(ErroMercado::invalido(format!(
-            "Parâmetro inválido: sku deve corresponder a \"{}\": {sku}",
-            giro_contracts::SKU_REGEX
-        )));
-    }
+    sku_do_caminho(&sku)?;
     let alteracao = req.validar()?;
     if cadastro::alterar(&e.db, &sku, &alteracao, crate::mercado::agora()).await?.is_none() {
         return Ok(Problem::new(StatusCode::NOT_FOUND, ErroMercado::ProdutoNaoEncontrado(sku).to_string())
             .into_response());
     }
+    produto_operador(&e, &sku).await
+}
+
+/// The 400 of a path's SKU that no product can have.
+pub(super) fn sku_do_caminho(sku: &str) -> Result<(), ErroMercado> {
+    if !giro_contracts::sku_valido(sku) {
+        return Err(ErroMercado::invalido(format!(
+            "Parâmetro inválido: sku deve corresponder a \"{}\": {sku}",
+            giro_contracts::SKU_REGEX
+        )));
+    }
+    Ok(())
+}
+
+/// The product `sku` as `GET /operacao/produtos` lists it, after a change.
+pub(super) async fn produto_operador(e: &Estado, sku: &str) -> Result<Response, ErroMercado> {
     let client = e.db.client().await?;
-    let mut p = ler_produtos(&client, Some(&sku)).await?;
-    match p.pop() {
+    match ler_produtos(&client, Some(sku)).await?.pop() {
         Some(p) => Ok(AppJson(p).into_response()),
         None => Err(ErroMercado::EstadoInvalido(format!("produto {sku} sumiu depois de alterado"))),
     }

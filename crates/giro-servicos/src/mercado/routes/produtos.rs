@@ -38,12 +38,18 @@ pub struct ProdutoResposta {
     /// refused at checkout (422); its own page still answers, so a shopper with a link or a cart
     /// holding it is told it left the catalogue instead of meeting a 404.
     pub listado: bool,
+    /// Written by the operator (issue 39), or null.
+    pub descricao: Option<String>,
+    /// The image's URL, versioned by its ETag (issue 39), or null: the storefront shows the
+    /// monogram instead.
+    pub imagem: Option<String>,
 }
 
 impl From<ProdutoVitrine> for ProdutoResposta {
     fn from(p: ProdutoVitrine) -> Self {
         ProdutoResposta {
             status: p.status.como_texto(),
+            imagem: super::url_imagem(&p.sku, p.imagem_etag.as_deref()),
             sku: p.sku,
             nome: p.nome,
             preco: p.preco,
@@ -52,6 +58,7 @@ impl From<ProdutoVitrine> for ProdutoResposta {
             tags: p.tags.unwrap_or_default(),
             reposicao_a_caminho: false,
             listado: p.listado,
+            descricao: p.descricao,
         }
     }
 }
