@@ -221,6 +221,9 @@ describe('PaginaPedidos (operação do mercado)', () => {
     expect(new Headers(post[1]?.headers).get('X-XSRF-TOKEN')).toBe('tok');
     expect(screen.queryByRole('button', { name: 'Cancelar pedido' })).toBeNull();
     expect(screen.queryByText('Reserva expira')).toBeNull();
+    expect(
+      within(screen.getByRole('list', { name: 'Reservas' })).getByText(/Liberada no cancelamento/),
+    ).toBeTruthy();
   });
 
   it('a cancel refused because the order was paid meanwhile says so', async () => {

@@ -405,7 +405,9 @@ function DetalhePedido({ p }: { p: PedidoOperador }) {
         {p.reservas.map((r) => (
           <li key={r.sku}>
             <span className="mono">{r.sku}</span> · {formatarNumero(r.qtd)} un. ·{' '}
-            {ROTULOS_RESERVA[r.status]} · prazo {dataHora(r.expiraEm)}
+            {p.status === 'CANCELADO' && r.status === 'EXPIRADA'
+              ? 'Liberada no cancelamento'
+              : `${ROTULOS_RESERVA[r.status]} · prazo ${dataHora(r.expiraEm)}`}
           </li>
         ))}
       </ul>
