@@ -162,7 +162,14 @@ describe('PaginaPedidos (operação do mercado)', () => {
             { sku: '7894900011517', nome: 'Coca-Cola 2L PET', qtd: 2, precoUnitario: 8.99 },
             { sku: '7891022100105', nome: 'Detergente', qtd: 3, precoUnitario: 2.79 },
           ],
-          reservas: [],
+          reservas: [
+            {
+              sku: '7894900011517',
+              qtd: 2,
+              status: 'CONFIRMADA',
+              expiraEm: '2026-12-02T13:20:00Z',
+            },
+          ],
           pagamento: { pagoEm: '2026-12-02T13:07:00Z' },
         },
       },
@@ -177,6 +184,7 @@ describe('PaginaPedidos (operação do mercado)', () => {
       ),
     ).toBeTruthy();
     expect(screen.queryByText('Reserva expira')).toBeNull();
+    expect(screen.getByRole('list', { name: 'Reservas' }).textContent).not.toContain('prazo');
     expect(screen.queryByRole('button', { name: 'Cancelar pedido' })).toBeNull();
   });
 

@@ -405,9 +405,12 @@ function DetalhePedido({ p }: { p: PedidoOperador }) {
         {p.reservas.map((r) => (
           <li key={r.sku}>
             <span className="mono">{r.sku}</span> · {formatarNumero(r.qtd)} un. ·{' '}
-            {p.status === 'CANCELADO' && r.status === 'EXPIRADA'
-              ? 'Liberada no cancelamento'
-              : `${ROTULOS_RESERVA[r.status]} · prazo ${dataHora(r.expiraEm)}`}
+            {/* The deadline matters only while the units are held (issue 39). */}
+            {r.status === 'ATIVA'
+              ? `Ativa · prazo ${dataHora(r.expiraEm)}`
+              : p.status === 'CANCELADO'
+                ? 'Liberada no cancelamento'
+                : ROTULOS_RESERVA[r.status]}
           </li>
         ))}
       </ul>
