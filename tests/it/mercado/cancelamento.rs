@@ -212,3 +212,28 @@ async fn orders_are_found_by_number_and_a_bad_number_is_named() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_cancel_and_an_expiry_of_the_same_order_at_once_give_its_units_back_once() {
+    let app = mercado(&[]).await;
+    produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 100, 1, 100).await;
+    let op = Operador::login(&app).await;
+    // The sweep is told the deadline passed; the database's clock (the cancel's) says it has not.
+    let depois = chrono::Utc::now() + chrono::Duration::minutes(16);
+    for _ in 0..8 {
+        let id = comprar_ok(&app, &[(COCA, 4)]).await;
+        let texto = id.to_string();
+        let ((cancelado, _), expirado) = tokio::join!(
+            cancelar(&app, &op, &texto),
+            giro_servicos::mercado::expiracao::expirar_pedido(&app.dbh, id, Some(depois))
+        );
+        let status = status_pedido(&app, id).await;
+        match (cancelado, expirado.unwrap()) {
+            (200, false) => assert_eq!(status, "CANCELADO"),
+            (409, true) => assert_eq!(status, "EXPIRADO"),
+            other => panic!("cancel and expiry {other:?}, order {status}"),
+        }
+        assert_eq!(reservas(&app, id).await, vec!["EXPIRADA"]);
+        assert_eq!(prateleira(&app, COCA).await.0, 100, "the 4 units back, once");
+    }
+}
