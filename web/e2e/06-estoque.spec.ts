@@ -1,6 +1,7 @@
 // The inventory (issue 26) against the real estoque, at 1280 and at 375 px: a KPI opens it
 // filtered, a SKU's page shows its lots in FEFO order, an expired lot is written off behind a
-// confirmation and the write-off shows in the SKU's history; the dark sidebar is not cyan.
+// confirmation (its quantity and reason, issue 39) and the write-off shows in the SKU's history;
+// the dark sidebar is not cyan.
 import type { Page } from '@playwright/test';
 import {
   test,
@@ -36,19 +37,21 @@ async function darBaixa(page: Page, sku: string, lote: string, largura: number) 
   await botao.scrollIntoViewIfNeeded();
   await expect(botao).toBeInViewport();
   await botao.click();
-  await expect(
-    linha.getByText(
-      `Dar baixa em ${unidades} unidades do lote ${lote}? Elas saem do estoque de vez.`,
-    ),
-  ).toBeVisible();
+  // Issue 39: the whole lot and Vencido are what the form offers for an expired lot.
+  const form = page.getByRole('form', { name: `Dar baixa no lote ${lote}` });
+  await expect(form).toContainText(
+    `Dar baixa em ${unidades} unidades do lote ${lote} (vencido)? Elas saem do estoque de vez.`,
+  );
   await foto(page, `${largura}-estoque-baixa-confirmacao`);
-  await linha.getByRole('button', { name: 'Confirmar baixa' }).click();
+  await form.getByRole('button', { name: 'Confirmar baixa' }).click();
   await expect(
-    page.getByText(`Baixa registrada: ${unidades} unidades do lote ${lote} saíram do estoque.`),
+    page.getByText(
+      `Baixa registrada: ${unidades} unidades do lote ${lote} saíram do estoque (vencido). O lote ficou sem unidades.`,
+    ),
   ).toBeVisible();
   await expect(page.locator(`tr[data-lote="${lote}"]`)).toHaveCount(0);
   const baixa = page.locator('tr[data-movimento="baixa"]').first();
-  await expect(baixa).toContainText('Baixa');
+  await expect(baixa).toContainText('Baixa · Vencido');
   await expect(baixa).toContainText(lote);
   await expect(baixa).toContainText(estado().usuario);
   await expect(page.getByTestId('sku-saldo-vencido')).toHaveText(

@@ -321,6 +321,7 @@ pub fn rotas_web(servico: Servico) -> Vec<giro_http::web::Rota> {
             (Method::DELETE, "/operacao/produtos/{sku}/imagem"),
             (Method::GET, "/operacao/pedidos"),
             (Method::GET, "/operacao/pedidos/{id}"),
+            (Method::POST, "/operacao/pedidos/{id}/cancelamento"),
             (Method::GET, "/operacao/estoque/produtos/{sku}"),
         ],
         // The dashboard (web/painel/src/api.ts).

@@ -37,7 +37,7 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
                 "sessao_operador",
                 "solicitacao_reposicao",
             ][..],
-            23,
+            25,
         ),
         (
             Servico::Estoque,
@@ -56,7 +56,7 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
                 "reposicao_expedida",
                 "sessao_operador",
             ][..],
-            17,
+            18,
         ),
     ] {
         let db = TestDb::empty().await;
@@ -92,5 +92,5 @@ async fn the_giro_migrate_command_migrates_and_is_idempotent() {
     }
     let c = db.client().await;
     let n: i64 = c.query_one("SELECT count(*) FROM refinery_schema_history", &[]).await.unwrap().get(0);
-    assert_eq!(n, 17);
+    assert_eq!(n, 18);
 }

@@ -365,3 +365,154 @@ async fn a_lot_still_valid_or_unknown_is_refused_and_nothing_changes() {
     assert!(baixas(&app).await.is_empty());
     assert_eq!(saldo(&app, COCA).await, 4 + 10 + 12 + 3 + 2);
 }
+
+async fn baixar_com(app: &TestApp, op: &Operador, sku: &str, lote: &str, corpo: &str) -> (u16, Value) {
+    let res = op
+        .on(app.http.post(app.url(&format!("/painel/estoque/{sku}/lotes/{lote}/baixa"))))
+        .header("content-type", "application/json")
+        .body(corpo.to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    if status >= 400 {
+        assert_eq!(res.headers()["content-type"], "application/problem+json", "{corpo}");
+    }
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+/// Issue 39: part of a lot, valid or not, for a reason; each write-off its own row, the lot and the
+/// balance down together, the history saying how many, why, who and when.
+#[tokio::test]
+async fn a_partial_write_off_with_a_reason_takes_only_those_units_and_says_why() {
+    let app = estoque(&[]).await;
+    cenario(&app).await;
+    let op = Operador::login(&app).await;
+
+    let (status, b) = baixar_com(&app, &op, COCA, "C-10", r#"{"quantidade": 3, "motivo": "avaria"}"#).await;
+
+    assert_eq!(status, 200, "{b}");
+    assert_eq!(
+        (&b["qtd"], &b["motivo"], &b["restante"], &b["operador"]),
+        (&json!(3), &json!("avaria"), &json!(7), &json!(OPERADOR))
+    );
+    assert_eq!(
+        (&b["saldoValido"], &b["saldoVencido"]),
+        (&json!(19), &json!(4)),
+        "a valid lot's units left the balance"
+    );
+    assert_eq!(saldo(&app, COCA).await, 4 + 7 + 12, "saldo = the sum of the lots");
+
+    let (status, b) = baixar_com(&app, &op, COCA, "C-10", r#"{"quantidade": 7, "motivo": "furto"}"#).await;
+    assert_eq!(status, 200, "{b}");
+    assert_eq!((&b["restante"], &b["saldoValido"]), (&json!(0), &json!(12)));
+    // Part of an expired lot, its reason defaulting to vencido.
+    let (status, b) = baixar_com(&app, &op, COCA, "C-VENCIDO", r#"{"quantidade": 1}"#).await;
+    assert_eq!(status, 200, "{b}");
+    assert_eq!((&b["motivo"], &b["restante"], &b["saldoVencido"]), (&json!("vencido"), &json!(3), &json!(3)));
+
+    let linhas: Vec<(String, i32, String)> = app
+        .db
+        .client()
+        .await
+        .query("SELECT l.codigo_lote, b.qtd, b.motivo FROM baixa_lote b JOIN lote l ON l.id = b.lote_id ORDER BY b.id", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    assert_eq!(
+        linhas,
+        vec![
+            ("C-10".into(), 3, "avaria".into()),
+            ("C-10".into(), 7, "furto".into()),
+            ("C-VENCIDO".into(), 1, "vencido".into())
+        ]
+    );
+    let (_, d) = get(&app, &op, &format!("/painel/estoque/{COCA}")).await;
+    let baixas: Vec<(&str, i64, &str, &str)> = d["movimentos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["tipo"] == "baixa")
+        .map(|m| {
+            let s = |k: &str| m[k].as_str().unwrap();
+            (s("codigoLote"), m["qtd"].as_i64().unwrap(), s("motivo"), s("operador"))
+        })
+        .collect();
+    assert_eq!(
+        baixas,
+        vec![
+            ("C-VENCIDO", 1, "vencido", OPERADOR),
+            ("C-10", 7, "furto", OPERADOR),
+            ("C-10", 3, "avaria", OPERADOR)
+        ]
+    );
+    assert!(
+        d["lotes"].as_array().unwrap().iter().all(|l| l["codigoLote"] != "C-10"),
+        "an empty lot leaves the list"
+    );
+}
+
+#[tokio::test]
+async fn a_bad_quantity_or_reason_is_a_400_naming_it_and_writes_nothing() {
+    let app = estoque(&[]).await;
+    cenario(&app).await;
+    let op = Operador::login(&app).await;
+
+    for (corpo, detalhe) in [
+        (
+            r#"{"motivo": "perdido"}"#,
+            "baixa inválida: motivo deve ser um de vencido, avaria, furto, ajuste: perdido",
+        ),
+        (r#"{"quantidade": 0, "motivo": "avaria"}"#, "baixa inválida: quantidade deve ser maior que 0: 0"),
+        (r#"{"quantidade": -2, "motivo": "avaria"}"#, "baixa inválida: quantidade deve ser maior que 0: -2"),
+        (
+            r#"{"quantidade": 11, "motivo": "avaria"}"#,
+            "baixa inválida: quantidade deve ser de 1 a 10 (as unidades do lote C-10): 11",
+        ),
+    ] {
+        let (status, p) = baixar_com(&app, &op, COCA, "C-10", corpo).await;
+        assert_eq!(status, 400, "{corpo}: {p}");
+        assert_eq!(p["detail"], detalhe, "{corpo}");
+    }
+    for corpo in [r#"{"quantidade": "3"}"#, r#"{"quantidade": 2.5}"#, r#"{"motivo": 3}"#, "{"] {
+        let (status, p) = baixar_com(&app, &op, COCA, "C-10", corpo).await;
+        assert_eq!(status, 400, "{corpo}: {p}");
+        let d = p["detail"].as_str().unwrap();
+        assert!(
+            d.contains("quantidade") || d.contains("motivo") || d.starts_with("JSON ilegível"),
+            "{corpo}: {d}"
+        );
+    }
+    // vencido is for an expired lot only, partial or not.
+    let (status, p) = baixar_com(&app, &op, COCA, "C-40", r#"{"quantidade": 1, "motivo": "vencido"}"#).await;
+    assert_eq!(status, 409);
+    assert!(p["detail"].as_str().unwrap().contains("só um lote vencido pode ser baixado"), "{p}");
+
+    assert!(baixas(&app).await.is_empty(), "nothing written");
+    assert_eq!(saldo(&app, COCA).await, 4 + 10 + 12);
+}
+
+/// Issue 39: a lot entered in the dashboard says who entered it, and the shipment its intake made
+/// at the same instant is listed after it (newest first: the shipment above its entry).
+#[tokio::test]
+async fn the_history_says_who_entered_a_lot_and_lists_its_shipment_after_it() {
+    let app = estoque(&[]).await;
+    cenario(&app).await;
+    let op = Operador::login(&app).await;
+    let corpo =
+        json!({"sku": PAO, "codigoLote": "P-1", "quantidade": 10, "validade": hoje_mais(&app, 20).await});
+    let (status, r) = registrar_lote(&app, &op, corpo).await;
+    assert_eq!((status, &r["demandasAtendidas"]), (201, &json!(1)), "{r}");
+
+    let (_, d) = get(&app, &op, &format!("/painel/estoque/{PAO}")).await;
+
+    let m = d["movimentos"].as_array().unwrap();
+    let visto: Vec<(&str, i64, Option<&str>)> = m
+        .iter()
+        .map(|m| (m["tipo"].as_str().unwrap(), m["qtd"].as_i64().unwrap(), m["operador"].as_str()))
+        .collect();
+    assert_eq!(visto, vec![("expedicao", 7, None), ("entrada", 10, Some(OPERADOR))], "newest first: {d}");
+    assert_eq!(m[0]["quando"], m[1]["quando"], "one transaction, one instant: the kind breaks the tie");
+}

@@ -332,6 +332,10 @@ async fn estoque_answers_as_its_document_says() {
     let valido =
         format!("/painel/estoque/{sku}/lotes/{}/baixa", lote_exemplo(&d)["codigoLote"].as_str().unwrap());
     assert_eq!(check(&app, &d, Some(&op), "POST", t, &valido, None).await.0, 409);
+    // Issue 39: part of a valid lot for a reason (the request's example), and a bad quantity.
+    let exemplo = request_example(&d, t, "post");
+    assert_eq!(check(&app, &d, Some(&op), "POST", t, &valido, Some(exemplo)).await.0, 200);
+    assert_eq!(check(&app, &d, Some(&op), "POST", t, &valido, Some(json!({"quantidade": 0}))).await.0, 400);
     let nenhum = format!("/painel/estoque/{sku}/lotes/NENHUM/baixa");
     assert_eq!(check(&app, &d, Some(&op), "POST", t, &nenhum, None).await.0, 404);
     assert_eq!(check(&app, &d, None, "POST", t, &nenhum, None).await.0, 403, "no CSRF");
@@ -417,6 +421,22 @@ async fn mercado_answers_as_its_document_says() {
     );
     let t = "/operacao/pedidos/{id}";
     assert_eq!(check(&app, &d, Some(&op), "GET", t, &format!("/operacao/pedidos/{id}"), None).await.0, 404);
+    let q = "/operacao/pedidos?numero=1001";
+    assert_eq!(check(&app, &d, Some(&op), "GET", "/operacao/pedidos", q, None).await.0, 200);
+    let t = "/operacao/pedidos/{id}/cancelamento";
+    assert_eq!(
+        check(&app, &d, Some(&op), "POST", t, &format!("/operacao/pedidos/{id}/cancelamento"), None).await.0,
+        404
+    );
+    assert_eq!(
+        check(&app, &d, Some(&op), "POST", t, "/operacao/pedidos/xyz/cancelamento", None).await.0,
+        400
+    );
+    assert_eq!(
+        check(&app, &d, None, "POST", t, &format!("/operacao/pedidos/{id}/cancelamento"), None).await.0,
+        403
+    );
+    let t = "/operacao/pedidos/{id}";
     assert_eq!(check(&app, &d, Some(&op), "GET", t, "/operacao/pedidos/xyz", None).await.0, 400);
     assert_eq!(check(&app, &d, None, "GET", t, &format!("/operacao/pedidos/{id}"), None).await.0, 401);
     check(&app, &d, None, "GET", "/produtos", &format!("/produtos?busca={}", "a".repeat(101)), None).await;

@@ -4,6 +4,7 @@
 
 mod busca;
 mod cadastro;
+mod cancelamento;
 mod checkout;
 mod checkout_limits;
 mod consumidores;

@@ -157,3 +157,34 @@ async fn a_write_off_keeps_the_audit_clean_and_a_lost_record_of_one_is_named() {
     assert_eq!(code, 1);
     assert_eq!(kinds(&r), vec!["conservacao_lotes"], "{r:#}");
 }
+
+/// Issue 39: a partial write-off with a reason balances (received = in lots + shipped + written
+/// off), and so does an order the operator cancelled (its units back on the shelf).
+#[tokio::test]
+async fn a_partial_write_off_and_a_cancelled_order_keep_the_audit_clean() {
+    let m = market().await;
+    let res = m
+        .op_estoque
+        .on(m.estoque.http.post(m.estoque.url(&format!("/painel/estoque/{COCA}/lotes/L-COCA-01/baixa"))))
+        .json(&serde_json::json!({"quantidade": 2, "motivo": "avaria"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(m.comprar(COCA, 3).await, 201);
+    let c = m.mercado.db.client().await;
+    let id: uuid::Uuid =
+        c.query_one("SELECT id FROM pedido ORDER BY numero DESC LIMIT 1", &[]).await.unwrap().get(0);
+    let res = m
+        .op_mercado
+        .on(m.mercado.http.post(m.mercado.url(&format!("/operacao/pedidos/{id}/cancelamento"))))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    m.pump().await;
+    assert_eq!(m.prateleira(COCA).await, 24, "the 3 units back on the shelf");
+
+    let (code, r) = audit(&m);
+    assert_eq!(code, 0, "{r:#}");
+}

@@ -58,9 +58,14 @@ export interface Movimento {
   quando: string;
   codigoLote: string;
   qtd: number;
+  /** Who entered the lot (`entrada`) or wrote it off (`baixa`); a shipment is the system's. */
   operador?: string;
+  motivo?: MotivoBaixa;
   eventId?: string;
 }
+
+/** Why units are written off (issue 39, SPEC §6.2.1). */
+export type MotivoBaixa = 'vencido' | 'avaria' | 'furto' | 'ajuste';
 
 export interface DetalheInventario extends ItemInventario {
   ncm: string;
@@ -73,6 +78,9 @@ export interface Baixa {
   sku: string;
   codigoLote: string;
   qtd: number;
+  motivo: MotivoBaixa;
+  /** Units left in the lot. */
+  restante: number;
   operador: string;
   baixadoEm: string;
   saldoValido: number;
@@ -178,9 +186,18 @@ export const inventario = (f: FiltroInventario) =>
 export const inventarioSku = (sku: string) =>
   pedir<DetalheInventario>(`/painel/estoque/${encodeURIComponent(sku)}`);
 
-export function baixarLote(sku: string, codigoLote: string): Promise<Baixa> {
+export function baixarLote(
+  sku: string,
+  codigoLote: string,
+  quantidade: number,
+  motivo: MotivoBaixa,
+): Promise<Baixa> {
   return pedir<Baixa>(
     `/painel/estoque/${encodeURIComponent(sku)}/lotes/${encodeURIComponent(codigoLote)}/baixa`,
-    { method: 'POST' },
+    {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ quantidade, motivo }),
+    },
   );
 }

@@ -1,6 +1,6 @@
 // Texts of the dashboard that depend on data (SPEC §8.2).
 import { formatarNumero } from '../../shared/formato';
-import type { Baixa, FiltroEstado, LoteRegistrado, Movimento } from './api';
+import type { Baixa, FiltroEstado, LoteRegistrado, MotivoBaixa, Movimento } from './api';
 
 export function mensagemLoteRegistrado(
   codigoLote: string,
@@ -62,8 +62,27 @@ export function unidades(n: number): string {
   return n === 1 ? '1 unidade' : `${formatarNumero(n)} unidades`;
 }
 
+/** The reasons of a write-off as the operator reads them (issue 39). */
+export const ROTULO_MOTIVO: Record<MotivoBaixa, string> = {
+  vencido: 'Vencido',
+  avaria: 'Avaria',
+  furto: 'Furto',
+  ajuste: 'Ajuste de inventário',
+};
+
+/** What the write-off did, as the API answered it: how many, why, and what the lot still holds. */
 export function mensagemBaixa(b: Baixa): string {
-  return `Baixa registrada: ${unidades(b.qtd)} do lote ${b.codigoLote} saíram do estoque.`;
+  const resto =
+    b.restante === 0 ? 'O lote ficou sem unidades.' : `Restam ${unidades(b.restante)} no lote.`;
+  return `Baixa registrada: ${unidades(b.qtd)} do lote ${b.codigoLote} saíram do estoque (${ROTULO_MOTIVO[b.motivo].toLowerCase()}). ${resto}`;
+}
+
+/** The quantity typed in the write-off form: an integer from 1 to `max`, or what to fix. */
+export function quantidadeBaixa(texto: string, max: number): number | string {
+  const n = Number(texto.trim());
+  return /^\d+$/.test(texto.trim()) && n >= 1 && n <= max
+    ? n
+    : `Informe um número inteiro de 1 a ${formatarNumero(max)}.`;
 }
 
 export function vazioEstoque(busca: string | undefined, estado: FiltroEstado | undefined): string {

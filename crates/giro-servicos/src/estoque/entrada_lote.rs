@@ -111,8 +111,13 @@ fn sku_novo(sku: &str) -> ErroEstoque {
     ErroEstoque::Invalido(format!("SKU novo exige descricao e ncm: {sku}"))
 }
 
-/// Registers the lot `e` (steps 1–4 of the module doc).
-pub async fn registrar(db: &Db, tags: &ClienteTags, e: EntradaLote) -> Result<LoteRegistrado, ErroEstoque> {
+/// Registers the lot `e` entered by `operador` (steps 1–4 of the module doc).
+pub async fn registrar(
+    db: &Db,
+    tags: &ClienteTags,
+    e: EntradaLote,
+    operador: &str,
+) -> Result<LoteRegistrado, ErroEstoque> {
     let agora = agora();
     let existente = produto::buscar(&db.client().await?, &e.sku).await?;
     if existente.is_none() && (vazio(&e.descricao) || vazio(&e.ncm)) {
@@ -151,7 +156,8 @@ pub async fn registrar(db: &Db, tags: &ClienteTags, e: EntradaLote) -> Result<Lo
             classificacao::aplicar(&tx, &mut produto, c, agora).await?;
         }
     }
-    let lote_id = produto.receber_lote(&tx, &e.codigo_lote, e.quantidade, e.validade, agora).await?;
+    let lote_id =
+        produto.receber_lote(&tx, &e.codigo_lote, e.quantidade, e.validade, agora, operador).await?;
     // An expired lot is recorded all the same (the original's 201, SPEC §6.2.1) and the demands
     // are offered to FEFO as after any lot: FEFO never picks an expired lot, so it ships nothing
     // and each open demand stays registered, waiting for a valid lot.

@@ -1,7 +1,8 @@
 //! The inventory (issue 26, SPEC §6.2.1): per SKU its valid and expired balance, open demand and
 //! next expiry (`GET /painel/estoque`), its lots and history (`GET /painel/estoque/{sku}`), and
-//! the write-off of an expired lot (`POST /painel/estoque/{sku}/lotes/{codigoLote}/baixa`), which
-//! this module owns with its table, `baixa_lote` (migration V14).
+//! the write-off of a lot (`POST /painel/estoque/{sku}/lotes/{codigoLote}/baixa`), which this
+//! module owns with its table, `baixa_lote` (migration V14; V19, issue 39: part of a lot, with a
+//! reason, [`MOTIVOS`]).
 //!
 //! **Valid** units are those in lots whose `validade` is today or later, or absent ("today" in
 //! `America/Sao_Paulo` of the instant passed, as FEFO counts it): what can ship. **Expired**
@@ -283,9 +284,13 @@ pub struct Movimento {
     pub quando: DateTime<Utc>,
     pub codigo_lote: String,
     pub qtd: i32,
-    /// Who wrote the lot off (`baixa` only).
+    /// Who entered the lot (`entrada`, issue 39: absent for lots entered before estoque V19) or
+    /// wrote it off (`baixa`); a shipment is the system's and names no one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub operador: Option<String>,
+    /// Why it was written off (`baixa` only): one of [`MOTIVOS`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub motivo: Option<String>,
     /// The `ReposicaoEnviada`'s id (`expedicao` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub event_id: Option<Uuid>,
@@ -330,22 +335,39 @@ pub async fn detalhe(
         LoteInventario { codigo_lote, quantidade, quantidade_disponivel, validade, vencido, recebido_em }
     )?;
 
-    let stmt = "SELECT tipo, quando, codigo_lote, qtd, operador, event_id FROM ( \
+    // A lot's intake serves the open demands in its transaction, at the same instant: on a tie
+    // the kind decides (entry, then shipment, then write-off), since the ids of different tables
+    // say nothing about which came first (issue 39).
+    let stmt = "SELECT tipo, quando, codigo_lote, qtd, operador, motivo, event_id FROM ( \
                  SELECT 'entrada' AS tipo, l.recebido_em AS quando, l.codigo_lote, l.quantidade AS qtd, \
-                        NULL::text AS operador, NULL::uuid AS event_id, l.id AS ordem \
+                        l.operador::text AS operador, NULL::text AS motivo, NULL::uuid AS event_id, 0 AS etapa, l.id AS ordem \
                    FROM lote l WHERE l.sku = $1 \
                  UNION ALL \
-                 SELECT 'expedicao', r.expedido_em, l.codigo_lote, r.qtd, NULL, r.event_id, r.id \
+                 SELECT 'expedicao', r.expedido_em, l.codigo_lote, r.qtd, NULL, NULL, r.event_id, 1, r.id \
                    FROM reposicao_expedida r JOIN lote l ON l.id = r.lote_id WHERE r.sku = $1 \
                  UNION ALL \
-                 SELECT 'baixa', b.baixado_em, l.codigo_lote, b.qtd, b.operador::text, NULL, b.id \
+                 SELECT 'baixa', b.baixado_em, l.codigo_lote, b.qtd, b.operador::text, b.motivo::text, NULL, 2, b.id \
                    FROM baixa_lote b JOIN lote l ON l.id = b.lote_id WHERE b.sku = $1 \
-             ) m ORDER BY quando DESC, ordem DESC LIMIT $2";
+             ) m ORDER BY quando DESC, etapa DESC, ordem DESC LIMIT $2";
     let movimentos = giro_infra::da_linhas!(
         client.query(stmt, &[&sku, &MOVIMENTOS_MAXIMO]).await?,
-        Movimento { tipo, quando, codigo_lote, qtd, operador, event_id }
+        Movimento { tipo, quando, codigo_lote, qtd, operador, motivo, event_id }
     )?;
     Ok(Some(Detalhe { item, ncm, tags, lotes, movimentos }))
+}
+
+/// Why units are written off (issue 39): `vencido` (the lot expired: only an expired lot),
+/// `avaria` (damaged), `furto` (stolen), `ajuste` (a count found fewer units than recorded).
+pub const MOTIVOS: [&str; 4] = ["vencido", "avaria", "furto", "ajuste"];
+
+/// The optional body of a write-off: without it, or without a field, the whole lot and
+/// `vencido` (what the route did before issue 39).
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+pub struct BaixaRequest {
+    /// From 1 to the lot's units left.
+    pub quantidade: Option<i32>,
+    /// One of [`MOTIVOS`].
+    pub motivo: Option<String>,
 }
 
 /// What a write-off answers (200).
@@ -354,12 +376,15 @@ pub async fn detalhe(
 pub struct Baixa {
     pub sku: String,
     pub codigo_lote: String,
-    /// Units the lot still held, now written off.
+    /// Units written off.
     pub qtd: i32,
+    pub motivo: &'static str,
+    /// Units the lot still holds.
+    pub restante: i32,
     pub operador: String,
     #[serde(with = "instante")]
     pub baixado_em: DateTime<Utc>,
-    /// The SKU's valid balance afterwards (unchanged: expired units never counted in it).
+    /// The SKU's balances afterwards (an expired lot's write-off leaves the valid one unchanged).
     pub saldo_valido: i32,
     pub saldo_vencido: i32,
 }
@@ -369,17 +394,31 @@ pub fn sku_desconhecido(sku: &str) -> ErroEstoque {
     ErroEstoque::NaoEncontrado(format!("O SKU {sku} não está cadastrado no estoque. Confira o código."))
 }
 
-/// Writes off the expired lot `codigo_lote` of `sku` by `operador` at `agora`: in one
-/// transaction, with the product locked, the lot goes to zero, the product's bookkeeping balance
-/// down with it, and a `baixa_lote` row records who and when. A lot still valid, without expiry
-/// or with nothing left is refused (409); an unknown SKU or lot is 404.
+/// Writes off `pedido.quantidade` units (all left when absent) of the lot `codigo_lote` of `sku`
+/// for `pedido.motivo` (`vencido` when absent) by `operador` at `agora`: in one transaction, with
+/// the product locked, the lot and the product's bookkeeping balance go down, and a `baixa_lote`
+/// row records how many, why, who and when. A bad reason or quantity is 400 (nothing written);
+/// `vencido` for a lot still valid or without expiry, or a lot with nothing left, is 409; an
+/// unknown SKU or lot is 404.
 pub async fn baixar(
     db: &Db,
     sku: &str,
     codigo_lote: &str,
+    pedido: &BaixaRequest,
     operador: &str,
     agora: DateTime<Utc>,
 ) -> Result<Baixa, ErroEstoque> {
+    let invalida = |m: String| ErroEstoque::Invalido(format!("baixa inválida: {m}"));
+    let motivo = match pedido.motivo.as_deref() {
+        None => MOTIVOS[0],
+        Some(m) => MOTIVOS
+            .into_iter()
+            .find(|x| *x == m)
+            .ok_or_else(|| invalida(format!("motivo deve ser um de {}: {m}", MOTIVOS.join(", "))))?,
+    };
+    if let Some(q) = pedido.quantidade.filter(|q| *q <= 0) {
+        return Err(invalida(format!("quantidade deve ser maior que 0: {q}")));
+    }
     if !sku_valido(sku) {
         return Err(sku_desconhecido(sku));
     }
@@ -393,6 +432,7 @@ pub async fn baixar(
     };
     let hoje = lote::hoje(&tx, agora).await?;
     match l.validade {
+        _ if motivo != MOTIVOS[0] => {}
         None => {
             return Err(ErroEstoque::Recusado(format!(
                 "O lote {codigo_lote} não tem validade, então não vence: só um lote vencido pode ser baixado."
@@ -411,16 +451,25 @@ pub async fn baixar(
             "O lote {codigo_lote} já não tem unidades: não há o que baixar. Veja o histórico do SKU."
         )));
     }
-    let qtd = produto.baixar(&tx, &l).await?;
-    let stmt = "INSERT INTO baixa_lote (lote_id, sku, qtd, operador, baixado_em) VALUES ($1, $2, $3, $4, $5)";
-    tx.execute(stmt, &[&l.id, &sku, &qtd, &operador, &agora]).await?;
+    let qtd = pedido.quantidade.unwrap_or(l.quantidade_disponivel);
+    if qtd > l.quantidade_disponivel {
+        return Err(invalida(format!(
+            "quantidade deve ser de 1 a {} (as unidades do lote {codigo_lote}): {qtd}",
+            l.quantidade_disponivel
+        )));
+    }
+    produto.baixar(&tx, &l, qtd).await?;
+    let stmt = "INSERT INTO baixa_lote (lote_id, sku, qtd, operador, baixado_em, motivo) VALUES ($1, $2, $3, $4, $5, $6)";
+    tx.execute(stmt, &[&l.id, &sku, &qtd, &operador, &agora, &motivo]).await?;
     let s = saldos(&tx, sku, agora).await?;
     tx.commit().await?;
-    tracing::info!(sku, lote = codigo_lote, qtd, operador, "expired lot written off");
+    tracing::info!(sku, lote = codigo_lote, qtd, motivo, operador, "lot written off");
     Ok(Baixa {
         sku: sku.to_string(),
         codigo_lote: codigo_lote.to_string(),
         qtd,
+        motivo,
+        restante: l.quantidade_disponivel - qtd,
         operador: operador.to_string(),
         baixado_em: agora,
         saldo_valido: s.valido,

@@ -48,7 +48,7 @@ fn de_linha(row: &Row) -> Result<Lote, tokio_postgres::Error> {
 }
 
 /// Inserts a received lot of `sku` (called by `Bloqueado::receber_lote`, which credits the
-/// product's balance with it): code not blank, quantity positive; all of it available. A code
+/// product's balance with it) entered by `operador`: code not blank, quantity positive; all of it available. A code
 /// already used for this SKU fails on `uk_lote_sku_codigo` ([`ErroEstoque::Conflito`]). Returns
 /// the new lot's id.
 pub(super) async fn inserir(
@@ -58,6 +58,7 @@ pub(super) async fn inserir(
     quantidade: i32,
     validade: Option<NaiveDate>,
     recebido_em: DateTime<Utc>,
+    operador: &str,
 ) -> Result<i64, ErroEstoque> {
     if codigo_lote.trim().is_empty() {
         return Err(ErroEstoque::Invalido("codigoLote é obrigatório".into()));
@@ -66,10 +67,12 @@ pub(super) async fn inserir(
         return Err(ErroEstoque::Invalido(format!("quantidade do lote deve ser positiva: {quantidade}")));
     }
     let stmt =
-        "INSERT INTO lote (sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel) \
-             VALUES ($1, $2, $3, $4, $5, $3) RETURNING id";
-    let id: i64 =
-        tx.query_one(stmt, &[&sku, &codigo_lote, &quantidade, &validade, &recebido_em]).await?.try_get(0)?;
+        "INSERT INTO lote (sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel, operador) \
+             VALUES ($1, $2, $3, $4, $5, $3, $6) RETURNING id";
+    let id: i64 = tx
+        .query_one(stmt, &[&sku, &codigo_lote, &quantidade, &validade, &recebido_em, &operador])
+        .await?
+        .try_get(0)?;
     Ok(id)
 }
 
@@ -88,7 +91,8 @@ pub async fn proximo_para_expedir(
     tx.query_opt(stmt, &[&sku, &agora]).await?.as_ref().map(de_linha).transpose()
 }
 
-/// Takes `qtd` units out of `lote` (the original's `Lote.retirar`: 0 < qtd ≤ available).
+/// Takes `qtd` units out of `lote` (the original's `Lote.retirar`: 0 < qtd ≤ available): a
+/// shipment or a write-off.
 pub(super) async fn retirar(tx: &Tx<'_>, lote: &Lote, qtd: i32) -> Result<(), ErroEstoque> {
     if qtd <= 0 {
         return Err(ErroEstoque::Interno(anyhow::anyhow!(
@@ -127,14 +131,4 @@ pub async fn por_codigo(
         "SELECT id, sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel FROM lote \
              WHERE sku = $1 AND codigo_lote = $2";
     tx.query_opt(stmt, &[&sku, &codigo_lote]).await?.as_ref().map(de_linha).transpose()
-}
-
-/// Takes every unit left out of `lote` (a write-off); returns how many it held.
-pub(super) async fn zerar(tx: &Tx<'_>, lote: &Lote) -> Result<i32, ErroEstoque> {
-    let stmt = "UPDATE lote l SET quantidade_disponivel = 0 FROM (SELECT id, quantidade_disponivel FROM lote WHERE id = $1) antes \
-             WHERE l.id = antes.id RETURNING antes.quantidade_disponivel";
-    match tx.query_opt(stmt, &[&lote.id]).await? {
-        Some(r) => Ok(r.try_get(0)?),
-        None => Err(ErroEstoque::Interno(anyhow::anyhow!("lote {} sumiu", lote.codigo_lote))),
-    }
 }

@@ -151,8 +151,10 @@ impl Bloqueado<'_> {
         quantidade: i32,
         validade: Option<chrono::NaiveDate>,
         recebido_em: chrono::DateTime<chrono::Utc>,
+        operador: &str,
     ) -> Result<i64, ErroEstoque> {
-        let id = lote::inserir(tx, &self.0.sku, codigo_lote, quantidade, validade, recebido_em).await?;
+        let id =
+            lote::inserir(tx, &self.0.sku, codigo_lote, quantidade, validade, recebido_em, operador).await?;
         self.creditar(tx, quantidade).await?;
         Ok(id)
     }
@@ -191,19 +193,18 @@ impl Bloqueado<'_> {
         Ok(())
     }
 
-    /// Writes off every unit left in `lote` (an expired lot, checked by the caller): the lot
-    /// goes to zero and the balance down with it, keeping `saldo_disponivel` = the sum of the
-    /// lots. Returns the units written off.
-    pub async fn baixar(&mut self, tx: &Tx<'_>, lote: &Lote) -> Result<i32, ErroEstoque> {
+    /// Writes off `qtd` units of `lote` (the reason and the bound checked by the caller): the
+    /// lot and the balance go down together, keeping `saldo_disponivel` = the sum of the lots.
+    pub async fn baixar(&mut self, tx: &Tx<'_>, lote: &Lote, qtd: i32) -> Result<(), ErroEstoque> {
         if lote.sku != self.0.sku {
             return Err(ErroEstoque::Invalido(format!(
                 "lote {} não pertence ao SKU {}",
                 lote.codigo_lote, self.0.sku
             )));
         }
-        let qtd = lote::zerar(tx, lote).await?;
+        lote::retirar(tx, lote, qtd).await?;
         self.0.saldo_disponivel = atualizar_saldo(tx, &self.0.sku, -qtd).await?;
-        Ok(qtd)
+        Ok(())
     }
 
     /// Stores the classification (the original's `classificar`): tags not empty, categoria not

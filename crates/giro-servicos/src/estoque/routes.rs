@@ -7,7 +7,7 @@
 //! | `POST /lotes` | operator + CSRF (CSRF checked first, as Spring does) |
 //! | `GET /painel/resumo`, `/painel/demandas`, `/painel/reposicoes?limite=` | operator |
 //! | `GET /painel/estoque?busca=&estado=&pagina=&tamanho=`, `GET /painel/estoque/{sku}` | operator |
-//! | `POST /painel/estoque/{sku}/lotes/{codigoLote}/baixa` | operator + CSRF |
+//! | `POST /painel/estoque/{sku}/lotes/{codigoLote}/baixa` (body optional) | operator + CSRF |
 //! | `GET /painel/graficos/latencia-reposicao?horas=`, `GET /painel/graficos/demanda-por-idade` | operator |
 //!
 //! The summaries (`/painel/resumo`, `/painel/demandas`, `/painel/reposicoes`) may be served by a
@@ -33,9 +33,11 @@ use super::entrada_lote::{self, EntradaLoteRequest};
 use super::erro::POLITICA;
 use super::{agora, inventario, painel, produto, ErroEstoque};
 use crate::parametro::Pagina;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use giro_contracts::sku_valido;
 use giro_http::auth::{self, Principal, Seguranca};
-use giro_http::extract::{AppJson, AppPath, AppQuery};
+use giro_http::extract::{ler_json, rejeicao_corpo, AppJson, AppPath, AppQuery};
 use giro_http::Problem;
 use giro_infra::db::Db;
 
@@ -137,10 +139,11 @@ async fn produto_por_sku(
 
 async fn registrar_lote(
     State(e): St,
+    Extension(principal): Extension<Principal>,
     AppJson(req): AppJson<EntradaLoteRequest>,
 ) -> Result<Response, ErroEstoque> {
     let entrada = req.validar()?;
-    let registrado = entrada_lote::registrar(&e.db, &e.tags, entrada).await?;
+    let registrado = entrada_lote::registrar(&e.db, &e.tags, entrada, &operador(principal)?).await?;
     Ok((StatusCode::CREATED, AppJson(registrado)).into_response())
 }
 
@@ -197,16 +200,31 @@ async fn inventario_detalhe(
         .ok_or_else(|| inventario::sku_desconhecido(&sku))
 }
 
+/// Who answers for a lot entered or written off: require_operador let only an operator through.
+fn operador(principal: Principal) -> Result<String, ErroEstoque> {
+    match principal {
+        Principal::Operador(nome) => Ok(nome),
+        _ => Err(ErroEstoque::Interno(anyhow::anyhow!("a lot movement without an operator"))),
+    }
+}
+
+/// The body is optional (issue 39): none is the whole lot, expired (the original's clients).
 async fn baixar_lote(
     State(e): St,
     Extension(principal): Extension<Principal>,
     AppPath((sku, codigo_lote)): AppPath<(String, String)>,
-) -> Result<AppJson<inventario::Baixa>, ErroEstoque> {
-    // require_operador let only an operator through; the name is who answers for the loss.
-    let Principal::Operador(operador) = principal else {
-        return Err(ErroEstoque::Interno(anyhow::anyhow!("write-off without an operator")));
+    corpo: Result<Bytes, BytesRejection>,
+) -> Result<Response, Response> {
+    let corpo = corpo.map_err(|r| rejeicao_corpo(r).into_response())?;
+    let pedido = match corpo.iter().all(u8::is_ascii_whitespace) {
+        true => inventario::BaixaRequest::default(),
+        false => ler_json(&corpo).map_err(IntoResponse::into_response)?,
     };
-    Ok(AppJson(inventario::baixar(&e.db, &sku, &codigo_lote, &operador, agora()).await?))
+    let operador = operador(principal).map_err(IntoResponse::into_response)?;
+    match inventario::baixar(&e.db, &sku, &codigo_lote, &pedido, &operador, agora()).await {
+        Ok(b) => Ok(AppJson(b).into_response()),
+        Err(e) => Err(e.into_response()),
+    }
 }
 
 /// A chart's window (`?horas=`), read by hand so a bad value is named in the 400.

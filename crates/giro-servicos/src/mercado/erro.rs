@@ -35,6 +35,9 @@ pub enum ErroMercado {
     PedidoNaoEncontrado(Uuid),
     #[error("{0}")]
     PagamentoRecusado(String),
+    /// The operator's cancel of an order that is paid, closed or past its deadline (issue 39) → 409.
+    #[error("{0}")]
+    CancelamentoRecusado(String),
     #[error("Produto já cadastrado na vitrine: {0}")]
     ProdutoJaCadastrado(String),
     #[error("SKU desconhecido no estoque: {0}")]
@@ -119,6 +122,9 @@ impl ErroMercado {
             ErroMercado::PedidoNaoEncontrado(_) => Problem::new(StatusCode::NOT_FOUND, msg),
             ErroMercado::PagamentoRecusado(_) => {
                 Problem::new(StatusCode::CONFLICT, msg).with_title("Pagamento recusado")
+            }
+            ErroMercado::CancelamentoRecusado(_) => {
+                Problem::new(StatusCode::CONFLICT, msg).with_title("Cancelamento recusado")
             }
             ErroMercado::ProdutoJaCadastrado(_) | ErroMercado::Conflito => {
                 Problem::new(StatusCode::CONFLICT, msg)

@@ -202,25 +202,67 @@ pub async fn expirar_pedido(db: &Db, id: Uuid, agora: Option<DateTime<Utc>>) -> 
         tx.rollback().await?;
         return Ok(false);
     }
-    for r in reservas {
-        if r.status != StatusReserva::Ativa {
-            continue;
-        }
-        let Some(mut p) = produto::travar(&tx, &r.sku).await? else {
-            // The foreign key makes this impossible; refuse rather than lose units silently.
-            return Err(ErroMercado::EstadoInvalido(format!("reserva {} de SKU ausente {}", r.id, r.sku)));
-        };
-        p.aplicar(|p| p.devolver(r.qtd))?;
-        produto::salvar_prateleira(&tx, &p).await?;
-        if !reserva::expirar(&tx, r.id).await? {
-            return Err(ErroMercado::EstadoInvalido(format!("reserva {} não estava ativa", r.id)));
-        }
-    }
-    pedido::mudar_status(&tx, id, StatusPedido::Expirado).await?;
+    devolver(&tx, id, reservas, StatusPedido::Expirado).await?;
     tx.commit().await?;
     tracing::info!(pedido = %id, "order expired; units back on the shelf");
     metrics::counter!("giro_orders_total", "event" => "expired").increment(1);
     Ok(true)
+}
+
+/// Cancels the unpaid order `id` for the operator (issue 39, SPEC §3.7): locked as a payment locks
+/// it (waiting), so of a payment and a cancel of the same order exactly one wins; by the
+/// database's clock, an order past its deadline is the sweep's (409, as a paid or closed one),
+/// else its units go back to the shelf by [`devolver`], as an expiry gives them back.
+pub async fn cancelar(db: &Db, id: Uuid) -> Result<(), ErroMercado> {
+    let mut client = db.client().await?;
+    let tx = Tx::begin(db, &mut client).await?;
+    let status = pedido::travar(&tx, id).await?.ok_or(ErroMercado::PedidoNaoEncontrado(id))?;
+    let reservas = reserva::do_pedido(&tx, id, None).await?;
+    let motivo = match status {
+        StatusPedido::AguardandoPagamento if reservas.iter().any(|r| r.vencida) => {
+            "o prazo da reserva terminou e os itens já voltam para a vitrine"
+        }
+        StatusPedido::AguardandoPagamento => "",
+        StatusPedido::Pago => "ele já foi pago",
+        StatusPedido::Expirado => "a reserva já expirou e os itens voltaram para a vitrine",
+        StatusPedido::Cancelado => "ele já foi cancelado",
+    };
+    if !motivo.is_empty() {
+        return Err(ErroMercado::CancelamentoRecusado(format!(
+            "O pedido {id} não pode ser cancelado: {motivo}."
+        )));
+    }
+    devolver(&tx, id, reservas, StatusPedido::Cancelado).await?;
+    tx.commit().await?;
+    tracing::info!(pedido = %id, "order cancelled by the operator; units back on the shelf");
+    metrics::counter!("giro_orders_total", "event" => "cancelled").increment(1);
+    Ok(())
+}
+
+/// The one release of reserved units: every active reservation of the locked order `id` goes
+/// back to the shelf (products locked by SKU, as checkout locks them) and becomes EXPIRADA; the
+/// order becomes `status` (EXPIRADO by the sweep, CANCELADO by the operator).
+async fn devolver(
+    tx: &Tx<'_>,
+    id: Uuid,
+    reservas: Vec<reserva::Reserva>,
+    status: StatusPedido,
+) -> Result<(), ErroMercado> {
+    for r in reservas {
+        if r.status != StatusReserva::Ativa {
+            continue;
+        }
+        let Some(mut p) = produto::travar(tx, &r.sku).await? else {
+            // The foreign key makes this impossible; refuse rather than lose units silently.
+            return Err(ErroMercado::EstadoInvalido(format!("reserva {} de SKU ausente {}", r.id, r.sku)));
+        };
+        p.aplicar(|p| p.devolver(r.qtd))?;
+        produto::salvar_prateleira(tx, &p).await?;
+        if !reserva::expirar(tx, r.id).await? {
+            return Err(ErroMercado::EstadoInvalido(format!("reserva {} não estava ativa", r.id)));
+        }
+    }
+    pedido::mudar_status(tx, id, status).await
 }
 
 #[cfg(test)]

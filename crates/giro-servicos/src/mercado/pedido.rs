@@ -21,7 +21,7 @@ status! {
     StatusPedido, "pedido" {
         AguardandoPagamento = "AGUARDANDO_PAGAMENTO",
         Pago = "PAGO",
-        /// Exists in the schema and the contract; nothing sets it (as in the original).
+        /// Set only by the operator's cancel of an unpaid order (issue 39; the original never set it).
         Cancelado = "CANCELADO",
         Expirado = "EXPIRADO",
     }
@@ -152,6 +152,8 @@ pub struct FiltroPedidos {
     pub status: Option<StatusPedido>,
     pub de: Option<DateTime<Utc>>,
     pub ate: Option<DateTime<Utc>>,
+    /// The order's short number (issue 39: the owner searches by what the shopper reads out).
+    pub numero: Option<i64>,
     pub pagina: i64,
     pub tamanho: i64,
 }
@@ -178,18 +180,18 @@ pub struct PedidoResumo {
 /// The owner's list: newest first (by number, which follows creation), one page.
 pub async fn listar(db: &impl Sql, f: &FiltroPedidos) -> Result<Pagina<PedidoResumo>, ErroMercado> {
     let filtro = "($1::text IS NULL OR p.status = $1) AND ($2::timestamptz IS NULL OR p.criado_em >= $2) \
-                  AND ($3::timestamptz IS NULL OR p.criado_em < $3)";
+                  AND ($3::timestamptz IS NULL OR p.criado_em < $3) AND ($4::bigint IS NULL OR p.numero = $4)";
     let stmt = &format!(
             "SELECT p.id, p.numero, p.status, p.total, p.criado_em, \
                     (SELECT count(*) FROM item_pedido i WHERE i.pedido_id = p.id) AS itens, \
                     (SELECT coalesce(sum(i.qtd), 0)::bigint FROM item_pedido i WHERE i.pedido_id = p.id) AS unidades \
-             FROM pedido p WHERE {filtro} ORDER BY p.numero DESC LIMIT $4 OFFSET $5"
+             FROM pedido p WHERE {filtro} ORDER BY p.numero DESC LIMIT $5 OFFSET $6"
         );
     let contar = &format!("SELECT count(*) FROM pedido p WHERE {filtro}");
     let status = f.status.map(StatusPedido::como_texto);
     let offset = (f.pagina - 1) * f.tamanho;
-    let rows = db.query(stmt, &[&status, &f.de, &f.ate, &f.tamanho, &offset]).await?;
-    let total: i64 = db.query_one(contar, &[&status, &f.de, &f.ate]).await?.try_get(0)?;
+    let rows = db.query(stmt, &[&status, &f.de, &f.ate, &f.numero, &f.tamanho, &offset]).await?;
+    let total: i64 = db.query_one(contar, &[&status, &f.de, &f.ate, &f.numero]).await?.try_get(0)?;
     let itens = rows
         .iter()
         .map(|r| {

@@ -62,9 +62,17 @@ const detalhe = (vencidoDisponivel: number) => ({
             codigoLote: 'C-VENCIDO',
             qtd: 4,
             operador: 'operador',
+            motivo: 'vencido',
           },
         ]),
-    { tipo: 'entrada', quando: '2026-09-20T10:00:00Z', codigoLote: 'C-10', qtd: 10 },
+    { tipo: 'expedicao', quando: '2026-09-20T10:00:00Z', codigoLote: 'C-10', qtd: 3 },
+    {
+      tipo: 'entrada',
+      quando: '2026-09-20T10:00:00Z',
+      codigoLote: 'C-10',
+      qtd: 10,
+      operador: 'ana',
+    },
   ],
 });
 
@@ -136,6 +144,7 @@ describe('PaginaEstoque', () => {
 
 describe('PaginaSku', () => {
   it('shows the lots in FEFO order, writes off an expired one after a confirmation, and its history', async () => {
+    let corpo: unknown = null;
     document.cookie = 'XSRF-ESTOQUE=tok; path=/';
     let baixado = false;
     const f = fetchFalso({
@@ -145,6 +154,7 @@ describe('PaginaSku', () => {
       }),
       [`POST /api/painel/estoque/${COCA}/lotes/C-VENCIDO/baixa`]: (init) => {
         expect(new Headers(init?.headers).get('X-XSRF-TOKEN')).toBe('tok');
+        corpo = JSON.parse(String(init?.body));
         baixado = true;
         return {
           status: 200,
@@ -152,6 +162,8 @@ describe('PaginaSku', () => {
             sku: COCA,
             codigoLote: 'C-VENCIDO',
             qtd: 4,
+            motivo: 'vencido',
+            restante: 0,
             operador: 'operador',
             baixadoEm: '2026-09-25T12:00:00Z',
             saldoValido: 22,
@@ -172,24 +184,92 @@ describe('PaginaSku', () => {
     expect(within(lotes[0] as HTMLElement).getByText('05/10/2026')).toBeTruthy();
     expect(within(lotes[1] as HTMLElement).getByText('Sem validade')).toBeTruthy();
     expect(within(lotes[2] as HTMLElement).getByText('Vencido')).toBeTruthy();
-    expect(within(lotes[0] as HTMLElement).queryByRole('button')).toBeNull();
     expect(screen.getByTestId('sku-saldo-vencido').textContent).toBe('4');
 
     fireEvent.click(within(lotes[2] as HTMLElement).getByRole('button', { name: 'Dar baixa' }));
+    const form = screen.getByRole('form', { name: 'Dar baixa no lote C-VENCIDO' });
+    expect((within(form).getByLabelText('Quantidade (de 4)') as HTMLInputElement).value).toBe('4');
+    expect((within(form).getByLabelText('Motivo') as HTMLSelectElement).value).toBe('vencido');
     expect(
-      screen.getByText('Dar baixa em 4 unidades do lote C-VENCIDO? Elas saem do estoque de vez.'),
+      within(form).getByText(
+        'Dar baixa em 4 unidades do lote C-VENCIDO (vencido)? Elas saem do estoque de vez.',
+      ),
     ).toBeTruthy();
     expect(f.mock.calls.some(([, i]) => i?.method === 'POST')).toBe(false);
-    fireEvent.click(screen.getByRole('button', { name: 'Confirmar baixa' }));
+    fireEvent.click(within(form).getByRole('button', { name: 'Confirmar baixa' }));
 
     expect(
-      await screen.findByText('Baixa registrada: 4 unidades do lote C-VENCIDO saíram do estoque.'),
+      await screen.findByText(
+        'Baixa registrada: 4 unidades do lote C-VENCIDO saíram do estoque (vencido). O lote ficou sem unidades.',
+      ),
     ).toBeTruthy();
+    expect(corpo).toEqual({ quantidade: 4, motivo: 'vencido' });
     await waitFor(() => expect(document.querySelector('tr[data-lote="C-VENCIDO"]')).toBeNull());
     const baixa = document.querySelector('tr[data-movimento="baixa"]') as HTMLElement;
-    expect(within(baixa).getByText('Baixa')).toBeTruthy();
+    expect(within(baixa).getByText('Baixa · Vencido')).toBeTruthy();
     expect(within(baixa).getByText('operador')).toBeTruthy();
     expect(within(baixa).getByText('−4')).toBeTruthy();
+    // Every movement says who and when, with the date: the entry its operator, a shipment the system.
+    const entrada = document.querySelector('tr[data-movimento="entrada"]') as HTMLElement;
+    expect(within(entrada).getByText('ana')).toBeTruthy();
+    expect(within(entrada).getByText(/^20\/09\/2026 às \d\d:\d\d$/)).toBeTruthy();
+    const expedicao = document.querySelector('tr[data-movimento="expedicao"]') as HTMLElement;
+    expect(within(expedicao).getByText('Sistema (reposição)')).toBeTruthy();
+  });
+
+  it('writes off part of a valid lot for a reason, and refuses a quantity out of range without sending it', async () => {
+    document.cookie = 'XSRF-ESTOQUE=tok; path=/';
+    let corpo: unknown = null;
+    const f = fetchFalso({
+      [`GET /api/painel/estoque/${COCA}`]: { status: 200, corpo: detalhe(4) },
+      [`POST /api/painel/estoque/${COCA}/lotes/C-10/baixa`]: (init) => {
+        corpo = JSON.parse(String(init?.body));
+        return {
+          status: 200,
+          corpo: {
+            sku: COCA,
+            codigoLote: 'C-10',
+            qtd: 3,
+            motivo: 'avaria',
+            restante: 7,
+            operador: 'operador',
+            baixadoEm: '2026-09-25T12:00:00Z',
+            saldoValido: 19,
+            saldoVencido: 4,
+          },
+        };
+      },
+    });
+    renderizar(<PaginaSku sku={COCA} />);
+    await screen.findByRole('heading', { name: 'COCA COLA 2L PET' });
+    const linha = document.querySelector('tr[data-lote="C-10"]') as HTMLElement;
+    fireEvent.click(within(linha).getByRole('button', { name: 'Dar baixa' }));
+    const form = screen.getByRole('form', { name: 'Dar baixa no lote C-10' });
+    const motivo = within(form).getByLabelText('Motivo') as HTMLSelectElement;
+    expect([...motivo.options].map((o) => o.text)).toEqual([
+      'Avaria',
+      'Furto',
+      'Ajuste de inventário',
+    ]);
+    const qtd = within(form).getByLabelText('Quantidade (de 10)');
+    for (const errado of ['11', '0', '2,5', '']) {
+      fireEvent.change(qtd, { target: { value: errado } });
+      fireEvent.click(within(form).getByRole('button', { name: 'Confirmar baixa' }));
+      expect(within(form).getByRole('alert').textContent).toBe(
+        'Informe um número inteiro de 1 a 10.',
+      );
+    }
+    expect(f.mock.calls.some(([, i]) => i?.method === 'POST')).toBe(false);
+    fireEvent.change(qtd, { target: { value: '3' } });
+    fireEvent.change(motivo, { target: { value: 'avaria' } });
+    fireEvent.click(within(form).getByRole('button', { name: 'Confirmar baixa' }));
+    expect(
+      await screen.findByText(
+        'Baixa registrada: 3 unidades do lote C-10 saíram do estoque (avaria). Restam 7 unidades no lote.',
+      ),
+    ).toBeTruthy();
+    expect(corpo).toEqual({ quantidade: 3, motivo: 'avaria' });
+    expect(screen.queryByRole('form', { name: 'Dar baixa no lote C-10' })).toBeNull();
   });
 
   it('shows the refusal in pt-BR, and an unknown SKU says so', async () => {
@@ -211,7 +291,9 @@ describe('PaginaSku', () => {
       },
     });
     const { unmount } = renderizar(<PaginaSku sku={COCA} />);
-    fireEvent.click(await screen.findByRole('button', { name: 'Dar baixa' }));
+    await screen.findByRole('heading', { name: 'COCA COLA 2L PET' });
+    const vencido = document.querySelector('tr[data-lote="C-VENCIDO"]') as HTMLElement;
+    fireEvent.click(within(vencido).getByRole('button', { name: 'Dar baixa' }));
     fireEvent.click(screen.getByRole('button', { name: 'Confirmar baixa' }));
     expect(await screen.findByText(recusa)).toBeTruthy();
     unmount();

@@ -1,10 +1,10 @@
 // The inventory (SPEC §6.2.1): the list of SKUs with their valid and expired balance, filtered by
 // text and state (the KPIs link here filtered), and one SKU's page: its lots in FEFO order, the
-// write-off of an expired lot behind a confirmation, and its history.
+// write-off of some or all units of a lot for a reason (issue 39), and its history: who and when.
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { formatarNumero, quandoCurto } from '../../../shared/formato';
+import { Fragment, useState, type FormEvent } from 'react';
+import { dataHora, formatarNumero } from '../../../shared/formato';
 import { CampoFiltro } from '../../../shared/Filtro';
 import { Carregado } from '../../../shared/Operador';
 import { Tabela } from '../../../shared/Tabela';
@@ -18,12 +18,16 @@ import {
   type FiltroEstado,
   type FiltroInventario,
   type LoteInventario,
+  type MotivoBaixa,
+  type Movimento,
 } from '../api';
 import { ATUALIZACAO_MS } from '../consultas';
 import {
   formatarData,
   mensagemBaixa,
+  quantidadeBaixa,
   ROTULO_ESTADO,
+  ROTULO_MOTIVO,
   ROTULO_MOVIMENTO,
   unidades,
   vazioEstoque,
@@ -183,11 +187,14 @@ export function PaginaSku({ sku }: { sku: string }) {
     refetchInterval: ATUALIZACAO_MS,
   });
   const baixa = useMutation({
-    mutationFn: (l: LoteInventario) => baixarLote(sku, l.codigoLote),
+    mutationFn: (b: { lote: string; quantidade: number; motivo: MotivoBaixa }) =>
+      baixarLote(sku, b.lote, b.quantidade, b.motivo),
     onSuccess: (b) => {
       setAviso({ tipo: 'ok', texto: mensagemBaixa(b) });
+      setConfirmando(null);
       void cliente.invalidateQueries({ queryKey: ['painel'] });
     },
+    // The form stays open with what was typed: the detail says what to change.
     onError: (e) =>
       setAviso({
         tipo: 'erro',
@@ -195,7 +202,6 @@ export function PaginaSku({ sku }: { sku: string }) {
           (e instanceof ErroApi && e.detalhe) ||
           'Não foi possível dar baixa no lote. Tente de novo.',
       }),
-    onSettled: () => setConfirmando(null),
   });
   const naoExiste = q.error instanceof ErroApi && q.error.status === 404;
   const proximo = q.data?.lotes.find((l) => !l.vencido)?.codigoLote;
@@ -256,58 +262,34 @@ export function PaginaSku({ sku }: { sku: string }) {
                   ]}
                 >
                   {d.lotes.map((l) => (
-                    <tr key={l.codigoLote} data-lote={l.codigoLote} data-vencido={l.vencido}>
-                      <td className="mono" data-rotulo="Lote">
-                        {l.codigoLote}
-                      </td>
-                      <td data-rotulo="Validade">
-                        {l.validade ? formatarData(l.validade) : 'Sem validade'}
-                      </td>
-                      <td data-rotulo="Situação">
-                        {l.vencido ? (
-                          <span className="selo selo-esgotado">Vencido</span>
-                        ) : l.codigoLote === proximo ? (
-                          <span className="selo selo-info">Próximo a sair</span>
-                        ) : (
-                          <span className="selo selo-ok">Válido</span>
-                        )}
-                      </td>
-                      <td className="num mono" data-rotulo="Disponível">
-                        {formatarNumero(l.quantidadeDisponivel)} de {formatarNumero(l.quantidade)}
-                      </td>
-                      <td data-rotulo="Entrada">
-                        <time dateTime={l.recebidoEm}>{quandoCurto(l.recebidoEm)}</time>
-                      </td>
-                      <td data-rotulo="Ações" className="lote-acoes">
-                        {!l.vencido ? (
-                          <span className="muted">—</span>
-                        ) : confirmando?.codigoLote === l.codigoLote ? (
-                          <div className="confirmacao" role="group" aria-label="Confirmar baixa">
-                            <span className="t-small">
-                              Dar baixa em {unidades(l.quantidadeDisponivel)} do lote {l.codigoLote}
-                              ? Elas saem do estoque de vez.
-                            </span>
-                            <button
-                              type="button"
-                              className="btn btn-perigo"
-                              disabled={baixa.isPending}
-                              onClick={() => baixa.mutate(l)}
-                            >
-                              Confirmar baixa
-                            </button>
-                            <button
-                              type="button"
-                              className="btn btn-link"
-                              onClick={() => setConfirmando(null)}
-                            >
-                              Cancelar
-                            </button>
-                          </div>
-                        ) : (
+                    <Fragment key={l.codigoLote}>
+                      <tr data-lote={l.codigoLote} data-vencido={l.vencido}>
+                        <td className="mono" data-rotulo="Lote">
+                          {l.codigoLote}
+                        </td>
+                        <td data-rotulo="Validade">
+                          {l.validade ? formatarData(l.validade) : 'Sem validade'}
+                        </td>
+                        <td data-rotulo="Situação">
+                          {l.vencido ? (
+                            <span className="selo selo-esgotado">Vencido</span>
+                          ) : l.codigoLote === proximo ? (
+                            <span className="selo selo-info">Próximo a sair</span>
+                          ) : (
+                            <span className="selo selo-ok">Válido</span>
+                          )}
+                        </td>
+                        <td className="num mono" data-rotulo="Disponível">
+                          {formatarNumero(l.quantidadeDisponivel)} de {formatarNumero(l.quantidade)}
+                        </td>
+                        <td data-rotulo="Entrada">
+                          <time dateTime={l.recebidoEm}>{dataHora(l.recebidoEm)}</time>
+                        </td>
+                        <td data-rotulo="Ações" className="lote-acoes">
                           <button
                             type="button"
                             className="btn btn-contorno"
-                            disabled={baixa.isPending}
+                            disabled={baixa.isPending || confirmando?.codigoLote === l.codigoLote}
                             onClick={() => {
                               setAviso(null);
                               setConfirmando(l);
@@ -315,9 +297,23 @@ export function PaginaSku({ sku }: { sku: string }) {
                           >
                             Dar baixa
                           </button>
-                        )}
-                      </td>
-                    </tr>
+                        </td>
+                      </tr>
+                      {confirmando?.codigoLote === l.codigoLote && (
+                        <tr className="linha-baixa">
+                          <td colSpan={6}>
+                            <FormBaixa
+                              lote={l}
+                              enviando={baixa.isPending}
+                              aoConfirmar={(quantidade, motivo) =>
+                                baixa.mutate({ lote: l.codigoLote, quantidade, motivo })
+                              }
+                              aoCancelar={() => setConfirmando(null)}
+                            />
+                          </td>
+                        </tr>
+                      )}
+                    </Fragment>
                   ))}
                 </Tabela>
               )}
@@ -333,9 +329,12 @@ export function PaginaSku({ sku }: { sku: string }) {
                   {d.movimentos.map((m, i) => (
                     <tr key={`${m.tipo}-${m.codigoLote}-${m.quando}-${i}`} data-movimento={m.tipo}>
                       <td data-rotulo="Quando">
-                        <time dateTime={m.quando}>{quandoCurto(m.quando)}</time>
+                        <time dateTime={m.quando}>{dataHora(m.quando)}</time>
                       </td>
-                      <td data-rotulo="Movimento">{ROTULO_MOVIMENTO[m.tipo]}</td>
+                      <td data-rotulo="Movimento">
+                        {ROTULO_MOVIMENTO[m.tipo]}
+                        {m.motivo && ` · ${ROTULO_MOTIVO[m.motivo]}`}
+                      </td>
                       <td className="mono" data-rotulo="Lote">
                         {m.codigoLote}
                       </td>
@@ -343,7 +342,7 @@ export function PaginaSku({ sku }: { sku: string }) {
                         {m.tipo === 'entrada' ? '+' : '−'}
                         {formatarNumero(m.qtd)}
                       </td>
-                      <td data-rotulo="Por">{m.operador ?? '—'}</td>
+                      <td data-rotulo="Por">{quem(m)}</td>
                     </tr>
                   ))}
                 </Tabela>
@@ -353,5 +352,95 @@ export function PaginaSku({ sku }: { sku: string }) {
         </Carregado>
       )}
     </section>
+  );
+}
+
+/** Who made a movement: the operator named, a shipment the system's (the restock it answered). */
+function quem(m: Movimento): string {
+  return m.operador ?? (m.tipo === 'expedicao' ? 'Sistema (reposição)' : '—');
+}
+
+/** Why an expired lot's units go (vencido first), or a valid one's (vencido is not offered). */
+function motivos(vencido: boolean): MotivoBaixa[] {
+  return vencido ? ['vencido', 'avaria', 'furto', 'ajuste'] : ['avaria', 'furto', 'ajuste'];
+}
+
+/** The write-off of a lot: how many (all by default) and why, checked here before it is sent. */
+function FormBaixa({
+  lote,
+  enviando,
+  aoConfirmar,
+  aoCancelar,
+}: {
+  lote: LoteInventario;
+  enviando: boolean;
+  aoConfirmar: (quantidade: number, motivo: MotivoBaixa) => void;
+  aoCancelar: () => void;
+}) {
+  const max = lote.quantidadeDisponivel;
+  const [texto, setTexto] = useState(String(max));
+  const [motivo, setMotivo] = useState<MotivoBaixa>(motivos(lote.vencido)[0]);
+  const [erro, setErro] = useState<string | null>(null);
+  const qtd = quantidadeBaixa(texto, max);
+  function enviar(e: FormEvent) {
+    e.preventDefault();
+    if (typeof qtd === 'string') setErro(qtd);
+    else aoConfirmar(qtd, motivo);
+  }
+  return (
+    <form
+      className="form-baixa"
+      aria-label={`Dar baixa no lote ${lote.codigoLote}`}
+      noValidate
+      onSubmit={enviar}
+    >
+      <div className="campo">
+        <label htmlFor="baixa-quantidade">Quantidade (de {formatarNumero(max)})</label>
+        <input
+          id="baixa-quantidade"
+          inputMode="numeric"
+          autoComplete="off"
+          value={texto}
+          aria-invalid={erro !== null}
+          aria-describedby={erro ? 'baixa-erro' : undefined}
+          onChange={(e) => {
+            setTexto(e.target.value);
+            setErro(null);
+          }}
+        />
+      </div>
+      <div className="campo">
+        <label htmlFor="baixa-motivo">Motivo</label>
+        <select
+          id="baixa-motivo"
+          value={motivo}
+          onChange={(e) => setMotivo(e.target.value as MotivoBaixa)}
+        >
+          {motivos(lote.vencido).map((m) => (
+            <option key={m} value={m}>
+              {ROTULO_MOTIVO[m]}
+            </option>
+          ))}
+        </select>
+      </div>
+      <p className="t-small form-baixa-resumo">
+        {typeof qtd === 'number'
+          ? `Dar baixa em ${unidades(qtd)} do lote ${lote.codigoLote} (${ROTULO_MOTIVO[motivo].toLowerCase()})? Elas saem do estoque de vez.`
+          : `O lote ${lote.codigoLote} tem ${unidades(max)}.`}
+      </p>
+      {erro && (
+        <p id="baixa-erro" className="ajuda ajuda-erro" role="alert">
+          {erro}
+        </p>
+      )}
+      <div className="form-baixa-acoes">
+        <button type="submit" className="btn btn-perigo" disabled={enviando}>
+          {enviando ? 'Dando baixa…' : 'Confirmar baixa'}
+        </button>
+        <button type="button" className="btn btn-link" onClick={aoCancelar}>
+          Cancelar
+        </button>
+      </div>
+    </form>
   );
 }

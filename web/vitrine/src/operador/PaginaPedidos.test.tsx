@@ -1,7 +1,13 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { fetchFalso, renderizar } from '../teste-util';
-import { inicioDoDia, PaginaPedidoOperador, PaginaPedidos } from './PaginaPedidos';
+import {
+  inicioDoDia,
+  numeroDigitado,
+  PaginaPedidoOperador,
+  PaginaPedidos,
+  totalDaLinha,
+} from './PaginaPedidos';
 
 const pagina = {
   itens: [
@@ -102,5 +108,158 @@ describe('PaginaPedidos (operação do mercado)', () => {
     renderizar(<PaginaPedidoOperador />, { rota: '/pedidos/xyz', caminho: '/pedidos/:id' });
     expect(await screen.findByText(/Pedido não encontrado\./)).toBeTruthy();
     expect(screen.getByRole('link', { name: 'Voltar aos pedidos' })).toBeTruthy();
+  });
+
+  it('finds an order by the number people read out, and refuses what is not a number', async () => {
+    expect([numeroDigitado('1001'), numeroDigitado(' #1001 '), numeroDigitado('nº 1001')]).toEqual([
+      1001, 1001, 1001,
+    ]);
+    expect([numeroDigitado('abc'), numeroDigitado('0'), numeroDigitado('10.5')]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    const f = fetchFalso({
+      'GET /api/operacao/pedidos': { status: 200, corpo: pagina },
+      'GET /api/operacao/pedidos?numero=1002': { status: 200, corpo: pagina },
+      'GET /api/operacao/pedidos?numero=1003': {
+        status: 200,
+        corpo: { itens: [], total: 0, pagina: 1, tamanho: 20 },
+      },
+    });
+    renderizar(<PaginaPedidos />);
+    await screen.findByText('nº 1002');
+    const campo = screen.getByLabelText('Número do pedido');
+    fireEvent.change(campo, { target: { value: 'pedido x' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Buscar' }));
+    expect(screen.getByRole('alert').textContent).toBe('Digite só o número do pedido, como 1001.');
+    fireEvent.change(campo, { target: { value: '#1002' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Buscar' }));
+    await waitFor(() =>
+      expect(f.mock.calls.map(([u]) => u)).toContain('/api/operacao/pedidos?numero=1002'),
+    );
+    expect(screen.queryByRole('alert')).toBeNull();
+    fireEvent.change(campo, { target: { value: '1003' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Buscar' }));
+    expect(await screen.findByText('Nenhum pedido nº 1003. Confira o número.')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Ver todos' }));
+    expect(await screen.findByText('nº 1002')).toBeTruthy();
+  });
+
+  it('shows each line total, and a paid order no longer shows its reservation deadline', async () => {
+    expect(totalDaLinha(3, 8.99)).toBe(26.97);
+    fetchFalso({
+      'GET /api/operacao/pedidos/abc': {
+        status: 200,
+        corpo: {
+          id: 'abc',
+          numero: 1001,
+          status: 'PAGO',
+          total: 26.35,
+          criadoEm: '2026-12-02T13:05:00Z',
+          reservaExpiraEm: '2026-12-02T13:20:00Z',
+          itens: [
+            { sku: '7894900011517', nome: 'Coca-Cola 2L PET', qtd: 2, precoUnitario: 8.99 },
+            { sku: '7891022100105', nome: 'Detergente', qtd: 3, precoUnitario: 2.79 },
+          ],
+          reservas: [
+            {
+              sku: '7894900011517',
+              qtd: 2,
+              status: 'CONFIRMADA',
+              expiraEm: '2026-12-02T13:20:00Z',
+            },
+          ],
+          pagamento: { pagoEm: '2026-12-02T13:07:00Z' },
+        },
+      },
+    });
+    renderizar(<PaginaPedidoOperador />, { rota: '/pedidos/abc', caminho: '/pedidos/:id' });
+    await screen.findByRole('heading', { name: 'Pedido nº 1001' });
+    const linha = document.querySelector('tr[data-sku="7891022100105"]') as HTMLElement;
+    expect(within(linha).getByText(/R\$.8,37/)).toBeTruthy();
+    expect(
+      within(document.querySelector('tr[data-sku="7894900011517"]') as HTMLElement).getByText(
+        /R\$.17,98/,
+      ),
+    ).toBeTruthy();
+    expect(screen.queryByText('Reserva expira')).toBeNull();
+    expect(screen.getByRole('list', { name: 'Reservas' }).textContent).not.toContain('prazo');
+    expect(screen.queryByRole('button', { name: 'Cancelar pedido' })).toBeNull();
+  });
+
+  it('cancels an unpaid order after a confirmation and says what came back, or why not', async () => {
+    document.cookie = 'XSRF-MERCADO=tok; path=/';
+    const aguardando = {
+      id: 'abc',
+      numero: 1001,
+      status: 'AGUARDANDO_PAGAMENTO',
+      total: 17.98,
+      criadoEm: '2026-12-02T13:05:00Z',
+      reservaExpiraEm: '2026-12-02T13:20:00Z',
+      itens: [{ sku: '7894900011517', nome: 'Coca-Cola 2L PET', qtd: 2, precoUnitario: 8.99 }],
+      reservas: [
+        { sku: '7894900011517', qtd: 2, status: 'ATIVA', expiraEm: '2026-12-02T13:20:00Z' },
+      ],
+      pagamento: null,
+    };
+    const cancelado = {
+      ...aguardando,
+      status: 'CANCELADO',
+      reservas: [{ ...aguardando.reservas[0], status: 'EXPIRADA' }],
+    };
+    const f = fetchFalso({
+      'GET /api/operacao/pedidos/abc': { status: 200, corpo: aguardando },
+      'POST /api/operacao/pedidos/abc/cancelamento': { status: 200, corpo: cancelado },
+    });
+    renderizar(<PaginaPedidoOperador />, { rota: '/pedidos/abc', caminho: '/pedidos/:id' });
+    expect(await screen.findByText('Reserva expira')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Cancelar pedido' }));
+    const confirmar = screen.getByRole('group', { name: 'Confirmar cancelamento' });
+    expect(
+      within(confirmar).getByText(/Cancelar o pedido nº 1001\? 2 unidades reservadas voltam/),
+    ).toBeTruthy();
+    expect(f.mock.calls.some(([, i]) => i?.method === 'POST')).toBe(false);
+    fireEvent.click(within(confirmar).getByRole('button', { name: 'Confirmar cancelamento' }));
+    expect(
+      await screen.findByText('Pedido nº 1001 cancelado: 2 unidades voltaram para a vitrine.'),
+    ).toBeTruthy();
+    expect(screen.getByText('Cancelado')).toBeTruthy();
+    const post = f.mock.calls.find(([, i]) => i?.method === 'POST')!;
+    expect(new Headers(post[1]?.headers).get('X-XSRF-TOKEN')).toBe('tok');
+    expect(screen.queryByRole('button', { name: 'Cancelar pedido' })).toBeNull();
+    expect(screen.queryByText('Reserva expira')).toBeNull();
+    expect(
+      within(screen.getByRole('list', { name: 'Reservas' })).getByText(/Liberada no cancelamento/),
+    ).toBeTruthy();
+  });
+
+  it('a cancel refused because the order was paid meanwhile says so', async () => {
+    document.cookie = 'XSRF-MERCADO=tok; path=/';
+    const recusa = 'O pedido abc não pode ser cancelado: ele já foi pago.';
+    fetchFalso({
+      'GET /api/operacao/pedidos/abc': {
+        status: 200,
+        corpo: {
+          id: 'abc',
+          numero: 1001,
+          status: 'AGUARDANDO_PAGAMENTO',
+          total: 8.99,
+          criadoEm: '2026-12-02T13:05:00Z',
+          reservaExpiraEm: '2026-12-02T13:20:00Z',
+          itens: [],
+          reservas: [],
+          pagamento: null,
+        },
+      },
+      'POST /api/operacao/pedidos/abc/cancelamento': {
+        status: 409,
+        corpo: { status: 409, title: 'Cancelamento recusado', detail: recusa },
+      },
+    });
+    renderizar(<PaginaPedidoOperador />, { rota: '/pedidos/abc', caminho: '/pedidos/:id' });
+    fireEvent.click(await screen.findByRole('button', { name: 'Cancelar pedido' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Confirmar cancelamento' }));
+    expect((await screen.findByRole('alert')).textContent).toBe(recusa);
   });
 });

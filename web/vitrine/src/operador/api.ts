@@ -106,6 +106,8 @@ export interface PedidoOperador {
 }
 
 export interface FiltroPedidos {
+  /** The order's number (issue 39). */
+  numero?: number;
   status?: StatusPedido;
   /** Instants (ISO-8601): the page turns the owner's local dates into them. */
   de?: string;
@@ -115,6 +117,7 @@ export interface FiltroPedidos {
 
 export function listarPedidos(f: FiltroPedidos): Promise<PaginaPedidos> {
   const q = new URLSearchParams();
+  if (f.numero) q.set('numero', String(f.numero));
   if (f.status) q.set('status', f.status);
   if (f.de) q.set('de', f.de);
   if (f.ate) q.set('ate', f.ate);
@@ -125,6 +128,12 @@ export function listarPedidos(f: FiltroPedidos): Promise<PaginaPedidos> {
 
 export const pedidoOperador = (id: string) =>
   pedir<PedidoOperador>(`/operacao/pedidos/${encodeURIComponent(id)}`);
+
+/** Cancels an unpaid order (issue 39): its reserved units go back to the shelf. */
+export const cancelarPedido = (id: string) =>
+  pedir<PedidoOperador>(`/operacao/pedidos/${encodeURIComponent(id)}/cancelamento`, {
+    method: 'POST',
+  });
 
 export interface AlteracaoProduto {
   preco?: number;

@@ -4,8 +4,8 @@
 //!
 //! Who may call: the catalogue reads, checkout, the order page and payment are anonymous and
 //! need no CSRF (the original's storefront buys without an account), and so is a product's image;
-//! `POST /produtos`, `PATCH /operacao/produtos/{sku}` and its image's `PUT` and `DELETE` need the
-//! operator's session and CSRF (CSRF is checked first,
+//! `POST /produtos`, `PATCH /operacao/produtos/{sku}`, its image's `PUT` and `DELETE` and
+//! `POST /operacao/pedidos/{id}/cancelamento` need the operator's session and CSRF (CSRF is checked first,
 //! as Spring's filter chain does); the other `/operacao/` reads need the session. `/sessao`,
 //! `/eventos`, health and the deny-by-default fallback are added by `server::app`.
 
@@ -64,11 +64,15 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
         .route(
             "/operacao/produtos/{sku}/imagem",
             operador(put(imagem::enviar).delete(imagem::remover))
-                .route_layer(from_fn_with_state(seguranca, auth::csrf))
+                .route_layer(from_fn_with_state(seguranca.clone(), auth::csrf))
                 .layer(DefaultBodyLimit::max(imagem::IMAGEM_MAX)),
         )
         .route("/operacao/pedidos", operador(get(operacao::pedidos)))
         .route("/operacao/pedidos/{id}", operador(get(operacao::pedido)))
+        .route(
+            "/operacao/pedidos/{id}/cancelamento",
+            operador(post(operacao::cancelar)).route_layer(from_fn_with_state(seguranca, auth::csrf)),
+        )
         .route("/operacao/estoque/produtos/{sku}", operador(get(operacao::no_estoque)))
         .route("/operacao/graficos/vendas", operador(get(graficos::vendas)))
         .route("/operacao/graficos/esgotados", operador(get(graficos::esgotados)))

@@ -155,6 +155,7 @@ pub struct FiltroPedidosRequest {
     status: Option<String>,
     de: Option<String>,
     ate: Option<String>,
+    numero: Option<String>,
     pagina: Option<String>,
     tamanho: Option<String>,
 }
@@ -188,12 +189,16 @@ impl FiltroPedidosRequest {
                 return Err(invalido("Parâmetro inválido: ate deve ser posterior a de.".into()));
             }
         }
+        let numero = match presente(self.numero.as_deref()) {
+            None => None,
+            Some(s) => Some(inteiro("numero", Some(s), 0, 999_999_999).map_err(invalido)?),
+        };
         // A page past 1 000 000 cannot hold anything and would overflow the offset.
         let pagina = inteiro("pagina", self.pagina.as_deref(), 1, 1_000_000).map_err(invalido)?;
         let tamanho =
             inteiro("tamanho", self.tamanho.as_deref(), pedido::TAMANHO_PADRAO, pedido::TAMANHO_MAXIMO);
         let tamanho = tamanho.map_err(invalido)?;
-        Ok(FiltroPedidos { status, de, ate, pagina, tamanho })
+        Ok(FiltroPedidos { status, de, ate, numero, pagina, tamanho })
     }
 }
 
@@ -208,6 +213,16 @@ pub async fn pedidos(
 
 pub async fn pedido(State(e): State<Arc<Estado>>, id: AppPath<String>) -> Result<Response, ErroMercado> {
     let id = super::pedidos::id_do_pedido(id)?;
+    ler_pedido(&e, id).await
+}
+
+pub async fn cancelar(State(e): State<Arc<Estado>>, id: AppPath<String>) -> Result<Response, ErroMercado> {
+    let id = super::pedidos::id_do_pedido(id)?;
+    crate::mercado::expiracao::cancelar(&e.db, id).await?;
+    ler_pedido(&e, id).await
+}
+
+async fn ler_pedido(e: &Estado, id: uuid::Uuid) -> Result<Response, ErroMercado> {
     let client = e.db.client().await?;
     let d = pedido::detalhe_operador(&client, id).await?.ok_or(ErroMercado::PedidoNaoEncontrado(id))?;
     Ok(AppJson(d).into_response())
