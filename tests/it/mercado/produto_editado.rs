@@ -71,6 +71,21 @@ async fn a_product_is_renamed_described_and_categorised_and_the_storefront_shows
 }
 
 #[tokio::test]
+async fn an_edit_that_leaves_the_category_alone_does_not_date_a_classification_the_product_never_had() {
+    // A price edit on a product not yet classified, then a classification made before the edit
+    // that arrives after it (the outbox's lag): it is applied — the edit was no classification.
+    let app = mercado(&[]).await;
+    produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 10, 6, 24).await;
+    let op = Operador::login(&app).await;
+    assert_eq!(patch(&app, &op, &json!({"preco": 9.49, "descricao": "Garrafa PET."})).await.status(), 200);
+    let stmt = "SELECT classificado_em IS NULL FROM produto_vitrine WHERE sku = $1";
+    assert!(app.db.client().await.query_one(stmt, &[&COCA]).await.unwrap().get::<_, bool>(0));
+    let antes = produto_classificado(COCA, &["coca", "cola"], "bebidas", "2026-01-01T00:00:00Z");
+    assert_eq!(evento(&app, "ProdutoClassificado", &antes).await, 204);
+    assert_eq!(vitrine(&app).await["categoria"], "bebidas");
+}
+
+#[tokio::test]
 async fn bad_names_descriptions_and_categories_are_400_naming_the_field_and_write_nothing() {
     let app = mercado(&[]).await;
     produto(&app, COCA, "Coca-Cola 2L PET", "8.99", 10, 6, 24).await;
@@ -119,6 +134,8 @@ async fn an_uploaded_image_is_served_with_an_etag_a_304_and_named_in_the_product
         (&"image/png".parse().unwrap(), &etag.parse().unwrap())
     );
     assert_eq!(res.headers()["cache-control"], "public, max-age=31536000, immutable", "the versioned URL");
+    assert_eq!(res.headers()["x-content-type-options"], "nosniff");
+    assert_eq!(res.headers()["content-security-policy"], "default-src 'none'; sandbox", "never a document");
     assert_eq!(res.bytes().await.unwrap().as_ref(), PNG);
     let res = app.http.get(app.url(&format!("/produtos/{COCA}/imagem"))).send().await.unwrap();
     assert_eq!(res.headers()["cache-control"], "public, no-cache", "the bare URL is revalidated");
@@ -131,6 +148,10 @@ async fn an_uploaded_image_is_served_with_an_etag_a_304_and_named_in_the_product
         .unwrap();
     assert_eq!((res.status().as_u16(), res.headers()["etag"].to_str().unwrap()), (304, etag.as_str()));
     assert!(res.bytes().await.unwrap().is_empty());
+    for tem in [format!("W/{etag}"), "*".to_string()] {
+        let res = app.http.get(app.url(&url)).header("if-none-match", &tem).send().await.unwrap();
+        assert_eq!(res.status(), 304, "{tem}");
+    }
 
     // Replaced: a new ETag, so a new URL.
     let res = enviar(&app, &op, COCA, "image/jpeg; charset=binary", JPEG).await;

@@ -356,10 +356,13 @@ pub async fn salvar_prateleira(tx: &Tx<'_>, p: &Travado<'_>) -> Result<(), ErroM
 }
 
 /// Writes what the owner may change of a locked product (issues 26 and 39): price, thresholds,
-/// listed, name, description and category (`classificado_em` clamped as in [`salvar_classificacao`]).
+/// listed, name, description and category (`classificado_em` clamped as in [`salvar_classificacao`];
+/// a product never classified stays so — `LEAST` alone would skip the NULL and stamp now, and a
+/// classification made before the edit but arriving after it would then be dropped as older).
 pub async fn salvar_cadastro(tx: &Tx<'_>, p: &Travado<'_>) -> Result<(), ErroMercado> {
     let stmt = "UPDATE produto_vitrine SET preco = $2, estoque_minimo = $3, estoque_ideal = $4, listado = $5, \
-             nome = $6, descricao = $7, categoria = $8, classificado_em = LEAST($9, now()), versao = versao + 1 WHERE sku = $1";
+             nome = $6, descricao = $7, categoria = $8, \
+             classificado_em = CASE WHEN $9::timestamptz IS NULL THEN NULL ELSE LEAST($9, now()) END, versao = versao + 1 WHERE sku = $1";
     let (p, c) = (&**p, &p.classificado_em);
     tx.execute(
         stmt,
@@ -369,11 +372,17 @@ pub async fn salvar_cadastro(tx: &Tx<'_>, p: &Travado<'_>) -> Result<(), ErroMer
     Ok(())
 }
 
-/// The image of a product: its bytes, type and ETag; `None` when the SKU has none.
-pub async fn imagem(db: &impl Sql, sku: &str) -> Result<Option<(Vec<u8>, String, String)>, ErroMercado> {
-    let stmt =
-        "SELECT imagem, imagem_tipo, imagem_etag FROM produto_vitrine WHERE sku = $1 AND imagem IS NOT NULL";
-    Ok(db.query_opt(stmt, &[&sku]).await?.map(|r| (r.get(0), r.get(1), r.get(2))))
+/// The image of a product: its bytes — `None` when its ETag is among `conhecidas` (the client's
+/// `If-None-Match`, `*` for any), so a 304 reads no bytes —, type and ETag; `None` when the SKU has
+/// none.
+pub async fn imagem(
+    db: &impl Sql,
+    sku: &str,
+    conhecidas: &[&str],
+) -> Result<Option<(Option<Vec<u8>>, String, String)>, ErroMercado> {
+    let stmt = "SELECT CASE WHEN imagem_etag = ANY($2) OR '*' = ANY($2) THEN NULL ELSE imagem END, \
+                imagem_tipo, imagem_etag FROM produto_vitrine WHERE sku = $1 AND imagem IS NOT NULL";
+    Ok(db.query_opt(stmt, &[&sku, &conhecidas]).await?.map(|r| (r.get(0), r.get(1), r.get(2))))
 }
 
 /// Stores (or, with `None`, removes) the image of `sku`; the ETag is the bytes' md5. `false` when
