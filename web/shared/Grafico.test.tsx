@@ -142,8 +142,11 @@ describe('Grafico', () => {
     const eixo = graficosDesenhados[0]!.opcoes.axes![0]!;
     expect(eixo.rotate).toBe(90);
     const rotulos = (eixo.values as (u: unknown, s: number[]) => string[])(null, [0]);
-    expect(rotulos[0]).toBe('Refrigerante Cola Zero …');
+    expect(rotulos[0]).toBe('Refrigerante Cola Z…');
     expect(rotulos[0]!.length).toBeGreaterThan(14);
+    // The turned labels' axis adds to the chart's height: the plot keeps its 220 px.
+    const o = graficosDesenhados[0]!.opcoes;
+    expect(o.height).toBe(220 + (eixo.size as number));
     // Hours are short: upright, never turned.
     graficosDesenhados.length = 0;
     render(<Grafico {...props} />);

@@ -55,7 +55,7 @@ function cor(el: Element, token: string): string {
 /** The longest label under the x axis, upright or turned; the legend and the table keep the
  * whole name. */
 const ROTULO_MAX = 14;
-const ROTULO_MAX_GIRADO = 24;
+const ROTULO_MAX_GIRADO = 20;
 const corte = (max: number) => (s: string) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 /** A label's width in px, roughly, in the axes' 12 px font. */
 const PX_POR_LETRA = 7;
@@ -109,6 +109,21 @@ const faixaY =
 /** The steps of a count's axis: whole numbers only (no "0,5 pedido" gridline). */
 const PASSOS_INTEIROS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000];
 
+const maiorRotulo = (p: PropsGrafico, max: number) =>
+  Math.max(...p.rotulosX.map((r) => corte(max)(r).length), 4);
+
+/** Whether the x labels are turned upright at `largura` — names that do not fit side by side
+ * (products) are, so they are read whole rather than cut at 14 letters — and then the chart's
+ * height, grown by the labels' axis so the plot keeps its own. */
+export function giro(p: PropsGrafico, largura: number) {
+  const base = p.altura ?? 220;
+  const girar =
+    maiorRotulo(p, ROTULO_MAX) > 8 &&
+    maiorRotulo(p, ROTULO_MAX) * PX_POR_LETRA + 12 > largura / p.rotulosX.length;
+  const eixoX = girar ? maiorRotulo(p, ROTULO_MAX_GIRADO) * PX_POR_LETRA + 16 : 0;
+  return { girar, eixoX, altura: base + eixoX };
+}
+
 function opcoes(el: HTMLElement, p: PropsGrafico, largura: number): uPlot.Options {
   const fmt = p.formatarY ?? formatoPadrao;
   const ticks = (splits: number[]) =>
@@ -121,19 +136,15 @@ function opcoes(el: HTMLElement, p: PropsGrafico, largura: number): uPlot.Option
     ss.every((s) => s.valores.every((v) => v == null || Number.isInteger(v)));
   const esquerdas = p.series.filter((s) => s.eixo !== 'direita');
   const direitas = p.series.filter((s) => s.eixo === 'direita');
-  // Names that do not fit side by side (products) are turned upright, so they are read whole
-  // rather than cut at 14 letters; uPlot skips labels rather than overlap them.
-  const maior = (max: number) => Math.max(...p.rotulosX.map((r) => corte(max)(r).length), 4);
-  const girar =
-    maior(ROTULO_MAX) > 8 && maior(ROTULO_MAX) * PX_POR_LETRA + 12 > largura / p.rotulosX.length;
+  const { girar, altura, eixoX } = giro(p, largura);
   const curto = corte(girar ? ROTULO_MAX_GIRADO : ROTULO_MAX);
-  const espaco = girar ? 16 : Math.min(maior(ROTULO_MAX) * PX_POR_LETRA + 12, 110);
+  const espaco = girar ? 16 : Math.min(maiorRotulo(p, ROTULO_MAX) * PX_POR_LETRA + 12, 110);
   const eixo = cor(el, '--color-ink-muted');
   const grade = cor(el, '--color-border');
   const barras = uPlot.paths.bars ? uPlot.paths.bars({ size: [0.6, 48] }) : undefined;
   return {
     width: largura,
-    height: p.altura ?? 220,
+    height: altura,
     // The legend names each series by its colour; the numbers are in the table (a live legend
     // read "HORA: — PEDIDOS: —" until the pointer hovered a point).
     legend: { show: true, live: false },
@@ -150,7 +161,7 @@ function opcoes(el: HTMLElement, p: PropsGrafico, largura: number): uPlot.Option
         ticks: { stroke: grade },
         incrs: [1, 2, 3, 4, 6, 8, 12, 24],
         space: espaco,
-        ...(girar ? { rotate: 90, size: maior(ROTULO_MAX_GIRADO) * PX_POR_LETRA + 16 } : {}),
+        ...(girar ? { rotate: 90, size: eixoX } : {}),
         values: (_u, splits) => splits.map((s) => curto(p.rotulosX[Math.round(s)] ?? '')),
       },
       {
@@ -228,11 +239,19 @@ export function Grafico(p: PropsGrafico) {
       d.rotulosX.map((_, i) => i),
       ...d.series.map((s) => s.valores.map((v) => (v == null ? null : v))),
     ];
-    const grafico = new uPlot(opcoes(el, d, largura()), dados, el);
+    let grafico = new uPlot(opcoes(el, d, largura()), dados, el);
+    let girado = giro(d, largura()).girar;
+    // A resize across the width where the labels turn draws the chart again; else it is resized.
     const observador =
       typeof ResizeObserver === 'undefined'
         ? null
-        : new ResizeObserver(() => grafico.setSize({ width: largura(), height: p.altura ?? 220 }));
+        : new ResizeObserver(() => {
+            const g = giro(d, largura());
+            if (g.girar === girado) return grafico.setSize({ width: largura(), height: g.altura });
+            grafico.destroy();
+            grafico = new uPlot(opcoes(el, d, largura()), dados, el);
+            girado = g.girar;
+          });
     observador?.observe(el);
     return () => {
       observador?.disconnect();

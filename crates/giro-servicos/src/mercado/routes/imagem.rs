@@ -41,26 +41,33 @@ pub async fn servir(
     uri: Uri,
     headers: HeaderMap,
 ) -> Result<Response, ErroMercado> {
+    // The ETags the client holds, unquoted (weak or strong alike): the database answers a match
+    // without the bytes.
+    let if_none_match = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let conhecidas: Vec<&str> =
+        if_none_match.split(',').map(|t| t.trim().trim_start_matches("W/").trim_matches('"')).collect();
     let achada = match giro_contracts::sku_valido(&sku) {
-        true => produto::imagem(&e.db.leitura().await?, &sku).await?,
+        true => produto::imagem(&e.db.leitura().await?, &sku, &conhecidas).await?,
         false => None,
     };
     let Some((bytes, tipo, md5)) = achada else {
         return Ok(Problem::new(StatusCode::NOT_FOUND, format!("Produto sem imagem: {sku}")).into_response());
     };
-    let etag = format!("\"{md5}\"");
     let cache = match uri.query() == Some(&format!("v={md5}")) {
         true => "public, max-age=31536000, immutable",
         false => "public, no-cache",
     };
-    let cabecalhos = [(header::ETAG, etag.clone()), (header::CACHE_CONTROL, cache.into())];
-    let igual = |t: &str| t == "*" || t.trim_start_matches("W/") == etag;
-    let if_none_match = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
-    if if_none_match.is_some_and(|h| h.split(',').any(|t| igual(t.trim()))) {
+    let cabecalhos = [(header::ETAG, format!("\"{md5}\"")), (header::CACHE_CONTROL, cache.into())];
+    let Some(bytes) = bytes else {
         return Ok((StatusCode::NOT_MODIFIED, cabecalhos).into_response());
-    }
-    let nosniff = (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_string());
-    Ok((cabecalhos, [(header::CONTENT_TYPE, tipo), nosniff], bytes).into_response())
+    };
+    // Bytes, never a document: not sniffed, and sandboxed should a browser open one as a page.
+    let seguros = [
+        (header::CONTENT_TYPE, tipo),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_string()),
+        (header::CONTENT_SECURITY_POLICY, "default-src 'none'; sandbox".to_string()),
+    ];
+    Ok((cabecalhos, seguros, bytes).into_response())
 }
 
 pub async fn enviar(
