@@ -53,6 +53,12 @@ pub struct Divergencia {
     pub detalhe: String,
 }
 
+impl Divergencia {
+    fn new(sku: impl Into<String>, tipo: &'static str, detalhe: String) -> Divergencia {
+        Divergencia { sku: sku.into(), tipo, detalhe }
+    }
+}
+
 #[derive(Debug, Serialize)]
 pub struct Relatorio {
     pub concorda: bool,
@@ -148,25 +154,23 @@ async fn eventos_parados(
             }
             _ => String::new(),
         };
-        d.push(Divergencia {
-            sku: sku.unwrap_or_default(),
-            tipo: "evento_falhou",
-            detalhe: format!("{tipo} {id} do {lado} está FAILED: {erro}{bloqueia}"),
-        });
+        d.push(Divergencia::new(
+            sku.unwrap_or_default(),
+            "evento_falhou",
+            format!("{tipo} {id} do {lado} está FAILED: {erro}{bloqueia}"),
+        ));
     }
     for r in operador::delayed(c, SKU, atraso, TENTATIVAS_ATRASO).await.map_err(falha(lado))? {
         let (id, tipo, sku, erro): (Uuid, String, Option<String>, String) =
             (r.get(0), r.get(1), r.get(2), r.get(3));
         let (criado, tentativas): (DateTime<Utc>, i32) = (r.get(4), r.get(5));
         let erro = if erro.is_empty() { "nenhum".to_string() } else { erro };
-        d.push(Divergencia {
-            sku: sku.unwrap_or_default(),
-            tipo: "evento_atrasado",
-            detalhe: format!(
-                "{tipo} {id} do {lado} está PENDING há {}s após {tentativas} tentativa(s); último erro: {erro}",
-                (agora - criado).num_seconds().max(0)
-            ),
-        });
+        let idade = (agora - criado).num_seconds().max(0);
+        d.push(Divergencia::new(
+            sku.unwrap_or_default(),
+            "evento_atrasado",
+            format!("{tipo} {id} do {lado} está PENDING há {idade}s após {tentativas} tentativa(s); último erro: {erro}"),
+        ));
     }
     Ok(())
 }
@@ -212,24 +216,22 @@ async fn solicitacoes(
         let outbox = no_outbox.get(&id).copied();
         let enviada = outbox.is_none_or(|s| s == Status::Sent) && !arquivadas.contains(&id);
         if enviada && criado >= janela && !recebidas.contains(&id) {
-            d.push(Divergencia {
-                sku: sku.clone(),
-                tipo: "solicitacao_nao_recebida",
-                detalhe: format!(
+            d.push(Divergencia::new(
+                sku.clone(),
+                "solicitacao_nao_recebida",
+                format!(
                     "ReposicaoSolicitada {id} ({status}) enviada pelo mercado e não recebida pelo estoque"
                 ),
-            });
+            ));
         }
         let aberta = StatusSolicitacao::de_texto(&status).is_ok_and(StatusSolicitacao::em_aberto);
         let em_voo = outbox == Some(Status::Pending) || respostas_em_voo.contains(&id);
         if aberta && !em_voo && !demanda_aberta.contains(&id) {
-            d.push(Divergencia {
+            d.push(Divergencia::new(
                 sku,
-                tipo: "solicitacao_aberta_sem_evento",
-                detalhe: format!(
-                    "solicitação {id} está {status} sem evento em trânsito nem demanda reprimida aberta"
-                ),
-            });
+                "solicitacao_aberta_sem_evento",
+                format!("solicitação {id} está {status} sem evento em trânsito nem demanda reprimida aberta"),
+            ));
         }
     }
     Ok(())
@@ -271,11 +273,11 @@ async fn respostas(
         .map_err(falha("mercado"))?;
     for (id, (tipo, sku)) in respostas {
         if !aplicadas.contains(&id) {
-            d.push(Divergencia {
-                sku: sku.unwrap_or_default(),
-                tipo: "resposta_nao_aplicada",
-                detalhe: format!("{tipo} {id} enviada pelo estoque e não aplicada pelo mercado"),
-            });
+            d.push(Divergencia::new(
+                sku.unwrap_or_default(),
+                "resposta_nao_aplicada",
+                format!("{tipo} {id} enviada pelo estoque e não aplicada pelo mercado"),
+            ));
         }
     }
     Ok(())
@@ -301,20 +303,18 @@ async fn conservacao_lotes(e: &Client, d: &mut Vec<Divergencia>) -> Result<(), I
         let (sku, saldo, recebido, em_lotes, expedido): (String, i32, i64, i64, i64) =
             (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4));
         if recebido != em_lotes + expedido {
-            d.push(Divergencia {
-                sku: sku.clone(),
-                tipo: "conservacao_lotes",
-                detalhe: format!(
-                    "recebido {recebido} ≠ em lotes {em_lotes} + expedido ou baixado {expedido}"
-                ),
-            });
+            d.push(Divergencia::new(
+                sku.clone(),
+                "conservacao_lotes",
+                format!("recebido {recebido} ≠ em lotes {em_lotes} + expedido ou baixado {expedido}"),
+            ));
         }
         if i64::from(saldo) != em_lotes {
-            d.push(Divergencia {
+            d.push(Divergencia::new(
                 sku,
-                tipo: "conservacao_lotes",
-                detalhe: format!("saldo_disponivel {saldo} ≠ soma dos lotes {em_lotes}"),
-            });
+                "conservacao_lotes",
+                format!("saldo_disponivel {saldo} ≠ soma dos lotes {em_lotes}"),
+            ));
         }
     }
     Ok(())
@@ -359,13 +359,11 @@ async fn conservacao_prateleira(m: &Client, e: &Client, d: &mut Vec<Divergencia>
         let vitrine = na_vitrine.get(&sku).copied().unwrap_or(0);
         let fora = !na_vitrine.contains_key(&sku);
         if enviado != vitrine + voo && !(fora && enviado == 0) {
-            d.push(Divergencia {
+            d.push(Divergencia::new(
                 sku,
-                tipo: "conservacao_prateleira",
-                detalhe: format!(
-                    "expedido {enviado} ≠ na prateleira e reservas {vitrine} + em trânsito {voo}"
-                ),
-            });
+                "conservacao_prateleira",
+                format!("expedido {enviado} ≠ na prateleira e reservas {vitrine} + em trânsito {voo}"),
+            ));
         }
     }
     Ok(())
