@@ -165,21 +165,16 @@ pub async fn limpar_chaves(
     let mut falhas = vivo.falhas("purging expired Idempotency-Keys failed; trying again later");
     loop {
         loop {
-            match purgar_chaves(&db, super::agora(), LOTE_PURGA).await {
-                Ok(n) => {
-                    falhas.ok();
-                    vivo.ok();
-                    if n > 0 {
-                        tracing::debug!(chaves = n, "expired Idempotency-Keys purged");
-                    }
-                    if n < LOTE_PURGA as u64 || shutdown.is_cancelled() {
-                        break;
-                    }
-                }
-                Err(e) => {
-                    falhas.falhou(&e, INTERVALO_PURGA);
-                    break;
-                }
+            let Some(n) = falhas.notar(purgar_chaves(&db, super::agora(), LOTE_PURGA).await, INTERVALO_PURGA)
+            else {
+                break;
+            };
+            vivo.ok();
+            if n > 0 {
+                tracing::debug!(chaves = n, "expired Idempotency-Keys purged");
+            }
+            if n < LOTE_PURGA as u64 || shutdown.is_cancelled() {
+                break;
             }
         }
         vivo.ok();

@@ -204,28 +204,18 @@ pub async fn limpar_sessoes(
     let mut outras = vivo.falhas("purge of other credentials' sessions failed; retrying next round");
     let mut contadores = vivo.falhas("expired throttle counters purge failed; retrying next round");
     loop {
-        match purgar_expiradas(&seg.pool, lote, &shutdown).await {
-            Ok(n) => {
-                expiradas.ok();
-                if n > 0 {
-                    tracing::info!(sessoes = n, "expired operator sessions purged");
-                }
+        if let Some(n) = expiradas.notar(purgar_expiradas(&seg.pool, lote, &shutdown).await, intervalo) {
+            if n > 0 {
+                tracing::info!(sessoes = n, "expired operator sessions purged");
             }
-            Err(e) => expiradas.falhou(&e, intervalo),
         }
-        match purgar_outras_credenciais(&seg, lote, &shutdown).await {
-            Ok(n) => {
-                outras.ok();
-                if n > 0 {
-                    tracing::info!(sessoes = n, "sessions of other operator credentials deleted");
-                }
+        if let Some(n) = outras.notar(purgar_outras_credenciais(&seg, lote, &shutdown).await, intervalo) {
+            if n > 0 {
+                tracing::info!(sessoes = n, "sessions of other operator credentials deleted");
             }
-            Err(e) => outras.falhou(&e, intervalo),
         }
-        match crate::limite::contadores_pg::purgar_contadores(&seg.pool, lote, &shutdown).await {
-            Ok(_) => contadores.ok(),
-            Err(e) => contadores.falhou(&e, intervalo),
-        }
+        let purga = crate::limite::contadores_pg::purgar_contadores(&seg.pool, lote, &shutdown).await;
+        contadores.notar(purga, intervalo);
         vivo.ok();
         tokio::select! {
             _ = shutdown.cancelled() => break,
