@@ -435,19 +435,8 @@ pub async fn arquivados(
     c: &impl Sql,
     ids: &[Uuid],
 ) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {
-    let mut out = std::collections::HashSet::new();
-    for chunk in ids.chunks(10_000) {
-        for r in c
-            .query(
-                "SELECT event_id FROM outbox_event_arquivo WHERE acao <> 'reenviar' AND event_id = ANY($1)",
-                &[&chunk],
-            )
-            .await?
-        {
-            out.insert(r.get(0));
-        }
-    }
-    Ok(out)
+    let sql = "SELECT event_id FROM outbox_event_arquivo WHERE acao <> 'reenviar' AND event_id = ANY($1)";
+    Ok(giro_infra::db::por_partes(c, sql, &[], ids).await?.iter().map(|r| r.get(0)).collect())
 }
 
 #[cfg(feature = "operador")]

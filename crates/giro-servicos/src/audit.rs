@@ -88,13 +88,7 @@ async fn connect(config: &Config, servico: Servico) -> Result<Client, Ilegivel> 
 
 /// Ids of `ids` that `sql` (`… = ANY($1)`) finds in the other database.
 async fn presentes(c: &Client, sql: &str, ids: &[Uuid]) -> Result<HashSet<Uuid>, tokio_postgres::Error> {
-    let mut out = HashSet::new();
-    for chunk in ids.chunks(10_000) {
-        for r in c.query(sql, &[&chunk]).await? {
-            out.insert(r.get(0));
-        }
-    }
-    Ok(out)
+    Ok(giro_infra::db::por_partes(c, sql, &[], ids).await?.iter().map(|r| r.get(0)).collect())
 }
 
 /// A database error of one side as the audit reports it.

@@ -45,6 +45,21 @@ pub fn linhas<T>(
     rows.iter().map(ler).collect()
 }
 
+/// The rows of `sql` for every id of `ids`, bound last (after `params`) 10 000 at a time: one
+/// statement per part keeps each array, and each answer, bounded.
+pub async fn por_partes(
+    c: &impl Sql,
+    sql: &str,
+    params: &[&dyn Param],
+    ids: &[uuid::Uuid],
+) -> Result<Vec<Row>, tokio_postgres::Error> {
+    let mut rows = Vec::new();
+    for parte in ids.chunks(10_000) {
+        rows.extend(c.query(sql, &[params, &[&parte]].concat()).await?);
+    }
+    Ok(rows)
+}
+
 pub mod leitura;
 mod pool;
 pub mod reexecucao;

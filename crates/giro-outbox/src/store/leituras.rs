@@ -2,7 +2,7 @@
 //! console), the filtered lists (`giro outbox list`), and what an audit reads of an outbox.
 
 use chrono::{DateTime, Utc};
-use giro_infra::db::Sql;
+use giro_infra::db::{por_partes, Sql};
 use uuid::Uuid;
 
 use crate::status::Status;
@@ -177,9 +177,6 @@ pub async fn list(c: &impl Sql, f: &Filtro, limite: i64) -> Result<Vec<Linha>, t
 // paths its event type names. The audit joins these with its own tables itself (by id), so the
 // outbox stays domain-free ----
 
-/// Ids sent to PostgreSQL in one array parameter at most; longer lists go in several statements.
-const IDS_POR_CONSULTA: usize = 10_000;
-
 /// `PENDING` events created before `criado_antes` or attempted `tentativas_min` times or more,
 /// oldest first: id, tipo, the aggregate key (the payload at `caminho`), the last error (`''`
 /// when none), criado_em, tentativas.
@@ -203,13 +200,8 @@ pub async fn statuses(
     c: &impl Sql,
     ids: &[Uuid],
 ) -> Result<std::collections::HashMap<Uuid, Status>, tokio_postgres::Error> {
-    let mut out = std::collections::HashMap::with_capacity(ids.len());
-    for chunk in ids.chunks(IDS_POR_CONSULTA) {
-        for r in c.query("SELECT id, status FROM outbox_event WHERE id = ANY($1)", &[&chunk]).await? {
-            out.insert(r.get(0), r.get(1));
-        }
-    }
-    Ok(out)
+    let rows = por_partes(c, "SELECT id, status FROM outbox_event WHERE id = ANY($1)", &[], ids).await?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
 }
 
 /// Of `valores`, those found (as a UUID) at `caminho` in the payload of a `PENDING` event of one
@@ -221,20 +213,9 @@ pub async fn pending_referencing(
     caminho: &[&str],
     valores: &[Uuid],
 ) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {
-    let mut out = std::collections::HashSet::new();
-    for chunk in valores.chunks(IDS_POR_CONSULTA) {
-        for r in c
-            .query(
-                "SELECT (payload #>> $2)::uuid FROM outbox_event \
-                  WHERE status = 'PENDING' AND tipo = ANY($1) AND (payload #>> $2)::uuid = ANY($3)",
-                &[&tipos, &caminho, &chunk],
-            )
-            .await?
-        {
-            out.insert(r.get(0));
-        }
-    }
-    Ok(out)
+    let sql = "SELECT (payload #>> $2)::uuid FROM outbox_event \
+                WHERE status = 'PENDING' AND tipo = ANY($1) AND (payload #>> $2)::uuid = ANY($3)";
+    Ok(por_partes(c, sql, &[&tipos, &caminho], valores).await?.iter().map(|r| r.get(0)).collect())
 }
 
 /// `SENT` events created at or after `desde`: id, tipo, the aggregate key (the payload at
