@@ -442,14 +442,9 @@ pub async fn arquivados(
 #[cfg(feature = "operador")]
 /// The actions recorded for an event, newest first: (acao, por, motivo, resultado, em).
 pub async fn historico(c: &impl Sql, id: Uuid) -> Result<Vec<Registrado>, tokio_postgres::Error> {
-    Ok(c.query(
-        "SELECT acao, por, motivo, resultado, em FROM outbox_event_arquivo WHERE event_id = $1 ORDER BY em DESC, id DESC",
-        &[&id],
-    )
-    .await?
-    .iter()
-    .map(|r| Registrado { acao: r.get(0), por: r.get(1), motivo: r.get(2), resultado: r.get(3), em: r.get(4) })
-    .collect())
+    let sql = "SELECT acao, por, motivo, resultado, em FROM outbox_event_arquivo WHERE event_id = $1 \
+               ORDER BY em DESC, id DESC";
+    giro_infra::da_linhas!(c.query(sql, &[&id]).await?, Registrado { acao, por, motivo, resultado, em })
 }
 
 #[cfg(feature = "operador")]

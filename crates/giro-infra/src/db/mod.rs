@@ -20,11 +20,12 @@
 //! defaults: docs/operations.md).
 
 /// `Tipo { campo, … }` read from `row`, each field from the column of its name
-/// (`campo: row.try_get("campo")?`); the `?` returns from the enclosing function or closure.
+/// (`campo: row.try_get("campo")?`), and after a `;` the fields no column gives as they are
+/// (`status`, `total: …`); the `?` returns from the enclosing function or closure.
 #[macro_export]
 macro_rules! da_linha {
-    ($row:expr, $tipo:ident { $($campo:ident),* $(,)? }) => {
-        $tipo { $($campo: $row.try_get(stringify!($campo))?),* }
+    ($row:expr, $tipo:ident { $($campo:ident),* $(; $($outro:ident $(: $valor:expr)?),+)? $(,)? }) => {
+        $tipo { $($campo: $row.try_get(stringify!($campo))?,)* $($($outro $(: $valor)?),+)? }
     };
 }
 

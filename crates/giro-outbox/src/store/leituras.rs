@@ -77,15 +77,10 @@ pub struct Tentativa {
 #[cfg(feature = "operador")]
 /// The event's attempts on record, newest first (at most [`TENTATIVAS_GUARDADAS`]).
 pub async fn tentativas(c: &impl Sql, id: Uuid) -> Result<Vec<Tentativa>, tokio_postgres::Error> {
-    c.query(
-        "SELECT numero, em, resultado, erro, status_http AS status FROM outbox_tentativa \
-          WHERE event_id = $1 ORDER BY id DESC LIMIT $2",
-        &[&id, &super::TENTATIVAS_GUARDADAS],
-    )
-    .await?
-    .iter()
-    .map(|r| Ok(giro_infra::da_linha!(r, Tentativa { numero, em, resultado, erro, status })))
-    .collect()
+    let sql = "SELECT numero, em, resultado, erro, status_http AS status FROM outbox_tentativa \
+                WHERE event_id = $1 ORDER BY id DESC LIMIT $2";
+    let rows = c.query(sql, &[&id, &super::TENTATIVAS_GUARDADAS]).await?;
+    giro_infra::da_linhas!(rows, Tentativa { numero, em, resultado, erro, status })
 }
 
 // ---- The admin commands (`giro outbox …`, `outbox::admin`) and the console ----

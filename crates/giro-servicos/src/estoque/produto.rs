@@ -58,15 +58,8 @@ impl Deref for Bloqueado<'_> {
 const COLUNAS: &str = "sku, descricao, ncm, tags, categoria, saldo_disponivel";
 
 fn de_linha(row: &Row) -> Result<Produto, tokio_postgres::Error> {
-    let tags: Option<Json<Vec<String>>> = row.try_get("tags")?;
-    Ok(Produto {
-        sku: row.try_get("sku")?,
-        descricao: row.try_get("descricao")?,
-        ncm: row.try_get("ncm")?,
-        tags: tags.map(|t| t.0),
-        categoria: row.try_get("categoria")?,
-        saldo_disponivel: row.try_get("saldo_disponivel")?,
-    })
+    let tags = row.try_get::<_, Option<Json<Vec<String>>>>("tags")?.map(|t| t.0);
+    Ok(giro_infra::da_linha!(row, Produto { sku, descricao, ncm, categoria, saldo_disponivel; tags }))
 }
 
 /// Reads a product without locking it (reads, and the intake's look-up before its transaction).
