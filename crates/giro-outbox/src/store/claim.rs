@@ -4,7 +4,7 @@
 //! waiting rows due at once ([`make_due`]).
 
 use chrono::{DateTime, Utc};
-use giro_infra::db::Sql;
+use giro_infra::db::{Param, Sql};
 use uuid::Uuid;
 
 /// How long an event due for the first time counts as fresh: the claim's fresh share
@@ -204,22 +204,9 @@ pub async fn claim_desde(
     parte: u8,
     pisos: Pisos,
 ) -> Result<Reclamados, tokio_postgres::Error> {
-    let fresca = parte_fresca(limite, parte);
-    let rows = c
-        .query(
-            CLAIM,
-            &[
-                &agora,
-                &fresca,
-                &lease.as_secs_f64(),
-                &token,
-                &FRESCOR.as_secs_f64(),
-                &pisos.novos,
-                &limite,
-                &pisos.resto,
-            ],
-        )
-        .await?;
+    let (fresca, lease, frescor) = (parte_fresca(limite, parte), lease.as_secs_f64(), FRESCOR.as_secs_f64());
+    let p: [&dyn Param; 8] = [&agora, &fresca, &lease, &token, &frescor, &pisos.novos, &limite, &pisos.resto];
+    let rows = c.query(CLAIM, &p).await?;
     let mut claimed = claimed_rows(&rows);
     // The fresh share goes out first (the first chunk), the rest oldest first.
     claimed.sort_by_key(|e| (!e.fresco_na_claim, e.criado_em));
