@@ -384,7 +384,7 @@ pub fn texto(r: &Relatorio) -> String {
 pub fn main(config: &Config, json: bool) -> std::process::ExitCode {
     use std::process::ExitCode;
     // Both databases, and a missing URL is a configuration error (exit 2, as any other).
-    for s in [Servico::Mercado, Servico::Estoque] {
+    for s in Servico::TODOS {
         if let Err(e) = config.db(s) {
             return giro_infra::telemetry::config_error(&e);
         }

@@ -38,6 +38,8 @@ pub enum Servico {
 }
 
 impl Servico {
+    pub const TODOS: [Servico; 2] = [Servico::Mercado, Servico::Estoque];
+
     pub fn nome(self) -> &'static str {
         match self {
             Servico::Mercado => "mercado",
@@ -198,11 +200,10 @@ impl Config {
             match Config::from_layers_noting(&l, &refused) {
                 Ok(config) => {
                     let unset = |key: &str| !refused_keys.contains(&key);
-                    let servicos = [Servico::Mercado, Servico::Estoque];
-                    for s in servicos.into_iter().filter(|s| unset(&format!("{s}.db-url"))) {
+                    for s in Servico::TODOS.into_iter().filter(|s| unset(&format!("{s}.db-url"))) {
                         problems.extend(config.db(s).err());
                     }
-                    for s in servicos.into_iter().filter(|s| unset(&format!("{s}.token-servico"))) {
+                    for s in Servico::TODOS.into_iter().filter(|s| unset(&format!("{s}.token-servico"))) {
                         problems.extend(config.token_servico(s).err());
                     }
                     problems.extend(config.operador_usuario.is_none().then(sem_usuario));
