@@ -61,10 +61,7 @@ pub(crate) struct ChaveSessoes([u8; 32]);
 
 fn hmac(chave: &[u8], partes: &[&[u8]]) -> [u8; 32] {
     // HMAC takes a key of any length: new_from_slice cannot fail.
-    let mut m = match HmacSha256::new_from_slice(chave) {
-        Ok(m) => m,
-        Err(_) => return [0; 32],
-    };
+    let Ok(mut m) = HmacSha256::new_from_slice(chave) else { return [0; 32] };
     for p in partes {
         m.update(p);
     }
@@ -137,15 +134,8 @@ impl Seguranca {
     /// Stores a new session for `usuario` and returns its cookie value (`<id>.<mac>`).
     pub(crate) async fn criar_sessao(&self, usuario: &str) -> Result<String, DbError> {
         let id = random_token();
-        let c = self.pool.get().await?;
-        store::inserir(
-            &c,
-            &self.chave_sessoes.linha(&id),
-            usuario,
-            self.ttl,
-            &self.chave_sessoes.credencial(),
-        )
-        .await?;
+        let (chave, credencial) = (self.chave_sessoes.linha(&id), self.chave_sessoes.credencial());
+        store::inserir(&self.pool.get().await?, &chave, usuario, self.ttl, &credencial).await?;
         Ok(self.chave_sessoes.assinar(&id))
     }
 
