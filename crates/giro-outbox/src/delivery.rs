@@ -42,7 +42,7 @@ use tokio::sync::{Notify, Semaphore, SemaphorePermit};
 
 use crate::lote::{LoteResposta, ResultadoItem};
 use crate::store::{truncate, Claimed};
-use giro_infra::client::describe;
+use giro_infra::client::{describe, is_json};
 use giro_infra::config::{Secret, Transporte as Transport};
 
 /// How long a peer without `/eventos/lote` is served event by event before probing again.
@@ -90,18 +90,6 @@ impl Outcome {
             Outcome::Permanent(e) | Outcome::Transient(e) | Outcome::Unreachable(e) => Some(e),
         }
     }
-}
-
-/// A receiver's answer is JSON (problem+json or plain JSON); a proxy's error page is not.
-fn from_receiver(res: &reqwest::Response) -> bool {
-    res.headers()
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|m| {
-            let m = m.trim().to_ascii_lowercase();
-            m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
-        })
 }
 
 /// What an answer of `/eventos` to one event means.
@@ -300,7 +288,7 @@ impl Peer {
             Ok(res) if res.status().is_success() => Outcome::Sent,
             Ok(res) => {
                 let status = res.status();
-                let receiver = from_receiver(&res);
+                let receiver = is_json(res.headers());
                 let body = res.text().await.unwrap_or_default();
                 let msg =
                     format!("envio de {} {} falhou: HTTP {status}: {}", e.tipo, e.id, truncate(&body, 200));
@@ -341,12 +329,12 @@ impl Peer {
             self.fall_back_to_single(status);
             return Lido::EventoAEvento;
         }
-        if status.is_client_error() && from_receiver(&res) && is_permanent(status) {
+        if status.is_client_error() && is_json(res.headers()) && is_permanent(status) {
             // The request as a whole was refused: each event gets its own verdict through /eventos.
             return Lido::EventoAEvento;
         }
         if !status.is_success() {
-            let receiver = from_receiver(&res);
+            let receiver = is_json(res.headers());
             let body = res.text().await.unwrap_or_default();
             let msg = format!("envio de lote falhou: HTTP {status}: {}", truncate(&body, 200));
             return Lido::Todos(classify(status, receiver, msg, &self.base));
