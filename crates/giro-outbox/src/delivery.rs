@@ -36,11 +36,10 @@ use chrono::{DateTime, Utc};
 use futures_util::stream::{self, StreamExt};
 use reqwest::header::HeaderValue;
 use reqwest::StatusCode;
-use serde::Serialize;
 use serde_json::value::RawValue;
 use tokio::sync::{Notify, Semaphore, SemaphorePermit};
 
-use crate::lote::{LoteResposta, ResultadoItem};
+use crate::lote::{ItemLote, LotePedido, LoteResposta, ResultadoItem};
 use crate::store::{truncate, Claimed};
 use giro_infra::client::{describe, is_json};
 use giro_infra::config::{Secret, Transporte as Transport};
@@ -391,25 +390,11 @@ enum Lido {
 /// The body of `POST /eventos/lote`: each stored payload as it is, with its type and trace;
 /// `None` if one is not JSON.
 fn lote_body(chunk: &[Claimed]) -> Option<Vec<u8>> {
-    #[derive(Serialize)]
-    struct Item<'a> {
-        tipo: &'a str,
-        evento: &'a RawValue,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        traceparent: Option<&'a str>,
-    }
-    #[derive(Serialize)]
-    struct Body<'a> {
-        eventos: Vec<Item<'a>>,
-    }
-    let raws: Vec<Box<RawValue>> =
-        chunk.iter().map(|e| RawValue::from_string(e.payload.clone()).ok()).collect::<Option<_>>()?;
-    let eventos = chunk
-        .iter()
-        .zip(&raws)
-        .map(|(e, raw)| Item { tipo: &e.tipo, evento: raw, traceparent: e.traceparent.as_deref() })
-        .collect();
-    serde_json::to_vec(&Body { eventos }).ok()
+    let item = |e: &Claimed| {
+        let evento = RawValue::from_string(e.payload.clone()).ok()?;
+        Some(ItemLote { tipo: e.tipo.clone(), evento, traceparent: e.traceparent.clone() })
+    };
+    serde_json::to_vec(&LotePedido { eventos: chunk.iter().map(item).collect::<Option<_>>()? }).ok()
 }
 
 /// One event's outcome from its own item of a batch answer.
