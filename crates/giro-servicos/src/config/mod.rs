@@ -30,23 +30,16 @@ use giro_infra::config::{
 pub use layers::{Layers, Origin, Sources};
 use leitor::Reader;
 
-/// The two services; each has its own database, port, token and events endpoint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
-pub enum Servico {
-    Mercado,
-    Estoque,
+giro_infra::nomes! {
+    /// The two services; each has its own database, port, token and events endpoint.
+    #[derive(PartialOrd, Ord, clap::ValueEnum)]
+    pub enum Servico {
+        Mercado = "mercado",
+        Estoque = "estoque",
+    }
 }
 
 impl Servico {
-    pub const TODOS: [Servico; 2] = [Servico::Mercado, Servico::Estoque];
-
-    pub fn nome(self) -> &'static str {
-        match self {
-            Servico::Mercado => "mercado",
-            Servico::Estoque => "estoque",
-        }
-    }
-
     /// The variable that sets this service's database URL, for messages that name the database.
     pub fn var_db_url(self) -> &'static str {
         self.variavel("db-url")
