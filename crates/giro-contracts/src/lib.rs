@@ -129,19 +129,12 @@ pub struct ReposicaoEnviada {
     pub ocorrido_em: DateTime<Utc>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum MotivoNegacao {
-    SemSaldo,
-    SkuDesconhecido,
-}
-
-impl MotivoNegacao {
-    pub fn como_texto(self) -> &'static str {
-        match self {
-            MotivoNegacao::SemSaldo => "SEM_SALDO",
-            MotivoNegacao::SkuDesconhecido => "SKU_DESCONHECIDO",
-        }
+giro_infra::nomes! {
+    #[derive(Serialize, Deserialize)]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+    pub enum MotivoNegacao {
+        SemSaldo = "SEM_SALDO",
+        SkuDesconhecido = "SKU_DESCONHECIDO",
     }
 }
 

@@ -440,7 +440,7 @@ pub async fn show_text<S: 'static>(c: &impl Sql, reparo: &dyn Reparo<S>, id: Uui
             let _ = writeln!(
                 out,
                 "  {:<9} {}{}",
-                o.acao.as_str(),
+                o.acao.nome(),
                 if o.permitida { "" } else { "(recusado) " },
                 o.efeito
             );

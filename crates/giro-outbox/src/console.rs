@@ -470,7 +470,7 @@ fn saida_problem(e: SaidaErro) -> Problem {
         SaidaErro::Recusada { id, tipo, acao, efeito } => {
             Problem::new(StatusCode::CONFLICT, format!("{tipo} {id} não pode ser {}: {efeito}", verbo(acao).trim_end_matches('s')))
                 .with_title("Ação recusada")
-                .with("acao", acao.as_str())
+                .with("acao", acao.nome())
         }
         SaidaErro::Antigo { id, age_days, limit_days } => Problem::new(
             StatusCode::CONFLICT,
@@ -572,7 +572,7 @@ async fn acao<S: 'static, const REFAZER: bool>(
     let id = id(p)?;
     let r = registro(&quem, motivo(&q, true)?);
     let f = saida::executar(&e.db, &*e.ajustes.reparo, id, acao, &r).await.map_err(saida_problem)?;
-    tracing::info!(event_id = %id, tipo = %f.evento.tipo, acao = acao.as_str(), por = %r.por, "event console: dead letter archived");
+    tracing::info!(event_id = %id, tipo = %f.evento.tipo, acao = acao.nome(), por = %r.por, "event console: dead letter archived");
     Ok(AppJson(f))
 }
 

@@ -37,23 +37,14 @@ use giro_infra::db::{Db, DbError, Tx};
 /// statement timeout, and a page's transaction holds its rows' locks briefly.
 pub const PAGINA: i64 = 5_000;
 
-/// An operator action on a dead letter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Acao {
-    Reenviar,
-    Descartar,
-    Refazer,
-}
-
-impl Acao {
-    /// The archive's `acao` column and the JSON's name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Acao::Reenviar => "reenviar",
-            Acao::Descartar => "descartar",
-            Acao::Refazer => "refazer",
-        }
+giro_infra::nomes! {
+    /// An operator action on a dead letter; its name is the archive's `acao` column and the JSON's.
+    #[derive(Serialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Acao {
+        Reenviar = "reenviar",
+        Descartar = "descartar",
+        Refazer = "refazer",
     }
 }
 
@@ -152,7 +143,7 @@ impl Registro {
 pub enum SaidaErro {
     #[error("event {0} not found")]
     NaoEncontrado(Uuid),
-    #[error("event {id} is {status}: only FAILED events can be {} (a SENT one to retry with --force)", acao.as_str())]
+    #[error("event {id} is {status}: only FAILED events can be {} (a SENT one to retry with --force)", acao.nome())]
     NaoFalhou { id: Uuid, status: Status, acao: Acao },
     #[error("{tipo} {id}: {acao:?} is not allowed: {efeito}")]
     Recusada { id: Uuid, tipo: String, acao: Acao, efeito: String },
@@ -375,7 +366,7 @@ async fn arquivar(
 ) -> Result<u64, tokio_postgres::Error> {
     let (por, motivo) = r.colunas();
     let resultado = (!resultado.is_empty()).then(|| store::truncate(resultado, 1000)); // VARCHAR(1000)
-    c.execute(ARQUIVAR, &[&ids, &acao.as_str(), &por, &motivo, &resultado]).await
+    c.execute(ARQUIVAR, &[&ids, &acao.nome(), &por, &motivo, &resultado]).await
 }
 
 #[cfg(feature = "operador")]

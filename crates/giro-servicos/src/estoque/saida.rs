@@ -135,7 +135,7 @@ async fn reemitir(tx: &Tx<'_>, l: &Linha, agora: DateTime<Utc>) -> anyhow::Resul
             let velha: ReposicaoNegada = serde_json::from_value(p).map_err(ilegivel)?;
             let nova = ReposicaoNegada { event_id: Uuid::new_v4(), ocorrido_em: agora, ..velha };
             giro_outbox::registrar(tx, &EventoIntegracao::ReposicaoNegada(nova.clone())).await?;
-            format!("negativa ({}) reemitida como {}", nova.motivo.como_texto(), nova.event_id)
+            format!("negativa ({}) reemitida como {}", nova.motivo.nome(), nova.event_id)
         }
         Some(TipoEvento::ProdutoClassificado) => {
             let velha: ProdutoClassificado = serde_json::from_value(p).map_err(ilegivel)?;
