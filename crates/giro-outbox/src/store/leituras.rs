@@ -39,13 +39,9 @@ pub async fn status(c: &impl Sql) -> Result<Contagem, tokio_postgres::Error> {
             Err(_) => {}
         }
     }
-    let r = c
-        .query_one(
-            "SELECT min(criado_em), extract(epoch FROM now() - min(criado_em))::float8 \
-               FROM outbox_event WHERE status = 'PENDING'",
-            &[],
-        )
-        .await?;
+    let sql = "SELECT min(criado_em), extract(epoch FROM now() - min(criado_em))::float8 \
+               FROM outbox_event WHERE status = 'PENDING'";
+    let r = c.query_one(sql, &[]).await?;
     s.oldest_pending = r.get(0);
     s.oldest_pending_age_s = r.get::<_, Option<f64>>(1).map(|a| a.max(0.0));
     Ok(s)
@@ -129,12 +125,9 @@ pub async fn failed_with_key(
     caminho: &[&str],
     limite: i64,
 ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
-    c.query(
-        "SELECT id, tipo, payload #>> $1, coalesce(ultimo_erro, '') FROM outbox_event \
-          WHERE status = 'FAILED' ORDER BY criado_em LIMIT $2",
-        &[&caminho, &limite],
-    )
-    .await
+    let sql = "SELECT id, tipo, payload #>> $1, coalesce(ultimo_erro, '') FROM outbox_event \
+               WHERE status = 'FAILED' ORDER BY criado_em LIMIT $2";
+    c.query(sql, &[&caminho, &limite]).await
 }
 
 #[cfg(feature = "operador")]
@@ -153,18 +146,14 @@ pub struct Filtro {
 #[cfg(feature = "operador")]
 /// Newest first. An operator's look, not a hot path: it may sort the outbox (retention bounds it).
 pub async fn list(c: &impl Sql, f: &Filtro, limite: i64) -> Result<Vec<Linha>, tokio_postgres::Error> {
-    let rows = c
-        .query(
-            &format!(
-                "SELECT {COLS} FROM outbox_event \
-                 WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR tipo = $2) \
-                   AND ($3::timestamptz IS NULL OR criado_em >= $3) AND ($4::timestamptz IS NULL OR criado_em < $4) \
-                   AND ($5::uuid IS NULL OR (criado_em, id) < (SELECT criado_em, id FROM outbox_event WHERE id = $5)) \
-                 ORDER BY criado_em DESC, id DESC LIMIT $6"
-            ),
-            &[&f.status, &f.tipo, &f.desde, &f.ate, &f.antes, &limite],
-        )
-        .await?;
+    let sql = format!(
+        "SELECT {COLS} FROM outbox_event \
+         WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR tipo = $2) \
+           AND ($3::timestamptz IS NULL OR criado_em >= $3) AND ($4::timestamptz IS NULL OR criado_em < $4) \
+           AND ($5::uuid IS NULL OR (criado_em, id) < (SELECT criado_em, id FROM outbox_event WHERE id = $5)) \
+         ORDER BY criado_em DESC, id DESC LIMIT $6"
+    );
+    let rows = c.query(&sql, &[&f.status, &f.tipo, &f.desde, &f.ate, &f.antes, &limite]).await?;
     Ok(rows.iter().map(linha).collect())
 }
 
@@ -181,12 +170,10 @@ pub async fn delayed(
     criado_antes: DateTime<Utc>,
     tentativas_min: i32,
 ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
-    c.query(
-        "SELECT id, tipo, payload #>> $3, coalesce(ultimo_erro, ''), criado_em, tentativas FROM outbox_event \
-          WHERE status = 'PENDING' AND (criado_em < $1 OR tentativas >= $2) ORDER BY criado_em",
-        &[&criado_antes, &tentativas_min, &caminho],
-    )
-    .await
+    let sql = "SELECT id, tipo, payload #>> $3, coalesce(ultimo_erro, ''), criado_em, tentativas \
+               FROM outbox_event WHERE status = 'PENDING' AND (criado_em < $1 OR tentativas >= $2) \
+               ORDER BY criado_em";
+    c.query(sql, &[&criado_antes, &tentativas_min, &caminho]).await
 }
 
 /// The status of each of `ids` that still has a row (a missing one was pruned after `SENT`, or
@@ -220,9 +207,6 @@ pub async fn sent_since(
     caminho: &[&str],
     desde: DateTime<Utc>,
 ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
-    c.query(
-        "SELECT id, tipo, payload #>> $2 FROM outbox_event WHERE status = 'SENT' AND criado_em >= $1",
-        &[&desde, &caminho],
-    )
-    .await
+    let sql = "SELECT id, tipo, payload #>> $2 FROM outbox_event WHERE status = 'SENT' AND criado_em >= $1";
+    c.query(sql, &[&desde, &caminho]).await
 }

@@ -70,14 +70,8 @@ pub async fn buscar(client: &Client, sku: &str) -> Result<Option<Produto>, tokio
 
 /// Locks the product's row (`SELECT … FOR UPDATE`); `None` when the SKU is unknown.
 pub async fn bloquear<'t>(tx: &'t Tx<'_>, sku: &str) -> Result<Option<Bloqueado<'t>>, tokio_postgres::Error> {
-    let stmt = &sql_bloquear();
-    Ok(tx
-        .query_opt(stmt, &[&sku])
-        .await?
-        .as_ref()
-        .map(de_linha)
-        .transpose()?
-        .map(|p| Bloqueado(p, PhantomData)))
+    let linha = tx.query_opt(&sql_bloquear(), &[&sku]).await?;
+    Ok(linha.as_ref().map(de_linha).transpose()?.map(|p| Bloqueado(p, PhantomData)))
 }
 
 /// Creates a product (the original's `new ProdutoEstoque(sku, descricao, ncm)`): valid SKU,
