@@ -235,10 +235,8 @@ fn antigo(id: Uuid, criado_em: DateTime<Utc>, agora: DateTime<Utc>, inbox_retenc
 }
 
 async fn travar(c: &impl Sql, id: Uuid) -> Result<Linha, SaidaErro> {
-    let row = c
-        .query_opt(&format!("SELECT {COLS} FROM outbox_event WHERE id = $1 FOR UPDATE"), &[&id])
-        .await?
-        .ok_or(SaidaErro::NaoEncontrado(id))?;
+    let sql = format!("SELECT {COLS} FROM outbox_event WHERE id = $1 FOR UPDATE");
+    let row = c.query_opt(&sql, &[&id]).await?.ok_or(SaidaErro::NaoEncontrado(id))?;
     Ok(store::linha(&row))
 }
 
@@ -271,12 +269,9 @@ async fn mais_antigo(
     inbox_retencao: Duration,
 ) -> Result<Option<(Uuid, DateTime<Utc>)>, tokio_postgres::Error> {
     let limite = agora - chrono::Duration::from_std(inbox_retencao).unwrap_or(chrono::Duration::MAX);
-    Ok(c.query_opt(
-        "SELECT id, criado_em FROM outbox_event WHERE status = 'FAILED' AND criado_em < $1 ORDER BY criado_em LIMIT 1",
-        &[&limite],
-    )
-    .await?
-    .map(|r| (r.get(0), r.get(1))))
+    let sql = "SELECT id, criado_em FROM outbox_event WHERE status = 'FAILED' AND criado_em < $1 \
+               ORDER BY criado_em LIMIT 1";
+    Ok(c.query_opt(sql, &[&limite]).await?.map(|r| (r.get(0), r.get(1))))
 }
 
 /// Replays every dead letter, a page per statement and transaction, until none is left or
@@ -387,20 +382,14 @@ pub async fn descartar_todos<S: 'static>(
         .collect();
     let mut client = db.client().await?;
     let mut lote = Lote::default();
+    let pagina = format!(
+        "SELECT {COLS} FROM outbox_event WHERE status = 'FAILED' AND tipo = ANY($1) \
+         ORDER BY criado_em LIMIT $2 FOR UPDATE SKIP LOCKED"
+    );
     while inicio.elapsed() < prazo {
         let tx = Tx::<S>::begin(db, &mut client).await?;
-        let linhas: Vec<Linha> = tx
-            .query(
-                &format!(
-                    "SELECT {COLS} FROM outbox_event WHERE status = 'FAILED' AND tipo = ANY($1) \
-                      ORDER BY criado_em LIMIT $2 FOR UPDATE SKIP LOCKED"
-                ),
-                &[&permitidos, &PAGINA],
-            )
-            .await?
-            .iter()
-            .map(store::linha)
-            .collect();
+        let linhas: Vec<Linha> =
+            tx.query(&pagina, &[&permitidos, &PAGINA]).await?.iter().map(store::linha).collect();
         if linhas.is_empty() {
             break;
         }
