@@ -151,23 +151,18 @@ pub struct Resumo {
 async fn resumo<S: 'static>(State(e): St<S>) -> Result<AppJson<Resumo>, Problem> {
     let client = e.db.client().await.map_err(db_problem)?;
     let s = store::status(&client).await.map_err(db_problem)?;
-    let par = client
-        .query_one(
-            "WITH f AS (SELECT count(*) AS n FROM outbox_event WHERE status = 'PENDING' AND tentativas > 0), \
-                  u AS (SELECT max(enviado_em) AS em FROM outbox_event WHERE status = 'SENT'), \
-                  r AS (SELECT max(em) AS em FROM outbox_tentativa \
-                         WHERE resultado = 'enviado' OR status_http NOT IN (502, 503, 504)), \
-                  s AS (SELECT min(t.em) AS desde FROM outbox_tentativa t, u, r \
-                         WHERE t.resultado <> 'enviado' AND (t.status_http IS NULL OR t.status_http IN (502, 503, 504)) \
-                           AND t.em > coalesce(greatest(u.em, r.em), '-infinity')), \
-                  d AS (SELECT f.n, u.em AS ultimo, CASE WHEN f.n > 0 THEN s.desde END AS desde FROM f, u, s) \
-             SELECT n, ultimo, desde, \
-                    (CASE WHEN desde IS NOT NULL THEN greatest(floor(extract(epoch FROM now() - desde)), 0) END)::bigint AS segundos \
-               FROM d",
-            &[],
-        )
-        .await
-        .map_err(db_problem)?;
+    let sql = "WITH f AS (SELECT count(*) AS n FROM outbox_event WHERE status = 'PENDING' AND tentativas > 0), \
+                    u AS (SELECT max(enviado_em) AS em FROM outbox_event WHERE status = 'SENT'), \
+                    r AS (SELECT max(em) AS em FROM outbox_tentativa \
+                           WHERE resultado = 'enviado' OR status_http NOT IN (502, 503, 504)), \
+                    s AS (SELECT min(t.em) AS desde FROM outbox_tentativa t, u, r \
+                           WHERE t.resultado <> 'enviado' AND (t.status_http IS NULL OR t.status_http IN (502, 503, 504)) \
+                             AND t.em > coalesce(greatest(u.em, r.em), '-infinity')), \
+                    d AS (SELECT f.n, u.em AS ultimo, CASE WHEN f.n > 0 THEN s.desde END AS desde FROM f, u, s) \
+               SELECT n, ultimo, desde, \
+                      (CASE WHEN desde IS NOT NULL THEN greatest(floor(extract(epoch FROM now() - desde)), 0) END)::bigint AS segundos \
+                 FROM d";
+    let par = client.query_one(sql, &[]).await.map_err(db_problem)?;
     let agora = Utc::now();
     Ok(AppJson(Resumo {
         pendentes: s.pending,
@@ -378,20 +373,15 @@ async fn serie<S: 'static>(
     let client = e.db.client().await.map_err(db_problem)?;
     // Every minute of the window, the current one last, zero where nothing happened; each count
     // one range scan (sent rows through ix_outbox_event_enviado).
-    let rows = client
-        .query(
-            "WITH m AS (SELECT generate_series(date_trunc('minute', now()) - make_interval(mins => $1::int - 1), \
-                                               date_trunc('minute', now()), interval '1 minute') AS minuto), \
-                  s AS (SELECT date_trunc('minute', enviado_em) AS minuto, count(*) AS n FROM outbox_event \
-                         WHERE status = 'SENT' AND enviado_em >= (SELECT min(minuto) FROM m) GROUP BY 1), \
-                  f AS (SELECT date_trunc('minute', proxima_tentativa_em) AS minuto, count(*) AS n FROM outbox_event \
-                         WHERE status = 'FAILED' AND proxima_tentativa_em >= (SELECT min(minuto) FROM m) GROUP BY 1) \
-             SELECT m.minuto, coalesce(s.n, 0) AS enviados, coalesce(f.n, 0) AS falhos \
-               FROM m LEFT JOIN s USING (minuto) LEFT JOIN f USING (minuto) ORDER BY m.minuto",
-            &[&(minutos as i32)],
-        )
-        .await
-        .map_err(db_problem)?;
+    let sql = "WITH m AS (SELECT generate_series(date_trunc('minute', now()) - make_interval(mins => $1::int - 1), \
+                                                 date_trunc('minute', now()), interval '1 minute') AS minuto), \
+                    s AS (SELECT date_trunc('minute', enviado_em) AS minuto, count(*) AS n FROM outbox_event \
+                           WHERE status = 'SENT' AND enviado_em >= (SELECT min(minuto) FROM m) GROUP BY 1), \
+                    f AS (SELECT date_trunc('minute', proxima_tentativa_em) AS minuto, count(*) AS n FROM outbox_event \
+                           WHERE status = 'FAILED' AND proxima_tentativa_em >= (SELECT min(minuto) FROM m) GROUP BY 1) \
+               SELECT m.minuto, coalesce(s.n, 0) AS enviados, coalesce(f.n, 0) AS falhos \
+                 FROM m LEFT JOIN s USING (minuto) LEFT JOIN f USING (minuto) ORDER BY m.minuto";
+    let rows = client.query(sql, &[&(minutos as i32)]).await.map_err(db_problem)?;
     let pontos = rows
         .iter()
         .map(|r| PontoSerie { minuto: r.get("minuto"), enviados: r.get("enviados"), falhos: r.get("falhos") })

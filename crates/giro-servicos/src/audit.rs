@@ -244,13 +244,9 @@ async fn respostas(
     for r in operador::sent_since(e, SKU, janela).await.map_err(falha("estoque"))? {
         respostas.insert(r.get(0), (r.get(1), r.get(2)));
     }
-    let entregues = e
-        .query(
-            "SELECT event_id, sku FROM reposicao_expedida WHERE entregue_em IS NOT NULL AND expedido_em >= $1",
-            &[&janela],
-        )
-        .await
-        .map_err(falha("estoque"))?;
+    let sql =
+        "SELECT event_id, sku FROM reposicao_expedida WHERE entregue_em IS NOT NULL AND expedido_em >= $1";
+    let entregues = e.query(sql, &[&janela]).await.map_err(falha("estoque"))?;
     let ids: Vec<Uuid> = entregues.iter().map(|r| r.get(0)).collect();
     let ainda_no_outbox = operador::statuses(e, &ids).await.map_err(falha("estoque"))?;
     for r in &entregues {
@@ -280,19 +276,14 @@ async fn respostas(
 /// Units in the warehouse, per product: received = in lots + shipped; saldo = Σ lots. One pass
 /// over each table (aggregated by SKU, then joined), not a sub-query per product.
 async fn conservacao_lotes(e: &Client, d: &mut Vec<Divergencia>) -> Result<(), Ilegivel> {
-    let linhas = e
-        .query(
-            "SELECT p.sku, p.saldo_disponivel, coalesce(l.recebido, 0), coalesce(l.em_lotes, 0), \
-                    coalesce(x.expedido, 0) + coalesce(b.baixado, 0) \
-               FROM produto_estoque p \
-               LEFT JOIN (SELECT sku, sum(quantidade)::bigint AS recebido, sum(quantidade_disponivel)::bigint AS em_lotes \
-                            FROM lote GROUP BY sku) l ON l.sku = p.sku \
-               LEFT JOIN (SELECT sku, sum(qtd)::bigint AS expedido FROM reposicao_expedida GROUP BY sku) x ON x.sku = p.sku \
-               LEFT JOIN (SELECT sku, sum(qtd)::bigint AS baixado FROM baixa_lote GROUP BY sku) b ON b.sku = p.sku",
-            &[],
-        )
-        .await
-        .map_err(falha("estoque"))?;
+    let sql = "SELECT p.sku, p.saldo_disponivel, coalesce(l.recebido, 0), coalesce(l.em_lotes, 0), \
+                      coalesce(x.expedido, 0) + coalesce(b.baixado, 0) \
+                 FROM produto_estoque p \
+                 LEFT JOIN (SELECT sku, sum(quantidade)::bigint AS recebido, sum(quantidade_disponivel)::bigint AS em_lotes \
+                              FROM lote GROUP BY sku) l ON l.sku = p.sku \
+                 LEFT JOIN (SELECT sku, sum(qtd)::bigint AS expedido FROM reposicao_expedida GROUP BY sku) x ON x.sku = p.sku \
+                 LEFT JOIN (SELECT sku, sum(qtd)::bigint AS baixado FROM baixa_lote GROUP BY sku) b ON b.sku = p.sku";
+    let linhas = e.query(sql, &[]).await.map_err(falha("estoque"))?;
     for r in linhas {
         let (sku, saldo, recebido, em_lotes, expedido): (String, i32, i64, i64, i64) =
             (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4));
@@ -332,12 +323,13 @@ async fn conservacao_prateleira(m: &Client, e: &Client, d: &mut Vec<Divergencia>
         }
     }
     let mut na_vitrine: HashMap<String, i64> = HashMap::new();
+    let sql = "SELECT p.sku, p.estoque_prateleira::bigint + coalesce(x.retidas, 0) \
+                 FROM produto_vitrine p \
+                 LEFT JOIN (SELECT sku, sum(qtd)::bigint AS retidas FROM reserva \
+                             WHERE status = ANY($1) GROUP BY sku) x ON x.sku = p.sku";
     for r in m
         .query(
-            "SELECT p.sku, p.estoque_prateleira::bigint + coalesce(x.retidas, 0) \
-               FROM produto_vitrine p \
-               LEFT JOIN (SELECT sku, sum(qtd)::bigint AS retidas FROM reserva \
-                           WHERE status = ANY($1) GROUP BY sku) x ON x.sku = p.sku",
+            sql,
             &[&[StatusReserva::Ativa.como_texto(), StatusReserva::Confirmada.como_texto()].as_slice()],
         )
         .await

@@ -140,13 +140,9 @@ async fn repetido(
 /// sweep holds are skipped, so any number of replicas may run it.
 pub async fn purgar_chaves(db: &Db, agora: DateTime<Utc>, limite: i64) -> Result<u64, ErroMercado> {
     let client = db.client().await?;
-    Ok(client
-        .execute(
-            "DELETE FROM checkout_idempotencia WHERE chave IN \
-             (SELECT chave FROM checkout_idempotencia WHERE criado_em <= LEAST($1, now() - interval '1 day') LIMIT $2 FOR UPDATE SKIP LOCKED)",
-            &[&(agora - VALIDADE_CHAVE), &limite],
-        )
-        .await?)
+    let sql = "DELETE FROM checkout_idempotencia WHERE chave IN \
+               (SELECT chave FROM checkout_idempotencia WHERE criado_em <= LEAST($1, now() - interval '1 day') LIMIT $2 FOR UPDATE SKIP LOCKED)";
+    Ok(client.execute(sql, &[&(agora - VALIDADE_CHAVE), &limite]).await?)
 }
 
 /// Keys purged per statement by [`limpar_chaves`].
