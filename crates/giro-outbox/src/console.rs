@@ -304,22 +304,15 @@ async fn eventos<E: Evento, S: 'static>(
     );
     let p: [&dyn Param; 8] = [&status, &tipo, &por_id, &por_chave, &caminho, &fragmento, &prefixo, &palavras];
     let offset = (pagina - 1) * tamanho;
-    let rows = client
-        .query(
-            &format!(
-                "SELECT {}, payload #>> $5::text[] AS chave FROM outbox_event WHERE {filtro} \
-                 ORDER BY criado_em DESC, id LIMIT $9 OFFSET $10",
-                store::COLS
-            ),
-            &[&p[..], &[&tamanho as &dyn Param, &offset]].concat(),
-        )
-        .await
-        .map_err(db_problem)?;
-    let total: i64 = client
-        .query_one(&format!("SELECT count(*) FROM outbox_event WHERE {filtro}"), &p)
-        .await
-        .map_err(db_problem)?
-        .get(0);
+    let sql = format!(
+        "SELECT {}, payload #>> $5::text[] AS chave FROM outbox_event WHERE {filtro} \
+         ORDER BY criado_em DESC, id LIMIT $9 OFFSET $10",
+        store::COLS
+    );
+    let todos = [&p[..], &[&tamanho as &dyn Param, &offset]].concat();
+    let rows = client.query(&sql, &todos).await.map_err(db_problem)?;
+    let contagem = format!("SELECT count(*) FROM outbox_event WHERE {filtro}");
+    let total: i64 = client.query_one(&contagem, &p).await.map_err(db_problem)?.get(0);
     let eventos: Vec<LinhaConsole> = rows
         .iter()
         .map(|r| {

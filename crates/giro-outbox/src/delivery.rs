@@ -399,13 +399,8 @@ fn lote_body(chunk: &[Claimed]) -> Option<Vec<u8>> {
 
 /// One event's outcome from its own item of a batch answer.
 fn item_outcome(e: &Claimed, r: &ResultadoItem) -> Outcome {
-    let msg = format!(
-        "envio de {} {} falhou: item {}: {}",
-        e.tipo,
-        e.id,
-        r.status,
-        r.detalhe.clone().unwrap_or_default()
-    );
+    let detalhe = r.detalhe.as_deref().unwrap_or_default();
+    let msg = format!("envio de {} {} falhou: item {}: {detalhe}", e.tipo, e.id, r.status);
     match r.status {
         200..=299 => Outcome::Sent,
         400 | 422 => Outcome::Permanent(msg),

@@ -258,12 +258,9 @@ fn claimed_rows(rows: &[tokio_postgres::Row]) -> Vec<Claimed> {
 /// back: no reason to wait out the backoff); returns how many. Leased rows are left to their
 /// publisher.
 pub async fn make_due(c: &impl Sql, limite: i64) -> Result<u64, tokio_postgres::Error> {
-    c.execute(
-        "UPDATE outbox_event SET proxima_tentativa_em = now() WHERE id IN ( \
-             SELECT id FROM outbox_event \
-              WHERE status = 'PENDING' AND lease_token IS NULL AND proxima_tentativa_em > now() \
-              ORDER BY proxima_tentativa_em LIMIT $1 FOR UPDATE SKIP LOCKED)",
-        &[&limite],
-    )
-    .await
+    let sql = "UPDATE outbox_event SET proxima_tentativa_em = now() WHERE id IN ( \
+                   SELECT id FROM outbox_event \
+                    WHERE status = 'PENDING' AND lease_token IS NULL AND proxima_tentativa_em > now() \
+                    ORDER BY proxima_tentativa_em LIMIT $1 FOR UPDATE SKIP LOCKED)";
+    c.execute(sql, &[&limite]).await
 }
