@@ -105,7 +105,7 @@ impl DbAlvo {
         match self {
             DbAlvo::Mercado => vec![Servico::Mercado],
             DbAlvo::Estoque => vec![Servico::Estoque],
-            DbAlvo::All => vec![Servico::Mercado, Servico::Estoque],
+            DbAlvo::All => Servico::TODOS.to_vec(),
         }
     }
 }

@@ -129,19 +129,12 @@ pub struct ReposicaoEnviada {
     pub ocorrido_em: DateTime<Utc>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum MotivoNegacao {
-    SemSaldo,
-    SkuDesconhecido,
-}
-
-impl MotivoNegacao {
-    pub fn como_texto(self) -> &'static str {
-        match self {
-            MotivoNegacao::SemSaldo => "SEM_SALDO",
-            MotivoNegacao::SkuDesconhecido => "SKU_DESCONHECIDO",
-        }
+giro_infra::nomes! {
+    #[derive(Serialize, Deserialize)]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+    pub enum MotivoNegacao {
+        SemSaldo = "SEM_SALDO",
+        SkuDesconhecido = "SKU_DESCONHECIDO",
     }
 }
 
@@ -188,45 +181,18 @@ pub enum ErroContrato {
     Invalido { tipo: String, violacoes: Vec<String> },
 }
 
-/// The four event types by name: the simple class name of the original, in the `Evento-Tipo`
-/// header and `outbox_event.tipo`. Spelled here only; everything else names the variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TipoEvento {
-    ReposicaoSolicitada,
-    ReposicaoEnviada,
-    ReposicaoNegada,
-    ProdutoClassificado,
-}
-
-impl TipoEvento {
-    pub const TODOS: [TipoEvento; 4] = [
-        TipoEvento::ReposicaoSolicitada,
-        TipoEvento::ReposicaoEnviada,
-        TipoEvento::ReposicaoNegada,
-        TipoEvento::ProdutoClassificado,
-    ];
-
-    pub const fn nome(self) -> &'static str {
-        match self {
-            TipoEvento::ReposicaoSolicitada => "ReposicaoSolicitada",
-            TipoEvento::ReposicaoEnviada => "ReposicaoEnviada",
-            TipoEvento::ReposicaoNegada => "ReposicaoNegada",
-            TipoEvento::ProdutoClassificado => "ProdutoClassificado",
-        }
-    }
-
-    /// The type of a name read from the wire or the database, if it is one of the four.
-    pub fn de_nome(nome: &str) -> Option<TipoEvento> {
-        TipoEvento::TODOS.into_iter().find(|t| t.nome() == nome)
+giro_infra::nomes! {
+    /// The four event types by name: the simple class name of the original, in the `Evento-Tipo`
+    /// header and `outbox_event.tipo`. Spelled here only; everything else names the variant.
+    pub enum TipoEvento {
+        ReposicaoSolicitada = "ReposicaoSolicitada",
+        ReposicaoEnviada = "ReposicaoEnviada",
+        ReposicaoNegada = "ReposicaoNegada",
+        ProdutoClassificado = "ProdutoClassificado",
     }
 }
 
-pub const TIPOS: [&str; 4] = [
-    TipoEvento::ReposicaoSolicitada.nome(),
-    TipoEvento::ReposicaoEnviada.nome(),
-    TipoEvento::ReposicaoNegada.nome(),
-    TipoEvento::ProdutoClassificado.nome(),
-];
+pub const TIPOS: [&str; 4] = TipoEvento::NOMES;
 
 impl EventoIntegracao {
     /// The event's type ([`TipoEvento`]).

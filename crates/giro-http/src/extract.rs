@@ -16,7 +16,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::{Datelike, NaiveDate};
 use serde::de::DeserializeOwned;
@@ -26,6 +26,8 @@ use crate::Problem;
 // Where serde's messages are put in pt-BR (the contracts use it too); re-exported for callers
 // of the HTTP input policy.
 pub use giro_infra::serde_pt::traduzir;
+// A JSON body's content type, the receiver's and the publisher's one test of it.
+pub use giro_infra::client::is_json;
 
 /// The years a date of the business may fall in (`validade`): anything outside is a typo or an
 /// attack, and PostgreSQL's own range (4713 BC to 5874897 AD) is no business rule.
@@ -103,17 +105,6 @@ fn com_nul(v: &Value, path: &str) -> Option<String> {
         }),
         _ => None,
     }
-}
-
-pub fn is_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|m| {
-            let m = m.trim().to_ascii_lowercase();
-            m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
-        })
 }
 
 /// A body that could not be read: over the limit (413), too slow, or cut.

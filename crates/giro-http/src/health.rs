@@ -102,10 +102,8 @@ impl Prontidao {
     async fn sonda_escrita(&self) -> anyhow::Result<()> {
         let mut client = self.pool.get().await?;
         let tx = client.transaction().await?;
-        tx.batch_execute(
-            "CREATE TEMP TABLE giro_sonda_prontidao ON COMMIT DROP AS SELECT g FROM generate_series(1, 2000) g",
-        )
-        .await?;
+        let sql = "CREATE TEMP TABLE giro_sonda_prontidao ON COMMIT DROP AS SELECT g FROM generate_series(1, 2000) g";
+        tx.batch_execute(sql).await?;
         tx.rollback().await?;
         Ok(())
     }

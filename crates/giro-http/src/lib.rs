@@ -34,4 +34,4 @@ pub mod web;
 pub use camadas::{access_log, cookies_seguros, finish, sem_cache, BODY_LIMIT};
 pub use giro_infra::config::LimitesHttp;
 pub use problem::Problem;
-pub use servir::{serve, serve_com, serve_config};
+pub use servir::{serve, serve_config};

@@ -136,20 +136,20 @@ fn describe() {
 /// them from the database, so they are not repeated here.
 pub fn publisher_router(pools: Vec<Pool>) -> Router {
     Router::new()
-        .route(
-            "/metrics",
-            get(move || async move {
-                match install() {
-                    Some(h) => {
-                        let text = process_text(&pools) + &h.render();
-                        ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text)
-                            .into_response()
-                    }
-                    None => (StatusCode::SERVICE_UNAVAILABLE, "metrics unavailable").into_response(),
-                }
-            }),
-        )
+        .route("/metrics", get(move || async move { resposta(String::new(), &pools) }))
         .route("/healthz", get(|| async { axum::Json(serde_json::json!({"status": "UP"})) }))
+}
+
+/// A `/metrics` answer: `antes` (series read at scrape time), then [`process_text`] of `pools`
+/// and the recorder's counters and histograms; 503 without a recorder.
+pub fn resposta(antes: String, pools: &[Pool]) -> Response {
+    match install() {
+        Some(h) => {
+            let text = antes + &process_text(pools) + &h.render();
+            ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()
+        }
+        None => (StatusCode::SERVICE_UNAVAILABLE, "metrics unavailable").into_response(),
+    }
 }
 
 /// Middleware: counts and times every request by matched route.

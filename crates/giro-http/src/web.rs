@@ -43,13 +43,8 @@ const REVALIDATE: &str = "no-cache";
 pub type Rota = (Method, &'static str);
 
 /// The router of a web listener: the built front in `dir`, `/api/*` forwarded to `api` when it
-/// is one of `rotas` (else 404).
-pub fn router(dir: &Path, api: Router, rotas: &[Rota]) -> Router {
-    router_com(dir, api, rotas, serde_json::json!({}))
-}
-
-/// [`router`] with the front's run-time settings, answered at `/config.json`.
-pub fn router_com(dir: &Path, api: Router, rotas: &[Rota], ajustes: serde_json::Value) -> Router {
+/// is one of `rotas` (else 404), the front's run-time settings `ajustes` at `/config.json`.
+pub fn router(dir: &Path, api: Router, rotas: &[Rota], ajustes: serde_json::Value) -> Router {
     let ajustes = ajustes.to_string();
     let permitidas = filtro(rotas);
     let index = dir.join("index.html");
@@ -200,24 +195,15 @@ async fn forward(api: Router, permitidas: Router, mut req: Request) -> Response 
     }
     // A probe with the method and path only: the request itself (body, extensions) goes to the
     // API untouched, never through a second router's matching.
-    let sonda = Request::builder()
-        .method(req.method().clone())
-        .uri(req.uri().clone())
-        .body(axum::body::Body::empty());
-    let permitida = match sonda {
-        Ok(sonda) => match permitidas.oneshot(sonda).await {
-            Ok(res) => res.status() == StatusCode::NO_CONTENT,
-            Err(never) => match never {},
-        },
+    let sonda = Request::builder().method(req.method().clone()).uri(req.uri().clone());
+    let permitida = match sonda.body(axum::body::Body::empty()) {
+        Ok(sonda) => permitidas.oneshot(sonda).await.is_ok_and(|res| res.status() == StatusCode::NO_CONTENT),
         Err(_) => false,
     };
     if !permitida {
         return fora_da_lista();
     }
-    match api.oneshot(req).await {
-        Ok(res) => res,
-        Err(never) => match never {},
-    }
+    api.oneshot(req).await.unwrap_or_else(|never| match never {})
 }
 
 /// A built web front served beside an API: its folder, its port, its name in the log, and the
@@ -250,5 +236,5 @@ pub async fn bind(
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {addr} for the web front: {e}"))?;
     tracing::info!(service = %servico, addr = %listener.local_addr()?, dir = %dir.display(), "giro {servico} serves the {nome} on http://{}", listener.local_addr()?);
-    Ok((listener, router_com(&dir, api.clone(), rotas, ajustes)))
+    Ok((listener, router(&dir, api.clone(), rotas, ajustes)))
 }

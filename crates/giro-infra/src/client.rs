@@ -12,6 +12,19 @@ pub fn builder(timeout: Duration) -> reqwest::ClientBuilder {
     reqwest::Client::builder().http1_only().connect_timeout(timeout).read_timeout(timeout).timeout(timeout)
 }
 
+/// Whether `headers` say JSON (problem+json or plain JSON): a receiver's body or answer, never a
+/// proxy's error page.
+pub fn is_json(headers: &reqwest::header::HeaderMap) -> bool {
+    headers
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| {
+            let m = m.trim().to_ascii_lowercase();
+            m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
+        })
+}
+
 /// A failed request in words: what kind of failure (timeout, refused or unreachable, transport),
 /// then reqwest's message and its causes. Tokens travel in a header; a password in the peer's URL
 /// (which reqwest's message carries) is masked.

@@ -6,6 +6,34 @@
 //! masked in what is shown or logged), [`serde_pt`] (serde's messages in pt-BR, for the HTTP
 //! input policy and the event contracts).
 
+/// A closed set of names as an enum, each variant's text spelled once: `TODOS` (every variant),
+/// `NOMES` (their texts, in that order), `nome()` and `de_nome()` back.
+#[macro_export]
+macro_rules! nomes {
+    ($(#[$m:meta])* $vis:vis enum $nome:ident { $($(#[$vm:meta])* $v:ident = $texto:literal,)* }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        $vis enum $nome {
+            $($(#[$vm])* $v,)*
+        }
+
+        impl $nome {
+            pub const TODOS: [$nome; [$($texto),*].len()] = [$($nome::$v),*];
+            pub const NOMES: [&'static str; [$($texto),*].len()] = [$($texto),*];
+
+            pub const fn nome(self) -> &'static str {
+                match self {
+                    $($nome::$v => $texto,)*
+                }
+            }
+
+            pub fn de_nome(s: &str) -> Option<Self> {
+                Self::TODOS.into_iter().find(|v| v.nome() == s)
+            }
+        }
+    };
+}
+
 pub mod client;
 pub mod config;
 pub mod db;

@@ -188,6 +188,15 @@ impl Falhas {
         );
     }
 
+    /// A round ended with `r`: [`Falhas::ok`] or [`Falhas::falhou`]; its value, if it succeeded.
+    pub fn notar<T, E: std::fmt::Display>(&mut self, r: Result<T, E>, de_novo_em: Duration) -> Option<T> {
+        match &r {
+            Ok(_) => self.ok(),
+            Err(e) => self.falhou(e, de_novo_em),
+        }
+        r.ok()
+    }
+
     /// A round succeeded: a run of failures before it ends, said with its count.
     pub fn ok(&mut self) {
         if let Some(desde) = self.desde.take() {

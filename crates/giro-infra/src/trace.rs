@@ -8,6 +8,8 @@
 use std::fmt;
 use std::time::SystemTime;
 
+use crate::otlp::{self, Kind};
+
 #[cfg(feature = "axum")]
 use axum::extract::Request;
 #[cfg(feature = "axum")]
@@ -87,21 +89,25 @@ pub fn current() -> Option<Traceparent> {
 pub fn for_event() -> Traceparent {
     let parent = current();
     let tp = parent.map(|t| t.child()).unwrap_or_else(Traceparent::root);
-    if crate::otlp::enabled() {
-        let now = SystemTime::now();
-        crate::otlp::export(crate::otlp::Span {
-            trace_id: tp.trace_id,
-            span_id: tp.parent_id,
-            parent: parent.map(|p| p.parent_id),
-            name: "outbox registrar".into(),
-            kind: crate::otlp::Kind::Producer,
-            start: now,
-            end: now,
-            attributes: vec![],
-            error: false,
-        });
+    if otlp::enabled() {
+        exportar(tp, parent, "outbox registrar".into(), Kind::Producer, SystemTime::now(), vec![], false);
     }
     tp
+}
+
+/// Exports the span `ctx` (a child of `parent`) that began at `start` and ends now.
+fn exportar(
+    ctx: Traceparent,
+    parent: Option<Traceparent>,
+    name: String,
+    kind: Kind,
+    start: SystemTime,
+    attributes: Vec<(&'static str, String)>,
+    error: bool,
+) {
+    let (trace_id, span_id, parent) = (ctx.trace_id, ctx.parent_id, parent.map(|p| p.parent_id));
+    let end = SystemTime::now();
+    otlp::export(otlp::Span { trace_id, span_id, parent, name, kind, start, end, attributes, error });
 }
 
 /// Runs `fut` — receiving and applying one event of type `tipo` — as a consumer span of the
@@ -113,23 +119,14 @@ pub async fn consume<F: std::future::Future<Output = Result<T, E>>, T, E>(
     fut: F,
 ) -> F::Output {
     let parent = tp.or_else(current);
-    if !crate::otlp::enabled() {
+    if !otlp::enabled() {
         return scope(parent, fut).await;
     }
     let ctx = parent.map(|p| p.child()).unwrap_or_else(Traceparent::root);
     let start = SystemTime::now();
     let out = scope(Some(ctx), fut).await;
-    crate::otlp::export(crate::otlp::Span {
-        trace_id: ctx.trace_id,
-        span_id: ctx.parent_id,
-        parent: parent.map(|p| p.parent_id),
-        name: format!("receber {tipo}"),
-        kind: crate::otlp::Kind::Consumer,
-        start,
-        end: SystemTime::now(),
-        attributes: vec![("giro.evento.tipo", tipo.to_string())],
-        error: out.is_err(),
-    });
+    let atributos = vec![("giro.evento.tipo", tipo.to_string())];
+    exportar(ctx, parent, format!("receber {tipo}"), Kind::Consumer, start, atributos, out.is_err());
     out
 }
 
@@ -154,7 +151,7 @@ pub async fn layer(req: Request, next: Next) -> Response {
         req.headers().get("traceparent").and_then(|v| v.to_str().ok()).and_then(Traceparent::parse);
     let tp = incoming.unwrap_or_else(Traceparent::root);
     let span = tracing::info_span!("trace", trace_id = %tp.trace_id_hex());
-    if !crate::otlp::enabled() {
+    if !otlp::enabled() {
         return CURRENT.scope(tp, next.run(req).instrument(span)).await;
     }
     let ctx = match incoming {
@@ -169,22 +166,13 @@ pub async fn layer(req: Request, next: Next) -> Response {
     let method = req.method().to_string();
     let start = SystemTime::now();
     let res = CURRENT.scope(ctx, next.run(req).instrument(span)).await;
-    let status = res.status();
-    crate::otlp::export(crate::otlp::Span {
-        trace_id: ctx.trace_id,
-        span_id: ctx.parent_id,
-        parent: incoming.map(|p| p.parent_id),
-        name: format!("{method} {route}"),
-        kind: crate::otlp::Kind::Server,
-        start,
-        end: SystemTime::now(),
-        attributes: vec![
-            ("http.request.method", method),
-            ("http.route", route),
-            ("http.response.status_code", status.as_u16().to_string()),
-        ],
-        error: status.is_server_error(),
-    });
+    let (status, name) = (res.status(), format!("{method} {route}"));
+    let atributos = vec![
+        ("http.request.method", method),
+        ("http.route", route),
+        ("http.response.status_code", status.as_u16().to_string()),
+    ];
+    exportar(ctx, incoming, name, Kind::Server, start, atributos, status.is_server_error());
     res
 }
 

@@ -327,8 +327,7 @@ async fn status_de_todos<E: Evento>(
     let mut todos = serde_json::Map::new();
     for a in escolhidos(alvos, db)? {
         let s = &a.nome;
-        let client = conectar(prazos, a).await?;
-        let c = &client;
+        let c = &conectar(prazos, a).await?;
         let cont = store::status(c).await?;
         let atraso = prazos.atraso.as_secs_f64();
         let atrasado = cont.oldest_pending_age_s.is_some_and(|a| a > atraso);
@@ -440,7 +439,7 @@ pub async fn show_text<S: 'static>(c: &impl Sql, reparo: &dyn Reparo<S>, id: Uui
             let _ = writeln!(
                 out,
                 "  {:<9} {}{}",
-                o.acao.as_str(),
+                o.acao.nome(),
                 if o.permitida { "" } else { "(recusado) " },
                 o.efeito
             );

@@ -151,23 +151,18 @@ pub struct Resumo {
 async fn resumo<S: 'static>(State(e): St<S>) -> Result<AppJson<Resumo>, Problem> {
     let client = e.db.client().await.map_err(db_problem)?;
     let s = store::status(&client).await.map_err(db_problem)?;
-    let par = client
-        .query_one(
-            "WITH f AS (SELECT count(*) AS n FROM outbox_event WHERE status = 'PENDING' AND tentativas > 0), \
-                  u AS (SELECT max(enviado_em) AS em FROM outbox_event WHERE status = 'SENT'), \
-                  r AS (SELECT max(em) AS em FROM outbox_tentativa \
-                         WHERE resultado = 'enviado' OR status_http NOT IN (502, 503, 504)), \
-                  s AS (SELECT min(t.em) AS desde FROM outbox_tentativa t, u, r \
-                         WHERE t.resultado <> 'enviado' AND (t.status_http IS NULL OR t.status_http IN (502, 503, 504)) \
-                           AND t.em > coalesce(greatest(u.em, r.em), '-infinity')), \
-                  d AS (SELECT f.n, u.em AS ultimo, CASE WHEN f.n > 0 THEN s.desde END AS desde FROM f, u, s) \
-             SELECT n, ultimo, desde, \
-                    (CASE WHEN desde IS NOT NULL THEN greatest(floor(extract(epoch FROM now() - desde)), 0) END)::bigint AS segundos \
-               FROM d",
-            &[],
-        )
-        .await
-        .map_err(db_problem)?;
+    let sql = "WITH f AS (SELECT count(*) AS n FROM outbox_event WHERE status = 'PENDING' AND tentativas > 0), \
+                    u AS (SELECT max(enviado_em) AS em FROM outbox_event WHERE status = 'SENT'), \
+                    r AS (SELECT max(em) AS em FROM outbox_tentativa \
+                           WHERE resultado = 'enviado' OR status_http NOT IN (502, 503, 504)), \
+                    s AS (SELECT min(t.em) AS desde FROM outbox_tentativa t, u, r \
+                           WHERE t.resultado <> 'enviado' AND (t.status_http IS NULL OR t.status_http IN (502, 503, 504)) \
+                             AND t.em > coalesce(greatest(u.em, r.em), '-infinity')), \
+                    d AS (SELECT f.n, u.em AS ultimo, CASE WHEN f.n > 0 THEN s.desde END AS desde FROM f, u, s) \
+               SELECT n, ultimo, desde, \
+                      (CASE WHEN desde IS NOT NULL THEN greatest(floor(extract(epoch FROM now() - desde)), 0) END)::bigint AS segundos \
+                 FROM d";
+    let par = client.query_one(sql, &[]).await.map_err(db_problem)?;
     let agora = Utc::now();
     Ok(AppJson(Resumo {
         pendentes: s.pending,
@@ -309,22 +304,15 @@ async fn eventos<E: Evento, S: 'static>(
     );
     let p: [&dyn Param; 8] = [&status, &tipo, &por_id, &por_chave, &caminho, &fragmento, &prefixo, &palavras];
     let offset = (pagina - 1) * tamanho;
-    let rows = client
-        .query(
-            &format!(
-                "SELECT {}, payload #>> $5::text[] AS chave FROM outbox_event WHERE {filtro} \
-                 ORDER BY criado_em DESC, id LIMIT $9 OFFSET $10",
-                store::COLS
-            ),
-            &[&p[..], &[&tamanho as &dyn Param, &offset]].concat(),
-        )
-        .await
-        .map_err(db_problem)?;
-    let total: i64 = client
-        .query_one(&format!("SELECT count(*) FROM outbox_event WHERE {filtro}"), &p)
-        .await
-        .map_err(db_problem)?
-        .get(0);
+    let sql = format!(
+        "SELECT {}, payload #>> $5::text[] AS chave FROM outbox_event WHERE {filtro} \
+         ORDER BY criado_em DESC, id LIMIT $9 OFFSET $10",
+        store::COLS
+    );
+    let todos = [&p[..], &[&tamanho as &dyn Param, &offset]].concat();
+    let rows = client.query(&sql, &todos).await.map_err(db_problem)?;
+    let contagem = format!("SELECT count(*) FROM outbox_event WHERE {filtro}");
+    let total: i64 = client.query_one(&contagem, &p).await.map_err(db_problem)?.get(0);
     let eventos: Vec<LinhaConsole> = rows
         .iter()
         .map(|r| {
@@ -378,20 +366,15 @@ async fn serie<S: 'static>(
     let client = e.db.client().await.map_err(db_problem)?;
     // Every minute of the window, the current one last, zero where nothing happened; each count
     // one range scan (sent rows through ix_outbox_event_enviado).
-    let rows = client
-        .query(
-            "WITH m AS (SELECT generate_series(date_trunc('minute', now()) - make_interval(mins => $1::int - 1), \
-                                               date_trunc('minute', now()), interval '1 minute') AS minuto), \
-                  s AS (SELECT date_trunc('minute', enviado_em) AS minuto, count(*) AS n FROM outbox_event \
-                         WHERE status = 'SENT' AND enviado_em >= (SELECT min(minuto) FROM m) GROUP BY 1), \
-                  f AS (SELECT date_trunc('minute', proxima_tentativa_em) AS minuto, count(*) AS n FROM outbox_event \
-                         WHERE status = 'FAILED' AND proxima_tentativa_em >= (SELECT min(minuto) FROM m) GROUP BY 1) \
-             SELECT m.minuto, coalesce(s.n, 0) AS enviados, coalesce(f.n, 0) AS falhos \
-               FROM m LEFT JOIN s USING (minuto) LEFT JOIN f USING (minuto) ORDER BY m.minuto",
-            &[&(minutos as i32)],
-        )
-        .await
-        .map_err(db_problem)?;
+    let sql = "WITH m AS (SELECT generate_series(date_trunc('minute', now()) - make_interval(mins => $1::int - 1), \
+                                                 date_trunc('minute', now()), interval '1 minute') AS minuto), \
+                    s AS (SELECT date_trunc('minute', enviado_em) AS minuto, count(*) AS n FROM outbox_event \
+                           WHERE status = 'SENT' AND enviado_em >= (SELECT min(minuto) FROM m) GROUP BY 1), \
+                    f AS (SELECT date_trunc('minute', proxima_tentativa_em) AS minuto, count(*) AS n FROM outbox_event \
+                           WHERE status = 'FAILED' AND proxima_tentativa_em >= (SELECT min(minuto) FROM m) GROUP BY 1) \
+               SELECT m.minuto, coalesce(s.n, 0) AS enviados, coalesce(f.n, 0) AS falhos \
+                 FROM m LEFT JOIN s USING (minuto) LEFT JOIN f USING (minuto) ORDER BY m.minuto";
+    let rows = client.query(sql, &[&(minutos as i32)]).await.map_err(db_problem)?;
     let pontos = rows
         .iter()
         .map(|r| PontoSerie { minuto: r.get("minuto"), enviados: r.get("enviados"), falhos: r.get("falhos") })
@@ -470,7 +453,7 @@ fn saida_problem(e: SaidaErro) -> Problem {
         SaidaErro::Recusada { id, tipo, acao, efeito } => {
             Problem::new(StatusCode::CONFLICT, format!("{tipo} {id} não pode ser {}: {efeito}", verbo(acao).trim_end_matches('s')))
                 .with_title("Ação recusada")
-                .with("acao", acao.as_str())
+                .with("acao", acao.nome())
         }
         SaidaErro::Antigo { id, age_days, limit_days } => Problem::new(
             StatusCode::CONFLICT,
@@ -572,7 +555,7 @@ async fn acao<S: 'static, const REFAZER: bool>(
     let id = id(p)?;
     let r = registro(&quem, motivo(&q, true)?);
     let f = saida::executar(&e.db, &*e.ajustes.reparo, id, acao, &r).await.map_err(saida_problem)?;
-    tracing::info!(event_id = %id, tipo = %f.evento.tipo, acao = acao.as_str(), por = %r.por, "event console: dead letter archived");
+    tracing::info!(event_id = %id, tipo = %f.evento.tipo, acao = acao.nome(), por = %r.por, "event console: dead letter archived");
     Ok(AppJson(f))
 }
 

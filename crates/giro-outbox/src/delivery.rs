@@ -36,13 +36,12 @@ use chrono::{DateTime, Utc};
 use futures_util::stream::{self, StreamExt};
 use reqwest::header::HeaderValue;
 use reqwest::StatusCode;
-use serde::Serialize;
 use serde_json::value::RawValue;
 use tokio::sync::{Notify, Semaphore, SemaphorePermit};
 
-use crate::lote::{LoteResposta, ResultadoItem};
+use crate::lote::{ItemLote, LotePedido, LoteResposta, ResultadoItem};
 use crate::store::{truncate, Claimed};
-use giro_infra::client::describe;
+use giro_infra::client::{describe, is_json};
 use giro_infra::config::{Secret, Transporte as Transport};
 
 /// How long a peer without `/eventos/lote` is served event by event before probing again.
@@ -90,18 +89,6 @@ impl Outcome {
             Outcome::Permanent(e) | Outcome::Transient(e) | Outcome::Unreachable(e) => Some(e),
         }
     }
-}
-
-/// A receiver's answer is JSON (problem+json or plain JSON); a proxy's error page is not.
-fn from_receiver(res: &reqwest::Response) -> bool {
-    res.headers()
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|m| {
-            let m = m.trim().to_ascii_lowercase();
-            m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
-        })
 }
 
 /// What an answer of `/eventos` to one event means.
@@ -300,7 +287,7 @@ impl Peer {
             Ok(res) if res.status().is_success() => Outcome::Sent,
             Ok(res) => {
                 let status = res.status();
-                let receiver = from_receiver(&res);
+                let receiver = is_json(res.headers());
                 let body = res.text().await.unwrap_or_default();
                 let msg =
                     format!("envio de {} {} falhou: HTTP {status}: {}", e.tipo, e.id, truncate(&body, 200));
@@ -341,12 +328,12 @@ impl Peer {
             self.fall_back_to_single(status);
             return Lido::EventoAEvento;
         }
-        if status.is_client_error() && from_receiver(&res) && is_permanent(status) {
+        if status.is_client_error() && is_json(res.headers()) && is_permanent(status) {
             // The request as a whole was refused: each event gets its own verdict through /eventos.
             return Lido::EventoAEvento;
         }
         if !status.is_success() {
-            let receiver = from_receiver(&res);
+            let receiver = is_json(res.headers());
             let body = res.text().await.unwrap_or_default();
             let msg = format!("envio de lote falhou: HTTP {status}: {}", truncate(&body, 200));
             return Lido::Todos(classify(status, receiver, msg, &self.base));
@@ -403,36 +390,17 @@ enum Lido {
 /// The body of `POST /eventos/lote`: each stored payload as it is, with its type and trace;
 /// `None` if one is not JSON.
 fn lote_body(chunk: &[Claimed]) -> Option<Vec<u8>> {
-    #[derive(Serialize)]
-    struct Item<'a> {
-        tipo: &'a str,
-        evento: &'a RawValue,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        traceparent: Option<&'a str>,
-    }
-    #[derive(Serialize)]
-    struct Body<'a> {
-        eventos: Vec<Item<'a>>,
-    }
-    let raws: Vec<Box<RawValue>> =
-        chunk.iter().map(|e| RawValue::from_string(e.payload.clone()).ok()).collect::<Option<_>>()?;
-    let eventos = chunk
-        .iter()
-        .zip(&raws)
-        .map(|(e, raw)| Item { tipo: &e.tipo, evento: raw, traceparent: e.traceparent.as_deref() })
-        .collect();
-    serde_json::to_vec(&Body { eventos }).ok()
+    let item = |e: &Claimed| {
+        let evento = RawValue::from_string(e.payload.clone()).ok()?;
+        Some(ItemLote { tipo: e.tipo.clone(), evento, traceparent: e.traceparent.clone() })
+    };
+    serde_json::to_vec(&LotePedido { eventos: chunk.iter().map(item).collect::<Option<_>>()? }).ok()
 }
 
 /// One event's outcome from its own item of a batch answer.
 fn item_outcome(e: &Claimed, r: &ResultadoItem) -> Outcome {
-    let msg = format!(
-        "envio de {} {} falhou: item {}: {}",
-        e.tipo,
-        e.id,
-        r.status,
-        r.detalhe.clone().unwrap_or_default()
-    );
+    let detalhe = r.detalhe.as_deref().unwrap_or_default();
+    let msg = format!("envio de {} {} falhou: item {}: {detalhe}", e.tipo, e.id, r.status);
     match r.status {
         200..=299 => Outcome::Sent,
         400 | 422 => Outcome::Permanent(msg),

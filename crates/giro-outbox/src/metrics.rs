@@ -3,8 +3,7 @@
 //! histograms ([`giro_http::metrics`]).
 
 use axum::extract::State;
-use axum::http::{header, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 
@@ -23,11 +22,8 @@ pub fn router_com(db: &Db, extra: Option<Extra>) -> Router {
 }
 
 async fn scrape(State((db, extra)): State<(Db, Option<Extra>)>) -> Response {
-    let Some(handle) = giro_http::metrics::install() else {
-        return (StatusCode::SERVICE_UNAVAILABLE, "metrics unavailable").into_response();
-    };
-    let mut text = String::new();
-    text.push_str("# HELP giro_outbox_events Outbox rows by status\n# TYPE giro_outbox_events gauge\n");
+    let mut text =
+        String::from("# HELP giro_outbox_events Outbox rows by status\n# TYPE giro_outbox_events gauge\n");
     text.push_str("# HELP giro_outbox_oldest_pending_seconds Age of the oldest PENDING outbox row\n# TYPE giro_outbox_oldest_pending_seconds gauge\n");
     match db.pool.get().await {
         Ok(client) => match crate::store::status(&client).await {
@@ -48,7 +44,5 @@ async fn scrape(State((db, extra)): State<(Db, Option<Extra>)>) -> Response {
         },
         Err(e) => tracing::warn!(error = %e, "metrics: database unavailable"),
     }
-    text.push_str(&giro_http::metrics::process_text(&db.pools()));
-    text.push_str(&handle.render());
-    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()
+    giro_http::metrics::resposta(text, &db.pools())
 }

@@ -92,10 +92,7 @@ impl Retencao {
             Tabela::Inbox => (vivo.falhas("inbox retention sweep failed"), String::new()),
         };
         while !shutdown.is_cancelled() {
-            match self.prune(None).await {
-                Ok(_) => falhas.ok(),
-                Err(e) => falhas.falhou(&format_args!("{nome}{e:#}"), intervalo),
-            }
+            falhas.notar(self.prune(None).await.map_err(|e| format!("{nome}{e:#}")), intervalo);
             vivo.ok();
             tokio::select! {
                 _ = shutdown.cancelled() => {}

@@ -37,23 +37,14 @@ use giro_infra::db::{Db, DbError, Tx};
 /// statement timeout, and a page's transaction holds its rows' locks briefly.
 pub const PAGINA: i64 = 5_000;
 
-/// An operator action on a dead letter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Acao {
-    Reenviar,
-    Descartar,
-    Refazer,
-}
-
-impl Acao {
-    /// The archive's `acao` column and the JSON's name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Acao::Reenviar => "reenviar",
-            Acao::Descartar => "descartar",
-            Acao::Refazer => "refazer",
-        }
+giro_infra::nomes! {
+    /// An operator action on a dead letter; its name is the archive's `acao` column and the JSON's.
+    #[derive(Serialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Acao {
+        Reenviar = "reenviar",
+        Descartar = "descartar",
+        Refazer = "refazer",
     }
 }
 
@@ -152,7 +143,7 @@ impl Registro {
 pub enum SaidaErro {
     #[error("event {0} not found")]
     NaoEncontrado(Uuid),
-    #[error("event {id} is {status}: only FAILED events can be {} (a SENT one to retry with --force)", acao.as_str())]
+    #[error("event {id} is {status}: only FAILED events can be {} (a SENT one to retry with --force)", acao.nome())]
     NaoFalhou { id: Uuid, status: Status, acao: Acao },
     #[error("{tipo} {id}: {acao:?} is not allowed: {efeito}")]
     Recusada { id: Uuid, tipo: String, acao: Acao, efeito: String },
@@ -244,10 +235,8 @@ fn antigo(id: Uuid, criado_em: DateTime<Utc>, agora: DateTime<Utc>, inbox_retenc
 }
 
 async fn travar(c: &impl Sql, id: Uuid) -> Result<Linha, SaidaErro> {
-    let row = c
-        .query_opt(&format!("SELECT {COLS} FROM outbox_event WHERE id = $1 FOR UPDATE"), &[&id])
-        .await?
-        .ok_or(SaidaErro::NaoEncontrado(id))?;
+    let sql = format!("SELECT {COLS} FROM outbox_event WHERE id = $1 FOR UPDATE");
+    let row = c.query_opt(&sql, &[&id]).await?.ok_or(SaidaErro::NaoEncontrado(id))?;
     Ok(store::linha(&row))
 }
 
@@ -280,12 +269,9 @@ async fn mais_antigo(
     inbox_retencao: Duration,
 ) -> Result<Option<(Uuid, DateTime<Utc>)>, tokio_postgres::Error> {
     let limite = agora - chrono::Duration::from_std(inbox_retencao).unwrap_or(chrono::Duration::MAX);
-    Ok(c.query_opt(
-        "SELECT id, criado_em FROM outbox_event WHERE status = 'FAILED' AND criado_em < $1 ORDER BY criado_em LIMIT 1",
-        &[&limite],
-    )
-    .await?
-    .map(|r| (r.get(0), r.get(1))))
+    let sql = "SELECT id, criado_em FROM outbox_event WHERE status = 'FAILED' AND criado_em < $1 \
+               ORDER BY criado_em LIMIT 1";
+    Ok(c.query_opt(sql, &[&limite]).await?.map(|r| (r.get(0), r.get(1))))
 }
 
 /// Replays every dead letter, a page per statement and transaction, until none is left or
@@ -375,7 +361,7 @@ async fn arquivar(
 ) -> Result<u64, tokio_postgres::Error> {
     let (por, motivo) = r.colunas();
     let resultado = (!resultado.is_empty()).then(|| store::truncate(resultado, 1000)); // VARCHAR(1000)
-    c.execute(ARQUIVAR, &[&ids, &acao.as_str(), &por, &motivo, &resultado]).await
+    c.execute(ARQUIVAR, &[&ids, &acao.nome(), &por, &motivo, &resultado]).await
 }
 
 #[cfg(feature = "operador")]
@@ -396,20 +382,14 @@ pub async fn descartar_todos<S: 'static>(
         .collect();
     let mut client = db.client().await?;
     let mut lote = Lote::default();
+    let pagina = format!(
+        "SELECT {COLS} FROM outbox_event WHERE status = 'FAILED' AND tipo = ANY($1) \
+         ORDER BY criado_em LIMIT $2 FOR UPDATE SKIP LOCKED"
+    );
     while inicio.elapsed() < prazo {
         let tx = Tx::<S>::begin(db, &mut client).await?;
-        let linhas: Vec<Linha> = tx
-            .query(
-                &format!(
-                    "SELECT {COLS} FROM outbox_event WHERE status = 'FAILED' AND tipo = ANY($1) \
-                      ORDER BY criado_em LIMIT $2 FOR UPDATE SKIP LOCKED"
-                ),
-                &[&permitidos, &PAGINA],
-            )
-            .await?
-            .iter()
-            .map(store::linha)
-            .collect();
+        let linhas: Vec<Linha> =
+            tx.query(&pagina, &[&permitidos, &PAGINA]).await?.iter().map(store::linha).collect();
         if linhas.is_empty() {
             break;
         }
@@ -435,32 +415,16 @@ pub async fn arquivados(
     c: &impl Sql,
     ids: &[Uuid],
 ) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {
-    let mut out = std::collections::HashSet::new();
-    for chunk in ids.chunks(10_000) {
-        for r in c
-            .query(
-                "SELECT event_id FROM outbox_event_arquivo WHERE acao <> 'reenviar' AND event_id = ANY($1)",
-                &[&chunk],
-            )
-            .await?
-        {
-            out.insert(r.get(0));
-        }
-    }
-    Ok(out)
+    let sql = "SELECT event_id FROM outbox_event_arquivo WHERE acao <> 'reenviar' AND event_id = ANY($1)";
+    Ok(giro_infra::db::por_partes(c, sql, &[], ids).await?.iter().map(|r| r.get(0)).collect())
 }
 
 #[cfg(feature = "operador")]
 /// The actions recorded for an event, newest first: (acao, por, motivo, resultado, em).
 pub async fn historico(c: &impl Sql, id: Uuid) -> Result<Vec<Registrado>, tokio_postgres::Error> {
-    Ok(c.query(
-        "SELECT acao, por, motivo, resultado, em FROM outbox_event_arquivo WHERE event_id = $1 ORDER BY em DESC, id DESC",
-        &[&id],
-    )
-    .await?
-    .iter()
-    .map(|r| Registrado { acao: r.get(0), por: r.get(1), motivo: r.get(2), resultado: r.get(3), em: r.get(4) })
-    .collect())
+    let sql = "SELECT acao, por, motivo, resultado, em FROM outbox_event_arquivo WHERE event_id = $1 \
+               ORDER BY em DESC, id DESC";
+    giro_infra::da_linhas!(c.query(sql, &[&id]).await?, Registrado { acao, por, motivo, resultado, em })
 }
 
 #[cfg(feature = "operador")]

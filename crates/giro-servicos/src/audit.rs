@@ -53,6 +53,12 @@ pub struct Divergencia {
     pub detalhe: String,
 }
 
+impl Divergencia {
+    fn new(sku: impl Into<String>, tipo: &'static str, detalhe: String) -> Divergencia {
+        Divergencia { sku: sku.into(), tipo, detalhe }
+    }
+}
+
 #[derive(Debug, Serialize)]
 pub struct Relatorio {
     pub concorda: bool,
@@ -82,13 +88,7 @@ async fn connect(config: &Config, servico: Servico) -> Result<Client, Ilegivel> 
 
 /// Ids of `ids` that `sql` (`… = ANY($1)`) finds in the other database.
 async fn presentes(c: &Client, sql: &str, ids: &[Uuid]) -> Result<HashSet<Uuid>, tokio_postgres::Error> {
-    let mut out = HashSet::new();
-    for chunk in ids.chunks(10_000) {
-        for r in c.query(sql, &[&chunk]).await? {
-            out.insert(r.get(0));
-        }
-    }
-    Ok(out)
+    Ok(giro_infra::db::por_partes(c, sql, &[], ids).await?.iter().map(|r| r.get(0)).collect())
 }
 
 /// A database error of one side as the audit reports it.
@@ -148,25 +148,23 @@ async fn eventos_parados(
             }
             _ => String::new(),
         };
-        d.push(Divergencia {
-            sku: sku.unwrap_or_default(),
-            tipo: "evento_falhou",
-            detalhe: format!("{tipo} {id} do {lado} está FAILED: {erro}{bloqueia}"),
-        });
+        d.push(Divergencia::new(
+            sku.unwrap_or_default(),
+            "evento_falhou",
+            format!("{tipo} {id} do {lado} está FAILED: {erro}{bloqueia}"),
+        ));
     }
     for r in operador::delayed(c, SKU, atraso, TENTATIVAS_ATRASO).await.map_err(falha(lado))? {
         let (id, tipo, sku, erro): (Uuid, String, Option<String>, String) =
             (r.get(0), r.get(1), r.get(2), r.get(3));
         let (criado, tentativas): (DateTime<Utc>, i32) = (r.get(4), r.get(5));
         let erro = if erro.is_empty() { "nenhum".to_string() } else { erro };
-        d.push(Divergencia {
-            sku: sku.unwrap_or_default(),
-            tipo: "evento_atrasado",
-            detalhe: format!(
-                "{tipo} {id} do {lado} está PENDING há {}s após {tentativas} tentativa(s); último erro: {erro}",
-                (agora - criado).num_seconds().max(0)
-            ),
-        });
+        let idade = (agora - criado).num_seconds().max(0);
+        d.push(Divergencia::new(
+            sku.unwrap_or_default(),
+            "evento_atrasado",
+            format!("{tipo} {id} do {lado} está PENDING há {idade}s após {tentativas} tentativa(s); último erro: {erro}"),
+        ));
     }
     Ok(())
 }
@@ -212,24 +210,22 @@ async fn solicitacoes(
         let outbox = no_outbox.get(&id).copied();
         let enviada = outbox.is_none_or(|s| s == Status::Sent) && !arquivadas.contains(&id);
         if enviada && criado >= janela && !recebidas.contains(&id) {
-            d.push(Divergencia {
-                sku: sku.clone(),
-                tipo: "solicitacao_nao_recebida",
-                detalhe: format!(
+            d.push(Divergencia::new(
+                sku.clone(),
+                "solicitacao_nao_recebida",
+                format!(
                     "ReposicaoSolicitada {id} ({status}) enviada pelo mercado e não recebida pelo estoque"
                 ),
-            });
+            ));
         }
         let aberta = StatusSolicitacao::de_texto(&status).is_ok_and(StatusSolicitacao::em_aberto);
         let em_voo = outbox == Some(Status::Pending) || respostas_em_voo.contains(&id);
         if aberta && !em_voo && !demanda_aberta.contains(&id) {
-            d.push(Divergencia {
+            d.push(Divergencia::new(
                 sku,
-                tipo: "solicitacao_aberta_sem_evento",
-                detalhe: format!(
-                    "solicitação {id} está {status} sem evento em trânsito nem demanda reprimida aberta"
-                ),
-            });
+                "solicitacao_aberta_sem_evento",
+                format!("solicitação {id} está {status} sem evento em trânsito nem demanda reprimida aberta"),
+            ));
         }
     }
     Ok(())
@@ -248,13 +244,9 @@ async fn respostas(
     for r in operador::sent_since(e, SKU, janela).await.map_err(falha("estoque"))? {
         respostas.insert(r.get(0), (r.get(1), r.get(2)));
     }
-    let entregues = e
-        .query(
-            "SELECT event_id, sku FROM reposicao_expedida WHERE entregue_em IS NOT NULL AND expedido_em >= $1",
-            &[&janela],
-        )
-        .await
-        .map_err(falha("estoque"))?;
+    let sql =
+        "SELECT event_id, sku FROM reposicao_expedida WHERE entregue_em IS NOT NULL AND expedido_em >= $1";
+    let entregues = e.query(sql, &[&janela]).await.map_err(falha("estoque"))?;
     let ids: Vec<Uuid> = entregues.iter().map(|r| r.get(0)).collect();
     let ainda_no_outbox = operador::statuses(e, &ids).await.map_err(falha("estoque"))?;
     for r in &entregues {
@@ -271,11 +263,11 @@ async fn respostas(
         .map_err(falha("mercado"))?;
     for (id, (tipo, sku)) in respostas {
         if !aplicadas.contains(&id) {
-            d.push(Divergencia {
-                sku: sku.unwrap_or_default(),
-                tipo: "resposta_nao_aplicada",
-                detalhe: format!("{tipo} {id} enviada pelo estoque e não aplicada pelo mercado"),
-            });
+            d.push(Divergencia::new(
+                sku.unwrap_or_default(),
+                "resposta_nao_aplicada",
+                format!("{tipo} {id} enviada pelo estoque e não aplicada pelo mercado"),
+            ));
         }
     }
     Ok(())
@@ -284,37 +276,30 @@ async fn respostas(
 /// Units in the warehouse, per product: received = in lots + shipped; saldo = Σ lots. One pass
 /// over each table (aggregated by SKU, then joined), not a sub-query per product.
 async fn conservacao_lotes(e: &Client, d: &mut Vec<Divergencia>) -> Result<(), Ilegivel> {
-    let linhas = e
-        .query(
-            "SELECT p.sku, p.saldo_disponivel, coalesce(l.recebido, 0), coalesce(l.em_lotes, 0), \
-                    coalesce(x.expedido, 0) + coalesce(b.baixado, 0) \
-               FROM produto_estoque p \
-               LEFT JOIN (SELECT sku, sum(quantidade)::bigint AS recebido, sum(quantidade_disponivel)::bigint AS em_lotes \
-                            FROM lote GROUP BY sku) l ON l.sku = p.sku \
-               LEFT JOIN (SELECT sku, sum(qtd)::bigint AS expedido FROM reposicao_expedida GROUP BY sku) x ON x.sku = p.sku \
-               LEFT JOIN (SELECT sku, sum(qtd)::bigint AS baixado FROM baixa_lote GROUP BY sku) b ON b.sku = p.sku",
-            &[],
-        )
-        .await
-        .map_err(falha("estoque"))?;
+    let sql = "SELECT p.sku, p.saldo_disponivel, coalesce(l.recebido, 0), coalesce(l.em_lotes, 0), \
+                      coalesce(x.expedido, 0) + coalesce(b.baixado, 0) \
+                 FROM produto_estoque p \
+                 LEFT JOIN (SELECT sku, sum(quantidade)::bigint AS recebido, sum(quantidade_disponivel)::bigint AS em_lotes \
+                              FROM lote GROUP BY sku) l ON l.sku = p.sku \
+                 LEFT JOIN (SELECT sku, sum(qtd)::bigint AS expedido FROM reposicao_expedida GROUP BY sku) x ON x.sku = p.sku \
+                 LEFT JOIN (SELECT sku, sum(qtd)::bigint AS baixado FROM baixa_lote GROUP BY sku) b ON b.sku = p.sku";
+    let linhas = e.query(sql, &[]).await.map_err(falha("estoque"))?;
     for r in linhas {
         let (sku, saldo, recebido, em_lotes, expedido): (String, i32, i64, i64, i64) =
             (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4));
         if recebido != em_lotes + expedido {
-            d.push(Divergencia {
-                sku: sku.clone(),
-                tipo: "conservacao_lotes",
-                detalhe: format!(
-                    "recebido {recebido} ≠ em lotes {em_lotes} + expedido ou baixado {expedido}"
-                ),
-            });
+            d.push(Divergencia::new(
+                sku.clone(),
+                "conservacao_lotes",
+                format!("recebido {recebido} ≠ em lotes {em_lotes} + expedido ou baixado {expedido}"),
+            ));
         }
         if i64::from(saldo) != em_lotes {
-            d.push(Divergencia {
+            d.push(Divergencia::new(
                 sku,
-                tipo: "conservacao_lotes",
-                detalhe: format!("saldo_disponivel {saldo} ≠ soma dos lotes {em_lotes}"),
-            });
+                "conservacao_lotes",
+                format!("saldo_disponivel {saldo} ≠ soma dos lotes {em_lotes}"),
+            ));
         }
     }
     Ok(())
@@ -338,12 +323,13 @@ async fn conservacao_prateleira(m: &Client, e: &Client, d: &mut Vec<Divergencia>
         }
     }
     let mut na_vitrine: HashMap<String, i64> = HashMap::new();
+    let sql = "SELECT p.sku, p.estoque_prateleira::bigint + coalesce(x.retidas, 0) \
+                 FROM produto_vitrine p \
+                 LEFT JOIN (SELECT sku, sum(qtd)::bigint AS retidas FROM reserva \
+                             WHERE status = ANY($1) GROUP BY sku) x ON x.sku = p.sku";
     for r in m
         .query(
-            "SELECT p.sku, p.estoque_prateleira::bigint + coalesce(x.retidas, 0) \
-               FROM produto_vitrine p \
-               LEFT JOIN (SELECT sku, sum(qtd)::bigint AS retidas FROM reserva \
-                           WHERE status = ANY($1) GROUP BY sku) x ON x.sku = p.sku",
+            sql,
             &[&[StatusReserva::Ativa.como_texto(), StatusReserva::Confirmada.como_texto()].as_slice()],
         )
         .await
@@ -359,13 +345,11 @@ async fn conservacao_prateleira(m: &Client, e: &Client, d: &mut Vec<Divergencia>
         let vitrine = na_vitrine.get(&sku).copied().unwrap_or(0);
         let fora = !na_vitrine.contains_key(&sku);
         if enviado != vitrine + voo && !(fora && enviado == 0) {
-            d.push(Divergencia {
+            d.push(Divergencia::new(
                 sku,
-                tipo: "conservacao_prateleira",
-                detalhe: format!(
-                    "expedido {enviado} ≠ na prateleira e reservas {vitrine} + em trânsito {voo}"
-                ),
-            });
+                "conservacao_prateleira",
+                format!("expedido {enviado} ≠ na prateleira e reservas {vitrine} + em trânsito {voo}"),
+            ));
         }
     }
     Ok(())
@@ -392,7 +376,7 @@ pub fn texto(r: &Relatorio) -> String {
 pub fn main(config: &Config, json: bool) -> std::process::ExitCode {
     use std::process::ExitCode;
     // Both databases, and a missing URL is a configuration error (exit 2, as any other).
-    for s in [Servico::Mercado, Servico::Estoque] {
+    for s in Servico::TODOS {
         if let Err(e) = config.db(s) {
             return giro_infra::telemetry::config_error(&e);
         }

@@ -15,10 +15,7 @@ pub async fn run(args: OutboxArgs<Servico>, config: &Config) -> anyhow::Result<(
         inbox_retencao: config.inbox_retencao,
         requisicao: config.limites_http.timeout_requisicao,
     };
-    let servicos = match args.db() {
-        Some(s) => vec![*s],
-        None => vec![Servico::Mercado, Servico::Estoque],
-    };
+    let servicos = args.db().map_or(Servico::TODOS.to_vec(), |s| vec![*s]);
     let alvos = alvos(config, &servicos)?;
     giro_outbox::operador::run::<giro_contracts::EventoIntegracao, _>(args, &prazos, &alvos).await
 }

@@ -14,10 +14,7 @@ use giro_infra::db::{self, OutboxSignal};
 use giro_infra::supervisor::Supervisor;
 
 pub async fn run(config: Config, only: Option<Servico>, shutdown: CancellationToken) -> anyhow::Result<()> {
-    let servicos = match only {
-        Some(s) => vec![s],
-        None => vec![Servico::Mercado, Servico::Estoque],
-    };
+    let servicos = only.map_or(Servico::TODOS.to_vec(), |s| vec![s]);
     for s in &servicos {
         // A publisher reads its outbox's database and sends to the peer with the peer's token.
         config.db(*s)?;

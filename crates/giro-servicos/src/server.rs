@@ -134,7 +134,7 @@ pub fn app<S: 'static>(ctx: &Contexto, role: Role<S>) -> Router {
         &ctx.config.proxies_confiaveis,
         &ctx.config.limites_http,
         &ctx.config.login,
-        Arc::new(giro_http::limite::contadores_pg::ContadoresPg::new(ctx.db.pool.clone())),
+        giro_http::limite::ContadoresPg::new(ctx.db.pool.clone()),
     );
     let mut router = giro_http::finish(routes, ctx.seguranca.clone());
     if ctx.config.cookies_seguros {

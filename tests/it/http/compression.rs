@@ -47,7 +47,7 @@ async fn get_vary(
 async fn a_js_asset_is_served_gzip_or_brotli_when_asked_and_plain_otherwise() {
     let dir = dist();
     let plain_len = std::fs::metadata(dir.join("assets/app-1a2b3c.js")).unwrap().len() as usize;
-    let router = giro_http::web::router(&dir, axum::Router::new(), &[]);
+    let router = giro_http::web::router(&dir, axum::Router::new(), &[], serde_json::json!({}));
 
     let (status, enc, body) = get(&router, "/assets/app-1a2b3c.js", Some("gzip")).await;
     assert_eq!((status, enc.as_deref()), (200, Some("gzip")));
@@ -67,7 +67,7 @@ async fn a_js_asset_is_served_gzip_or_brotli_when_asked_and_plain_otherwise() {
 
 #[tokio::test]
 async fn the_operator_app_has_its_own_index_for_its_routes() {
-    let router = giro_http::web::router(&dist(), axum::Router::new(), &[]);
+    let router = giro_http::web::router(&dist(), axum::Router::new(), &[], serde_json::json!({}));
     for path in ["/operador/", "/operador/produtos", "/operador/eventos"] {
         let (status, _, body) = get(&router, path, None).await;
         assert_eq!(status, 200, "{path}");
@@ -86,7 +86,7 @@ async fn the_builds_precompressed_files_are_served_as_they_are_when_the_client_a
     std::fs::write(dir.join("assets/app-1a2b3c.js.br"), b"BR-FEITO-NO-BUILD").unwrap();
     std::fs::write(dir.join("assets/app-1a2b3c.js.gz"), b"GZ-FEITO-NO-BUILD").unwrap();
     std::fs::write(dir.join("index.html.br"), b"BR-INDEX").unwrap();
-    let router = giro_http::web::router(&dir, axum::Router::new(), &[]);
+    let router = giro_http::web::router(&dir, axum::Router::new(), &[], serde_json::json!({}));
 
     let (status, enc, vary, body) =
         get_vary(&router, "/assets/app-1a2b3c.js", Some("gzip, deflate, br")).await;

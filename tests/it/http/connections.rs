@@ -158,7 +158,14 @@ async fn the_shared_serve_answers_a_panic_500_and_a_slow_handler_503_both_as_pro
     let addr = listener.local_addr().unwrap();
     let stop = CancellationToken::new();
     let limites = LimitesHttp { timeout_requisicao: Duration::from_millis(500), ..LimitesHttp::default() };
-    tokio::spawn(giro_http::serve_com(listener, router, stop.clone(), Duration::from_secs(1), limites));
+    tokio::spawn(giro_http::serve_config(
+        listener,
+        router,
+        stop.clone(),
+        Duration::from_secs(1),
+        limites,
+        &[],
+    ));
     let http = reqwest::Client::new();
     let res = http.get(format!("http://{addr}/panico")).send().await.unwrap();
     assert_eq!(res.status(), 500);

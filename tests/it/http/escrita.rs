@@ -210,7 +210,14 @@ async fn the_request_timeout_covers_the_answer_to_its_last_byte() {
         timeout_escrita: Duration::from_secs(60),
         ..LimitesHttp::default()
     };
-    tokio::spawn(giro_http::serve_com(listener, router, stop.clone(), Duration::from_secs(1), limites));
+    tokio::spawn(giro_http::serve_config(
+        listener,
+        router,
+        stop.clone(),
+        Duration::from_secs(1),
+        limites,
+        &[],
+    ));
 
     // A body that stalls after its head: the connection is closed at the request timeout.
     let mut s = conectar(addr, None).await;

@@ -6,7 +6,8 @@
 
 use std::time::Duration;
 
-use giro_http::auth;
+use giro_http::auth::sessao;
+use giro_http::limite::contadores_pg::purgar_contadores;
 use giro_servicos::config::Servico;
 use tokio_util::sync::CancellationToken;
 
@@ -197,8 +198,10 @@ async fn expired_sessions_are_refused_and_purged_in_batches_by_concurrent_replic
 
     let pool = a.db.pool();
     let stop = CancellationToken::new();
-    let (x, y) =
-        tokio::join!(auth::purgar_expiradas(&pool, 100, &stop), auth::purgar_expiradas(&pool, 100, &stop));
+    let (x, y) = tokio::join!(
+        sessao::purgar_expiradas(&pool, 100, &stop),
+        sessao::purgar_expiradas(&pool, 100, &stop)
+    );
     let (x, y) = (x.expect("purge"), y.expect("purge"));
     assert_eq!(x + y, 1235, "each expired row deleted once ({x} + {y})");
     let rest: i64 = c.query_one("SELECT count(*) FROM sessao_operador", &[]).await.expect("count").get(0);
@@ -218,7 +221,7 @@ async fn the_service_s_purge_loop_removes_expired_sessions_by_itself() {
     .expect("expired rows");
     let seg = giro_servicos::server::seguranca(&a.config, Servico::Estoque, &a.dbh.pool).expect("security");
     let stop = CancellationToken::new();
-    let job = tokio::spawn(auth::limpar_sessoes(
+    let job = tokio::spawn(sessao::limpar_sessoes(
         seg,
         Duration::from_millis(100),
         7,
@@ -308,7 +311,7 @@ async fn throttling_counters_are_shared_by_replicas_and_purged_when_their_window
         (n > 0).then_some(())
     })
     .await;
-    let n = auth::purgar_contadores(&a.db.pool(), 1, &CancellationToken::new()).await.expect("purge");
+    let n = purgar_contadores(&a.db.pool(), 1, &CancellationToken::new()).await.expect("purge");
     assert!(n >= 1);
     let vencidos: i64 =
         c.query_one("SELECT count(*) FROM contador_limite WHERE fim <= now()", &[]).await.expect("n").get(0);
@@ -432,9 +435,9 @@ async fn concurrent_counter_purges_keep_the_row_count_exact() {
     let pool = a.db.pool();
     let stop = CancellationToken::new();
     let (x, y, z) = tokio::join!(
-        auth::purgar_contadores(&pool, 50, &stop),
-        auth::purgar_contadores(&pool, 50, &stop),
-        auth::purgar_contadores(&pool, 50, &stop)
+        purgar_contadores(&pool, 50, &stop),
+        purgar_contadores(&pool, 50, &stop),
+        purgar_contadores(&pool, 50, &stop)
     );
     let (x, y, z) = (x.expect("purge"), y.expect("purge"), z.expect("purge"));
     assert_eq!(x + y + z, 3000, "each expired row deleted once");

@@ -275,7 +275,7 @@ async fn the_dashboard_listener_answers_its_run_time_settings() {
     let dir = crate::support::process::scratch_dir();
     std::fs::write(dir.join("index.html"), "<!doctype html><title>painel</title>").unwrap();
     let ajustes = serde_json::json!({"urlVitrine": "https://loja.exemplo", "portaVitrine": 15173});
-    let router = giro_http::web::router_com(&dir, axum::Router::new(), &[], ajustes.clone());
+    let router = giro_http::web::router(&dir, axum::Router::new(), &[], ajustes.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, router).await });

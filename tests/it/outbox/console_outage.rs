@@ -65,7 +65,7 @@ impl Console {
             "MERCADO_SESSAO",
             "XSRF-MERCADO",
             db.pool(),
-            auth::SESSION_TTL,
+            auth::sessao::SESSION_TTL,
         );
         let router = giro_http::finish(
             giro_outbox::operador::router_console::<EventoIntegracao>(outbox.clone(), seg.clone(), RETENCAO)

@@ -64,11 +64,11 @@ impl Receiver {
             "ESTOQUE_SESSAO",
             "XSRF-ESTOQUE",
             dbh.pool.clone(),
-            giro_http::auth::SESSION_TTL,
+            giro_http::auth::sessao::SESSION_TTL,
         );
         let router = giro_http::finish(
             inbox::router(dbh, Arc::new(Efeitos), lote_max)
-                .merge(giro_http::auth::sessao_router(seg.clone())),
+                .merge(giro_http::auth::login::router(seg.clone())),
             seg,
         );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");

@@ -30,11 +30,7 @@ use crate::Problem;
 use giro_infra::config::{Operador, Secret};
 use giro_infra::db::Pool;
 
-// The paths of the former flat `auth` module, which the roles, giro-outbox and the tests use.
-pub use crate::limite::contadores_pg::purgar_contadores;
-pub use csrf::{csrf, CSRF_HEADER};
-pub use login::router as sessao_router;
-pub use sessao::{limpar_sessoes, purgar_expiradas, SESSION_TTL};
+pub use csrf::csrf;
 
 /// Who is calling.
 #[derive(Clone, Debug, PartialEq, Eq)]

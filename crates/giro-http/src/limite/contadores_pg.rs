@@ -1,4 +1,4 @@
-//! The throttling counters ([`Contadores`]) in the service's own database (table
+//! The throttling counters in the service's own database (table
 //! `contador_limite`, migration V13), so N replicas behind a load balancer share one count per
 //! client: an attacker gets the same number of login attempts whichever replica answers, and a
 //! restart does not reset them.
@@ -22,21 +22,14 @@
 
 use std::time::Duration;
 
-use futures_util::future::BoxFuture;
-
 use tokio_util::sync::CancellationToken;
 
-use super::{Contadores, Contagem};
+use super::Contagem;
 use giro_infra::db::{DbError, Pool};
 
+/// Where counts live. Keys are short ASCII-ish strings (`login:ip:1.2.3.4`).
 pub struct ContadoresPg {
     pool: Pool,
-}
-
-impl ContadoresPg {
-    pub fn new(pool: Pool) -> ContadoresPg {
-        ContadoresPg { pool }
-    }
 }
 
 fn contagem(n: i32, restante_s: f64) -> Contagem {
@@ -69,60 +62,51 @@ pub const INCREMENTAR: &str = "\
     SELECT n, extract(epoch FROM fim - now())::float8 FROM atual \
     UNION ALL SELECT n, extract(epoch FROM fim - now())::float8 FROM novo";
 
-impl Contadores for ContadoresPg {
-    fn incrementar<'a>(
-        &'a self,
-        chave: &'a str,
+impl ContadoresPg {
+    pub fn new(pool: Pool) -> ContadoresPg {
+        ContadoresPg { pool }
+    }
+
+    /// Adds one to `chave` and returns the count, in one atomic step (concurrent callers each
+    /// see a count of their own); the count stops at `teto` (a locked key stays locked without
+    /// growing). A key whose window is over starts a new one of `janela`. `Ok(None)` when the key
+    /// is new and the store already holds `max_chaves` keys: nothing was counted.
+    pub async fn incrementar(
+        &self,
+        chave: &str,
         janela: Duration,
         teto: u32,
         max_chaves: u64,
-    ) -> BoxFuture<'a, anyhow::Result<Option<Contagem>>> {
-        Box::pin(async move {
-            let teto = i32::try_from(teto).unwrap_or(i32::MAX).max(1);
-            let max = i64::try_from(max_chaves).unwrap_or(i64::MAX);
-            let mut c = self.pool.get().await?;
-            let tx = c.transaction().await?;
-            tx.batch_execute("SET LOCAL synchronous_commit = off").await?;
-            let row = tx.query_opt(INCREMENTAR, &[&chave, &janela.as_secs_f64(), &teto, &max]).await?;
-            tx.commit().await?;
-            Ok(row.map(|r| contagem(r.get(0), r.get(1))))
-        })
+    ) -> anyhow::Result<Option<Contagem>> {
+        let teto = i32::try_from(teto).unwrap_or(i32::MAX).max(1);
+        let max = i64::try_from(max_chaves).unwrap_or(i64::MAX);
+        let mut c = self.pool.get().await?;
+        let tx = c.transaction().await?;
+        tx.batch_execute("SET LOCAL synchronous_commit = off").await?;
+        let row = tx.query_opt(INCREMENTAR, &[&chave, &janela.as_secs_f64(), &teto, &max]).await?;
+        tx.commit().await?;
+        Ok(row.map(|r| contagem(r.get(0), r.get(1))))
     }
 
-    fn descontar<'a>(&'a self, chave: &'a str) -> BoxFuture<'a, anyhow::Result<()>> {
-        Box::pin(async move {
-            let c = self.pool.get().await?;
-            c.execute(
-                "UPDATE contador_limite SET n = n - 1 WHERE chave = $1 AND n > 0 AND fim > now()",
-                &[&chave],
-            )
-            .await?;
-            Ok(())
-        })
+    /// Takes one back from `chave` (never below zero).
+    pub async fn descontar(&self, chave: &str) -> anyhow::Result<()> {
+        let stmt = "UPDATE contador_limite SET n = n - 1 WHERE chave = $1 AND n > 0 AND fim > now()";
+        self.pool.get().await?.execute(stmt, &[&chave]).await?;
+        Ok(())
     }
 
-    fn consultar<'a>(&'a self, chave: &'a str) -> BoxFuture<'a, anyhow::Result<Contagem>> {
-        Box::pin(async move {
-            let c = self.pool.get().await?;
-            let row = c
-                .query_opt(
-                    "SELECT n, extract(epoch FROM fim - now())::float8 FROM contador_limite \
-                      WHERE chave = $1 AND fim > now()",
-                    &[&chave],
-                )
-                .await?;
-            Ok(row
-                .map(|r| contagem(r.get(0), r.get(1)))
-                .unwrap_or(Contagem { n: 0, restante: Duration::ZERO }))
-        })
+    /// The count of `chave` now (0 once its window is over).
+    pub async fn consultar(&self, chave: &str) -> anyhow::Result<Contagem> {
+        let stmt = "SELECT n, extract(epoch FROM fim - now())::float8 FROM contador_limite \
+                    WHERE chave = $1 AND fim > now()";
+        let row = self.pool.get().await?.query_opt(stmt, &[&chave]).await?;
+        Ok(row.map(|r| contagem(r.get(0), r.get(1))).unwrap_or(Contagem { n: 0, restante: Duration::ZERO }))
     }
 
-    fn zerar<'a>(&'a self, chave: &'a str) -> BoxFuture<'a, anyhow::Result<()>> {
-        Box::pin(async move {
-            let c = self.pool.get().await?;
-            c.execute("DELETE FROM contador_limite WHERE chave = $1", &[&chave]).await?;
-            Ok(())
-        })
+    /// Forgets `chave`.
+    pub async fn zerar(&self, chave: &str) -> anyhow::Result<()> {
+        self.pool.get().await?.execute("DELETE FROM contador_limite WHERE chave = $1", &[&chave]).await?;
+        Ok(())
     }
 }
 

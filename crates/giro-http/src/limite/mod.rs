@@ -9,7 +9,7 @@
 //!   one subscriber holds a whole /64. Every per-address bound and log line sees the neighbourhood.
 //! - **Login** ([`Limitador::login_antes`] / [`login_entrou`](Limitador::login_entrou)): every
 //!   attempt is counted *before* the password is checked, check and increment in one statement
-//!   ([`Contadores::incrementar`]), so N concurrent guesses get at most the limit through,
+//!   ([`ContadoresPg::incrementar`]), so N concurrent guesses get at most the limit through,
 //!   whatever the replicas. Past `login.max-falhas-endereco` attempts within `login.janela` the
 //!   address gets 429; a success clears it. Past `login.max-falhas-usuario` (all addresses: a
 //!   guess spread over many) the user name gets 429 **only from addresses it never logged in
@@ -25,8 +25,8 @@
 //! - **Checkout** ([`Limitador::por_minuto`]): `POST /pedidos` and `POST /pedidos/{id}/pagamento`
 //!   per address per minute (`checkout.max-por-minuto`), by the same atomic increment.
 //!
-//! The counters live behind [`Contadores`]: the services keep them in their database
-//! ([`contadores_pg`], shared by every replica, bounded and purged).
+//! The services keep the counters in their database ([`contadores_pg`], shared by every replica,
+//! bounded and purged).
 
 pub mod contadores_pg;
 
@@ -34,13 +34,12 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::Problem;
 use axum::extract::{ConnectInfo, Request};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use futures_util::future::BoxFuture;
-
-use crate::Problem;
+pub use contadores_pg::ContadoresPg;
 use giro_infra::config::rede::{vizinhanca, Bloco};
 use giro_infra::config::{LimitesHttp, LoginConfig};
 
@@ -49,27 +48,6 @@ use giro_infra::config::{LimitesHttp, LoginConfig};
 pub struct Contagem {
     pub n: u32,
     pub restante: Duration,
-}
-
-/// Where counts live. Keys are short ASCII-ish strings (`login:ip:1.2.3.4`).
-pub trait Contadores: Send + Sync + 'static {
-    /// Adds one to `chave` and returns the count, in one atomic step (concurrent callers each
-    /// see a count of their own); the count stops at `teto` (a locked key stays locked without
-    /// growing). A key whose window is over starts a new one of `janela`. `Ok(None)` when the key
-    /// is new and the store already holds `max_chaves` keys: nothing was counted.
-    fn incrementar<'a>(
-        &'a self,
-        chave: &'a str,
-        janela: Duration,
-        teto: u32,
-        max_chaves: u64,
-    ) -> BoxFuture<'a, anyhow::Result<Option<Contagem>>>;
-    /// The count of `chave` now (0 once its window is over).
-    fn consultar<'a>(&'a self, chave: &'a str) -> BoxFuture<'a, anyhow::Result<Contagem>>;
-    /// Takes one back from `chave` (never below zero).
-    fn descontar<'a>(&'a self, chave: &'a str) -> BoxFuture<'a, anyhow::Result<()>>;
-    /// Forgets `chave`.
-    fn zerar<'a>(&'a self, chave: &'a str) -> BoxFuture<'a, anyhow::Result<()>>;
 }
 
 /// The client of a request, as [`identificar`] worked it out: its neighbourhood (an IPv6
@@ -88,7 +66,7 @@ pub enum Recusa {
 
 /// The throttling state of a service: its counters and limits.
 pub struct Limitador {
-    contadores: Arc<dyn Contadores>,
+    contadores: ContadoresPg,
     proxies: Vec<Bloco>,
     prefixo_ipv6: u8,
     max_chaves: u64,
@@ -107,7 +85,7 @@ impl Limitador {
         proxies: &[String],
         limites: &LimitesHttp,
         login: &LoginConfig,
-        contadores: Arc<dyn Contadores>,
+        contadores: ContadoresPg,
     ) -> Arc<Limitador> {
         let proxies = proxies.iter().filter_map(|p| Bloco::parse(p)).collect();
         Arc::new(Limitador {
@@ -303,33 +281,11 @@ mod tests {
         assert!(Bloco::parse("x").is_none());
     }
 
-    /// Counters that count nothing: these tests look at addresses only.
-    struct Nenhum;
-
-    impl Contadores for Nenhum {
-        fn incrementar<'a>(
-            &'a self,
-            _: &'a str,
-            _: Duration,
-            _: u32,
-            _: u64,
-        ) -> BoxFuture<'a, anyhow::Result<Option<Contagem>>> {
-            Box::pin(async { Ok(Some(Contagem { n: 0, restante: Duration::ZERO })) })
-        }
-        fn descontar<'a>(&'a self, _: &'a str) -> BoxFuture<'a, anyhow::Result<()>> {
-            Box::pin(async { Ok(()) })
-        }
-        fn consultar<'a>(&'a self, _: &'a str) -> BoxFuture<'a, anyhow::Result<Contagem>> {
-            Box::pin(async { Ok(Contagem { n: 0, restante: Duration::ZERO }) })
-        }
-        fn zerar<'a>(&'a self, _: &'a str) -> BoxFuture<'a, anyhow::Result<()>> {
-            Box::pin(async { Ok(()) })
-        }
-    }
-
     fn limitador(proxies: &[&str]) -> Limitador {
+        // These tests look at addresses only: the pool connects lazily and is never used.
+        let db = giro_infra::config::DbConfig { pg: tokio_postgres::Config::new() };
         Limitador {
-            contadores: Arc::new(Nenhum),
+            contadores: ContadoresPg::new(giro_infra::db::pool(&db, 1, Duration::from_secs(1)).unwrap()),
             proxies: proxies.iter().filter_map(|p| Bloco::parse(p)).collect(),
             prefixo_ipv6: 64,
             max_chaves: 10,

@@ -26,27 +26,16 @@ use giro_infra::config::rede::{self, Bloco};
 
 use crate::{problem, LimitesHttp, Problem};
 
-/// Serves `router` on `listener` with the default [`LimitesHttp`] (tests and tools); services use
-/// [`serve_com`] with the configured ones.
+/// Serves `router` on `listener` until `shutdown`, then lets in-flight requests finish for at most
+/// `grace`; with the default [`LimitesHttp`] and no trusted proxy (tests and tools), where
+/// services use [`serve_config`] with the configured ones.
 pub async fn serve(
     listener: TcpListener,
     router: Router,
     shutdown: CancellationToken,
     grace: Duration,
 ) -> io::Result<()> {
-    serve_com(listener, router, shutdown, grace, LimitesHttp::default()).await
-}
-
-/// Serves `router` on `listener` until `shutdown` is cancelled, then lets in-flight requests
-/// finish for at most `grace`, with no trusted proxy (see [`serve_config`]).
-pub async fn serve_com(
-    listener: TcpListener,
-    router: Router,
-    shutdown: CancellationToken,
-    grace: Duration,
-    limites: LimitesHttp,
-) -> io::Result<()> {
-    serve_config(listener, router, shutdown, grace, limites, &[]).await
+    serve_config(listener, router, shutdown, grace, LimitesHttp::default(), &[]).await
 }
 
 /// The read buffer of a connection (hyper's `max_buf_size`): the largest request head, and all

@@ -20,11 +20,12 @@
 //! defaults: docs/operations.md).
 
 /// `Tipo { campo, … }` read from `row`, each field from the column of its name
-/// (`campo: row.try_get("campo")?`); the `?` returns from the enclosing function or closure.
+/// (`campo: row.try_get("campo")?`), and after a `;` the fields no column gives as they are
+/// (`status`, `total: …`); the `?` returns from the enclosing function or closure.
 #[macro_export]
 macro_rules! da_linha {
-    ($row:expr, $tipo:ident { $($campo:ident),* $(,)? }) => {
-        $tipo { $($campo: $row.try_get(stringify!($campo))?),* }
+    ($row:expr, $tipo:ident { $($campo:ident),* $(; $($outro:ident $(: $valor:expr)?),+)? $(,)? }) => {
+        $tipo { $($campo: $row.try_get(stringify!($campo))?,)* $($($outro $(: $valor)?),+)? }
     };
 }
 
@@ -43,6 +44,21 @@ pub fn linhas<T>(
     ler: impl FnMut(&Row) -> Result<T, tokio_postgres::Error>,
 ) -> Result<Vec<T>, tokio_postgres::Error> {
     rows.iter().map(ler).collect()
+}
+
+/// The rows of `sql` for every id of `ids`, bound last (after `params`) 10 000 at a time: one
+/// statement per part keeps each array, and each answer, bounded.
+pub async fn por_partes(
+    c: &impl Sql,
+    sql: &str,
+    params: &[&dyn Param],
+    ids: &[uuid::Uuid],
+) -> Result<Vec<Row>, tokio_postgres::Error> {
+    let mut rows = Vec::new();
+    for parte in ids.chunks(10_000) {
+        rows.extend(c.query(sql, &[params, &[&parte]].concat()).await?);
+    }
+    Ok(rows)
 }
 
 pub mod leitura;

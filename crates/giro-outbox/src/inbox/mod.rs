@@ -32,14 +32,11 @@ pub async fn prune(
     retencao: std::time::Duration,
     limite: i64,
 ) -> Result<u64, tokio_postgres::Error> {
-    c.execute(
-        "DELETE FROM inbox_event WHERE event_id IN ( \
-             SELECT event_id FROM inbox_event \
-              WHERE processado_em < COALESCE($1, now()) - make_interval(secs => $2) \
-              LIMIT $3 FOR UPDATE SKIP LOCKED)",
-        &[&agora, &retencao.as_secs_f64(), &limite],
-    )
-    .await
+    let sql = "DELETE FROM inbox_event WHERE event_id IN ( \
+                   SELECT event_id FROM inbox_event \
+                    WHERE processado_em < COALESCE($1, now()) - make_interval(secs => $2) \
+                    LIMIT $3 FOR UPDATE SKIP LOCKED)";
+    c.execute(sql, &[&agora, &retencao.as_secs_f64(), &limite]).await
 }
 
 /// `$1` event ids; processado_em is the database's `now()`.

@@ -28,10 +28,9 @@ use axum::routing::post;
 use axum::{Json, Router};
 use futures_util::future::BoxFuture;
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use crate::evento::Evento;
-use crate::lote::{LoteResposta, ResultadoItem};
+use crate::lote::{LotePedido, LoteResposta, ResultadoItem};
 use giro_http::{auth, Problem};
 use giro_infra::db::{Db, Tx};
 use giro_infra::trace;
@@ -243,26 +242,13 @@ async fn um<S: 'static, E: Evento>(
     }
 }
 
-#[derive(Deserialize)]
-struct LoteRequest {
-    eventos: Vec<ItemLote>,
-}
-
-#[derive(Deserialize)]
-struct ItemLote {
-    tipo: String,
-    evento: Box<RawValue>,
-    #[serde(default)]
-    traceparent: Option<String>,
-}
-
 async fn lote<S: 'static, E: Evento>(
     State(r): State<Arc<Receptor<S, E>>>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let body = corpo_json(&headers, body)?;
-    let pedido: LoteRequest = serde_json::from_slice(&body).map_err(|e| {
+    let pedido: LotePedido = serde_json::from_slice(&body).map_err(|e| {
         Problem::bad_request(format!("lote ilegível: {}", giro_http::extract::traduzir(&e.to_string())))
     })?;
     if pedido.eventos.len() > r.lote_max {
@@ -283,7 +269,7 @@ async fn lote<S: 'static, E: Evento>(
 
 async fn aplicar_lote<S: 'static, E: Evento>(
     r: Arc<Receptor<S, E>>,
-    pedido: LoteRequest,
+    pedido: LotePedido,
 ) -> Vec<ResultadoItem> {
     let lidos: Vec<Result<E, (Option<uuid::Uuid>, String)>> = pedido
         .eventos

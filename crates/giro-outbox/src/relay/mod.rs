@@ -333,13 +333,9 @@ impl Publisher {
         tracing::info!(outbox = %self.nome, "publisher stopped");
     }
 
-    /// A round ended, failing with `erro` or not; a run of failures is said once ([`Falhas`]),
-    /// naming this outbox.
-    fn notar(&self, falhas: &mut Falhas, erro: Option<&anyhow::Error>) {
-        match erro {
-            Some(e) => falhas.falhou(&format_args!("outbox {}: {e:#}", self.nome), self.cfg.intervalo),
-            None => falhas.ok(),
-        }
+    /// A round ended with `r`; a run of failures is said once ([`Falhas`]), naming this outbox.
+    fn notar<T>(&self, falhas: &mut Falhas, r: anyhow::Result<T>) -> Option<T> {
+        falhas.notar(r.map_err(|e| format!("outbox {}: {e:#}", self.nome)), self.cfg.intervalo)
     }
 
     /// A claim's task ended: its rows are no longer leased by this loop; failures are logged.
@@ -351,7 +347,7 @@ impl Publisher {
         match done {
             Ok((id, r)) => {
                 in_flight.ended(id);
-                self.notar(&mut in_flight.rodadas, r.as_ref().err());
+                self.notar(&mut in_flight.rodadas, r);
             }
             Err(e) => {
                 in_flight.ended(e.id());
@@ -393,18 +389,17 @@ impl Publisher {
             anyhow::Ok(store::make_due(&client, self.cfg.lote as i64).await?)
         }
         .await;
-        self.notar(&mut in_flight.revive, released.as_ref().err());
-        match released {
-            Ok(0) => {
+        match self.notar(&mut in_flight.revive, released) {
+            Some(0) => {
                 self.reviving.store(false, Ordering::SeqCst);
                 false
             }
-            Ok(n) => {
+            Some(n) => {
                 tracing::debug!(outbox = %self.nome, released = n, "waiting events made due");
                 metrics::counter!("giro_outbox_revived_total").increment(n);
                 true
             }
-            Err(_) => false,
+            None => false,
         }
     }
 

@@ -4,7 +4,7 @@
 //! waiting rows due at once ([`make_due`]).
 
 use chrono::{DateTime, Utc};
-use giro_infra::db::Sql;
+use giro_infra::db::{Param, Sql};
 use uuid::Uuid;
 
 /// How long an event due for the first time counts as fresh: the claim's fresh share
@@ -204,22 +204,9 @@ pub async fn claim_desde(
     parte: u8,
     pisos: Pisos,
 ) -> Result<Reclamados, tokio_postgres::Error> {
-    let fresca = parte_fresca(limite, parte);
-    let rows = c
-        .query(
-            CLAIM,
-            &[
-                &agora,
-                &fresca,
-                &lease.as_secs_f64(),
-                &token,
-                &FRESCOR.as_secs_f64(),
-                &pisos.novos,
-                &limite,
-                &pisos.resto,
-            ],
-        )
-        .await?;
+    let (fresca, lease, frescor) = (parte_fresca(limite, parte), lease.as_secs_f64(), FRESCOR.as_secs_f64());
+    let p: [&dyn Param; 8] = [&agora, &fresca, &lease, &token, &frescor, &pisos.novos, &limite, &pisos.resto];
+    let rows = c.query(CLAIM, &p).await?;
     let mut claimed = claimed_rows(&rows);
     // The fresh share goes out first (the first chunk), the rest oldest first.
     claimed.sort_by_key(|e| (!e.fresco_na_claim, e.criado_em));
@@ -271,12 +258,9 @@ fn claimed_rows(rows: &[tokio_postgres::Row]) -> Vec<Claimed> {
 /// back: no reason to wait out the backoff); returns how many. Leased rows are left to their
 /// publisher.
 pub async fn make_due(c: &impl Sql, limite: i64) -> Result<u64, tokio_postgres::Error> {
-    c.execute(
-        "UPDATE outbox_event SET proxima_tentativa_em = now() WHERE id IN ( \
-             SELECT id FROM outbox_event \
-              WHERE status = 'PENDING' AND lease_token IS NULL AND proxima_tentativa_em > now() \
-              ORDER BY proxima_tentativa_em LIMIT $1 FOR UPDATE SKIP LOCKED)",
-        &[&limite],
-    )
-    .await
+    let sql = "UPDATE outbox_event SET proxima_tentativa_em = now() WHERE id IN ( \
+                   SELECT id FROM outbox_event \
+                    WHERE status = 'PENDING' AND lease_token IS NULL AND proxima_tentativa_em > now() \
+                    ORDER BY proxima_tentativa_em LIMIT $1 FOR UPDATE SKIP LOCKED)";
+    c.execute(sql, &[&limite]).await
 }

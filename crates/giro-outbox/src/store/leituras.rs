@@ -2,7 +2,7 @@
 //! console), the filtered lists (`giro outbox list`), and what an audit reads of an outbox.
 
 use chrono::{DateTime, Utc};
-use giro_infra::db::Sql;
+use giro_infra::db::{por_partes, Sql};
 use uuid::Uuid;
 
 use crate::status::Status;
@@ -39,13 +39,9 @@ pub async fn status(c: &impl Sql) -> Result<Contagem, tokio_postgres::Error> {
             Err(_) => {}
         }
     }
-    let r = c
-        .query_one(
-            "SELECT min(criado_em), extract(epoch FROM now() - min(criado_em))::float8 \
-               FROM outbox_event WHERE status = 'PENDING'",
-            &[],
-        )
-        .await?;
+    let sql = "SELECT min(criado_em), extract(epoch FROM now() - min(criado_em))::float8 \
+               FROM outbox_event WHERE status = 'PENDING'";
+    let r = c.query_one(sql, &[]).await?;
     s.oldest_pending = r.get(0);
     s.oldest_pending_age_s = r.get::<_, Option<f64>>(1).map(|a| a.max(0.0));
     Ok(s)
@@ -77,15 +73,10 @@ pub struct Tentativa {
 #[cfg(feature = "operador")]
 /// The event's attempts on record, newest first (at most [`TENTATIVAS_GUARDADAS`]).
 pub async fn tentativas(c: &impl Sql, id: Uuid) -> Result<Vec<Tentativa>, tokio_postgres::Error> {
-    c.query(
-        "SELECT numero, em, resultado, erro, status_http AS status FROM outbox_tentativa \
-          WHERE event_id = $1 ORDER BY id DESC LIMIT $2",
-        &[&id, &super::TENTATIVAS_GUARDADAS],
-    )
-    .await?
-    .iter()
-    .map(|r| Ok(giro_infra::da_linha!(r, Tentativa { numero, em, resultado, erro, status })))
-    .collect()
+    let sql = "SELECT numero, em, resultado, erro, status_http AS status FROM outbox_tentativa \
+                WHERE event_id = $1 ORDER BY id DESC LIMIT $2";
+    let rows = c.query(sql, &[&id, &super::TENTATIVAS_GUARDADAS]).await?;
+    giro_infra::da_linhas!(rows, Tentativa { numero, em, resultado, erro, status })
 }
 
 // ---- The admin commands (`giro outbox …`, `outbox::admin`) and the console ----
@@ -134,12 +125,9 @@ pub async fn failed_with_key(
     caminho: &[&str],
     limite: i64,
 ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
-    c.query(
-        "SELECT id, tipo, payload #>> $1, coalesce(ultimo_erro, '') FROM outbox_event \
-          WHERE status = 'FAILED' ORDER BY criado_em LIMIT $2",
-        &[&caminho, &limite],
-    )
-    .await
+    let sql = "SELECT id, tipo, payload #>> $1, coalesce(ultimo_erro, '') FROM outbox_event \
+               WHERE status = 'FAILED' ORDER BY criado_em LIMIT $2";
+    c.query(sql, &[&caminho, &limite]).await
 }
 
 #[cfg(feature = "operador")]
@@ -158,27 +146,20 @@ pub struct Filtro {
 #[cfg(feature = "operador")]
 /// Newest first. An operator's look, not a hot path: it may sort the outbox (retention bounds it).
 pub async fn list(c: &impl Sql, f: &Filtro, limite: i64) -> Result<Vec<Linha>, tokio_postgres::Error> {
-    let rows = c
-        .query(
-            &format!(
-                "SELECT {COLS} FROM outbox_event \
-                 WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR tipo = $2) \
-                   AND ($3::timestamptz IS NULL OR criado_em >= $3) AND ($4::timestamptz IS NULL OR criado_em < $4) \
-                   AND ($5::uuid IS NULL OR (criado_em, id) < (SELECT criado_em, id FROM outbox_event WHERE id = $5)) \
-                 ORDER BY criado_em DESC, id DESC LIMIT $6"
-            ),
-            &[&f.status, &f.tipo, &f.desde, &f.ate, &f.antes, &limite],
-        )
-        .await?;
+    let sql = format!(
+        "SELECT {COLS} FROM outbox_event \
+         WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR tipo = $2) \
+           AND ($3::timestamptz IS NULL OR criado_em >= $3) AND ($4::timestamptz IS NULL OR criado_em < $4) \
+           AND ($5::uuid IS NULL OR (criado_em, id) < (SELECT criado_em, id FROM outbox_event WHERE id = $5)) \
+         ORDER BY criado_em DESC, id DESC LIMIT $6"
+    );
+    let rows = c.query(&sql, &[&f.status, &f.tipo, &f.desde, &f.ate, &f.antes, &limite]).await?;
     Ok(rows.iter().map(linha).collect())
 }
 
 // ---- An audit (Girô's `giro audit`): what it reads of an outbox, by status and by the payload
 // paths its event type names. The audit joins these with its own tables itself (by id), so the
 // outbox stays domain-free ----
-
-/// Ids sent to PostgreSQL in one array parameter at most; longer lists go in several statements.
-const IDS_POR_CONSULTA: usize = 10_000;
 
 /// `PENDING` events created before `criado_antes` or attempted `tentativas_min` times or more,
 /// oldest first: id, tipo, the aggregate key (the payload at `caminho`), the last error (`''`
@@ -189,12 +170,10 @@ pub async fn delayed(
     criado_antes: DateTime<Utc>,
     tentativas_min: i32,
 ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
-    c.query(
-        "SELECT id, tipo, payload #>> $3, coalesce(ultimo_erro, ''), criado_em, tentativas FROM outbox_event \
-          WHERE status = 'PENDING' AND (criado_em < $1 OR tentativas >= $2) ORDER BY criado_em",
-        &[&criado_antes, &tentativas_min, &caminho],
-    )
-    .await
+    let sql = "SELECT id, tipo, payload #>> $3, coalesce(ultimo_erro, ''), criado_em, tentativas \
+               FROM outbox_event WHERE status = 'PENDING' AND (criado_em < $1 OR tentativas >= $2) \
+               ORDER BY criado_em";
+    c.query(sql, &[&criado_antes, &tentativas_min, &caminho]).await
 }
 
 /// The status of each of `ids` that still has a row (a missing one was pruned after `SENT`, or
@@ -203,13 +182,8 @@ pub async fn statuses(
     c: &impl Sql,
     ids: &[Uuid],
 ) -> Result<std::collections::HashMap<Uuid, Status>, tokio_postgres::Error> {
-    let mut out = std::collections::HashMap::with_capacity(ids.len());
-    for chunk in ids.chunks(IDS_POR_CONSULTA) {
-        for r in c.query("SELECT id, status FROM outbox_event WHERE id = ANY($1)", &[&chunk]).await? {
-            out.insert(r.get(0), r.get(1));
-        }
-    }
-    Ok(out)
+    let rows = por_partes(c, "SELECT id, status FROM outbox_event WHERE id = ANY($1)", &[], ids).await?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
 }
 
 /// Of `valores`, those found (as a UUID) at `caminho` in the payload of a `PENDING` event of one
@@ -221,20 +195,9 @@ pub async fn pending_referencing(
     caminho: &[&str],
     valores: &[Uuid],
 ) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {
-    let mut out = std::collections::HashSet::new();
-    for chunk in valores.chunks(IDS_POR_CONSULTA) {
-        for r in c
-            .query(
-                "SELECT (payload #>> $2)::uuid FROM outbox_event \
-                  WHERE status = 'PENDING' AND tipo = ANY($1) AND (payload #>> $2)::uuid = ANY($3)",
-                &[&tipos, &caminho, &chunk],
-            )
-            .await?
-        {
-            out.insert(r.get(0));
-        }
-    }
-    Ok(out)
+    let sql = "SELECT (payload #>> $2)::uuid FROM outbox_event \
+                WHERE status = 'PENDING' AND tipo = ANY($1) AND (payload #>> $2)::uuid = ANY($3)";
+    Ok(por_partes(c, sql, &[&tipos, &caminho], valores).await?.iter().map(|r| r.get(0)).collect())
 }
 
 /// `SENT` events created at or after `desde`: id, tipo, the aggregate key (the payload at
@@ -244,9 +207,6 @@ pub async fn sent_since(
     caminho: &[&str],
     desde: DateTime<Utc>,
 ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
-    c.query(
-        "SELECT id, tipo, payload #>> $2 FROM outbox_event WHERE status = 'SENT' AND criado_em >= $1",
-        &[&desde, &caminho],
-    )
-    .await
+    let sql = "SELECT id, tipo, payload #>> $2 FROM outbox_event WHERE status = 'SENT' AND criado_em >= $1";
+    c.query(sql, &[&desde, &caminho]).await
 }

@@ -132,18 +132,13 @@ pub async fn prune_sent(
     limite: i64,
 ) -> Result<u64, tokio_postgres::Error> {
     // The events' attempts go with them, in the same statement.
-    let n: i64 = c
-        .query_one(
-            "WITH d AS (DELETE FROM outbox_event WHERE id IN ( \
-                 SELECT id FROM outbox_event WHERE status = 'SENT' \
-                    AND enviado_em < COALESCE($1, now()) - make_interval(secs => $2) \
-                  LIMIT $3 FOR UPDATE SKIP LOCKED) RETURNING id), \
-                  t AS (DELETE FROM outbox_tentativa WHERE event_id IN (SELECT id FROM d)) \
-             SELECT count(*) FROM d",
-            &[&agora, &retencao.as_secs_f64(), &limite],
-        )
-        .await?
-        .get(0);
+    let sql = "WITH d AS (DELETE FROM outbox_event WHERE id IN ( \
+                   SELECT id FROM outbox_event WHERE status = 'SENT' \
+                      AND enviado_em < COALESCE($1, now()) - make_interval(secs => $2) \
+                    LIMIT $3 FOR UPDATE SKIP LOCKED) RETURNING id), \
+                    t AS (DELETE FROM outbox_tentativa WHERE event_id IN (SELECT id FROM d)) \
+               SELECT count(*) FROM d";
+    let n: i64 = c.query_one(sql, &[&agora, &retencao.as_secs_f64(), &limite]).await?.get(0);
     Ok(n as u64)
 }
 

@@ -118,10 +118,6 @@ impl Layers {
         self.values.get(key)
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &(String, Origin))> {
-        self.values.iter().map(|(k, v)| (*k, v))
-    }
-
     /// Each key from the first of its variables (documented, derived, old name) set in `vars`.
     fn apply_env(&mut self, vars: &BTreeMap<String, String>, origin: fn(String) -> Origin) {
         for key in KEYS {

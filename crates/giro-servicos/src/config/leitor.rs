@@ -161,10 +161,8 @@ impl Reader<'_> {
         Ok(Some(s))
     }
 
-    /// A database URL (`postgres://` or the original's `jdbc:postgresql://`, one host or several,
-    /// [`dburl`]), completed with the
-    /// `*_DB_USER` / `*_DB_PASSWORD` credentials when the URL has none.
-    /// A database URL as it is written, with the application name of `service`.
+    /// A database URL as it is written (`postgres://` or the original's `jdbc:postgresql://`, one
+    /// host or several, [`dburl`]), with the application name of `service`.
     pub(super) fn db_url(&self, key: &str, service: &str) -> Result<DbConfig, ConfigError> {
         let (v, o) = self.raw(key)?;
         let url = dburl::to_libpq(v).map_err(|e| self.invalid(key, "<url>", o, e))?;
@@ -175,11 +173,10 @@ impl Reader<'_> {
         Ok(DbConfig { pg })
     }
 
+    /// `service`'s database URL ([`Reader::db_url`]), completed with the `*_DB_USER` /
+    /// `*_DB_PASSWORD` credentials when the URL has none.
     pub(super) fn db(&self, service: &str) -> Result<DbConfig, ConfigError> {
-        let key = format!("{service}.db-url");
-        let (v, o) = self.raw(&key)?;
-        let url = dburl::to_libpq(v).map_err(|e| self.invalid(&key, "<url>", o, e))?;
-        let mut pg: tokio_postgres::Config = url.parse().map_err(|e| self.invalid(&key, "<url>", o, e))?;
+        let DbConfig { mut pg } = self.db_url(&format!("{service}.db-url"), service)?;
         if pg.get_user().is_none() {
             if let Some(user) = self.opt_string(&format!("{service}.db-usuario")) {
                 pg.user(user);
@@ -189,9 +186,6 @@ impl Reader<'_> {
             if let Some(pw) = self.0.get(&format!("{service}.db-senha")).filter(|(p, _)| !p.is_empty()) {
                 pg.password(pw.0.as_bytes());
             }
-        }
-        if pg.get_application_name().is_none() {
-            pg.application_name(format!("giro-{service}"));
         }
         Ok(DbConfig { pg })
     }

@@ -30,21 +30,16 @@ use giro_infra::config::{
 pub use layers::{Layers, Origin, Sources};
 use leitor::Reader;
 
-/// The two services; each has its own database, port, token and events endpoint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
-pub enum Servico {
-    Mercado,
-    Estoque,
+giro_infra::nomes! {
+    /// The two services; each has its own database, port, token and events endpoint.
+    #[derive(PartialOrd, Ord, clap::ValueEnum)]
+    pub enum Servico {
+        Mercado = "mercado",
+        Estoque = "estoque",
+    }
 }
 
 impl Servico {
-    pub fn nome(self) -> &'static str {
-        match self {
-            Servico::Mercado => "mercado",
-            Servico::Estoque => "estoque",
-        }
-    }
-
     /// The variable that sets this service's database URL, for messages that name the database.
     pub fn var_db_url(self) -> &'static str {
         self.variavel("db-url")
@@ -198,11 +193,10 @@ impl Config {
             match Config::from_layers_noting(&l, &refused) {
                 Ok(config) => {
                     let unset = |key: &str| !refused_keys.contains(&key);
-                    let servicos = [Servico::Mercado, Servico::Estoque];
-                    for s in servicos.into_iter().filter(|s| unset(&format!("{s}.db-url"))) {
+                    for s in Servico::TODOS.into_iter().filter(|s| unset(&format!("{s}.db-url"))) {
                         problems.extend(config.db(s).err());
                     }
-                    for s in servicos.into_iter().filter(|s| unset(&format!("{s}.token-servico"))) {
+                    for s in Servico::TODOS.into_iter().filter(|s| unset(&format!("{s}.token-servico"))) {
                         problems.extend(config.token_servico(s).err());
                     }
                     problems.extend(config.operador_usuario.is_none().then(sem_usuario));

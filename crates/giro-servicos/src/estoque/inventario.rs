@@ -36,40 +36,15 @@ pub const BUSCA_MAXIMA: usize = 100;
 /// The most movements `GET /painel/estoque/{sku}` returns (newest first).
 pub const MOVIMENTOS_MAXIMO: i64 = 100;
 
-/// The `estado` filter of the list (module doc).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FiltroEstado {
-    ComSaldo,
-    SoVencido,
-    Zerado,
-    SemSaldoValido,
-    Vencendo,
-    ComDemanda,
-}
-
-impl FiltroEstado {
-    pub const TODOS: [FiltroEstado; 6] = [
-        FiltroEstado::ComSaldo,
-        FiltroEstado::SoVencido,
-        FiltroEstado::Zerado,
-        FiltroEstado::SemSaldoValido,
-        FiltroEstado::Vencendo,
-        FiltroEstado::ComDemanda,
-    ];
-
-    pub fn nome(self) -> &'static str {
-        match self {
-            FiltroEstado::ComSaldo => "com-saldo",
-            FiltroEstado::SoVencido => "so-vencido",
-            FiltroEstado::Zerado => "zerado",
-            FiltroEstado::SemSaldoValido => "sem-saldo-valido",
-            FiltroEstado::Vencendo => "vencendo",
-            FiltroEstado::ComDemanda => "com-demanda",
-        }
-    }
-
-    pub fn de_nome(s: &str) -> Option<Self> {
-        Self::TODOS.into_iter().find(|f| f.nome() == s)
+giro_infra::nomes! {
+    /// The `estado` filter of the list (module doc).
+    pub enum FiltroEstado {
+        ComSaldo = "com-saldo",
+        SoVencido = "so-vencido",
+        Zerado = "zerado",
+        SemSaldoValido = "sem-saldo-valido",
+        Vencendo = "vencendo",
+        ComDemanda = "com-demanda",
     }
 }
 
@@ -105,8 +80,8 @@ impl FiltroRequest {
         let estado = match presente(self.estado.as_deref()) {
             None => None,
             Some(s) => Some(FiltroEstado::de_nome(s).ok_or_else(|| {
-                let nomes: Vec<_> = FiltroEstado::TODOS.iter().map(|f| f.nome()).collect();
-                invalido(format!("Parâmetro inválido: estado deve ser um de {}: {s}", nomes.join(", ")))
+                let nomes = FiltroEstado::NOMES.join(", ");
+                invalido(format!("Parâmetro inválido: estado deve ser um de {nomes}: {s}"))
             })?),
         };
         // A page past 1 000 000 cannot hold anything and would overflow the offset.

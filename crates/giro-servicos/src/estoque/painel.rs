@@ -78,26 +78,24 @@ pub struct ReposicaoRecente {
 /// The four KPIs at `agora`.
 pub async fn resumo(client: &Client, agora: DateTime<Utc>) -> Result<Resumo, tokio_postgres::Error> {
     let stmt = concat!(
-        "SELECT (SELECT count(*) FROM produto_estoque) AS skus, \
+        "SELECT (SELECT count(*) FROM produto_estoque) AS skus_cadastrados, \
                     (SELECT count(*) FROM produto_estoque p WHERE NOT EXISTS ( \
                          SELECT 1 FROM lote l WHERE l.sku = p.sku AND l.quantidade_disponivel > 0 \
                             AND (l.validade IS NULL OR l.validade >= ",
         hoje_sql!("$1"),
-        "))) AS sem_saldo, \
-                    (SELECT count(*) FROM demanda_reprimida WHERE NOT atendida) AS demandas, \
+        "))) AS skus_sem_saldo, \
+                    (SELECT count(*) FROM demanda_reprimida WHERE NOT atendida) AS demandas_abertas, \
                     (SELECT count(*) FROM lote WHERE quantidade_disponivel > 0 AND validade BETWEEN ",
         hoje_sql!("$1"),
         " AND ",
         hoje_sql!("$1"),
-        " + $2::int) AS vencendo"
+        " + $2::int) AS lotes_vencendo"
     );
     let row = client.query_one(stmt, &[&agora, &DIAS_ALERTA_VALIDADE]).await?;
-    Ok(Resumo {
-        skus_cadastrados: row.try_get("skus")?,
-        skus_sem_saldo: row.try_get("sem_saldo")?,
-        demandas_abertas: row.try_get("demandas")?,
-        lotes_vencendo: row.try_get("vencendo")?,
-    })
+    Ok(giro_infra::da_linha!(
+        row,
+        Resumo { skus_cadastrados, skus_sem_saldo, demandas_abertas, lotes_vencendo }
+    ))
 }
 
 /// Open demands in the order they will be served (`registrado_em`, then `id`).
@@ -105,14 +103,8 @@ pub async fn demandas(client: &Client) -> Result<Vec<DemandaAberta>, tokio_postg
     let stmt = "SELECT d.id, d.sku, p.descricao, d.qtd_solicitada, d.registrado_em \
                FROM demanda_reprimida d JOIN produto_estoque p ON p.sku = d.sku \
               WHERE NOT d.atendida ORDER BY d.registrado_em, d.id";
-    client
-        .query(stmt, &[])
-        .await?
-        .iter()
-        .map(|r| {
-            Ok(giro_infra::da_linha!(r, DemandaAberta { id, sku, descricao, qtd_solicitada, registrado_em }))
-        })
-        .collect()
+    let rows = client.query(stmt, &[]).await?;
+    giro_infra::da_linhas!(rows, DemandaAberta { id, sku, descricao, qtd_solicitada, registrado_em })
 }
 
 /// `limite` as `/painel/reposicoes` takes it: default 20, clamped to [1, 100].
@@ -130,17 +122,11 @@ pub async fn reposicoes(
                JOIN produto_estoque p ON p.sku = r.sku \
                JOIN lote l ON l.id = r.lote_id \
               ORDER BY r.expedido_em DESC, r.id DESC LIMIT $1";
-    client
-        .query(stmt, &[&limite])
-        .await?
-        .iter()
-        .map(|r| {
-            Ok(giro_infra::da_linha!(
-                r,
-                ReposicaoRecente { event_id, sku, descricao, qtd, codigo_lote, expedido_em, entregue_em }
-            ))
-        })
-        .collect()
+    let rows = client.query(stmt, &[&limite]).await?;
+    giro_infra::da_linhas!(
+        rows,
+        ReposicaoRecente { event_id, sku, descricao, qtd, codigo_lote, expedido_em, entregue_em }
+    )
 }
 
 /// The charts' window when `horas` is absent, and the largest one.

@@ -58,15 +58,8 @@ impl Deref for Bloqueado<'_> {
 const COLUNAS: &str = "sku, descricao, ncm, tags, categoria, saldo_disponivel";
 
 fn de_linha(row: &Row) -> Result<Produto, tokio_postgres::Error> {
-    let tags: Option<Json<Vec<String>>> = row.try_get("tags")?;
-    Ok(Produto {
-        sku: row.try_get("sku")?,
-        descricao: row.try_get("descricao")?,
-        ncm: row.try_get("ncm")?,
-        tags: tags.map(|t| t.0),
-        categoria: row.try_get("categoria")?,
-        saldo_disponivel: row.try_get("saldo_disponivel")?,
-    })
+    let tags = row.try_get::<_, Option<Json<Vec<String>>>>("tags")?.map(|t| t.0);
+    Ok(giro_infra::da_linha!(row, Produto { sku, descricao, ncm, categoria, saldo_disponivel; tags }))
 }
 
 /// Reads a product without locking it (reads, and the intake's look-up before its transaction).
@@ -77,14 +70,8 @@ pub async fn buscar(client: &Client, sku: &str) -> Result<Option<Produto>, tokio
 
 /// Locks the product's row (`SELECT … FOR UPDATE`); `None` when the SKU is unknown.
 pub async fn bloquear<'t>(tx: &'t Tx<'_>, sku: &str) -> Result<Option<Bloqueado<'t>>, tokio_postgres::Error> {
-    let stmt = &sql_bloquear();
-    Ok(tx
-        .query_opt(stmt, &[&sku])
-        .await?
-        .as_ref()
-        .map(de_linha)
-        .transpose()?
-        .map(|p| Bloqueado(p, PhantomData)))
+    let linha = tx.query_opt(&sql_bloquear(), &[&sku]).await?;
+    Ok(linha.as_ref().map(de_linha).transpose()?.map(|p| Bloqueado(p, PhantomData)))
 }
 
 /// Creates a product (the original's `new ProdutoEstoque(sku, descricao, ncm)`): valid SKU,

@@ -53,16 +53,13 @@ pub async fn job(
         }
         tokio::select! {
             _ = shutdown.cancelled() => break,
-            r = rodada_com(&db, &cliente, limite, &mut pulados) => match r {
-                Ok(n) => {
-                    falhas.ok();
-                    match n {
-                        0 => tracing::debug!("re-classification round: nothing classified"),
-                        n => tracing::info!(classificados = n, "re-classification round"),
-                    }
+            r = rodada_com(&db, &cliente, limite, &mut pulados) => {
+                match falhas.notar(r.map_err(|e| format!("{e:#}")), intervalo) {
+                    Some(0) => tracing::debug!("re-classification round: nothing classified"),
+                    Some(n) => tracing::info!(classificados = n, "re-classification round"),
+                    None => {}
                 }
-                Err(e) => falhas.falhou(&format_args!("{e:#}"), intervalo),
-            },
+            }
         }
         vivo.ok();
     }

@@ -121,11 +121,8 @@ async fn reemitir(tx: &Tx<'_>, l: &Linha, agora: DateTime<Utc>) -> anyhow::Resul
             let velha: ReposicaoEnviada = serde_json::from_value(p).map_err(ilegivel)?;
             let nova = ReposicaoEnviada { event_id: Uuid::new_v4(), ocorrido_em: agora, ..velha.clone() };
             giro_outbox::registrar(tx, &EventoIntegracao::ReposicaoEnviada(nova.clone())).await?;
-            tx.execute(
-                "UPDATE reposicao_expedida SET event_id = $2 WHERE event_id = $1",
-                &[&velha.event_id, &nova.event_id],
-            )
-            .await?;
+            let sql = "UPDATE reposicao_expedida SET event_id = $2 WHERE event_id = $1";
+            tx.execute(sql, &[&velha.event_id, &nova.event_id]).await?;
             format!(
                 "remessa de {} unidade(s) do lote {} reemitida como {}",
                 nova.qtd, nova.lote, nova.event_id
@@ -135,7 +132,7 @@ async fn reemitir(tx: &Tx<'_>, l: &Linha, agora: DateTime<Utc>) -> anyhow::Resul
             let velha: ReposicaoNegada = serde_json::from_value(p).map_err(ilegivel)?;
             let nova = ReposicaoNegada { event_id: Uuid::new_v4(), ocorrido_em: agora, ..velha };
             giro_outbox::registrar(tx, &EventoIntegracao::ReposicaoNegada(nova.clone())).await?;
-            format!("negativa ({}) reemitida como {}", nova.motivo.como_texto(), nova.event_id)
+            format!("negativa ({}) reemitida como {}", nova.motivo.nome(), nova.event_id)
         }
         Some(TipoEvento::ProdutoClassificado) => {
             let velha: ProdutoClassificado = serde_json::from_value(p).map_err(ilegivel)?;

@@ -140,13 +140,9 @@ async fn repetido(
 /// sweep holds are skipped, so any number of replicas may run it.
 pub async fn purgar_chaves(db: &Db, agora: DateTime<Utc>, limite: i64) -> Result<u64, ErroMercado> {
     let client = db.client().await?;
-    Ok(client
-        .execute(
-            "DELETE FROM checkout_idempotencia WHERE chave IN \
-             (SELECT chave FROM checkout_idempotencia WHERE criado_em <= LEAST($1, now() - interval '1 day') LIMIT $2 FOR UPDATE SKIP LOCKED)",
-            &[&(agora - VALIDADE_CHAVE), &limite],
-        )
-        .await?)
+    let sql = "DELETE FROM checkout_idempotencia WHERE chave IN \
+               (SELECT chave FROM checkout_idempotencia WHERE criado_em <= LEAST($1, now() - interval '1 day') LIMIT $2 FOR UPDATE SKIP LOCKED)";
+    Ok(client.execute(sql, &[&(agora - VALIDADE_CHAVE), &limite]).await?)
 }
 
 /// Keys purged per statement by [`limpar_chaves`].
@@ -165,21 +161,16 @@ pub async fn limpar_chaves(
     let mut falhas = vivo.falhas("purging expired Idempotency-Keys failed; trying again later");
     loop {
         loop {
-            match purgar_chaves(&db, super::agora(), LOTE_PURGA).await {
-                Ok(n) => {
-                    falhas.ok();
-                    vivo.ok();
-                    if n > 0 {
-                        tracing::debug!(chaves = n, "expired Idempotency-Keys purged");
-                    }
-                    if n < LOTE_PURGA as u64 || shutdown.is_cancelled() {
-                        break;
-                    }
-                }
-                Err(e) => {
-                    falhas.falhou(&e, INTERVALO_PURGA);
-                    break;
-                }
+            let Some(n) = falhas.notar(purgar_chaves(&db, super::agora(), LOTE_PURGA).await, INTERVALO_PURGA)
+            else {
+                break;
+            };
+            vivo.ok();
+            if n > 0 {
+                tracing::debug!(chaves = n, "expired Idempotency-Keys purged");
+            }
+            if n < LOTE_PURGA as u64 || shutdown.is_cancelled() {
+                break;
             }
         }
         vivo.ok();
@@ -207,11 +198,10 @@ pub async fn fechar_com(
     let pedido_id = Uuid::new_v4();
 
     let chave = op.chave.as_deref().map(|k| chave_do_cliente(op.cliente, k));
-    let limites = Limites { total: op.max_unidades, por_produto: op.max_por_produto };
     let mut client = db.client().await?;
     let tx = Tx::begin(db, &mut client).await?;
     if let Some(ip) = op.cliente {
-        reservas_do_cliente(&tx, ip, limites, itens, agora).await?;
+        reservas_do_cliente(&tx, ip, op, itens, agora).await?;
     }
     let mut total = Decimal::ZERO;
     let mut linhas = Vec::with_capacity(itens.len());
@@ -268,33 +258,26 @@ pub async fn fechar_com(
     Ok((PedidoFechado { pedido_id, numero, criado_em, total, reserva_expira_em: expira_em }, false))
 }
 
-/// The reservation bounds of one client (`None` = no bound).
-#[derive(Clone, Copy, Debug)]
-struct Limites {
-    total: Option<i64>,
-    por_produto: Option<i64>,
-}
-
 /// The reservation bounds: the units `ip` holds in unpaid, unexpired reservations plus this order
-/// must stay within `limites.total`, and those of each SKU within `limites.por_produto`; one
+/// must stay within `op.max_unidades`, and those of each SKU within `op.max_por_produto`; one
 /// query, grouped by SKU. Checkouts of one address are not serialised for it (many shoppers may
 /// share an address behind a NAT): requests in flight at the same moment may pass together, so
 /// a bound can be exceeded by what those few orders hold — the rate limit bounds how many.
 async fn reservas_do_cliente(
     tx: &Tx<'_>,
     ip: IpAddr,
-    limites: Limites,
+    op: &Opcoes,
     itens: &BTreeMap<String, i32>,
     agora: DateTime<Utc>,
 ) -> Result<(), ErroMercado> {
-    if limites.total.is_none() && limites.por_produto.is_none() {
+    if op.max_unidades.is_none() && op.max_por_produto.is_none() {
         return Ok(());
     }
     let pedidas: i64 = itens.values().map(|q| i64::from(*q)).sum();
-    if limites.total.is_some_and(|max| pedidas > max) {
+    if op.max_unidades.is_some_and(|max| pedidas > max) {
         return Err(ErroMercado::ReservasDemais { espera: None });
     }
-    if let Some(max) = limites.por_produto {
+    if let Some(max) = op.max_por_produto {
         if let Some((sku, _)) = itens.iter().find(|(_, q)| i64::from(**q) > max) {
             return Err(ErroMercado::ReservasDemaisDoProduto { sku: sku.clone(), max, espera: None });
         }
@@ -314,7 +297,7 @@ async fn reservas_do_cliente(
         let primeira: DateTime<Utc> = row.try_get("proxima")?;
         retidas += n;
         proxima = Some(proxima.map_or(primeira, |p| p.min(primeira)));
-        if let (Some(max), Some(q)) = (limites.por_produto, itens.get(&sku)) {
+        if let (Some(max), Some(q)) = (op.max_por_produto, itens.get(&sku)) {
             if n + i64::from(*q) > max {
                 return Err(ErroMercado::ReservasDemaisDoProduto {
                     sku,
@@ -324,7 +307,7 @@ async fn reservas_do_cliente(
             }
         }
     }
-    if limites.total.is_some_and(|max| retidas + pedidas > max) {
+    if op.max_unidades.is_some_and(|max| retidas + pedidas > max) {
         return Err(ErroMercado::ReservasDemais { espera: espera(proxima) });
     }
     Ok(())

@@ -51,35 +51,22 @@ pub async fn agendar(db: Db, intervalo: Duration, lote: i64, shutdown: Cancellat
     loop {
         let mut expirados = 0;
         loop {
-            match lote_da_rodada(&db, None, lote, &mut evitados).await {
-                Ok(b) => {
-                    expirados += b.expirados;
-                    rodadas.ok();
-                    vivo.ok();
-                    if !b.ha_mais(lote) || shutdown.is_cancelled() {
-                        break;
-                    }
-                }
-                Err(e) => {
-                    rodadas.falhou(&e, intervalo);
-                    break;
-                }
+            let Some(b) = rodadas.notar(lote_da_rodada(&db, None, lote, &mut evitados).await, intervalo)
+            else {
+                break;
+            };
+            expirados += b.expirados;
+            vivo.ok();
+            if !b.ha_mais(lote) || shutdown.is_cancelled() {
+                break;
             }
         }
         if expirados > 0 {
             tracing::info!(pedidos = expirados, "expired orders returned their units");
         }
         vivo.ok();
-        let espera = match proximo_prazo(&db).await {
-            Ok(prazo) => {
-                prazos.ok();
-                espera_ate(prazo, intervalo)
-            }
-            Err(e) => {
-                prazos.falhou(&e, intervalo);
-                intervalo
-            }
-        };
+        let prazo = prazos.notar(proximo_prazo(&db).await, intervalo);
+        let espera = prazo.map_or(intervalo, |p| espera_ate(p, intervalo));
         tokio::select! {
             _ = shutdown.cancelled() => break,
             _ = tokio::time::sleep(espera) => {}

@@ -20,31 +20,22 @@
 //! SKU in `GET /produtos/{sku}` a 404; `PedidoDetalhe.itens` come in the order they were recorded
 //! (ascending SKU).
 
-/// A status column as an enum: each variant with the text its row holds, spelled once
-/// (`como_texto`, and `de_texto` back, a text no variant has being a broken invariant).
+/// A status column as an enum ([`giro_infra::nomes!`]): each variant with the text its row
+/// holds, spelled once (`como_texto`, and `de_texto` back, a text no variant has being a broken
+/// invariant).
 macro_rules! status {
     ($(#[$m:meta])* $nome:ident, $o_que:literal { $($(#[$vm:meta])* $v:ident = $texto:literal,)* }) => {
-        $(#[$m])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub enum $nome {
-            $($(#[$vm])* $v,)*
-        }
+        giro_infra::nomes! { $(#[$m])* pub enum $nome { $($(#[$vm])* $v = $texto,)* } }
 
         impl $nome {
             pub fn como_texto(self) -> &'static str {
-                match self {
-                    $($nome::$v => $texto,)*
-                }
+                self.nome()
             }
 
             pub fn de_texto(s: &str) -> Result<Self, $crate::mercado::erro::ErroMercado> {
-                match s {
-                    $($texto => Ok($nome::$v),)*
-                    outro => Err($crate::mercado::erro::ErroMercado::EstadoInvalido(format!(
-                        concat!("status de ", $o_que, " desconhecido: {}"),
-                        outro
-                    ))),
-                }
+                use $crate::mercado::erro::ErroMercado::EstadoInvalido;
+                let desconhecido = concat!("status de ", $o_que, " desconhecido: ");
+                Self::de_nome(s).ok_or_else(|| EstadoInvalido(desconhecido.to_string() + s))
             }
         }
     };

@@ -127,15 +127,10 @@ pub async fn travar_por_evento(
     let Some(r) = tx.query_opt(stmt, &[&event_id]).await? else {
         return Ok(None);
     };
-    let status: String = r.try_get("status")?;
-    Ok(Some(SolicitacaoReposicao {
-        id: r.try_get("id")?,
-        event_id: r.try_get("event_id")?,
-        sku: r.try_get("sku")?,
-        qtd_solicitada: r.try_get("qtd_solicitada")?,
-        status: StatusSolicitacao::de_texto(&status)?,
-        criado_em: r.try_get("criado_em")?,
-    }))
+    let status = StatusSolicitacao::de_texto(r.try_get("status")?)?;
+    Ok(Some(
+        giro_infra::da_linha!(r, SolicitacaoReposicao { id, event_id, sku, qtd_solicitada, criado_em; status }),
+    ))
 }
 
 pub async fn mudar_status(tx: &Tx<'_>, id: i64, status: StatusSolicitacao) -> Result<(), ErroMercado> {

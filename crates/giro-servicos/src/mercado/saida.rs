@@ -103,26 +103,13 @@ impl Reparo<Mercado> for ReparoMercado {
 /// products locked first in SKU order (mercado's lock order: the product, then its request).
 /// Returns the SKUs of all those requests, and those whose request was cancelled.
 async fn cancelar(tx: &Tx<'_>, ids: &[Uuid]) -> anyhow::Result<(Vec<String>, Vec<String>)> {
-    let skus: Vec<String> = tx
-        .query(
-            "SELECT DISTINCT sku FROM solicitacao_reposicao WHERE event_id = ANY($1) ORDER BY sku",
-            &[&ids],
-        )
-        .await?
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let sql = "SELECT DISTINCT sku FROM solicitacao_reposicao WHERE event_id = ANY($1) ORDER BY sku";
+    let skus: Vec<String> = tx.query(sql, &[&ids]).await?.iter().map(|r| r.get(0)).collect();
     tx.execute("SELECT 1 FROM produto_vitrine WHERE sku = ANY($1) ORDER BY sku FOR UPDATE", &[&skus]).await?;
     let de = StatusSolicitacao::Pendente;
     let para = de.cancelar()?;
-    let canceladas = tx
-        .query(
-            "UPDATE solicitacao_reposicao SET status = $3 WHERE event_id = ANY($1) AND status = $2 RETURNING sku",
-            &[&ids, &de.como_texto(), &para.como_texto()],
-        )
-        .await?
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
-    Ok((skus, canceladas))
+    let sql =
+        "UPDATE solicitacao_reposicao SET status = $3 WHERE event_id = ANY($1) AND status = $2 RETURNING sku";
+    let canceladas = tx.query(sql, &[&ids, &de.como_texto(), &para.como_texto()]).await?;
+    Ok((skus, canceladas.iter().map(|r| r.get(0)).collect()))
 }

@@ -61,10 +61,7 @@ pub(crate) struct ChaveSessoes([u8; 32]);
 
 fn hmac(chave: &[u8], partes: &[&[u8]]) -> [u8; 32] {
     // HMAC takes a key of any length: new_from_slice cannot fail.
-    let mut m = match HmacSha256::new_from_slice(chave) {
-        Ok(m) => m,
-        Err(_) => return [0; 32],
-    };
+    let Ok(mut m) = HmacSha256::new_from_slice(chave) else { return [0; 32] };
     for p in partes {
         m.update(p);
     }
@@ -137,15 +134,8 @@ impl Seguranca {
     /// Stores a new session for `usuario` and returns its cookie value (`<id>.<mac>`).
     pub(crate) async fn criar_sessao(&self, usuario: &str) -> Result<String, DbError> {
         let id = random_token();
-        let c = self.pool.get().await?;
-        store::inserir(
-            &c,
-            &self.chave_sessoes.linha(&id),
-            usuario,
-            self.ttl,
-            &self.chave_sessoes.credencial(),
-        )
-        .await?;
+        let (chave, credencial) = (self.chave_sessoes.linha(&id), self.chave_sessoes.credencial());
+        store::inserir(&self.pool.get().await?, &chave, usuario, self.ttl, &credencial).await?;
         Ok(self.chave_sessoes.assinar(&id))
     }
 
@@ -204,28 +194,18 @@ pub async fn limpar_sessoes(
     let mut outras = vivo.falhas("purge of other credentials' sessions failed; retrying next round");
     let mut contadores = vivo.falhas("expired throttle counters purge failed; retrying next round");
     loop {
-        match purgar_expiradas(&seg.pool, lote, &shutdown).await {
-            Ok(n) => {
-                expiradas.ok();
-                if n > 0 {
-                    tracing::info!(sessoes = n, "expired operator sessions purged");
-                }
+        if let Some(n) = expiradas.notar(purgar_expiradas(&seg.pool, lote, &shutdown).await, intervalo) {
+            if n > 0 {
+                tracing::info!(sessoes = n, "expired operator sessions purged");
             }
-            Err(e) => expiradas.falhou(&e, intervalo),
         }
-        match purgar_outras_credenciais(&seg, lote, &shutdown).await {
-            Ok(n) => {
-                outras.ok();
-                if n > 0 {
-                    tracing::info!(sessoes = n, "sessions of other operator credentials deleted");
-                }
+        if let Some(n) = outras.notar(purgar_outras_credenciais(&seg, lote, &shutdown).await, intervalo) {
+            if n > 0 {
+                tracing::info!(sessoes = n, "sessions of other operator credentials deleted");
             }
-            Err(e) => outras.falhou(&e, intervalo),
         }
-        match crate::limite::contadores_pg::purgar_contadores(&seg.pool, lote, &shutdown).await {
-            Ok(_) => contadores.ok(),
-            Err(e) => contadores.falhou(&e, intervalo),
-        }
+        let purga = crate::limite::contadores_pg::purgar_contadores(&seg.pool, lote, &shutdown).await;
+        contadores.notar(purga, intervalo);
         vivo.ok();
         tokio::select! {
             _ = shutdown.cancelled() => break,

@@ -13,14 +13,9 @@ pub async fn buscar(
     chave: &[u8],
     passo_s: f64,
 ) -> Result<Option<(String, bool)>, tokio_postgres::Error> {
-    let row = c
-        .query_opt(
-            "SELECT usuario, vista_em < now() - make_interval(secs => $2) \
-               FROM sessao_operador WHERE id_hash = $1 AND expira_em > now()",
-            &[&chave, &passo_s],
-        )
-        .await?;
-    Ok(row.map(|r| (r.get(0), r.get(1))))
+    let sql = "SELECT usuario, vista_em < now() - make_interval(secs => $2) \
+               FROM sessao_operador WHERE id_hash = $1 AND expira_em > now()";
+    Ok(c.query_opt(sql, &[&chave, &passo_s]).await?.map(|r| (r.get(0), r.get(1))))
 }
 
 pub async fn marcar_vista(c: &impl Sql, chave: &[u8]) -> Result<(), tokio_postgres::Error> {
@@ -36,12 +31,9 @@ pub async fn inserir(
     ttl: Duration,
     credencial: &[u8],
 ) -> Result<(), tokio_postgres::Error> {
-    c.execute(
-        "INSERT INTO sessao_operador (id_hash, usuario, expira_em, credencial) \
-         VALUES ($1, $2, now() + make_interval(secs => $3), $4)",
-        &[&chave, &usuario, &ttl.as_secs_f64(), &credencial],
-    )
-    .await?;
+    let sql = "INSERT INTO sessao_operador (id_hash, usuario, expira_em, credencial) \
+               VALUES ($1, $2, now() + make_interval(secs => $3), $4)";
+    c.execute(sql, &[&chave, &usuario, &ttl.as_secs_f64(), &credencial]).await?;
     Ok(())
 }
 
@@ -52,13 +44,9 @@ pub async fn apagar(c: &impl Sql, chave: &[u8]) -> Result<(), tokio_postgres::Er
 
 /// Deletes at most `lote` expired sessions, skipping rows another purge holds; returns how many.
 pub async fn apagar_expiradas(c: &impl Sql, lote: i64) -> Result<u64, tokio_postgres::Error> {
-    c.execute(
-        "DELETE FROM sessao_operador WHERE id_hash IN ( \
-             SELECT id_hash FROM sessao_operador WHERE expira_em <= now() \
-              LIMIT $1 FOR UPDATE SKIP LOCKED)",
-        &[&lote],
-    )
-    .await
+    let sql = "DELETE FROM sessao_operador WHERE id_hash IN ( \
+               SELECT id_hash FROM sessao_operador WHERE expira_em <= now() LIMIT $1 FOR UPDATE SKIP LOCKED)";
+    c.execute(sql, &[&lote]).await
 }
 
 /// Deletes at most `lote` sessions opened with other credentials than `credencial` (or before
@@ -68,11 +56,8 @@ pub async fn apagar_de_outras_credenciais(
     credencial: &[u8],
     lote: i64,
 ) -> Result<u64, tokio_postgres::Error> {
-    c.execute(
-        "DELETE FROM sessao_operador WHERE id_hash IN ( \
-             SELECT id_hash FROM sessao_operador WHERE credencial IS DISTINCT FROM $1 \
-              LIMIT $2 FOR UPDATE SKIP LOCKED)",
-        &[&credencial, &lote],
-    )
-    .await
+    let sql = "DELETE FROM sessao_operador WHERE id_hash IN ( \
+               SELECT id_hash FROM sessao_operador WHERE credencial IS DISTINCT FROM $1 \
+                LIMIT $2 FOR UPDATE SKIP LOCKED)";
+    c.execute(sql, &[&credencial, &lote]).await
 }

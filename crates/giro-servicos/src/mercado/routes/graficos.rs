@@ -62,20 +62,17 @@ pub async fn vendas(
 ) -> Result<AppJson<Vendas>, ErroMercado> {
     let horas = inteiro("horas", &q.horas, HORAS_MAX, HORAS_PADRAO)?;
     let client = e.db.client().await?;
-    let rows = client
-        .query(
-            "WITH h AS (SELECT generate_series(date_trunc('hour', now()) - make_interval(hours => $1::int - 1), \
-                                               date_trunc('hour', now()), interval '1 hour') AS hora), \
-                  p AS (SELECT date_trunc('hour', criado_em) AS hora, count(*) AS pedidos, \
-                               count(*) FILTER (WHERE status = 'PAGO') AS pagos, \
-                               sum(total) FILTER (WHERE status = 'PAGO') AS receita \
-                          FROM pedido WHERE criado_em >= (SELECT min(hora) FROM h) GROUP BY 1) \
-             SELECT h.hora, coalesce(p.pedidos, 0) AS pedidos, coalesce(p.pagos, 0) AS pagos, \
-                    coalesce(p.receita, 0)::numeric(14, 2) AS receita \
-               FROM h LEFT JOIN p USING (hora) ORDER BY h.hora",
-            &[&(horas as i32)],
-        )
-        .await?;
+    let sql =
+        "WITH h AS (SELECT generate_series(date_trunc('hour', now()) - make_interval(hours => $1::int - 1), \
+                                           date_trunc('hour', now()), interval '1 hour') AS hora), \
+              p AS (SELECT date_trunc('hour', criado_em) AS hora, count(*) AS pedidos, \
+                           count(*) FILTER (WHERE status = 'PAGO') AS pagos, \
+                           sum(total) FILTER (WHERE status = 'PAGO') AS receita \
+                      FROM pedido WHERE criado_em >= (SELECT min(hora) FROM h) GROUP BY 1) \
+         SELECT h.hora, coalesce(p.pedidos, 0) AS pedidos, coalesce(p.pagos, 0) AS pagos, \
+                coalesce(p.receita, 0)::numeric(14, 2) AS receita \
+           FROM h LEFT JOIN p USING (hora) ORDER BY h.hora";
+    let rows = client.query(sql, &[&(horas as i32)]).await?;
     let pontos = giro_infra::da_linhas!(rows, HoraVendas { hora, pedidos, pagos, receita })?;
     Ok(AppJson(Vendas { horas, pontos }))
 }
@@ -103,15 +100,11 @@ pub async fn esgotados(
     let horas = inteiro("horas", &q.horas, HORAS_MAX, HORAS_PADRAO)?;
     let limite = inteiro("limite", &q.limite, 20, 5)?;
     let client = e.db.client().await?;
-    let rows = client
-        .query(
-            "SELECT p.sku, p.nome, p.status, count(*) AS reposicoes \
-               FROM solicitacao_reposicao s JOIN produto_vitrine p ON p.sku = s.sku \
-              WHERE s.criado_em >= now() - make_interval(hours => $1::int) \
-              GROUP BY p.sku, p.nome, p.status ORDER BY reposicoes DESC, p.nome, p.sku LIMIT $2",
-            &[&(horas as i32), &limite],
-        )
-        .await?;
+    let sql = "SELECT p.sku, p.nome, p.status, count(*) AS reposicoes \
+                 FROM solicitacao_reposicao s JOIN produto_vitrine p ON p.sku = s.sku \
+                WHERE s.criado_em >= now() - make_interval(hours => $1::int) \
+                GROUP BY p.sku, p.nome, p.status ORDER BY reposicoes DESC, p.nome, p.sku LIMIT $2";
+    let rows = client.query(sql, &[&(horas as i32), &limite]).await?;
     let produtos = giro_infra::da_linhas!(rows, Esgotado { sku, nome, status, reposicoes })?;
     Ok(AppJson(Esgotados { horas, produtos }))
 }
@@ -132,13 +125,9 @@ pub async fn prateleira(
 ) -> Result<AppJson<Vec<Prateleira>>, ErroMercado> {
     let limite = inteiro("limite", &q.limite, 50, 12)?;
     let client = e.db.client().await?;
-    let rows = client
-        .query(
-            "SELECT sku, nome, estoque_prateleira AS prateleira, estoque_minimo, estoque_ideal \
-               FROM produto_vitrine ORDER BY estoque_prateleira::float8 / estoque_ideal, nome, sku LIMIT $1",
-            &[&limite],
-        )
-        .await?;
+    let sql = "SELECT sku, nome, estoque_prateleira AS prateleira, estoque_minimo, estoque_ideal \
+                 FROM produto_vitrine ORDER BY estoque_prateleira::float8 / estoque_ideal, nome, sku LIMIT $1";
+    let rows = client.query(sql, &[&limite]).await?;
     Ok(AppJson(giro_infra::da_linhas!(
         rows,
         Prateleira { sku, nome, prateleira, estoque_minimo, estoque_ideal }
