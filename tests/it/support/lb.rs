@@ -445,21 +445,31 @@ impl Op {
         Ok((status, replica, res.json().await.unwrap_or(Value::Null)))
     }
 
-    pub async fn must(&self, method: &str, path: &str, body: Option<&Value>, want: u16) -> String {
-        // A 503 the balancer answers itself (no replica named) reached no replica: every one was
-        // out of its health check for the moment, as on a loaded machine whose database answers
-        // /readyz late. Nothing was done, so the request is sent again until a replica serves it.
+    /// `call`, sent again while the balancer answers a 503 itself (no replica named): such a
+    /// request reached no replica — every one was out of its health check for the moment, as on
+    /// a loaded machine whose database answers /readyz late — so nothing was done, and an operator
+    /// would simply try again. Up to 120 s.
+    pub async fn servida(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<Resposta, reqwest::Error> {
         let fim = std::time::Instant::now() + Duration::from_secs(120);
         loop {
-            let (status, replica, answer) =
-                self.call(method, path, body).await.unwrap_or_else(|e| panic!("{method} {path}: {e}"));
-            if status == 503 && replica == "?" && want != 503 && std::time::Instant::now() < fim {
-                tokio::time::sleep(Duration::from_millis(250)).await;
-                continue;
+            let r = self.call(method, path, body).await?;
+            if r.0 != 503 || r.1 != "?" || std::time::Instant::now() >= fim {
+                return Ok(r);
             }
-            assert_eq!(status, want, "{method} {path} on {replica}: {answer}");
-            return replica;
+            tokio::time::sleep(Duration::from_millis(250)).await;
         }
+    }
+
+    pub async fn must(&self, method: &str, path: &str, body: Option<&Value>, want: u16) -> String {
+        let (status, replica, answer) =
+            self.servida(method, path, body).await.unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+        assert_eq!(status, want, "{method} {path} on {replica}: {answer}");
+        replica
     }
 }
 
@@ -482,7 +492,8 @@ pub fn lote(sku: &str, codigo: &str) -> Value {
 }
 
 /// The operator on estoque under load: reads the dashboard and enters a lot for every SKU with
-/// pent-up demand, in a loop, through the balancer. Every answer other than the expected one is
+/// pent-up demand, in a loop, through the balancer (a 503 the balancer answers itself is sent
+/// again, [`Op::servida`]). Every answer other than the expected one is
 /// noted (with the instant) for the test to judge.
 pub struct Painel {
     stop: Arc<AtomicBool>,
@@ -505,7 +516,7 @@ impl Painel {
             while !st.load(Ordering::SeqCst) {
                 n += 1;
                 let path = ["/painel/resumo", "/painel/demandas", "/painel/reposicoes"][n as usize % 3];
-                let demandas = match op.call("GET", path, None).await {
+                let demandas = match op.servida("GET", path, None).await {
                     Ok((200, _, d)) => {
                         okc.fetch_add(1, Ordering::SeqCst);
                         d
@@ -533,7 +544,7 @@ impl Painel {
                 skus.dedup();
                 for sku in skus {
                     let body = lote(&sku, &format!("L-REP-{n:05}-{}", &sku[sku.len() - 4..]));
-                    match op.call("POST", "/lotes", Some(&body)).await {
+                    match op.servida("POST", "/lotes", Some(&body)).await {
                         Ok((201, _, _)) => {
                             okc.fetch_add(1, Ordering::SeqCst);
                             lc.fetch_add(1, Ordering::SeqCst);
