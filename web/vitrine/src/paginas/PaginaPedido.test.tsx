@@ -105,6 +105,34 @@ describe('PaginaPedido', () => {
     expect((await screen.findByText('Reserva expirada')).tagName).toBe('H1');
   });
 
+  it('an order the shop cancelled while the shopper paid says so, not that time ran out', async () => {
+    const expira = new Date(Date.now() + 15 * 60_000).toISOString();
+    let status = 'AGUARDANDO_PAGAMENTO';
+    fetchFalso({
+      [`GET /api/pedidos/${ID}`]: () => ({ status: 200, corpo: pedido(status, expira) }),
+      [`POST /api/pedidos/${ID}/pagamento`]: () => {
+        status = 'CANCELADO';
+        return { status: 409, corpo: { title: 'Pagamento recusado', status: 409 } };
+      },
+    });
+    abrir();
+    fireEvent.click(await screen.findByRole('button', { name: 'Pagar R$\u00a034,45' }));
+    expect((await screen.findByText('Pedido cancelado')).tagName).toBe('H1');
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'A loja cancelou este pedido antes do pagamento. Nada foi cobrado.',
+    );
+  });
+
+  it('a cancelled order says the shop cancelled it and nothing was charged', async () => {
+    fetchFalso({ [`GET /api/pedidos/${ID}`]: { status: 200, corpo: pedido('CANCELADO', null) } });
+    abrir();
+    expect(
+      await screen.findByText(
+        'A loja cancelou este pedido e os itens voltaram para a vitrine. Nada foi cobrado.',
+      ),
+    ).toBeTruthy();
+  });
+
   it('an unknown order is the not-found page', async () => {
     fetchFalso({ [`GET /api/pedidos/${ID}`]: { status: 404 } });
     abrir();

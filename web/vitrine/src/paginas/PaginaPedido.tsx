@@ -90,7 +90,9 @@ export function PaginaPedido() {
 
       {recusado && (
         <p className="aviso aviso-erro" role="alert">
-          O prazo da reserva terminou antes do pagamento.
+          {p.status === 'CANCELADO'
+            ? 'A loja cancelou este pedido antes do pagamento. Nada foi cobrado.'
+            : 'O prazo da reserva terminou antes do pagamento.'}
         </p>
       )}
       {p.status === 'AGUARDANDO_PAGAMENTO' && !vencido && (
@@ -128,6 +130,11 @@ export function PaginaPedido() {
       {p.status === 'EXPIRADO' && (
         <p className="aviso" role="status">
           O prazo terminou sem pagamento e os itens voltaram para a vitrine.
+        </p>
+      )}
+      {p.status === 'CANCELADO' && !recusado && (
+        <p className="aviso" role="status">
+          A loja cancelou este pedido e os itens voltaram para a vitrine. Nada foi cobrado.
         </p>
       )}
 
