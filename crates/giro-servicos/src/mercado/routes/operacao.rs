@@ -258,7 +258,7 @@ impl AlteracaoRequest {
         let preco = self
             .preco
             .as_deref()
-            .and_then(|raw| dinheiro::ler_preco(raw).map_err(|e| v.add("preco", e.mensagem())).ok());
+            .and_then(|raw| dinheiro::ler_preco(raw).map_err(|e| v.add("preco", e.nome())).ok());
         let mut inteiro = |campo: &str, valor: &Option<serde_json::Value>| {
             let valor = valor.as_ref()?;
             match valor.as_i64().and_then(|n| i32::try_from(n).ok()) {
