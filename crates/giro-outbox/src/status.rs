@@ -5,8 +5,6 @@
 //! `PENDING` → `SENT` on delivery, or → `FAILED` (a dead letter) on a refusal or the delivery
 //! deadline; `giro outbox retry` brings a `FAILED` (or `SENT`) row back to `PENDING`.
 
-use std::fmt;
-
 use tokio_postgres::types::{private::BytesMut, to_sql_checked, FromSql, IsNull, ToSql, Type};
 
 giro_infra::nomes! {
@@ -26,13 +24,6 @@ impl Status {
     /// The status spelled `s`, in any case (`failed`, `FAILED`).
     pub fn parse(s: &str) -> Option<Status> {
         Status::TODOS.into_iter().find(|v| v.nome().eq_ignore_ascii_case(s))
-    }
-}
-
-impl fmt::Display for Status {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // `pad`, not `write_str`: the admin's text columns align with `{:<7}`.
-        f.pad(self.nome())
     }
 }
 
