@@ -233,19 +233,12 @@ async fn ler_pedido(e: &Estado, id: uuid::Uuid) -> Result<Response, ErroMercado>
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AlteracaoRequest {
-    #[serde(default)]
     preco: Option<Box<RawValue>>,
-    #[serde(default)]
     estoque_minimo: Option<serde_json::Value>,
-    #[serde(default)]
     estoque_ideal: Option<serde_json::Value>,
-    #[serde(default)]
     listado: Option<serde_json::Value>,
-    #[serde(default)]
     nome: Option<serde_json::Value>,
-    #[serde(default)]
     descricao: Option<serde_json::Value>,
-    #[serde(default)]
     categoria: Option<serde_json::Value>,
 }
 

@@ -141,16 +141,11 @@ pub async fn buscar(
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CadastroRequest {
-    #[serde(default)]
     sku: Option<String>,
-    #[serde(default)]
     nome: Option<String>,
     /// Kept as the JSON text so the price is read exactly.
-    #[serde(default)]
     preco: Option<Box<RawValue>>,
-    #[serde(default)]
     estoque_minimo: Option<i32>,
-    #[serde(default)]
     estoque_ideal: Option<i32>,
 }
 
