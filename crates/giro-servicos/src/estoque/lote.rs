@@ -69,11 +69,9 @@ pub(super) async fn inserir(
     let stmt =
         "INSERT INTO lote (sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel, operador) \
              VALUES ($1, $2, $3, $4, $5, $3, $6) RETURNING id";
-    let id: i64 = tx
-        .query_one(stmt, &[&sku, &codigo_lote, &quantidade, &validade, &recebido_em, &operador])
-        .await?
-        .try_get(0)?;
-    Ok(id)
+    let linha =
+        tx.query_one(stmt, &[&sku, &codigo_lote, &quantidade, &validade, &recebido_em, &operador]).await?;
+    Ok(linha.try_get(0)?)
 }
 
 /// The FEFO lot of `sku` at `agora` (the original's `proximoParaExpedir(sku, hoje)`), if any.
