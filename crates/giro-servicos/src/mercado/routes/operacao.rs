@@ -253,29 +253,19 @@ impl AlteracaoRequest {
             .as_deref()
             .and_then(|raw| dinheiro::ler_preco(raw).map_err(|e| v.add("preco", e.nome())).ok());
         let mut inteiro = |campo: &str, valor: &Option<serde_json::Value>| {
-            let valor = valor.as_ref()?;
-            match valor.as_i64().and_then(|n| i32::try_from(n).ok()) {
-                Some(n) if n > 0 => Some(n),
-                Some(_) => {
-                    v.add(campo, "deve ser maior que 0");
-                    None
-                }
-                None => {
-                    v.add(campo, "deve ser um número inteiro");
-                    None
-                }
+            match valor.as_ref()?.as_i64().and_then(|n| i32::try_from(n).ok()) {
+                Some(n) if n > 0 => return Some(n),
+                Some(_) => v.add(campo, "deve ser maior que 0"),
+                None => v.add(campo, "deve ser um número inteiro"),
             }
+            None
         };
         let estoque_minimo = inteiro("estoqueMinimo", &self.estoque_minimo);
         let estoque_ideal = inteiro("estoqueIdeal", &self.estoque_ideal);
-        let listado = match &self.listado {
-            None => None,
-            Some(serde_json::Value::Bool(b)) => Some(*b),
-            Some(_) => {
-                v.add("listado", "deve ser true ou false");
-                None
-            }
-        };
+        if self.listado.as_ref().is_some_and(|l| !l.is_boolean()) {
+            v.add("listado", "deve ser true ou false");
+        }
+        let listado = self.listado.as_ref().and_then(serde_json::Value::as_bool);
         // Texts are trimmed; a blank name or category is refused, a blank description clears it.
         let mut texto = |campo: &str, valor: &Option<serde_json::Value>, max: usize, vazio_ok: bool| {
             let Some(s) = valor.as_ref()?.as_str().map(str::trim) else {
