@@ -7,7 +7,7 @@
 //! input policy and the event contracts).
 
 /// A closed set of names as an enum, each variant's text spelled once: `TODOS` (every variant),
-/// `NOMES` (their texts, in that order), `nome()` and `de_nome()` back.
+/// `NOMES` (their texts, in that order), `nome()` and `de_nome()` back, and `Display` as the text.
 #[macro_export]
 macro_rules! nomes {
     ($(#[$m:meta])* $vis:vis enum $nome:ident { $($(#[$vm:meta])* $v:ident = $texto:literal,)* }) => {
@@ -29,6 +29,13 @@ macro_rules! nomes {
 
             pub fn de_nome(s: &str) -> Option<Self> {
                 Self::TODOS.into_iter().find(|v| v.nome() == s)
+            }
+        }
+
+        impl ::std::fmt::Display for $nome {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                // `pad`, not `write_str`: text columns align with `{:<7}`.
+                f.pad(self.nome())
             }
         }
     };

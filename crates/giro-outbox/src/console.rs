@@ -448,7 +448,7 @@ fn saida_problem(e: SaidaErro) -> Problem {
                 StatusCode::CONFLICT,
                 format!("o evento {id} está {status}: só eventos FAILED podem ser {}{extra}", verbo(acao)),
             )
-            .with("statusEvento", status.as_str())
+            .with("statusEvento", status.nome())
         }
         SaidaErro::Recusada { id, tipo, acao, efeito } => {
             Problem::new(StatusCode::CONFLICT, format!("{tipo} {id} não pode ser {}: {efeito}", verbo(acao).trim_end_matches('s')))

@@ -23,25 +23,15 @@ pub enum Settle {
     Failed(WhyFailed),
 }
 
-/// Why an event became a dead letter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum WhyFailed {
-    /// The peer's receiver judged the event invalid.
-    Refused,
-    /// Still undelivered `outbox.prazo-entrega` after its creation.
-    Deadline,
-    /// `outbox.max-tentativas` attempts made.
-    Attempts,
-}
-
-impl WhyFailed {
-    /// For the log line of a dead letter.
-    pub fn describe(self) -> &'static str {
-        match self {
-            WhyFailed::Refused => "the peer's receiver refused the event",
-            WhyFailed::Deadline => "delivery deadline (outbox.prazo-entrega) passed",
-            WhyFailed::Attempts => "attempts exhausted (outbox.max-tentativas)",
-        }
+giro_infra::nomes! {
+    /// Why an event became a dead letter; the text is for the dead letter's log line.
+    pub enum WhyFailed {
+        /// The peer's receiver judged the event invalid.
+        Refused = "the peer's receiver refused the event",
+        /// Still undelivered `outbox.prazo-entrega` after its creation.
+        Deadline = "delivery deadline (outbox.prazo-entrega) passed",
+        /// `outbox.max-tentativas` attempts made.
+        Attempts = "attempts exhausted (outbox.max-tentativas)",
     }
 }
 

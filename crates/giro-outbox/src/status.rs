@@ -5,43 +5,25 @@
 //! `PENDING` → `SENT` on delivery, or → `FAILED` (a dead letter) on a refusal or the delivery
 //! deadline; `giro outbox retry` brings a `FAILED` (or `SENT`) row back to `PENDING`.
 
-use std::fmt;
-
 use tokio_postgres::types::{private::BytesMut, to_sql_checked, FromSql, IsNull, ToSql, Type};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Status {
-    /// Waiting for its (next) attempt, or leased to a publisher now.
-    Pending,
-    /// Delivered: the receiver answered 2xx.
-    Sent,
-    /// A dead letter: kept until an operator retries or discards it.
-    Failed,
+giro_infra::nomes! {
+    #[derive(PartialOrd, Ord, serde::Serialize)]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+    pub enum Status {
+        /// Waiting for its (next) attempt, or leased to a publisher now.
+        Pending = "PENDING",
+        /// Delivered: the receiver answered 2xx.
+        Sent = "SENT",
+        /// A dead letter: kept until an operator retries or discards it.
+        Failed = "FAILED",
+    }
 }
 
 impl Status {
-    pub const ALL: [Status; 3] = [Status::Pending, Status::Sent, Status::Failed];
-
-    /// The column's text.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Pending => "PENDING",
-            Status::Sent => "SENT",
-            Status::Failed => "FAILED",
-        }
-    }
-
     /// The status spelled `s`, in any case (`failed`, `FAILED`).
     pub fn parse(s: &str) -> Option<Status> {
-        Status::ALL.into_iter().find(|v| v.as_str().eq_ignore_ascii_case(s))
-    }
-}
-
-impl fmt::Display for Status {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // `pad`, not `write_str`: the admin's text columns align with `{:<7}`.
-        f.pad(self.as_str())
+        Status::TODOS.into_iter().find(|v| v.nome().eq_ignore_ascii_case(s))
     }
 }
 
@@ -68,7 +50,7 @@ impl ToSql for Status {
         ty: &Type,
         out: &mut BytesMut,
     ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
-        self.as_str().to_sql(ty, out)
+        self.nome().to_sql(ty, out)
     }
 
     fn accepts(ty: &Type) -> bool {
@@ -84,9 +66,9 @@ mod tests {
 
     #[test]
     fn each_status_reads_back_from_its_text_in_any_case() {
-        for s in Status::ALL {
-            assert_eq!(Status::parse(s.as_str()), Some(s));
-            assert_eq!(Status::parse(&s.as_str().to_ascii_lowercase()), Some(s));
+        for s in Status::TODOS {
+            assert_eq!(Status::parse(s.nome()), Some(s));
+            assert_eq!(Status::parse(&s.nome().to_ascii_lowercase()), Some(s));
         }
         assert_eq!(Status::parse("LOST"), None);
         assert_eq!(format!("{:<7}|", Status::Sent), "SENT   |");

@@ -49,7 +49,7 @@ impl Esquema {
         self.c.batch_execute("TRUNCATE outbox_event, outbox_tentativa").await.expect("truncate");
         let mut out = Vec::new();
         let s = |n: i64| chrono::Duration::seconds(n);
-        for status in Status::ALL {
+        for status in Status::TODOS {
             for token in [None, Some(A), Some(B)] {
                 for proxima in [agora - s(10), agora, agora + s(10)] {
                     for (tentativas, fresco) in [(0, true), (0, false), (3, false)] {

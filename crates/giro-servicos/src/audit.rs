@@ -328,10 +328,7 @@ async fn conservacao_prateleira(m: &Client, e: &Client, d: &mut Vec<Divergencia>
                  LEFT JOIN (SELECT sku, sum(qtd)::bigint AS retidas FROM reserva \
                              WHERE status = ANY($1) GROUP BY sku) x ON x.sku = p.sku";
     for r in m
-        .query(
-            sql,
-            &[&[StatusReserva::Ativa.como_texto(), StatusReserva::Confirmada.como_texto()].as_slice()],
-        )
+        .query(sql, &[&[StatusReserva::Ativa.nome(), StatusReserva::Confirmada.nome()].as_slice()])
         .await
         .map_err(falha("mercado"))?
     {

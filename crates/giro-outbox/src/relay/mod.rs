@@ -514,7 +514,7 @@ impl Publisher {
                 tracing::error!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, erro = %erro, "the peer's receiver refused the event; event FAILED")
             }
             _ => {
-                tracing::error!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, tentativa = e.tentativas, erro = %erro, "delivery failed; {}: event FAILED", why.describe())
+                tracing::error!(outbox = %self.nome, event_id = %e.id, tipo = %e.tipo, tentativa = e.tentativas, erro = %erro, "delivery failed; {}: event FAILED", why.nome())
             }
         }
         Failure { id: e.id, erro, espera: None }

@@ -19,7 +19,6 @@ pub mod layers;
 mod leitor;
 pub mod report;
 
-use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -56,12 +55,6 @@ impl Servico {
             Servico::Mercado => Servico::Estoque,
             Servico::Estoque => Servico::Mercado,
         }
-    }
-}
-
-impl fmt::Display for Servico {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.nome())
     }
 }
 

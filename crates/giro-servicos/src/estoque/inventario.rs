@@ -406,20 +406,15 @@ pub async fn baixar(
         )));
     };
     let hoje = lote::hoje(&tx, agora).await?;
-    match l.validade {
-        _ if motivo != MOTIVOS[0] => {}
-        None => {
-            return Err(ErroEstoque::Recusado(format!(
-                "O lote {codigo_lote} não tem validade, então não vence: só um lote vencido pode ser baixado."
-            )))
-        }
-        Some(v) if v >= hoje => {
-            return Err(ErroEstoque::Recusado(format!(
-            "O lote {codigo_lote} ainda está na validade (vence em {}): só um lote vencido pode ser baixado.",
-            v.format("%d/%m/%Y")
-        )))
-        }
-        Some(_) => {}
+    let valido = match l.validade {
+        _ if motivo != MOTIVOS[0] => None,
+        None => Some("não tem validade, então não vence".to_string()),
+        Some(v) if v >= hoje => Some(format!("ainda está na validade (vence em {})", v.format("%d/%m/%Y"))),
+        Some(_) => None,
+    };
+    if let Some(porque) = valido {
+        let m = format!("O lote {codigo_lote} {porque}: só um lote vencido pode ser baixado.");
+        return Err(ErroEstoque::Recusado(m));
     }
     if l.quantidade_disponivel == 0 {
         return Err(ErroEstoque::Recusado(format!(

@@ -69,11 +69,9 @@ pub(super) async fn inserir(
     let stmt =
         "INSERT INTO lote (sku, codigo_lote, quantidade, validade, recebido_em, quantidade_disponivel, operador) \
              VALUES ($1, $2, $3, $4, $5, $3, $6) RETURNING id";
-    let id: i64 = tx
-        .query_one(stmt, &[&sku, &codigo_lote, &quantidade, &validade, &recebido_em, &operador])
-        .await?
-        .try_get(0)?;
-    Ok(id)
+    let linha =
+        tx.query_one(stmt, &[&sku, &codigo_lote, &quantidade, &validade, &recebido_em, &operador]).await?;
+    Ok(linha.try_get(0)?)
 }
 
 /// The FEFO lot of `sku` at `agora` (the original's `proximoParaExpedir(sku, hoje)`), if any.
@@ -94,19 +92,16 @@ pub async fn proximo_para_expedir(
 /// Takes `qtd` units out of `lote` (the original's `Lote.retirar`: 0 < qtd ≤ available): a
 /// shipment or a write-off.
 pub(super) async fn retirar(tx: &Tx<'_>, lote: &Lote, qtd: i32) -> Result<(), ErroEstoque> {
+    let codigo = &lote.codigo_lote;
     if qtd <= 0 {
         return Err(ErroEstoque::Interno(anyhow::anyhow!(
-            "retirada do lote {} deve ser positiva: {qtd}",
-            lote.codigo_lote
+            "retirada do lote {codigo} deve ser positiva: {qtd}"
         )));
     }
     let stmt = "UPDATE lote SET quantidade_disponivel = quantidade_disponivel - $2 \
              WHERE id = $1 AND quantidade_disponivel >= $2";
     if tx.execute(stmt, &[&lote.id, &qtd]).await? != 1 {
-        return Err(ErroEstoque::Interno(anyhow::anyhow!(
-            "lote {} sem {qtd} unidades disponíveis",
-            lote.codigo_lote
-        )));
+        return Err(ErroEstoque::Interno(anyhow::anyhow!("lote {codigo} sem {qtd} unidades disponíveis")));
     }
     Ok(())
 }

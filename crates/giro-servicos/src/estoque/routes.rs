@@ -58,8 +58,9 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
         .route_layer(from_fn(auth::require_servico_ou_operador));
     let lotes = Router::new()
         .route("/lotes", post(registrar_lote))
+        .route("/painel/estoque/{sku}/lotes/{codigoLote}/baixa", post(baixar_lote))
         .route_layer(from_fn(auth::require_operador))
-        .route_layer(from_fn_with_state(seguranca.clone(), auth::csrf));
+        .route_layer(from_fn_with_state(seguranca, auth::csrf));
     let painel = Router::new()
         .route("/painel/resumo", get(resumo))
         .route("/painel/demandas", get(demandas))
@@ -69,12 +70,8 @@ pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
         .route("/painel/graficos/latencia-reposicao", get(grafico_latencia))
         .route("/painel/graficos/demanda-por-idade", get(grafico_demanda))
         .route_layer(from_fn(auth::require_operador));
-    let baixa = Router::new()
-        .route("/painel/estoque/{sku}/lotes/{codigoLote}/baixa", post(baixar_lote))
-        .route_layer(from_fn(auth::require_operador))
-        .route_layer(from_fn_with_state(seguranca.clone(), auth::csrf));
     let openapi = Router::new().route("/openapi.json", get(giro_http::openapi::documento(OPENAPI)));
-    produtos.merge(lotes).merge(painel).merge(baixa).merge(openapi).with_state(estado)
+    produtos.merge(lotes).merge(painel).merge(openapi).with_state(estado)
 }
 
 impl IntoResponse for ErroEstoque {
@@ -221,10 +218,8 @@ async fn baixar_lote(
         false => ler_json(&corpo).map_err(IntoResponse::into_response)?,
     };
     let operador = operador(principal).map_err(IntoResponse::into_response)?;
-    match inventario::baixar(&e.db, &sku, &codigo_lote, &pedido, &operador, agora()).await {
-        Ok(b) => Ok(AppJson(b).into_response()),
-        Err(e) => Err(e.into_response()),
-    }
+    let baixa = inventario::baixar(&e.db, &sku, &codigo_lote, &pedido, &operador, agora()).await;
+    baixa.map(|b| AppJson(b).into_response()).map_err(IntoResponse::into_response)
 }
 
 /// A chart's window (`?horas=`), read by hand so a bad value is named in the 400.

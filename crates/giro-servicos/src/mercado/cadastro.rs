@@ -102,12 +102,8 @@ pub async fn alterar(
         prateleira::verificar_limites(minimo, ideal)?;
         p.minimo = minimo;
         p.ideal = ideal;
-        if let Some(preco) = a.preco {
-            p.preco = preco;
-        }
-        if let Some(listado) = a.listado {
-            p.listado = listado;
-        }
+        p.preco = a.preco.unwrap_or(p.preco);
+        p.listado = a.listado.unwrap_or(p.listado);
         if let Some(nome) = &a.nome {
             p.nome = nome.clone();
         }

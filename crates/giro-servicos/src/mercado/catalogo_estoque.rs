@@ -19,11 +19,8 @@ use giro_infra::config::Secret;
 #[serde(rename_all = "camelCase")]
 pub struct ProdutoNoEstoque {
     pub sku: String,
-    #[serde(default)]
     pub descricao: Option<String>,
-    #[serde(default)]
     pub tags: Option<Vec<String>>,
-    #[serde(default)]
     pub categoria: Option<String>,
 }
 

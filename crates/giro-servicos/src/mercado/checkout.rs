@@ -337,7 +337,7 @@ async fn gravar(
     giro_infra::db::Sql::aquecer(tx, &[upd, ped, item, res, prazo]).await?;
     // The reservations' deadline is the database's clock (SPEC §4.7), read in the same pipeline.
     let ttl_s = ttl.as_secs_f64();
-    let status: Vec<&'static str> = tocados.iter().map(|p| p.status.como_texto()).collect();
+    let status: Vec<&'static str> = tocados.iter().map(|p| p.status.nome()).collect();
     let reservas: Vec<Uuid> = linhas.iter().map(|_| Uuid::new_v4()).collect();
     // Every statement's parameters first: the pipelined futures borrow them.
     let prateleiras: Vec<[&dyn Param; 3]> =

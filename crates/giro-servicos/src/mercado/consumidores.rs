@@ -50,7 +50,7 @@ pub async fn reposicao_enviada(
             metrics::histogram!("giro_restock_latency_seconds").record(secs);
         }
         Some(s) => tracing::warn!(
-            sku = %e.sku, correlation_id = %e.correlation_id, status = s.status.como_texto(),
+            sku = %e.sku, correlation_id = %e.correlation_id, status = s.status.nome(),
             "ReposicaoEnviada for a request already closed; units credited"
         ),
         None => tracing::warn!(
@@ -85,7 +85,7 @@ pub async fn reposicao_negada(tx: &Tx<'_>, e: &ReposicaoNegada) -> Result<(), Er
             reposicao::mudar_status(tx, s.id, novo).await?;
         }
         Some(s) => tracing::warn!(
-            sku = %e.sku, correlation_id = %e.correlation_id, status = s.status.como_texto(),
+            sku = %e.sku, correlation_id = %e.correlation_id, status = s.status.nome(),
             "ReposicaoNegada for a request that is not PENDENTE; left as it is"
         ),
         None => {

@@ -15,21 +15,12 @@ pub fn numero<S: Serializer>(d: &Decimal, s: S) -> Result<S::Ok, S::Error> {
     serde::Serialize::serialize(&raw, s)
 }
 
-/// Why a `preco` is refused; the text follows the original's Bean Validation messages.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PrecoInvalido {
-    NaoNumerico,
-    ForaDoLimite,
-    NaoPositivo,
-}
-
-impl PrecoInvalido {
-    pub fn mensagem(&self) -> &'static str {
-        match self {
-            PrecoInvalido::NaoNumerico => "deve ser um número",
-            PrecoInvalido::ForaDoLimite => "valor numérico fora do limite (<8 dígitos>.<2 dígitos> esperado)",
-            PrecoInvalido::NaoPositivo => "deve ser maior que 0.00",
-        }
+giro_infra::nomes! {
+    /// Why a `preco` is refused; the text follows the original's Bean Validation messages.
+    pub enum PrecoInvalido {
+        NaoNumerico = "deve ser um número",
+        ForaDoLimite = "valor numérico fora do limite (<8 dígitos>.<2 dígitos> esperado)",
+        NaoPositivo = "deve ser maior que 0.00",
     }
 }
 

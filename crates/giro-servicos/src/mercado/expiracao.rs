@@ -215,9 +215,8 @@ pub async fn cancelar(db: &Db, id: Uuid) -> Result<(), ErroMercado> {
         StatusPedido::Cancelado => "ele já foi cancelado",
     };
     if !motivo.is_empty() {
-        return Err(ErroMercado::CancelamentoRecusado(format!(
-            "O pedido {id} não pode ser cancelado: {motivo}."
-        )));
+        let m = format!("O pedido {id} não pode ser cancelado: {motivo}.");
+        return Err(ErroMercado::CancelamentoRecusado(m));
     }
     devolver(&tx, id, reservas, StatusPedido::Cancelado).await?;
     tx.commit().await?;

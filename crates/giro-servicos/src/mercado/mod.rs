@@ -21,17 +21,13 @@
 //! (ascending SKU).
 
 /// A status column as an enum ([`giro_infra::nomes!`]): each variant with the text its row
-/// holds, spelled once (`como_texto`, and `de_texto` back, a text no variant has being a broken
+/// holds, spelled once (`nome`, and `de_texto` back, a text no variant has being a broken
 /// invariant).
 macro_rules! status {
     ($(#[$m:meta])* $nome:ident, $o_que:literal { $($(#[$vm:meta])* $v:ident = $texto:literal,)* }) => {
         giro_infra::nomes! { $(#[$m])* pub enum $nome { $($(#[$vm])* $v = $texto,)* } }
 
         impl $nome {
-            pub fn como_texto(self) -> &'static str {
-                self.nome()
-            }
-
             pub fn de_texto(s: &str) -> Result<Self, $crate::mercado::erro::ErroMercado> {
                 use $crate::mercado::erro::ErroMercado::EstadoInvalido;
                 let desconhecido = concat!("status de ", $o_que, " desconhecido: ");

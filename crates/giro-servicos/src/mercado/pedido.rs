@@ -43,7 +43,7 @@ pub fn pagar(id: Uuid, status: StatusPedido, prazo_vencido: bool) -> Result<bool
         StatusPedido::Expirado => Err(prazo()),
         StatusPedido::Cancelado => Err(ErroMercado::PagamentoRecusado(format!(
             "O pedido {id} não aceita pagamento: está {}",
-            status.como_texto()
+            status.nome()
         ))),
     }
 }
@@ -87,7 +87,7 @@ fn status_de(r: Option<tokio_postgres::Row>) -> Result<Option<StatusPedido>, Err
 /// Also stamps `pago_em` (the database's clock) when the order becomes PAGO.
 pub async fn mudar_status(tx: &Tx<'_>, id: Uuid, status: StatusPedido) -> Result<(), ErroMercado> {
     let stmt = "UPDATE pedido SET status = $2::text, pago_em = CASE WHEN $2::text = 'PAGO' THEN now() ELSE pago_em END WHERE id = $1";
-    tx.execute(stmt, &[&id, &status.como_texto()]).await?;
+    tx.execute(stmt, &[&id, &status.nome()]).await?;
     Ok(())
 }
 
@@ -138,7 +138,7 @@ pub async fn detalhe(db: &impl Sql, id: Uuid) -> Result<Option<PedidoDetalhe>, E
     Ok(Some(PedidoDetalhe {
         id,
         numero: p.try_get("numero")?,
-        status: StatusPedido::de_texto(&status)?.como_texto(),
+        status: StatusPedido::de_texto(&status)?.nome(),
         total: p.try_get("total")?,
         criado_em: p.try_get("criado_em")?,
         reserva_expira_em: p.try_get("reserva_expira_em")?,
@@ -188,7 +188,7 @@ pub async fn listar(db: &impl Sql, f: &FiltroPedidos) -> Result<Pagina<PedidoRes
              FROM pedido p WHERE {filtro} ORDER BY p.numero DESC LIMIT $5 OFFSET $6"
         );
     let contar = &format!("SELECT count(*) FROM pedido p WHERE {filtro}");
-    let status = f.status.map(StatusPedido::como_texto);
+    let status = f.status.map(StatusPedido::nome);
     let offset = (f.pagina - 1) * f.tamanho;
     let rows = db.query(stmt, &[&status, &f.de, &f.ate, &f.numero, &f.tamanho, &offset]).await?;
     let total: i64 = db.query_one(contar, &[&status, &f.de, &f.ate, &f.numero]).await?.try_get(0)?;
@@ -198,7 +198,7 @@ pub async fn listar(db: &impl Sql, f: &FiltroPedidos) -> Result<Pagina<PedidoRes
             Ok(PedidoResumo {
                 id: r.try_get("id")?,
                 numero: r.try_get("numero")?,
-                status: StatusPedido::de_texto(r.try_get("status")?)?.como_texto(),
+                status: StatusPedido::de_texto(r.try_get("status")?)?.nome(),
                 total: r.try_get("total")?,
                 criado_em: r.try_get("criado_em")?,
                 itens: r.try_get("itens")?,
@@ -250,7 +250,7 @@ pub async fn detalhe_operador(db: &impl Sql, id: Uuid) -> Result<Option<PedidoOp
         db.query(stmt, &[&id]).await?,
         ReservaOperador { sku, qtd, status, expira_em }
     )?;
-    let pagamento = if pedido.status == StatusPedido::Pago.como_texto() {
+    let pagamento = if pedido.status == StatusPedido::Pago.nome() {
         let stmt = "SELECT pago_em FROM pedido WHERE id = $1";
         Some(Pagamento { pago_em: db.query_one(stmt, &[&id]).await?.try_get(0)? })
     } else {

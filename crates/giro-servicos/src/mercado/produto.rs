@@ -333,7 +333,7 @@ pub async fn inserir<'t>(tx: &'t Tx<'_>, p: ProdutoVitrine) -> Result<Option<Tra
                 &p.prateleira,
                 &p.minimo,
                 &p.ideal,
-                &p.status.como_texto(),
+                &p.status.nome(),
                 &p.listado,
                 &p.descricao,
             ],
@@ -351,7 +351,7 @@ pub(super) const SALVAR_PRATELEIRA: &str =
 /// `SALVAR_PRATELEIRA` for one locked product.
 pub async fn salvar_prateleira(tx: &Tx<'_>, p: &Travado<'_>) -> Result<(), ErroMercado> {
     let stmt = SALVAR_PRATELEIRA;
-    tx.execute(stmt, &[&p.sku, &p.prateleira, &p.status.como_texto()]).await?;
+    tx.execute(stmt, &[&p.sku, &p.prateleira, &p.status.nome()]).await?;
     Ok(())
 }
 

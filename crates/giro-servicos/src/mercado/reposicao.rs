@@ -55,8 +55,8 @@ impl StatusSolicitacao {
         } else {
             Err(ErroMercado::EstadoInvalido(format!(
                 "solicitação {} não pode passar a {}",
-                self.como_texto(),
-                destino.como_texto()
+                self.nome(),
+                destino.nome()
             )))
         }
     }
@@ -135,7 +135,7 @@ pub async fn travar_por_evento(
 
 pub async fn mudar_status(tx: &Tx<'_>, id: i64, status: StatusSolicitacao) -> Result<(), ErroMercado> {
     let stmt = "UPDATE solicitacao_reposicao SET status = $2 WHERE id = $1";
-    tx.execute(stmt, &[&id, &status.como_texto()]).await?;
+    tx.execute(stmt, &[&id, &status.nome()]).await?;
     Ok(())
 }
 

@@ -110,6 +110,6 @@ async fn cancelar(tx: &Tx<'_>, ids: &[Uuid]) -> anyhow::Result<(Vec<String>, Vec
     let para = de.cancelar()?;
     let sql =
         "UPDATE solicitacao_reposicao SET status = $3 WHERE event_id = ANY($1) AND status = $2 RETURNING sku";
-    let canceladas = tx.query(sql, &[&ids, &de.como_texto(), &para.como_texto()]).await?;
+    let canceladas = tx.query(sql, &[&ids, &de.nome(), &para.nome()]).await?;
     Ok((skus, canceladas.iter().map(|r| r.get(0)).collect()))
 }

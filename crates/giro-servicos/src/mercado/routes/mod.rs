@@ -45,47 +45,32 @@ pub struct Estado {
 const OPENAPI: &str = include_str!("../../../../../openapi/mercado.json");
 
 pub fn router(estado: Arc<Estado>, seguranca: Arc<Seguranca>) -> Router {
+    // The operator's writes: CSRF checked before the session.
+    let escrita = |r| operador(r).route_layer(from_fn_with_state(seguranca.clone(), auth::csrf));
+    let limitada = |r: MethodRouter<_>| r.route_layer(from_fn_with_state(estado.clone(), limite_checkout));
     Router::new()
         .route("/openapi.json", get(giro_http::openapi::documento(OPENAPI)))
         .route("/produtos", get(produtos::listar))
-        .route(
-            "/produtos",
-            operador(post(produtos::cadastrar))
-                .route_layer(from_fn_with_state(seguranca.clone(), auth::csrf)),
-        )
+        .route("/produtos", escrita(post(produtos::cadastrar)))
         .route("/produtos/{sku}", get(produtos::buscar))
         .route("/operacao/produtos", operador(get(operacao::produtos)))
-        .route(
-            "/operacao/produtos/{sku}",
-            operador(patch(operacao::alterar_produto))
-                .route_layer(from_fn_with_state(seguranca.clone(), auth::csrf)),
-        )
+        .route("/operacao/produtos/{sku}", escrita(patch(operacao::alterar_produto)))
         .route("/produtos/{sku}/imagem", get(imagem::servir))
         .route(
             "/operacao/produtos/{sku}/imagem",
-            operador(put(imagem::enviar).delete(imagem::remover))
-                .route_layer(from_fn_with_state(seguranca.clone(), auth::csrf))
+            escrita(put(imagem::enviar).delete(imagem::remover))
                 .layer(DefaultBodyLimit::max(imagem::IMAGEM_MAX)),
         )
         .route("/operacao/pedidos", operador(get(operacao::pedidos)))
         .route("/operacao/pedidos/{id}", operador(get(operacao::pedido)))
-        .route(
-            "/operacao/pedidos/{id}/cancelamento",
-            operador(post(operacao::cancelar)).route_layer(from_fn_with_state(seguranca, auth::csrf)),
-        )
+        .route("/operacao/pedidos/{id}/cancelamento", escrita(post(operacao::cancelar)))
         .route("/operacao/estoque/produtos/{sku}", operador(get(operacao::no_estoque)))
         .route("/operacao/graficos/vendas", operador(get(graficos::vendas)))
         .route("/operacao/graficos/esgotados", operador(get(graficos::esgotados)))
         .route("/operacao/graficos/prateleira", operador(get(graficos::prateleira)))
-        .route(
-            "/pedidos",
-            post(pedidos::fechar).route_layer(from_fn_with_state(estado.clone(), limite_checkout)),
-        )
+        .route("/pedidos", limitada(post(pedidos::fechar)))
         .route("/pedidos/{id}", get(pedidos::detalhe))
-        .route(
-            "/pedidos/{id}/pagamento",
-            post(pedidos::pagar).route_layer(from_fn_with_state(estado.clone(), limite_checkout)),
-        )
+        .route("/pedidos/{id}/pagamento", limitada(post(pedidos::pagar)))
         .with_state(estado)
 }
 

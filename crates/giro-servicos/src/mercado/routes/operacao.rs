@@ -165,23 +165,20 @@ impl FiltroPedidosRequest {
     /// detail names the parameter (estoque's inventory list words it the same way).
     fn validar(&self) -> Result<FiltroPedidos, ErroMercado> {
         let invalido = ErroMercado::Invalido;
-        let status = match presente(self.status.as_deref()) {
-            None => None,
-            Some(s) => Some(StatusPedido::de_texto(s).map_err(|_| {
-                invalido(format!(
-                    "Parâmetro inválido: status deve ser um de AGUARDANDO_PAGAMENTO, PAGO, CANCELADO, EXPIRADO: {s}"
-                ))
-            })?),
-        };
-        let instante = |nome: &str, v: &Option<String>| {
-            match presente(v.as_deref()) {
-            None => Ok(None),
-            Some(s) => DateTime::parse_from_rfc3339(s).map(|d| Some(d.with_timezone(&Utc))).map_err(|_| {
+        let status = presente(self.status.as_deref()).map(|s| {
+            let nomes = StatusPedido::NOMES.join(", ");
+            StatusPedido::de_nome(s)
+                .ok_or_else(|| invalido(format!("Parâmetro inválido: status deve ser um de {nomes}: {s}")))
+        });
+        let status = status.transpose()?;
+        let instante = |nome: &str, v: &Option<String>| -> Result<_, ErroMercado> {
+            let Some(s) = presente(v.as_deref()) else { return Ok(None) };
+            let d = DateTime::parse_from_rfc3339(s).map_err(|_| {
                 invalido(format!(
                     "Parâmetro inválido: {nome} deve ser um instante ISO-8601 com fuso (ex.: 2026-12-04T00:00:00-03:00): {s}"
                 ))
-            }),
-        }
+            })?;
+            Ok(Some(d.with_timezone(&Utc)))
         };
         let (de, ate) = (instante("de", &self.de)?, instante("ate", &self.ate)?);
         if let (Some(de), Some(ate)) = (de, ate) {
@@ -189,10 +186,8 @@ impl FiltroPedidosRequest {
                 return Err(invalido("Parâmetro inválido: ate deve ser posterior a de.".into()));
             }
         }
-        let numero = match presente(self.numero.as_deref()) {
-            None => None,
-            Some(s) => Some(inteiro("numero", Some(s), 0, 999_999_999).map_err(invalido)?),
-        };
+        let numero = presente(self.numero.as_deref()).map(|s| inteiro("numero", Some(s), 0, 999_999_999));
+        let numero = numero.transpose().map_err(invalido)?;
         // A page past 1 000 000 cannot hold anything and would overflow the offset.
         let pagina = inteiro("pagina", self.pagina.as_deref(), 1, 1_000_000).map_err(invalido)?;
         let tamanho =
@@ -233,19 +228,12 @@ async fn ler_pedido(e: &Estado, id: uuid::Uuid) -> Result<Response, ErroMercado>
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AlteracaoRequest {
-    #[serde(default)]
     preco: Option<Box<RawValue>>,
-    #[serde(default)]
     estoque_minimo: Option<serde_json::Value>,
-    #[serde(default)]
     estoque_ideal: Option<serde_json::Value>,
-    #[serde(default)]
     listado: Option<serde_json::Value>,
-    #[serde(default)]
     nome: Option<serde_json::Value>,
-    #[serde(default)]
     descricao: Option<serde_json::Value>,
-    #[serde(default)]
     categoria: Option<serde_json::Value>,
 }
 
@@ -258,31 +246,21 @@ impl AlteracaoRequest {
         let preco = self
             .preco
             .as_deref()
-            .and_then(|raw| dinheiro::ler_preco(raw).map_err(|e| v.add("preco", e.mensagem())).ok());
+            .and_then(|raw| dinheiro::ler_preco(raw).map_err(|e| v.add("preco", e.nome())).ok());
         let mut inteiro = |campo: &str, valor: &Option<serde_json::Value>| {
-            let valor = valor.as_ref()?;
-            match valor.as_i64().and_then(|n| i32::try_from(n).ok()) {
-                Some(n) if n > 0 => Some(n),
-                Some(_) => {
-                    v.add(campo, "deve ser maior que 0");
-                    None
-                }
-                None => {
-                    v.add(campo, "deve ser um número inteiro");
-                    None
-                }
+            match valor.as_ref()?.as_i64().and_then(|n| i32::try_from(n).ok()) {
+                Some(n) if n > 0 => return Some(n),
+                Some(_) => v.add(campo, "deve ser maior que 0"),
+                None => v.add(campo, "deve ser um número inteiro"),
             }
+            None
         };
         let estoque_minimo = inteiro("estoqueMinimo", &self.estoque_minimo);
         let estoque_ideal = inteiro("estoqueIdeal", &self.estoque_ideal);
-        let listado = match &self.listado {
-            None => None,
-            Some(serde_json::Value::Bool(b)) => Some(*b),
-            Some(_) => {
-                v.add("listado", "deve ser true ou false");
-                None
-            }
-        };
+        if self.listado.as_ref().is_some_and(|l| !l.is_boolean()) {
+            v.add("listado", "deve ser true ou false");
+        }
+        let listado = self.listado.as_ref().and_then(serde_json::Value::as_bool);
         // Texts are trimmed; a blank name or category is refused, a blank description clears it.
         let mut texto = |campo: &str, valor: &Option<serde_json::Value>, max: usize, vazio_ok: bool| {
             let Some(s) = valor.as_ref()?.as_str().map(str::trim) else {

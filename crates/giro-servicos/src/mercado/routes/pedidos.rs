@@ -22,15 +22,12 @@ const MAX_ITENS: usize = 50;
 
 #[derive(Debug, Deserialize)]
 pub struct CheckoutRequest {
-    #[serde(default)]
     itens: Option<Vec<ItemRequest>>,
 }
 
 #[derive(Debug, Deserialize)]
 pub struct ItemRequest {
-    #[serde(default)]
     sku: Option<String>,
-    #[serde(default)]
     qtd: Option<i32>,
 }
 

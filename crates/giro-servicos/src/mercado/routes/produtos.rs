@@ -48,7 +48,7 @@ pub struct ProdutoResposta {
 impl From<ProdutoVitrine> for ProdutoResposta {
     fn from(p: ProdutoVitrine) -> Self {
         ProdutoResposta {
-            status: p.status.como_texto(),
+            status: p.status.nome(),
             imagem: super::url_imagem(&p.sku, p.imagem_etag.as_deref()),
             sku: p.sku,
             nome: p.nome,
@@ -141,16 +141,11 @@ pub async fn buscar(
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CadastroRequest {
-    #[serde(default)]
     sku: Option<String>,
-    #[serde(default)]
     nome: Option<String>,
     /// Kept as the JSON text so the price is read exactly.
-    #[serde(default)]
     preco: Option<Box<RawValue>>,
-    #[serde(default)]
     estoque_minimo: Option<i32>,
-    #[serde(default)]
     estoque_ideal: Option<i32>,
 }
 
@@ -169,7 +164,7 @@ impl CadastroRequest {
                 v.add("preco", "não deve ser nulo");
                 None
             }
-            Some(raw) => dinheiro::ler_preco(raw).map_err(|e| v.add("preco", e.mensagem())).ok(),
+            Some(raw) => dinheiro::ler_preco(raw).map_err(|e| v.add("preco", e.nome())).ok(),
         };
         v.positivo_obrigatorio("estoqueMinimo", self.estoque_minimo);
         v.positivo_obrigatorio("estoqueIdeal", self.estoque_ideal);
