@@ -98,6 +98,11 @@ async fn the_list_filters_by_state_and_text_and_pages() {
     assert_eq!(skus(&body), vec![COCA]);
     let (_, body) = get(&app, &op, "/painel/estoque?busca=PRATA").await;
     assert_eq!(skus(&body), vec![BANANA]);
+    // Accents and case aside (issue 39 §6): "pão de forma" finds "PAO DE FORMA 400G".
+    for q in ["p%C3%A3o%20de%20forma", "P%C3%83O", "pao"] {
+        let (_, body) = get(&app, &op, &format!("/painel/estoque?busca={q}")).await;
+        assert_eq!(skus(&body), vec![PAO], "{q}");
+    }
     let (_, body) = get(&app, &op, "/painel/estoque?busca=789196").await;
     assert_eq!(skus(&body), vec![PAO]);
     let (_, body) = get(&app, &op, "/painel/estoque?busca=%25").await;

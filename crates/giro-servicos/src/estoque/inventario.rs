@@ -171,7 +171,9 @@ pub async fn listar(
     let stmt = concat!(
         "WITH s AS (",
         saldos_sql!(),
-        "WHERE ($2::text IS NULL OR p.descricao ILIKE $2 ESCAPE '\\' OR p.sku LIKE $3 ESCAPE '\\') \
+        "WHERE ($2::text IS NULL OR p.sku LIKE $3 ESCAPE '\\' \
+                OR translate(lower(p.descricao), 'áàâãäéèêëíìîïóòôõöúùûüçÁÀÂÃÄÉÈÊËÍÌÎÏÓÒÔÕÖÚÙÛÜÇ', 'aaaaaeeeeiiiiooooouuuucaaaaaeeeeiiiiooooouuuuc') \
+                   LIKE translate(lower($2), 'áàâãäéèêëíìîïóòôõöúùûüçÁÀÂÃÄÉÈÊËÍÌÎÏÓÒÔÕÖÚÙÛÜÇ', 'aaaaaeeeeiiiiooooouuuucaaaaaeeeeiiiiooooouuuuc') ESCAPE '\\') \
               GROUP BY p.sku, d.qtd, d.n), \
              f AS (SELECT * FROM s WHERE CASE $4::text \
                 WHEN 'com-saldo' THEN valido > 0 \
