@@ -81,6 +81,28 @@ describe('PaginaEditarProduto (operação do mercado)', () => {
     });
   });
 
+  it('shows the name the warehouse knows the product by beside the storefront’s (issue 39 §6)', async () => {
+    fetchFalso({
+      'GET /api/operacao/produtos': { status: 200, corpo: [produto] },
+      [`GET /api/operacao/estoque/produtos/${produto.sku}`]: {
+        status: 200,
+        corpo: {
+          sku: produto.sku,
+          descricao: 'REFRIG COCA COLA PET 2L',
+          categoria: null,
+          tags: null,
+        },
+      },
+    });
+    renderizar(<PaginaEditarProduto />, rota);
+    const nome = await screen.findByLabelText('Nome');
+    await waitFor(() =>
+      expect(
+        document.getElementById(nome.getAttribute('aria-describedby') ?? '')?.textContent,
+      ).toBe('No estoque: REFRIG COCA COLA PET 2L. O nome da vitrine é só da vitrine.'),
+    );
+  });
+
   it('uploads a chosen image as is, and refuses a wrong type or a too large one without sending', async () => {
     document.cookie = 'XSRF-MERCADO=tok; path=/';
     const url = `/produtos/${produto.sku}/imagem?v=abc`;

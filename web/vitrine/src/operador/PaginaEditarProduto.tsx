@@ -14,6 +14,7 @@ import {
   enviarImagem,
   ErroApi,
   IMAGEM_MAX,
+  noEstoque,
   produtos,
   removerImagem,
   servico,
@@ -95,6 +96,14 @@ function FormularioEdicao({ p }: { p: ProdutoOperador }) {
       return partes.join(' ');
     },
   });
+  // Issue 39 §6: the warehouse names the product as its invoice does and knows it by SKU only;
+  // shown beside the storefront's name so the owner sees they are one product (SPEC §6.3).
+  const estoque = useQuery({
+    queryKey: ['operador', 'no-estoque', p.sku],
+    queryFn: () => noEstoque(p.sku),
+    retry: false,
+    staleTime: 60_000,
+  });
   const mudancas = alteracao(p, f.campos);
   function enviar() {
     if (!mudancas) return;
@@ -133,7 +142,13 @@ function FormularioEdicao({ p }: { p: ProdutoOperador }) {
               value={f.campos.nome}
               maxLength={255}
               onChange={(e) => f.mudar({ nome: e.target.value })}
+              aria-describedby="nome-no-estoque"
             />
+            <p id="nome-no-estoque" className="t-small muted ajuda">
+              {estoque.data?.descricao
+                ? `No estoque: ${estoque.data.descricao}. O nome da vitrine é só da vitrine.`
+                : ''}
+            </p>
           </div>
           <div className="campo">
             <label htmlFor="categoria">Categoria</label>
