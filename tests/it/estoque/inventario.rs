@@ -459,6 +459,28 @@ async fn a_partial_write_off_with_a_reason_takes_only_those_units_and_says_why()
     );
 }
 
+/// A partial write-off sent twice (a retry, a second click) applies once: the painel sends the
+/// lot's units it showed, and the second finds them changed.
+#[tokio::test]
+async fn a_write_off_sent_twice_with_the_units_seen_applies_once() {
+    let app = estoque(&[]).await;
+    cenario(&app).await;
+    let op = Operador::login(&app).await;
+    let corpo = r#"{"quantidade": 3, "motivo": "avaria", "quantidadeDisponivel": 10}"#;
+
+    let (status, b) = baixar_com(&app, &op, COCA, "C-10", corpo).await;
+    assert_eq!((status, &b["restante"]), (200, &json!(7)), "{b}");
+    let (status, p) = baixar_com(&app, &op, COCA, "C-10", corpo).await;
+
+    assert_eq!(status, 409, "{p}");
+    assert_eq!(
+        p["detail"],
+        "O lote C-10 mudou: tinha 10 unidades na sua tela e agora tem 7. Confira e tente de novo."
+    );
+    assert_eq!(saldo(&app, COCA).await, 4 + 7 + 12, "written off once");
+    assert_eq!(baixas(&app).await.len(), 1);
+}
+
 #[tokio::test]
 async fn a_bad_quantity_or_reason_is_a_400_naming_it_and_writes_nothing() {
     let app = estoque(&[]).await;

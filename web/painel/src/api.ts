@@ -191,13 +191,15 @@ export function baixarLote(
   codigoLote: string,
   quantidade: number,
   motivo: MotivoBaixa,
+  /** The lot's units on screen: a write-off sent twice is refused the second time (409). */
+  quantidadeDisponivel: number,
 ): Promise<Baixa> {
   return pedir<Baixa>(
     `/painel/estoque/${encodeURIComponent(sku)}/lotes/${encodeURIComponent(codigoLote)}/baixa`,
     {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ quantidade, motivo }),
+      body: JSON.stringify({ quantidade, motivo, quantidadeDisponivel }),
     },
   );
 }

@@ -345,6 +345,10 @@ pub struct BaixaRequest {
     pub quantidade: Option<i32>,
     /// One of [`MOTIVOS`].
     pub motivo: Option<String>,
+    /// The lot's units as the operator saw them: when given and the lot now holds another count,
+    /// 409 and nothing written — a write-off sent twice (a retry, a second click) applies once.
+    #[serde(rename = "quantidadeDisponivel")]
+    pub quantidade_disponivel: Option<i32>,
 }
 
 /// What a write-off answers (200).
@@ -375,8 +379,8 @@ pub fn sku_desconhecido(sku: &str) -> ErroEstoque {
 /// for `pedido.motivo` (`vencido` when absent) by `operador` at `agora`: in one transaction, with
 /// the product locked, the lot and the product's bookkeeping balance go down, and a `baixa_lote`
 /// row records how many, why, who and when. A bad reason or quantity is 400 (nothing written);
-/// `vencido` for a lot still valid or without expiry, or a lot with nothing left, is 409; an
-/// unknown SKU or lot is 404.
+/// `vencido` for a lot still valid or without expiry, a lot with nothing left, or one whose units
+/// are not `pedido.quantidade_disponivel`, is 409; an unknown SKU or lot is 404.
 pub async fn baixar(
     db: &Db,
     sku: &str,
@@ -407,6 +411,12 @@ pub async fn baixar(
             "O lote {codigo_lote} não existe para o SKU {sku}. Confira o código na lista de lotes."
         )));
     };
+    if let Some(visto) = pedido.quantidade_disponivel.filter(|v| *v != l.quantidade_disponivel) {
+        return Err(ErroEstoque::Recusado(format!(
+            "O lote {codigo_lote} mudou: tinha {visto} unidades na sua tela e agora tem {}. Confira e tente de novo.",
+            l.quantidade_disponivel
+        )));
+    }
     let hoje = lote::hoje(&tx, agora).await?;
     let valido = match l.validade {
         _ if motivo != MOTIVOS[0] => None,

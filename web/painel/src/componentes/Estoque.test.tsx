@@ -203,7 +203,7 @@ describe('PaginaSku', () => {
         'Baixa registrada: 4 unidades do lote C-VENCIDO saíram do estoque (vencido). O lote ficou sem unidades.',
       ),
     ).toBeTruthy();
-    expect(corpo).toEqual({ quantidade: 4, motivo: 'vencido' });
+    expect(corpo).toEqual({ quantidade: 4, motivo: 'vencido', quantidadeDisponivel: 4 });
     await waitFor(() => expect(document.querySelector('tr[data-lote="C-VENCIDO"]')).toBeNull());
     const baixa = document.querySelector('tr[data-movimento="baixa"]') as HTMLElement;
     expect(within(baixa).getByText('Baixa · Vencido')).toBeTruthy();
@@ -268,7 +268,7 @@ describe('PaginaSku', () => {
         'Baixa registrada: 3 unidades do lote C-10 saíram do estoque (avaria). Restam 7 unidades no lote.',
       ),
     ).toBeTruthy();
-    expect(corpo).toEqual({ quantidade: 3, motivo: 'avaria' });
+    expect(corpo).toEqual({ quantidade: 3, motivo: 'avaria', quantidadeDisponivel: 10 });
     expect(screen.queryByRole('form', { name: 'Dar baixa no lote C-10' })).toBeNull();
   });
 

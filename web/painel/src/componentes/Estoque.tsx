@@ -187,21 +187,24 @@ export function PaginaSku({ sku }: { sku: string }) {
     refetchInterval: ATUALIZACAO_MS,
   });
   const baixa = useMutation({
-    mutationFn: (b: { lote: string; quantidade: number; motivo: MotivoBaixa }) =>
-      baixarLote(sku, b.lote, b.quantidade, b.motivo),
+    mutationFn: (b: { lote: string; quantidade: number; motivo: MotivoBaixa; visto: number }) =>
+      baixarLote(sku, b.lote, b.quantidade, b.motivo, b.visto),
     onSuccess: (b) => {
       setAviso({ tipo: 'ok', texto: mensagemBaixa(b) });
       setConfirmando(null);
       void cliente.invalidateQueries({ queryKey: ['painel'] });
     },
-    // The form stays open with what was typed: the detail says what to change.
-    onError: (e) =>
+    // The form stays open with what was typed: the detail says what to change, and the lots are
+    // read again (a 409 may say the lot changed meanwhile).
+    onError: (e) => {
       setAviso({
         tipo: 'erro',
         texto:
           (e instanceof ErroApi && e.detalhe) ||
           'Não foi possível dar baixa no lote. Tente de novo.',
-      }),
+      });
+      void cliente.invalidateQueries({ queryKey: ['painel'] });
+    },
   });
   const naoExiste = q.error instanceof ErroApi && q.error.status === 404;
   const proximo = q.data?.lotes.find((l) => !l.vencido)?.codigoLote;
@@ -306,7 +309,12 @@ export function PaginaSku({ sku }: { sku: string }) {
                               lote={l}
                               enviando={baixa.isPending}
                               aoConfirmar={(quantidade, motivo) =>
-                                baixa.mutate({ lote: l.codigoLote, quantidade, motivo })
+                                baixa.mutate({
+                                  lote: l.codigoLote,
+                                  quantidade,
+                                  motivo,
+                                  visto: l.quantidadeDisponivel,
+                                })
                               }
                               aoCancelar={() => setConfirmando(null)}
                             />
