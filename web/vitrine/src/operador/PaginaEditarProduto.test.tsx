@@ -99,7 +99,7 @@ describe('PaginaEditarProduto (operação do mercado)', () => {
     await waitFor(() =>
       expect(
         document.getElementById(nome.getAttribute('aria-describedby') ?? '')?.textContent,
-      ).toBe('No estoque: REFRIG COCA COLA PET 2L. O nome da vitrine é só da vitrine.'),
+      ).toBe('No estoque: REFRIG COCA COLA PET 2L'),
     );
   });
 

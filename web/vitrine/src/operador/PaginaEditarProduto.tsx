@@ -145,9 +145,7 @@ function FormularioEdicao({ p }: { p: ProdutoOperador }) {
               aria-describedby="nome-no-estoque"
             />
             <p id="nome-no-estoque" className="t-small muted ajuda">
-              {estoque.data?.descricao
-                ? `No estoque: ${estoque.data.descricao}. O nome da vitrine é só da vitrine.`
-                : ''}
+              {estoque.data?.descricao ? `No estoque: ${estoque.data.descricao}` : ''}
             </p>
           </div>
           <div className="campo">
