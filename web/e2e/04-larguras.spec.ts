@@ -67,6 +67,10 @@ for (const largura of [375, 1280]) {
       await expect(page.getByTestId('eventos-enviados')).toBeVisible();
       await page.getByLabel('Status', { exact: true }).selectOption('SENT');
       await expect(page.locator('#eventos tr[data-status="SENT"]').first()).toBeVisible();
+      // A delivered event has no action: no empty "Ações" line on its card (issue 39).
+      const acoes = page.locator('#eventos tr[data-status="SENT"] td.evento-acoes').first();
+      await expect(acoes).toBeEmpty();
+      if (largura === 375) await expect(acoes).toBeHidden();
       await semRolagemHorizontal(page);
       await foto(page, `${largura}-operador-eventos`);
     });
