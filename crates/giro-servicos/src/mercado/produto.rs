@@ -16,9 +16,10 @@
 //!
 //! - **Where.** A stored generated column `busca` holds the name and the tags, lower-cased and
 //!   unaccented by `giro_normalizar` (an IMMUTABLE wrapper over `unaccent` with its dictionary
-//!   named, mercado V21), with a GIN trigram index (`pg_trgm`). Trigrams rather than full-text
-//!   search: a shopper types fragments ("cafe mo", "5kg", a brand's first letters) that a
-//!   dictionary would not stem, and the catalogue's names are short.
+//!   named, mercado V21), with a GIN index on its length and its trigrams (`btree_gin`,
+//!   `pg_trgm`, mercado V29). Trigrams rather than full-text search: a shopper types fragments
+//!   ("cafe mo", "5kg", a brand's first letters) that a dictionary would not stem, and the
+//!   catalogue's names are short.
 //! - **Words.** The query is split on anything that is not a letter or a digit ([`palavras`]); each
 //!   word must occur in `busca` (`LIKE '%word%'`, AND), so `café moído` finds "Café Torrado e
 //!   Moído 500g" and `cafe` finds it by name or by its tag. Splitting drops `%`, `_` and `\`, so
@@ -31,13 +32,21 @@
 //! - **Rank** (issue 40). Every word is in every match, so the closest text is the one with the
 //!   fewest other words: the shortest `busca` first, then available before sold out, then by name
 //!   and SKU so ties are stable. The exact SKU still matches, as before. A search answers the best
-//!   [`MAX_RESULTADOS`]. The rank is read, not computed: mercado V28 indexes the listed products
-//!   in that order, so a word as common as `cafe` (a tenth of a 100 000-product catalogue) reads
-//!   the index from the closest text until [`MAX_RESULTADOS`] match and stops, and a rare word is
-//!   found through the trigram index and its few matches sorted; the planner chooses per query
-//!   from the words' estimated frequency. Trigram `similarity` ranked before (issue 26): computed
-//!   for every match, it made the commonest word the slowest (92 ms for `cafe` on 100 000
-//!   products, docs/benchmarks.md). Words shorter than a trigram (`a`, `5`) are read the same way.
+//!   [`MAX_RESULTADOS`]. The rank is read, not computed over every match: the search takes the
+//!   text lengths in order, shortest first (from the shortest to the longest listed, mercado
+//!   V28's B-tree), and for each length asks V29's index for the products of that length holding
+//!   every word's trigrams, one index intersection per length, stopping as soon as
+//!   [`MAX_RESULTADOS`] are found. So it fetches the matches it answers and not every match of its
+//!   words: `café moído` (5 % of a 100 000-product catalogue) reads 11 lengths and 175 rows, not
+//!   5 000. What it costs instead is one index probe per length up to the answer's last, so a
+//!   word nothing holds probes every length once (27 on the bench's catalogue, under a
+//!   millisecond). A word shorter than a trigram (`a`, `5`) has nothing the index can intersect:
+//!   it is matched by `strpos` while V28's B-tree reads that length in order, which is cheap when
+//!   the word is common and reads the catalogue when it is rare, as before. The plan does not
+//!   depend on the words (they are normalised once, in a CTE), so PostgreSQL's generic plan for
+//!   the cached statement is the same plan. Before: trigram `similarity` computed for every match
+//!   (issue 26: 92 ms for `cafe`), then (V28) a walk of the length order that read 28 000 rows for
+//!   `café moído`, whose matches are all long texts (docs/benchmarks.md).
 //! - **Categories** (issue 39): a word that names a category — its name, singular or plural, or a
 //!   word a shopper uses for it ("refrigerante", "suco" for `bebidas`; [`CATEGORIAS_POR_PALAVRA`],
 //!   a short list) — also matches every product of that category, so "bebida" and "refrigerante"
@@ -275,7 +284,7 @@ pub async fn buscar_texto(
         // Only punctuation: nothing to look for but the SKU, which has none.
         return Ok(Vec::new());
     }
-    // One statement per word count (at most MAX_PALAVRAS), each word a parameter.
+    // One statement per word count and shape (at most MAX_PALAVRAS words), each word a parameter.
     // A word that names a category also matches the category's products: its categories are one
     // more parameter, after the words.
     let categorias: Vec<(usize, Vec<String>)> = ws
@@ -284,9 +293,17 @@ pub async fn buscar_texto(
         .map(|(i, w)| (i, categorias_da_palavra(w)))
         .filter(|(_, c)| !c.is_empty())
         .collect();
+    // Each word normalised once (a materialised CTE: its values are parameters of the per-length
+    // scans, never recomputed per row), then matched by LIKE, which the trigram index serves, or,
+    // shorter than a trigram, by strpos, so the index is not asked to scan every trigram.
+    let mut normalizadas = Vec::new();
     let mut condicoes = String::new();
-    for i in 0..ws.len() {
-        let texto = format!("busca LIKE '%' || giro_normalizar(${}) || '%'", i + 3);
+    for (i, w) in ws.iter().enumerate() {
+        normalizadas.push(format!("giro_normalizar(${}) AS p{i}", i + 3));
+        let texto = match w.chars().count() {
+            0..=2 => format!("strpos(busca, p.p{i}) > 0"),
+            _ => format!("busca LIKE '%' || p.p{i} || '%'"),
+        };
         match categorias.iter().position(|(j, _)| *j == i) {
             Some(k) => condicoes.push_str(&format!(
                 " AND ({texto} OR lower(categoria) = ANY(${}::text[]))",
@@ -295,10 +312,20 @@ pub async fn buscar_texto(
             None => condicoes.push_str(&format!(" AND {texto}")),
         }
     }
+    // One text length at a time, shortest first, each one's best MAX_RESULTADOS in the
+    // storefront's order; the nested loop yields the lengths in order and the outer LIMIT stops
+    // it at the first MAX_RESULTADOS (see "Rank").
     let stmt = &format!(
-        "SELECT {COLUNAS} FROM produto_vitrine \
-             WHERE listado AND ($1::text IS NULL OR categoria = $1) AND (sku = $2 OR (true{condicoes})) \
-             ORDER BY length(busca), {ORDEM} LIMIT {MAX_RESULTADOS}"
+        "WITH p AS MATERIALIZED (SELECT {}) \
+         SELECT r.* FROM p, generate_series( \
+             (SELECT min(length(busca)) FROM produto_vitrine WHERE listado), \
+             (SELECT max(length(busca)) FROM produto_vitrine WHERE listado)) AS t(tamanho), \
+         LATERAL (SELECT {COLUNAS} FROM produto_vitrine \
+             WHERE listado AND length(busca) = t.tamanho AND ($1::text IS NULL OR categoria = $1) \
+               AND (sku = $2 OR (true{condicoes})) \
+             ORDER BY {ORDEM} LIMIT {MAX_RESULTADOS}) AS r \
+         LIMIT {MAX_RESULTADOS}",
+        normalizadas.join(", ")
     );
     let mut params: Vec<&dyn giro_infra::db::Param> = vec![&categoria, &busca];
     for w in &ws {
