@@ -32,21 +32,23 @@
 //! - **Rank** (issue 40). Every word is in every match, so the closest text is the one with the
 //!   fewest other words: the shortest `busca` first, then available before sold out, then by name
 //!   and SKU so ties are stable. The exact SKU still matches, as before. A search answers the best
-//!   [`MAX_RESULTADOS`]. The rank is read, not computed over every match: the search takes the
-//!   text lengths in order, shortest first (from the shortest to the longest listed, mercado
-//!   V28's B-tree), and for each length asks V29's index for the products of that length holding
-//!   every word's trigrams, one index intersection per length, stopping as soon as
-//!   [`MAX_RESULTADOS`] are found. So it fetches the matches it answers and not every match of its
-//!   words: `café moído` (5 % of a 100 000-product catalogue) reads 11 lengths and 175 rows, not
-//!   5 000. What it costs instead is one index probe per length up to the answer's last, so a
-//!   word nothing holds probes every length once (27 on the bench's catalogue, under a
-//!   millisecond). A word shorter than a trigram (`a`, `5`) has nothing the index can intersect:
-//!   it is matched by `strpos` while V28's B-tree reads that length in order, which is cheap when
-//!   the word is common and reads the catalogue when it is rare, as before. The plan does not
-//!   depend on the words (they are normalised once, in a CTE), so PostgreSQL's generic plan for
-//!   the cached statement is the same plan. Before: trigram `similarity` computed for every match
-//!   (issue 26: 92 ms for `cafe`), then (V28) a walk of the length order that read 28 000 rows for
-//!   `café moído`, whose matches are all long texts (docs/benchmarks.md).
+//!   [`MAX_RESULTADOS`], and what it reads does not grow with how common its words are. First it
+//!   counts the matches in a sample of the catalogue (about 32 pages, `AMOSTRA`; under a
+//!   millisecond). Under `MUITOS` estimated matches, it fetches them all through one
+//!   intersection of the words' trigrams in mercado V29's GIN index and sorts them. From
+//!   `MUITOS` on, it takes the text lengths in order, shortest first (the shortest and longest
+//!   listed from V28's B-tree), and asks V29's index, which holds the length beside the trigrams,
+//!   for the matches of each length in turn, stopping at [`MAX_RESULTADOS`]: `café moído` (5 % of
+//!   100 000 products, all of them long texts) reads 11 lengths and 175 rows instead of sorting
+//!   5 000 (the trigram index alone) or walking 28 000 texts shorter than its first match (V28's
+//!   order alone). One probe per length is why few matches do not go that way: every length
+//!   would be probed, each probe decoding the words' posting lists again (17 ms for `oleo soja
+//!   liza 900 ml`, 25 matches). A word shorter than a trigram (`a`, `5`) gives the index nothing
+//!   to intersect: it is matched by `strpos`, each length read in order through V28, cheap when
+//!   the word is common, the whole catalogue when it is rare, as before. The words are normalised
+//!   once (a CTE), so the plan does not depend on them and PostgreSQL's generic plan for the
+//!   cached statement is the same. Trigram `similarity` ranked before (issue 26: 92 ms for
+//!   `cafe`, docs/benchmarks.md).
 //! - **Categories** (issue 39): a word that names a category — its name, singular or plural, or a
 //!   word a shopper uses for it ("refrigerante", "suco" for `bebidas`; [`CATEGORIAS_POR_PALAVRA`],
 //!   a short list) — also matches every product of that category, so "bebida" and "refrigerante"
@@ -166,6 +168,11 @@ pub const MAX_PALAVRAS: usize = 8;
 pub const MAX_RESULTADOS: i64 = 100;
 /// The most products one page of the listing holds (and its default size).
 pub const MAX_PAGINA: i64 = 1000;
+/// The share of `produto_vitrine`'s pages, in percent, a search samples to estimate how many
+/// products match: about 32 pages (~1 000 products), all of a small catalogue.
+const AMOSTRA: &str = "least(100, 100 * 32 * 8192.0 / greatest(pg_relation_size('produto_vitrine'), 8192))";
+/// From this many estimated matches a search reads them length by length; below, it sorts them all.
+const MUITOS: i64 = 500;
 /// The storefront's order (mercado V25's index): available first, then name and SKU.
 const ORDEM: &str = "CASE WHEN status = 'DISPONIVEL' THEN 0 ELSE 1 END, nome, sku";
 
@@ -312,19 +319,26 @@ pub async fn buscar_texto(
             None => condicoes.push_str(&format!(" AND {texto}")),
         }
     }
-    // One text length at a time, shortest first, each one's best MAX_RESULTADOS in the
-    // storefront's order; the nested loop yields the lengths in order and the outer LIMIT stops
-    // it at the first MAX_RESULTADOS (see "Rank").
+    // A sample of the catalogue estimates how many products match (see "Rank"). Many: one text
+    // length at a time, shortest first, each one's best MAX_RESULTADOS in the storefront's order,
+    // the nested loop yielding the lengths in order and the LIMIT stopping it. Few: all of them,
+    // through one index intersection, sorted (OFFSET 0 keeps V28's walk out of it).
+    let filtro =
+        format!("listado AND ($1::text IS NULL OR categoria = $1) AND (sku = $2 OR (true{condicoes}))");
     let stmt = &format!(
-        "WITH p AS MATERIALIZED (SELECT {}) \
-         SELECT r.* FROM p, generate_series( \
-             (SELECT min(length(busca)) FROM produto_vitrine WHERE listado), \
-             (SELECT max(length(busca)) FROM produto_vitrine WHERE listado)) AS t(tamanho), \
-         LATERAL (SELECT {COLUNAS} FROM produto_vitrine \
-             WHERE listado AND length(busca) = t.tamanho AND ($1::text IS NULL OR categoria = $1) \
-               AND (sku = $2 OR (true{condicoes})) \
-             ORDER BY {ORDEM} LIMIT {MAX_RESULTADOS}) AS r \
-         LIMIT {MAX_RESULTADOS}",
+        "WITH p AS MATERIALIZED (SELECT {}), \
+         muitos AS MATERIALIZED (SELECT count(*) * 100 / {AMOSTRA} >= {MUITOS} AS sim \
+             FROM p, produto_vitrine TABLESAMPLE SYSTEM ({AMOSTRA}) REPEATABLE (0) WHERE {filtro}) \
+         (SELECT r.* FROM p, generate_series( \
+              (SELECT min(length(busca)) FROM produto_vitrine WHERE listado), \
+              (SELECT max(length(busca)) FROM produto_vitrine WHERE listado)) AS t(tamanho), \
+          LATERAL (SELECT {COLUNAS} FROM produto_vitrine WHERE length(busca) = t.tamanho AND {filtro} \
+              ORDER BY {ORDEM} LIMIT {MAX_RESULTADOS}) AS r \
+          WHERE (SELECT sim FROM muitos) LIMIT {MAX_RESULTADOS}) \
+         UNION ALL \
+         (SELECT {COLUNAS} FROM (SELECT {COLUNAS}, length(busca) AS tamanho FROM p, produto_vitrine \
+              WHERE NOT (SELECT sim FROM muitos) AND {filtro} OFFSET 0) AS s \
+          ORDER BY tamanho, {ORDEM} LIMIT {MAX_RESULTADOS})",
         normalizadas.join(", ")
     );
     let mut params: Vec<&dyn giro_infra::db::Param> = vec![&categoria, &busca];
