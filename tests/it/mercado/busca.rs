@@ -109,3 +109,52 @@ async fn a_word_that_names_a_category_finds_its_products() {
     assert_eq!(buscar(&app, "refrigerante arroz").await, Vec::<String>::new(), "every word still counts");
     assert_eq!(buscar(&app, "mercearia").await, vec![CAFE], "the tag, and the category's own name");
 }
+
+#[tokio::test]
+async fn more_matches_than_a_page_answer_the_best_100_in_rank_order() {
+    // Issue 40: a search with many matches reads one text length at a time and stops at 100; one
+    // with few sorts them all. 1 500 products over 30+ lengths (a word in common, sold-out ones
+    // among them): either way the answer must be the first 100 of every match in the documented
+    // rank, for common, long, short and mixed words.
+    let app = mercado(&[]).await;
+    let c = app.db.client().await;
+    c.execute(
+        "INSERT INTO produto_vitrine (sku, nome, preco, estoque_prateleira, estoque_minimo, estoque_ideal, status) \
+         SELECT (7890000000000 + i)::text, \
+                'Café ' || CASE WHEN i % 3 = 0 THEN 'Moído ' ELSE 'Grãos ' END || repeat('x', (i * 7) % 30) || ' ' || i, \
+                9.90, i % 4, 1, 10, CASE WHEN i % 4 = 0 THEN 'ESGOTADO' ELSE 'DISPONIVEL' END \
+         FROM generate_series(1, 1500) AS i",
+        &[],
+    )
+    .await
+    .unwrap();
+    let oraculo = |palavras: &[&str]| {
+        let palavras: Vec<String> = palavras.iter().map(|w| w.to_string()).collect();
+        let c = &c;
+        async move {
+            c.query(
+                "SELECT sku FROM produto_vitrine \
+                  WHERE (SELECT bool_and(busca LIKE '%' || giro_normalizar(w) || '%') FROM unnest($1::text[]) AS w) \
+                  ORDER BY length(busca), CASE WHEN status = 'DISPONIVEL' THEN 0 ELSE 1 END, nome, sku LIMIT 100",
+                &[&palavras],
+            )
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get::<_, String>(0))
+            .collect::<Vec<String>>()
+        }
+    };
+    // (query, its words, what it answers: a page, or every match): 1 500, 500, 300, 1 450, 23 match.
+    for (q, palavras, n) in [
+        ("café", &["café"][..], 100),
+        ("CAFE moido", &["cafe", "moido"][..], 100),
+        ("moído xxxxxxxxxx", &["moído", "xxxxxxxxxx"][..], 100),
+        ("x", &["x"][..], 100),
+        ("grãos 29", &["grãos", "29"][..], 23),
+    ] {
+        let esperado = oraculo(palavras).await;
+        assert_eq!(esperado.len(), n, "{q}: the oracle");
+        assert_eq!(buscar(&app, q).await, esperado, "{q}");
+    }
+}

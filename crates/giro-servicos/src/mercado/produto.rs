@@ -16,9 +16,10 @@
 //!
 //! - **Where.** A stored generated column `busca` holds the name and the tags, lower-cased and
 //!   unaccented by `giro_normalizar` (an IMMUTABLE wrapper over `unaccent` with its dictionary
-//!   named, mercado V21), with a GIN trigram index (`pg_trgm`). Trigrams rather than full-text
-//!   search: a shopper types fragments ("cafe mo", "5kg", a brand's first letters) that a
-//!   dictionary would not stem, and the catalogue's names are short.
+//!   named, mercado V21), with a GIN index on its length and its trigrams (`btree_gin`,
+//!   `pg_trgm`, mercado V29). Trigrams rather than full-text search: a shopper types fragments
+//!   ("cafe mo", "5kg", a brand's first letters) that a dictionary would not stem, and the
+//!   catalogue's names are short.
 //! - **Words.** The query is split on anything that is not a letter or a digit ([`palavras`]); each
 //!   word must occur in `busca` (`LIKE '%word%'`, AND), so `café moído` finds "Café Torrado e
 //!   Moído 500g" and `cafe` finds it by name or by its tag. Splitting drops `%`, `_` and `\`, so
@@ -31,13 +32,23 @@
 //! - **Rank** (issue 40). Every word is in every match, so the closest text is the one with the
 //!   fewest other words: the shortest `busca` first, then available before sold out, then by name
 //!   and SKU so ties are stable. The exact SKU still matches, as before. A search answers the best
-//!   [`MAX_RESULTADOS`]. The rank is read, not computed: mercado V28 indexes the listed products
-//!   in that order, so a word as common as `cafe` (a tenth of a 100 000-product catalogue) reads
-//!   the index from the closest text until [`MAX_RESULTADOS`] match and stops, and a rare word is
-//!   found through the trigram index and its few matches sorted; the planner chooses per query
-//!   from the words' estimated frequency. Trigram `similarity` ranked before (issue 26): computed
-//!   for every match, it made the commonest word the slowest (92 ms for `cafe` on 100 000
-//!   products, docs/benchmarks.md). Words shorter than a trigram (`a`, `5`) are read the same way.
+//!   [`MAX_RESULTADOS`], and what it reads does not grow with how common its words are. First it
+//!   counts the matches in a sample of the catalogue (about 32 pages, `AMOSTRA`; under a
+//!   millisecond). Under `MUITOS` estimated matches, it fetches them all through one
+//!   intersection of the words' trigrams in mercado V29's GIN index and sorts them. From
+//!   `MUITOS` on, it takes the text lengths in order, shortest first (the shortest and longest
+//!   listed from V28's B-tree), and asks V29's index, which holds the length beside the trigrams,
+//!   for the matches of each length in turn, stopping at [`MAX_RESULTADOS`]: `café moído` (5 % of
+//!   100 000 products, all of them long texts) reads 11 lengths and 175 rows instead of sorting
+//!   5 000 (the trigram index alone) or walking 28 000 texts shorter than its first match (V28's
+//!   order alone). One probe per length is why few matches do not go that way: every length
+//!   would be probed, each probe decoding the words' posting lists again (17 ms for `oleo soja
+//!   liza 900 ml`, 25 matches). A word shorter than a trigram (`a`, `5`) gives the index nothing
+//!   to intersect: it is matched by `strpos`, each length read in order through V28, cheap when
+//!   the word is common, the whole catalogue when it is rare, as before. The words are normalised
+//!   once (a CTE), so the plan does not depend on them and PostgreSQL's generic plan for the
+//!   cached statement is the same. Trigram `similarity` ranked before (issue 26: 92 ms for
+//!   `cafe`, docs/benchmarks.md).
 //! - **Categories** (issue 39): a word that names a category — its name, singular or plural, or a
 //!   word a shopper uses for it ("refrigerante", "suco" for `bebidas`; [`CATEGORIAS_POR_PALAVRA`],
 //!   a short list) — also matches every product of that category, so "bebida" and "refrigerante"
@@ -157,6 +168,11 @@ pub const MAX_PALAVRAS: usize = 8;
 pub const MAX_RESULTADOS: i64 = 100;
 /// The most products one page of the listing holds (and its default size).
 pub const MAX_PAGINA: i64 = 1000;
+/// The share of `produto_vitrine`'s pages, in percent, a search samples to estimate how many
+/// products match: about 32 pages (~1 000 products), all of a small catalogue.
+const AMOSTRA: &str = "least(100, 100 * 32 * 8192.0 / greatest(pg_relation_size('produto_vitrine'), 8192))";
+/// From this many estimated matches a search reads them length by length; below, it sorts them all.
+const MUITOS: i64 = 500;
 /// The storefront's order (mercado V25's index): available first, then name and SKU.
 const ORDEM: &str = "CASE WHEN status = 'DISPONIVEL' THEN 0 ELSE 1 END, nome, sku";
 
@@ -275,7 +291,7 @@ pub async fn buscar_texto(
         // Only punctuation: nothing to look for but the SKU, which has none.
         return Ok(Vec::new());
     }
-    // One statement per word count (at most MAX_PALAVRAS), each word a parameter.
+    // One statement per word count and shape (at most MAX_PALAVRAS words), each word a parameter.
     // A word that names a category also matches the category's products: its categories are one
     // more parameter, after the words.
     let categorias: Vec<(usize, Vec<String>)> = ws
@@ -284,9 +300,17 @@ pub async fn buscar_texto(
         .map(|(i, w)| (i, categorias_da_palavra(w)))
         .filter(|(_, c)| !c.is_empty())
         .collect();
+    // Each word normalised once (a materialised CTE: its values are parameters of the per-length
+    // scans, never recomputed per row), then matched by LIKE, which the trigram index serves, or,
+    // shorter than a trigram, by strpos, so the index is not asked to scan every trigram.
+    let mut normalizadas = Vec::new();
     let mut condicoes = String::new();
-    for i in 0..ws.len() {
-        let texto = format!("busca LIKE '%' || giro_normalizar(${}) || '%'", i + 3);
+    for (i, w) in ws.iter().enumerate() {
+        normalizadas.push(format!("giro_normalizar(${}) AS p{i}", i + 3));
+        let texto = match w.chars().count() {
+            0..=2 => format!("strpos(busca, p.p{i}) > 0"),
+            _ => format!("busca LIKE '%' || p.p{i} || '%'"),
+        };
         match categorias.iter().position(|(j, _)| *j == i) {
             Some(k) => condicoes.push_str(&format!(
                 " AND ({texto} OR lower(categoria) = ANY(${}::text[]))",
@@ -295,10 +319,27 @@ pub async fn buscar_texto(
             None => condicoes.push_str(&format!(" AND {texto}")),
         }
     }
+    // A sample of the catalogue estimates how many products match (see "Rank"). Many: one text
+    // length at a time, shortest first, each one's best MAX_RESULTADOS in the storefront's order,
+    // the nested loop yielding the lengths in order and the LIMIT stopping it. Few: all of them,
+    // through one index intersection, sorted (OFFSET 0 keeps V28's walk out of it).
+    let filtro =
+        format!("listado AND ($1::text IS NULL OR categoria = $1) AND (sku = $2 OR (true{condicoes}))");
     let stmt = &format!(
-        "SELECT {COLUNAS} FROM produto_vitrine \
-             WHERE listado AND ($1::text IS NULL OR categoria = $1) AND (sku = $2 OR (true{condicoes})) \
-             ORDER BY length(busca), {ORDEM} LIMIT {MAX_RESULTADOS}"
+        "WITH p AS MATERIALIZED (SELECT {}), \
+         muitos AS MATERIALIZED (SELECT count(*) * 100 / {AMOSTRA} >= {MUITOS} AS sim \
+             FROM p, produto_vitrine TABLESAMPLE SYSTEM ({AMOSTRA}) REPEATABLE (0) WHERE {filtro}) \
+         (SELECT r.* FROM p, generate_series( \
+              (SELECT min(length(busca)) FROM produto_vitrine WHERE listado), \
+              (SELECT max(length(busca)) FROM produto_vitrine WHERE listado)) AS t(tamanho), \
+          LATERAL (SELECT {COLUNAS} FROM produto_vitrine WHERE length(busca) = t.tamanho AND {filtro} \
+              ORDER BY {ORDEM} LIMIT {MAX_RESULTADOS}) AS r \
+          WHERE (SELECT sim FROM muitos) LIMIT {MAX_RESULTADOS}) \
+         UNION ALL \
+         (SELECT {COLUNAS} FROM (SELECT {COLUNAS}, length(busca) AS tamanho FROM p, produto_vitrine \
+              WHERE NOT (SELECT sim FROM muitos) AND {filtro} OFFSET 0) AS s \
+          ORDER BY tamanho, {ORDEM} LIMIT {MAX_RESULTADOS})",
+        normalizadas.join(", ")
     );
     let mut params: Vec<&dyn giro_infra::db::Param> = vec![&categoria, &busca];
     for w in &ws {
