@@ -465,14 +465,17 @@ async fn pgbench(
             .with_context(|| format!("statement {prefixo:?} not found in pg_stat_statements"))
     };
     // Parameters as Girô binds them, one order of one unit, followed by the constants of Girô's
-    // SQL that pg_stat_statements normalised into further `$n` (e.g. `versao + 1`, 'ATIVA').
+    // SQL that pg_stat_statements normalised into further `$n` (e.g. `versao + 1`, 'ATIVA'). It
+    // does not always: an entry created without the parse's constant positions keeps the text as
+    // sent, its constants literal — then the trailing values are not needed.
     let bind = |q: String, params: &[&str]| -> anyhow::Result<String> {
         let n = (1..=20).filter(|i| q.contains(&format!("${i}"))).count();
         anyhow::ensure!(
-            n == params.len(),
+            n <= params.len(),
             "statement {q:?} has {n} placeholders, {} values given",
             params.len()
         );
+        let params = &params[..n];
         let mut q = q;
         for (i, p) in params.iter().enumerate().rev() {
             q = q.replace(&format!("${}", i + 1), p);
