@@ -23,7 +23,8 @@ pub struct BuscaArgs {
 }
 
 /// The queries measured: common words (a tenth of the catalogue), two and three words, a
-/// quantity, a rare pair, a word nothing has, the exact SKU.
+/// quantity, a rare pair, a word nothing has, the exact SKU, a word naming a common category
+/// (`bebida`, issue 39) and one naming a category with no product (`racao`, `pet`).
 pub const CONSULTAS: &[&str] = &[
     "cafe",
     "CAFÉ moído",
@@ -32,29 +33,32 @@ pub const CONSULTAS: &[&str] = &[
     "oleo soja liza 900 ml",
     "xyzzy",
     "7800000012345",
+    "bebida",
+    "racao",
 ];
 
-const TIPOS: &[(&str, &str)] = &[
-    ("Café Torrado e Moído", "cafe"),
-    ("Café em Grãos", "cafe"),
-    ("Arroz Branco", "arroz"),
-    ("Arroz Integral", "arroz"),
-    ("Feijão Carioca", "feijao"),
-    ("Feijão Preto", "feijao"),
-    ("Açúcar Refinado", "acucar"),
-    ("Leite Integral", "leite"),
-    ("Macarrão Espaguete", "massas"),
-    ("Óleo de Soja", "oleo"),
-    ("Sabão em Pó", "limpeza"),
-    ("Detergente Neutro", "limpeza"),
-    ("Biscoito Recheado", "biscoito"),
-    ("Farinha de Trigo", "farinha"),
-    ("Molho de Tomate", "molho"),
-    ("Suco de Laranja", "suco"),
-    ("Água Mineral", "agua"),
-    ("Pão de Forma", "padaria"),
-    ("Queijo Muçarela", "frios"),
-    ("Iogurte Natural", "laticinios"),
+/// Product type, its tag and its category (a tenth of the catalogue are drinks, `bebidas`).
+const TIPOS: &[(&str, &str, &str)] = &[
+    ("Café Torrado e Moído", "cafe", "mercearia"),
+    ("Café em Grãos", "cafe", "mercearia"),
+    ("Arroz Branco", "arroz", "mercearia"),
+    ("Arroz Integral", "arroz", "mercearia"),
+    ("Feijão Carioca", "feijao", "mercearia"),
+    ("Feijão Preto", "feijao", "mercearia"),
+    ("Açúcar Refinado", "acucar", "mercearia"),
+    ("Leite Integral", "leite", "laticinios"),
+    ("Macarrão Espaguete", "massas", "mercearia"),
+    ("Óleo de Soja", "oleo", "mercearia"),
+    ("Sabão em Pó", "limpeza", "limpeza"),
+    ("Detergente Neutro", "limpeza", "limpeza"),
+    ("Biscoito Recheado", "biscoito", "mercearia"),
+    ("Farinha de Trigo", "farinha", "mercearia"),
+    ("Molho de Tomate", "molho", "mercearia"),
+    ("Suco de Laranja", "suco", "bebidas"),
+    ("Água Mineral", "agua", "bebidas"),
+    ("Pão de Forma", "padaria", "padaria"),
+    ("Queijo Muçarela", "frios", "laticinios"),
+    ("Iogurte Natural", "laticinios", "laticinios"),
 ];
 const MARCAS: &[&str] = &[
     "Pilão",
@@ -85,6 +89,7 @@ async fn popular(db: &Db, n: u32) -> anyhow::Result<()> {
     let c = db.client().await?;
     let tipos: Vec<&str> = TIPOS.iter().map(|t| t.0).collect();
     let tags: Vec<&str> = TIPOS.iter().map(|t| t.1).collect();
+    let categorias: Vec<&str> = TIPOS.iter().map(|t| t.2).collect();
     // One statement; each word list indexed by its own stride of i (20, 400, 2000), so every
     // combination of type, brand, variant and size occurs.
     c.execute(
@@ -92,10 +97,10 @@ async fn popular(db: &Db, n: u32) -> anyhow::Result<()> {
          SELECT (7800000000000 + i)::text, \
                 ($1::text[])[1 + i % 20] || ' ' || ($3::text[])[1 + (i / 20) % 20] || ' ' || ($4::text[])[1 + (i / 400) % 5] \
                   || ' ' || ($5::text[])[1 + (i / 2000) % 10], \
-                jsonb_build_array(($2::text[])[1 + i % 20], 'mercearia'), 'MERCEARIA', \
+                jsonb_build_array(($2::text[])[1 + i % 20], 'mercearia'), ($7::text[])[1 + i % 20], \
                 (1 + i % 50)::numeric + 0.99, i % 30, 5, 40, CASE WHEN i % 30 = 0 THEN 'ESGOTADO' ELSE 'DISPONIVEL' END \
          FROM generate_series(0, $6::int - 1) AS i",
-        &[&tipos, &tags, &MARCAS, &VARIANTES, &TAMANHOS, &(n as i32)],
+        &[&tipos, &tags, &MARCAS, &VARIANTES, &TAMANHOS, &(n as i32), &categorias],
     )
     .await?;
     c.batch_execute("ANALYZE produto_vitrine").await?;

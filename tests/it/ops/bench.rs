@@ -132,11 +132,13 @@ fn giro_bench_busca_generates_the_catalogue_and_reports_each_query() {
     let x = &r["busca"];
     assert_eq!(x["produtos"], 2000, "{x}");
     let consultas = x["consultas"].as_array().unwrap();
-    assert_eq!(consultas.len(), 7, "{x}");
+    assert_eq!(consultas.len(), 9, "{x}");
     let achados = |q: &str| consultas.iter().find(|c| c["busca"] == q).unwrap()["achados"].as_u64().unwrap();
     // The generator's words are found as a shopper types them; nothing has "xyzzy".
     assert!(achados("cafe") > 0 && achados("CAFÉ moído") > 0, "{x}");
     assert_eq!(achados("xyzzy"), 0, "{x}");
+    // A category's word finds its products (a tenth are drinks); no product is a pet's.
+    assert_eq!((achados("bebida"), achados("racao")), (100, 0), "{x}");
     assert!(consultas.iter().all(|c| c["p99Ms"].as_f64().is_some()), "{x}");
 }
 
