@@ -359,11 +359,13 @@ async fn vazao(
 }
 
 /// The database-only limit of the relay: pgbench replaying, on the same cluster and at the same
-/// time, what two publishers and the receiver ask of PostgreSQL per batch — mercado: the claim
-/// and the settle (Girô's own statements, `store::CLAIM` and `store::MARK_SENT`); estoque: one
-/// transaction per delivered chunk with the bulk inbox insert (`inbox::REGISTRAR_NOVOS`) and, per
-/// event, the product lock (`produto::sql_bloquear`) and the answer's outbox row
-/// (`store::REGISTRAR`). No HTTP, no JSON, no Rust: what PostgreSQL allows.
+/// time, what two publishers ask of PostgreSQL per batch — mercado: the claim and the settle
+/// (Girô's own statements, `store::CLAIM` and `store::MARK_SENT`) — and the receiver's work done
+/// statement by statement — estoque: one transaction per delivered chunk with the bulk inbox
+/// insert (`inbox::REGISTRAR_NOVOS`) and, per event, the product lock (`produto::sql_bloquear`)
+/// and the answer's outbox row (`store::REGISTRAR`). No HTTP, no JSON, no Rust. The receiver
+/// itself does less: the answers in one statement (issue 30), the chunk's products locked in one
+/// (issue 40), so Girô can pass the estoque side of this limit.
 ///
 /// Deviations, both in the database's favour: the settle's id list is read server-side by the
 /// lease (the claim's rows cannot be returned into a pgbench variable), and the ids and payloads

@@ -355,3 +355,89 @@ async fn eventos_needs_the_service_token_and_refuses_the_operator() {
     assert_eq!(res.status(), 403);
     assert!(outbox(&app).await.is_empty());
 }
+
+/// Issue 40: a batch's products are locked in one statement, in SKU order, before its effects run
+/// (an unknown SKU costs no lock of its own), and a batch naming a SKU three times and an unknown
+/// SKU twice ends exactly as the same requests sent one by one in the batch's order: a second
+/// request for a SKU sees what the first left.
+#[tokio::test]
+async fn a_batch_locks_its_products_in_one_statement_and_ends_as_its_requests_one_by_one() {
+    const DESCONHECIDO: &str = "7890000000019";
+    let (em_lote, um_a_um) = (estoque(&[]).await, estoque(&[]).await);
+    for app in [&em_lote, &um_a_um] {
+        produto(app, COCA, "COCA COLA 2L PET", None).await;
+        lote(app, COCA, "L-20", 20, None).await;
+        produto(app, BANANA, "BANANA PRATA KG", None).await;
+    }
+    let pedidos: Vec<(Uuid, &str, i32)> =
+        [(COCA, 16), (DESCONHECIDO, 1), (COCA, 16), (BANANA, 5), (DESCONHECIDO, 2), (COCA, 16)]
+            .into_iter()
+            .map(|(sku, qtd)| (Uuid::new_v4(), sku, qtd))
+            .collect();
+    let itens: Vec<serde_json::Value> = pedidos
+        .iter()
+        .map(|(id, sku, qtd)| {
+            serde_json::json!({"tipo": "ReposicaoSolicitada",
+            "evento": {"eventId": id, "sku": sku, "qtdFaltante": qtd, "ocorridoEm": "2026-09-25T12:00:00Z"}})
+        })
+        .collect();
+
+    // BANANA held by another transaction: the batch waits in its one lock statement.
+    let tranca = em_lote.db.client().await;
+    tranca
+        .batch_execute(&format!("BEGIN; SELECT 1 FROM produto_estoque WHERE sku = '{BANANA}' FOR UPDATE"))
+        .await
+        .unwrap();
+    let envio = tokio::spawn(
+        em_lote
+            .as_servico(em_lote.http.post(em_lote.url("/eventos/lote")))
+            .json(&serde_json::json!({"eventos": itens}))
+            .send(),
+    );
+    // Polled from another connection: a transaction sees pg_stat_activity as it first read it.
+    let c = em_lote.db.client().await;
+    crate::support::wait_until(std::time::Duration::from_secs(60), "the batch waiting in its lock statement", || async {
+        let n: i64 = c
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' \
+                    AND query LIKE '%FROM produto_estoque WHERE sku = ANY($1) ORDER BY sku%FOR UPDATE'",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        (n == 1).then_some(())
+    })
+    .await;
+    tranca.batch_execute("ROLLBACK").await.unwrap();
+    let res = envio.await.unwrap().unwrap();
+    assert_eq!(res.status(), 200);
+    let body: serde_json::Value = res.json().await.unwrap();
+    assert!(body["resultados"].as_array().unwrap().iter().all(|r| r["status"] == 204), "{body}");
+
+    // The batch applies in SKU order (stable): the same order, one request at a time.
+    let mut ordem = pedidos.clone();
+    ordem.sort_by_key(|(_, sku, _)| *sku);
+    for (id, sku, qtd) in ordem {
+        assert_eq!(solicitar(&um_a_um, id, sku, qtd).await, 204);
+    }
+    let estado = |app| async move {
+        let mut respostas: Vec<String> = outbox(app)
+            .await
+            .into_iter()
+            .map(|(t, p)| format!("{t} {} {} {} {}", p["correlationId"], p["sku"], p["qtd"], p["motivo"]))
+            .collect();
+        respostas.sort();
+        (
+            respostas,
+            saldo(app, COCA).await,
+            demandas_abertas(app, COCA).await,
+            demandas_abertas(app, BANANA).await,
+        )
+    };
+    let (lote, um) = (estado(&em_lote).await, estado(&um_a_um).await);
+    assert_eq!(lote, um);
+    assert_eq!(lote.1, 0, "16 + 4 shipped, then nothing");
+    assert_eq!((lote.2.len(), lote.3.len()), (1, 1), "one demand for COCA's third request, one for BANANA");
+    assert_eq!(lote.0.iter().filter(|r| r.contains("SKU_DESCONHECIDO")).count(), 2);
+}

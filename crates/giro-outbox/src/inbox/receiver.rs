@@ -54,6 +54,20 @@ pub trait Consumidor<S>: Send + Sync + 'static {
         tx: &'a Tx<'_, S>,
         evento: &'a Self::Evento,
     ) -> BoxFuture<'a, anyhow::Result<()>>;
+
+    /// Runs `aplicar` — the [`aplicar`](Consumidor::aplicar)s of a batch's new `eventos`, one by
+    /// one in this (key) order, inside `tx` — and may prepare them in `tx` first, in a statement
+    /// for the batch instead of one per event (e.g. lock, in key order, the rows they will take).
+    /// By default it only runs it.
+    fn em_lote<'a>(
+        &'a self,
+        tx: &'a Tx<'_, S>,
+        eventos: &'a [&'a Self::Evento],
+        aplicar: BoxFuture<'a, anyhow::Result<()>>,
+    ) -> BoxFuture<'a, anyhow::Result<()>> {
+        let _ = (tx, eventos);
+        aplicar
+    }
 }
 
 /// A consumer behind an `Arc`, as the routes hold it.
@@ -127,8 +141,10 @@ fn contar(tipo: &'static str, r: Recebido) {
 /// rows and one for the answers the effects write to the outbox, the inbox guarantee per event
 /// unchanged (each inbox row commits with its effect, since they all commit together). Events are
 /// applied in the order of their aggregate key ([`Evento::chave`], stable), so concurrent batches
-/// lock rows in one order and do not deadlock. If any event fails, the whole transaction is rolled back and each event is applied
-/// in a transaction of its own, so one bad event never takes the others with it.
+/// lock rows in one order and do not deadlock; the consumer may take what they lock in one
+/// statement first ([`Consumidor::em_lote`]). If any event fails, the whole transaction is rolled
+/// back and each event is applied in a transaction of its own, so one bad event never takes the
+/// others with it.
 pub async fn receber_lote<S: 'static, E: Evento>(
     db: &Db,
     consumidor: &dyn Consumidor<S, Evento = E>,
@@ -168,22 +184,21 @@ async fn juntos<S: 'static, E: Evento>(
     // One statement records every new id; an id twice in the batch counts once.
     let ids: Vec<uuid::Uuid> = ordem.iter().map(|&i| eventos[i].event_id()).collect();
     let mut novos = crate::inbox::registrar_novos(&tx, &ids).await?;
+    let novos: Vec<usize> = ordem.iter().copied().filter(|&i| novos.remove(&eventos[i].event_id())).collect();
+    let a_aplicar: Vec<&E> = novos.iter().map(|&i| eventos[i]).collect();
     let mut resultados = vec![Recebido::Duplicado; eventos.len()];
     // The answers the effects write go to the outbox in one statement after them (issue 30):
     // one round trip for the chunk instead of one per answer.
-    let (aplicados, respostas) = crate::store::adiando(async {
-        for &i in ordem {
-            let e = eventos[i];
-            if novos.remove(&e.event_id()) {
-                // Events written by the effect carry the received event's trace.
-                let pai = traces.get(i).copied().flatten();
-                trace::consume(pai, e.tipo(), consumidor.aplicar(&tx, e)).await?;
-                resultados[i] = Recebido::Novo;
-            }
+    let aplicar = Box::pin(async {
+        for &i in &novos {
+            // Events written by the effect carry the received event's trace.
+            let pai = traces.get(i).copied().flatten();
+            trace::consume(pai, eventos[i].tipo(), consumidor.aplicar(&tx, eventos[i])).await?;
+            resultados[i] = Recebido::Novo;
         }
         anyhow::Ok(())
-    })
-    .await;
+    });
+    let (aplicados, respostas) = crate::store::adiando(consumidor.em_lote(&tx, &a_aplicar, aplicar)).await;
     aplicados?;
     crate::store::gravar_adiados(&tx, &respostas).await?;
     tx.commit().await?;

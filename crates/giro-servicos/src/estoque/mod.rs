@@ -163,4 +163,21 @@ impl Consumidor<Estoque> for ConsumidorEstoque {
             }
         })
     }
+
+    /// A batch's products locked in one statement, in the order its events are applied.
+    fn em_lote<'a>(
+        &'a self,
+        tx: &'a Tx<'_>,
+        eventos: &'a [&'a EventoIntegracao],
+        aplicar: BoxFuture<'a, anyhow::Result<()>>,
+    ) -> BoxFuture<'a, anyhow::Result<()>> {
+        let skus: Vec<&str> = eventos
+            .iter()
+            .filter_map(|e| match e {
+                EventoIntegracao::ReposicaoSolicitada(p) => Some(p.sku.as_str()),
+                _ => None,
+            })
+            .collect();
+        Box::pin(async move { produto::bloqueando(tx, &skus, aplicar).await? })
+    }
 }

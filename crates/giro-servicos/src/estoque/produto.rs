@@ -13,6 +13,8 @@
 //! excludes expired units ([`super::inventario::Saldos`]). The locked product is the aggregate
 //! root of its lots: this module calls `lote`, never the other way.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::ops::Deref;
 
@@ -68,10 +70,55 @@ pub async fn buscar(client: &Client, sku: &str) -> Result<Option<Produto>, tokio
     client.query_opt(stmt, &[&sku]).await?.as_ref().map(de_linha).transpose()
 }
 
-/// Locks the product's row (`SELECT … FOR UPDATE`); `None` when the SKU is unknown.
+/// Locks the product's row (`SELECT … FOR UPDATE`); `None` when the SKU is unknown. Inside
+/// [`bloqueando`], the first lock of one of its SKUs takes what it read instead.
 pub async fn bloquear<'t>(tx: &'t Tx<'_>, sku: &str) -> Result<Option<Bloqueado<'t>>, tokio_postgres::Error> {
-    let linha = tx.query_opt(&sql_bloquear(), &[&sku]).await?;
-    Ok(linha.as_ref().map(de_linha).transpose()?.map(|p| Bloqueado(p, PhantomData)))
+    let produto = match tomar(tx, sku) {
+        Some(lido) => lido,
+        None => tx.query_opt(&sql_bloquear(), &[&sku]).await?.as_ref().map(de_linha).transpose()?,
+    };
+    Ok(produto.map(|p| Bloqueado(p, PhantomData)))
+}
+
+tokio::task_local! {
+    /// What [`bloqueando`] locked: the transaction's address and, per SKU, its row (`None`:
+    /// unknown), each given to the first [`bloquear`] of its SKU in that transaction.
+    static TRAVADOS: RefCell<(usize, HashMap<String, Option<Produto>>)>;
+}
+
+/// Locks the products of `skus` in `tx` in one statement, in SKU order (the order a batch of
+/// events is applied in, so concurrent batches do not deadlock), and runs `fut` with what it read
+/// at hand: the first [`bloquear`] of each of those SKUs in `tx` takes its row — or that the SKU is
+/// unknown — from here, without a round trip of its own. A later one reads the row again (held
+/// already, it does not wait), so it sees what the first left.
+pub async fn bloqueando<T>(
+    tx: &Tx<'_>,
+    skus: &[&str],
+    fut: impl std::future::Future<Output = T>,
+) -> Result<T, tokio_postgres::Error> {
+    let stmt = format!(
+        "SELECT {COLUNAS} FROM produto_estoque WHERE sku = ANY($1) ORDER BY sku COLLATE \"C\" FOR UPDATE"
+    );
+    let mut lidos: HashMap<String, Option<Produto>> = skus.iter().map(|s| (s.to_string(), None)).collect();
+    for linha in tx.query(&stmt, &[&skus]).await? {
+        let p = de_linha(&linha)?;
+        lidos.insert(p.sku.clone(), Some(p));
+    }
+    Ok(TRAVADOS.scope(RefCell::new((endereco(tx), lidos)), fut).await)
+}
+
+/// What [`bloqueando`] read of `sku` in `tx` and no [`bloquear`] took yet, taken now.
+fn tomar(tx: &Tx<'_>, sku: &str) -> Option<Option<Produto>> {
+    let tomado = TRAVADOS.try_with(|t| {
+        let mut t = t.borrow_mut();
+        (t.0 == endereco(tx)).then(|| t.1.remove(sku)).flatten()
+    });
+    tomado.ok().flatten()
+}
+
+/// A transaction's identity while it is borrowed: its address.
+fn endereco(tx: &Tx<'_>) -> usize {
+    std::ptr::from_ref(tx) as usize
 }
 
 /// Creates a product (the original's `new ProdutoEstoque(sku, descricao, ncm)`): valid SKU,
@@ -95,6 +142,8 @@ pub async fn criar<'t>(
     }
     let stmt = "INSERT INTO produto_estoque (sku, descricao, ncm, saldo_disponivel, versao) VALUES ($1, $2, $3, 0, 0)";
     tx.execute(stmt, &[&sku, &descricao, &ncm]).await?;
+    // [`bloqueando`] may have read it unknown; it is not any more.
+    tomar(tx, sku);
     Ok(Bloqueado(
         Produto {
             sku: sku.to_string(),
