@@ -16,7 +16,7 @@ pub enum AnyDb {}
 pub struct Tx<'a, S> {
     client: &'a mut Client,
     /// COMMIT or ROLLBACK was sent; otherwise dropping it sends ROLLBACK.
-    feita: bool,
+    feita: AtomicBool,
     pooler: Pooler,
     signal: Arc<OutboxSignal>,
     wrote_event: AtomicBool,
@@ -62,7 +62,7 @@ impl<'a, S> Tx<'a, S> {
         enviar(client, &client.abertura).inspect_err(|e| saude.notar_erro(e))?;
         Ok(Tx {
             client,
-            feita: false,
+            feita: AtomicBool::new(false),
             pooler,
             signal,
             wrote_event: AtomicBool::new(false),
@@ -83,7 +83,7 @@ impl<S> Drop for Tx<'_, S> {
     /// Not committed nor rolled back (an early return, a dropped request): rolled back, as
     /// tokio-postgres' own transaction does, before the connection serves anyone else.
     fn drop(&mut self) {
-        if !self.feita {
+        if !*self.feita.get_mut() {
             let _ = enviar(self.client, "ROLLBACK");
         }
     }
@@ -105,7 +105,19 @@ impl<S> Tx<'_, S> {
         self.client.inner.batch_execute(sql).await.inspect_err(|e| self.saude.notar_erro(e))
     }
 
-    pub async fn commit(mut self) -> Result<(), tokio_postgres::Error> {
+    pub async fn commit(self) -> Result<(), tokio_postgres::Error> {
+        self.commit_em_seguida().await
+    }
+
+    /// COMMIT, queued behind the statements whose futures were first polled before this one's
+    /// (`tokio::join!` them ahead of it): one round trip for the last writes and the COMMIT. The
+    /// caller checks those statements' results: when one failed, PostgreSQL has rolled the
+    /// transaction back and answers this COMMIT with ROLLBACK, not an error. Once sent, the
+    /// transaction is over: a later [`Tx::commit`] sends nothing.
+    pub async fn commit_em_seguida(&self) -> Result<(), tokio_postgres::Error> {
+        if self.feita.load(Ordering::Relaxed) {
+            return Ok(());
+        }
         // From here the outcome may be unknown: the request is not re-run ([`reexecucao`]).
         reexecucao::commit_enviado();
         self.terminar("COMMIT").await?;
@@ -115,12 +127,12 @@ impl<S> Tx<'_, S> {
         Ok(())
     }
 
-    pub async fn rollback(mut self) -> Result<(), tokio_postgres::Error> {
+    pub async fn rollback(self) -> Result<(), tokio_postgres::Error> {
         self.terminar("ROLLBACK").await
     }
 
-    async fn terminar(&mut self, sql: &str) -> Result<(), tokio_postgres::Error> {
-        self.feita = true;
+    async fn terminar(&self, sql: &str) -> Result<(), tokio_postgres::Error> {
+        self.feita.store(true, Ordering::Relaxed);
         self.client.inner.batch_execute(sql).await.inspect_err(|e| self.saude.notar_erro(e))
     }
 }
