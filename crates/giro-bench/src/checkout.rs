@@ -1,7 +1,6 @@
 //! Checkout over HTTP against a real `giro mercado serve` (this binary, as a child process) and,
-//! in the same run, `pgbench` with the same transaction sent the naive way, one statement and one
-//! round trip each — Girô's product lock, read back from `pg_stat_statements`, then the writes that
-//! Girô sends as one statement — so Girô's rate is printed as a ratio of what PostgreSQL allows.
+//! in the same run, `pgbench` with the same transaction — the statements Girô issued, read back
+//! from `pg_stat_statements` — so Girô's rate is printed as a ratio of what PostgreSQL allows.
 //! Also: each service's start-up time to ready and its resident memory, idle and after the load.
 //!
 //! The catalogue is 100 products with shelves too deep to run out, one unit per order, so every
@@ -443,8 +442,8 @@ async fn externo(args: &CheckoutArgs, base: &str) -> anyhow::Result<serde_json::
     }))
 }
 
-/// The checkout's transaction statement by statement: the lock as PostgreSQL recorded Girô's,
-/// then each write on its own, their parameters bound to pgbench variables.
+/// The checkout's statements as PostgreSQL recorded them, in the order Girô issues them, each
+/// with its parameters bound to pgbench variables.
 async fn pgbench(
     c: &tokio_postgres::Client,
     mercado: &Scratch,
@@ -490,23 +489,31 @@ async fn pgbench(
         "\\set rid random(1, 9000000000000000000)".to_string(),
         "BEGIN;".to_string(),
         format!("{} \\gset", bind(achar("SELECT", "FOR UPDATE")?, &[sku])?),
-        // The writes one statement each, as the naive client sends them (Girô sends them as one).
         format!(
-            "UPDATE produto_vitrine SET estoque_prateleira = :estoque_prateleira::int - 1, status = 'DISPONIVEL', \
-             versao = versao + 1 WHERE sku = {sku};"
+            "{};",
+            bind(
+                achar("UPDATE produto_vitrine SET estoque_prateleira", "")?,
+                &[sku, ":estoque_prateleira::int - 1", "'DISPONIVEL'", "1"]
+            )?
         ),
-        // The shopper's address (V12's `cliente`), as Girô stores it for the checkout bounds; dated
-        // by the database (issue 37 §3), returning what the answer shows, the deadline included.
         format!(
-            "INSERT INTO pedido (id, status, total, criado_em, cliente) \
-             VALUES ({pid}, 'AGUARDANDO_PAGAMENTO', 9.99, now(), '127.0.0.1'::inet) \
-             RETURNING numero, criado_em, now() + make_interval(secs => 900);"
+            "{};",
+            bind(
+                achar("INSERT INTO pedido", "")?,
+                // The shopper's address (V12's `cliente`), as Girô stores it for the checkout bounds.
+                // Dated by the database (`now()` in Girô's SQL, issue 37 §3); it returns the
+                // reservations' deadline for the TTL in seconds.
+                &[pid, "9.99", "'127.0.0.1'::inet", "900", "'AGUARDANDO_PAGAMENTO'"]
+            )?
         ),
-        format!("INSERT INTO item_pedido (pedido_id, sku, qtd, preco_unitario) VALUES ({pid}, {sku}, 1, 9.99);"),
-        // The deadline is the database's now() + the TTL in seconds (issue 30).
+        format!("{};", bind(achar("INSERT INTO item_pedido", "")?, &[pid, sku, "1", "9.99"])?),
         format!(
-            "INSERT INTO reserva (id, sku, qtd, pedido_id, expira_em, status) \
-             VALUES ({rid}, {sku}, 1, {pid}, now() + make_interval(secs => 900), 'ATIVA');"
+            "{};",
+            bind(
+                achar("INSERT INTO reserva", "")?,
+                // The deadline is the database's now() + the TTL in seconds (issue 30).
+                &[rid, sku, "1", pid, "900", "'ATIVA'"]
+            )?
         ),
         "COMMIT;".to_string(),
     ]

@@ -16,10 +16,10 @@ use rust_decimal::Decimal;
 use uuid::Uuid;
 
 use super::erro::ErroMercado;
-use super::pedido::ItemNovo;
+use super::pedido::{self, ItemNovo};
 use super::produto::Travado;
 use super::Tx;
-use super::{produto, reposicao};
+use super::{produto, reposicao, reserva};
 use giro_infra::db::Db;
 use giro_infra::db::Param;
 
@@ -318,32 +318,12 @@ async fn reservas_do_cliente(
     Ok(())
 }
 
-/// The writes of a checkout in one statement: `$1` the SKUs (ascending), `$2` their shelves after
-/// the debit and `$3` their status; the order — `$4` id, `$5` total, `$6` cliente, dated by the
-/// database's clock (SPEC §4.7); its lines, `$7` qtd and `$8` preco_unitario per SKU; its
-/// reservations, `$9` their ids, due `$10` seconds after the database's `now()` (the transaction's
-/// start), like every instant that decides when a row is due: a replica whose clock is behind
-/// would otherwise reserve with deadlines already past. It returns the order's `numero` and
-/// `criado_em` as stored, so the answer shows what the page will, and the reservations' deadline.
-/// The foreign keys of the lines and reservations are checked at the statement's end, after the
-/// order row is in.
-const GRAVAR: &str = "WITH prateleiras AS (\
-        UPDATE produto_vitrine p SET estoque_prateleira = u.prateleira, status = u.status, versao = p.versao + 1 \
-        FROM unnest($1::text[], $2::int[], $3::text[]) AS u(sku, prateleira, status) WHERE p.sku = u.sku), \
-    novo AS (INSERT INTO pedido (id, status, total, criado_em, cliente) \
-        VALUES ($4::uuid, 'AGUARDANDO_PAGAMENTO', $5, now(), $6) RETURNING numero, criado_em), \
-    itens AS (INSERT INTO item_pedido (pedido_id, sku, qtd, preco_unitario) \
-        SELECT $4::uuid, sku, qtd, preco FROM unnest($1::text[], $7::int[], $8::numeric[]) AS i(sku, qtd, preco)), \
-    reservas AS (INSERT INTO reserva (id, sku, qtd, pedido_id, expira_em, status) \
-        SELECT id, sku, qtd, $4::uuid, now() + make_interval(secs => $10), 'ATIVA' \
-        FROM unnest($9::uuid[], $1::text[], $7::int[]) AS r(id, sku, qtd)) \
-    SELECT numero, criado_em, now() + make_interval(secs => $10) FROM novo";
-
-/// The writes of a checkout — shelves, the order, its lines, its reservations — as one statement
-/// ([`GRAVAR`]): one round trip, and one statement for PostgreSQL to run (and, under a transaction
-/// pooler, to parse and plan) instead of one per row. With `commit`, the COMMIT goes out in the
-/// same round trip. The product rows are already locked; `tocados` and `linhas` are in the same
-/// (SKU) order. Returns the reservations' deadline and the order's number and instant as stored.
+/// The writes of a checkout — shelves, the order, its lines, its reservations — sent together
+/// (tokio-postgres pipelines queries issued at once on one connection, in the order they are
+/// polled: the order row goes before the rows that reference it), so they cost one round trip
+/// instead of one each; with `commit`, the COMMIT goes in that round trip too. The product rows
+/// are already locked. Returns the reservations' deadline and the order's number and instant as
+/// stored.
 #[allow(clippy::too_many_arguments)]
 async fn gravar(
     tx: &Tx<'_>,
@@ -355,27 +335,44 @@ async fn gravar(
     cliente: Option<IpAddr>,
     commit: bool,
 ) -> Result<(DateTime<Utc>, i64, DateTime<Utc>), ErroMercado> {
-    // Prepared first (cached: no round trip after a connection's first checkout), so the
-    // statement goes out on its first poll, ahead of the COMMIT polled after it.
-    giro_infra::db::Sql::aquecer(tx, &[GRAVAR]).await?;
-    let skus: Vec<&str> = tocados.iter().map(|p| p.sku.as_str()).collect();
-    let prateleiras: Vec<i32> = tocados.iter().map(|p| p.prateleira).collect();
-    let status: Vec<&str> = tocados.iter().map(|p| p.status.nome()).collect();
-    let qtds: Vec<i32> = linhas.iter().map(|l| l.qtd).collect();
-    let precos: Vec<Decimal> = linhas.iter().map(|l| l.preco_unitario).collect();
-    let reservas: Vec<Uuid> = linhas.iter().map(|_| Uuid::new_v4()).collect();
+    let (upd, ped, item, res) =
+        (produto::SALVAR_PRATELEIRA, pedido::INSERIR, pedido::INSERIR_ITEM, reserva::INSERIR);
+    // Prepared before the pipeline (cached: no round trip after a connection's first checkout),
+    // so each write goes out on its first poll, the order row ahead of the rows referencing it;
+    // a statement still being prepared would be sent late, and an item before its order fails
+    // the foreign key (a fresh connection's first checkouts answered 500 before this).
+    giro_infra::db::Sql::aquecer(tx, &[upd, ped, item, res]).await?;
+    // The reservations' deadline is the database's clock (SPEC §4.7), returned by the order's row.
     let ttl_s = ttl.as_secs_f64();
-    let params: [&dyn Param; 10] =
-        [&skus, &prateleiras, &status, &pedido_id, &total, &cliente, &qtds, &precos, &reservas, &ttl_s];
-    // The COMMIT is polled second: it goes out behind the writes.
+    let status: Vec<&'static str> = tocados.iter().map(|p| p.status.nome()).collect();
+    let reservas: Vec<Uuid> = linhas.iter().map(|_| Uuid::new_v4()).collect();
+    // Every statement's parameters first: the pipelined futures borrow them.
+    let prateleiras: Vec<[&dyn Param; 3]> =
+        tocados.iter().zip(&status).map(|(p, st)| [&p.sku as &dyn Param, &p.prateleira, st]).collect();
+    let cabeca = [&pedido_id as &dyn Param, &total, &cliente, &ttl_s];
+    let itens: Vec<[&dyn Param; 4]> =
+        linhas.iter().map(|l| [&pedido_id as &dyn Param, &l.sku, &l.qtd, &l.preco_unitario]).collect();
+    let reservadas: Vec<[&dyn Param; 5]> = linhas
+        .iter()
+        .zip(&reservas)
+        .map(|(l, id)| [id as &dyn Param, &l.sku, &l.qtd, &pedido_id, &ttl_s])
+        .collect();
+    let mut escritas = Vec::with_capacity(1 + tocados.len() + 2 * linhas.len());
+    escritas.extend(prateleiras.iter().map(|p| tx.execute(upd, p)));
+    escritas.extend(itens.iter().map(|p| tx.execute(item, p)));
+    escritas.extend(reservadas.iter().map(|p| tx.execute(res, p)));
+    // The order row is sent first (polled first by the join below), then the rows referencing it.
+    let pedido = tx.query_one(ped, &cabeca);
+    // The COMMIT is polled last: it goes out behind every write.
     let fim = async {
         match commit {
             true => tx.commit_em_seguida().await,
             false => Ok(()),
         }
     };
-    let (pedido, fim) = tokio::join!(tx.query_one(GRAVAR, &params), fim);
+    let (pedido, escritas, fim) = tokio::join!(pedido, futures_util::future::try_join_all(escritas), fim);
     let pedido = pedido?;
+    escritas?;
     fim?;
     Ok((pedido.try_get(2)?, pedido.try_get(0)?, pedido.try_get(1)?))
 }

@@ -34,6 +34,13 @@ status! {
     }
 }
 
+/// A reservation of a new order: `$1` id, `$2` sku, `$3` qtd, `$4` pedido_id, `$5` the TTL in
+/// seconds. The deadline is the database's clock (`now()` + TTL), like every instant that decides
+/// when a row is due (SPEC §4.7): a replica whose clock is behind would otherwise reserve with
+/// deadlines already past.
+pub const INSERIR: &str = "INSERT INTO reserva (id, sku, qtd, pedido_id, expira_em, status) \
+                           VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5), 'ATIVA')";
+
 /// The order's reservations, by SKU (the product lock order); `vencida` at `agora` (`None` = the
 /// database's clock; tests pass an instant).
 pub async fn do_pedido(
