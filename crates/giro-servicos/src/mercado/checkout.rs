@@ -363,7 +363,10 @@ async fn gravar(
     escritas.extend(reservadas.iter().map(|p| tx.execute(res, p)));
     // The order row is sent first (polled first by the join below), then the rows referencing it.
     let pedido = tx.query_one(ped, &cabeca);
-    // The COMMIT is polled last: it goes out behind every write.
+    // The COMMIT is polled last: it goes out behind every write, since `try_join_all` polls up to
+    // 30 futures in order on its first poll (futures-util's small case). A larger cart commits
+    // after its writes' answers: a write sent after the COMMIT would run outside the transaction.
+    let commit = commit && escritas.len() <= 30;
     let fim = async {
         match commit {
             true => tx.commit_em_seguida().await,
