@@ -504,8 +504,9 @@ async fn pgbench(
             bind(
                 achar("INSERT INTO pedido", "")?,
                 // The shopper's address (V12's `cliente`), as Girô stores it for the checkout bounds.
-                // Dated by the database (`now()` in Girô's SQL, issue 37 §3).
-                &[pid, "9.99", "'127.0.0.1'::inet", "'AGUARDANDO_PAGAMENTO'"]
+                // Dated by the database (`now()` in Girô's SQL, issue 37 §3); it returns the
+                // reservations' deadline for the TTL in seconds.
+                &[pid, "9.99", "'127.0.0.1'::inet", "900", "'AGUARDANDO_PAGAMENTO'"]
             )?
         ),
         format!("{};", bind(achar("INSERT INTO item_pedido", "")?, &[pid, sku, "1", "9.99"])?),

@@ -243,6 +243,8 @@ struct CorteNoCommit {
 
 /// The simple-query message tokio-postgres sends to commit: 'Q', length 11, "COMMIT\0".
 const COMMIT: &[u8] = b"Q\0\0\0\x0bCOMMIT\0";
+/// The server's answer to it: CommandComplete 'C', length 11, "COMMIT\0".
+const COMMITADO: &[u8] = b"C\0\0\0\x0bCOMMIT\0";
 
 impl CorteNoCommit {
     async fn start(alvo: SocketAddr) -> CorteNoCommit {
@@ -285,8 +287,12 @@ impl CorteNoCommit {
                                 Ok(0) | Err(_) => return,
                                 Ok(n) => n,
                             };
-                            if cortar.load(Ordering::SeqCst) {
-                                // The COMMIT's answer: dropped, and the connection with it.
+                            // The COMMIT's answer (the checkout sends it in one go with its
+                            // last writes, whose answers may come first): dropped, and the
+                            // connection with it.
+                            if cortar.load(Ordering::SeqCst)
+                                && buf[..n].windows(COMMITADO.len()).any(|w| w == COMMITADO)
+                            {
                                 c.fetch_add(1, Ordering::SeqCst);
                                 return;
                             }

@@ -17,9 +17,9 @@ use crate::config::DbConfig;
 pub struct Pool {
     inner: deadpool_postgres::Pool,
     pooler: Pooler,
-    /// `SET LOCAL` of the session limits, sent after each `BEGIN` under [`Pooler::Transacao`]
-    /// (empty when none); under [`Pooler::Nenhum`] they are startup options instead.
-    limites_locais: Arc<str>,
+    /// What opens a transaction: `BEGIN`, then under [`Pooler::Transacao`] the session limits as
+    /// `SET LOCAL` in the same simple query; under [`Pooler::Nenhum`] they are startup options.
+    abertura: Arc<str>,
     saude: Arc<Saude>,
     /// The label of its gauges in `/metrics` ([`Pool::nomeado`]); a pool without one is not shown.
     nome: Option<Arc<str>>,
@@ -31,7 +31,7 @@ impl Pool {
         Ok(Client {
             inner: self.inner.get().await?,
             pooler: self.pooler,
-            limites_locais: self.limites_locais.clone(),
+            abertura: self.abertura.clone(),
             saude: self.saude.clone(),
         })
     }
@@ -66,7 +66,7 @@ impl Pool {
 pub struct Client {
     pub(super) inner: deadpool_postgres::Client,
     pub(super) pooler: Pooler,
-    pub(super) limites_locais: Arc<str>,
+    pub(super) abertura: Arc<str>,
     /// Its pool's health: every statement that fails here is noted there.
     pub(super) saude: Arc<Saude>,
 }
@@ -153,7 +153,7 @@ pub fn pool_with(
     pg.keepalives(true);
     pg.keepalives_idle(Duration::from_secs(30));
     let mut options = pg.get_options().unwrap_or_default().to_string();
-    let mut locais = String::new();
+    let mut abertura = String::from("BEGIN");
     for (name, d) in [
         ("statement_timeout", limits.statement_timeout),
         ("lock_timeout", limits.lock_timeout),
@@ -162,7 +162,7 @@ pub fn pool_with(
         if !d.is_zero() {
             match limits.pooler {
                 Pooler::Nenhum => options.push_str(&format!(" -c {name}={}", d.as_millis())),
-                Pooler::Transacao => locais.push_str(&format!("SET LOCAL {name} = {};", d.as_millis())),
+                Pooler::Transacao => abertura.push_str(&format!(";SET LOCAL {name} = {}", d.as_millis())),
             }
         }
     }
@@ -191,7 +191,7 @@ pub fn pool_with(
             Ok(())
         }))
         .build()?;
-    Ok(Pool { inner: pool, pooler: limits.pooler, limites_locais: locais.into(), saude, nome: None })
+    Ok(Pool { inner: pool, pooler: limits.pooler, abertura: abertura.into(), saude, nome: None })
 }
 
 /// Where `servico`'s database is, as an operator needs it in an error: the role, the host(s)

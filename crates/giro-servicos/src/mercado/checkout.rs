@@ -242,10 +242,15 @@ pub async fn fechar_com(
         linhas.push(ItemNovo { sku: sku.clone(), qtd, preco_unitario: p.preco });
         tocados.push(p);
     }
+    // No shelf went below its minimum (the hot path): the restock trigger has nothing to do, and
+    // the COMMIT goes out with the writes.
+    let sem_reposicao = tocados.iter().all(|p| p.quantidade_a_repor(false).is_none());
     let (expira_em, numero, criado_em) =
-        gravar(&tx, &tocados, pedido_id, total, &linhas, ttl, op.cliente).await?;
-    for p in &tocados {
-        reposicao::avaliar(&tx, p, agora).await?;
+        gravar(&tx, &tocados, pedido_id, total, &linhas, ttl, op.cliente, sem_reposicao).await?;
+    if !sem_reposicao {
+        for p in &tocados {
+            reposicao::avaliar(&tx, p, agora).await?;
+        }
     }
     let esgotados = tocados.iter().filter(|p| p.prateleira == 0).count();
     drop(tocados);
@@ -316,8 +321,9 @@ async fn reservas_do_cliente(
 /// The writes of a checkout — shelves, the order, its lines, its reservations — sent together
 /// (tokio-postgres pipelines queries issued at once on one connection, in the order they are
 /// polled: the order row goes before the rows that reference it), so they cost one round trip
-/// instead of one each. The product rows are already locked. Returns the reservations' deadline
-/// and the order's number and instant as stored.
+/// instead of one each; with `commit`, the COMMIT goes in that round trip too. The product rows
+/// are already locked. Returns the reservations' deadline and the order's number and instant as
+/// stored.
 #[allow(clippy::too_many_arguments)]
 async fn gravar(
     tx: &Tx<'_>,
@@ -327,22 +333,23 @@ async fn gravar(
     linhas: &[ItemNovo],
     ttl: Duration,
     cliente: Option<IpAddr>,
+    commit: bool,
 ) -> Result<(DateTime<Utc>, i64, DateTime<Utc>), ErroMercado> {
-    let (upd, ped, item, res, prazo) =
-        (produto::SALVAR_PRATELEIRA, pedido::INSERIR, pedido::INSERIR_ITEM, reserva::INSERIR, reserva::PRAZO);
+    let (upd, ped, item, res) =
+        (produto::SALVAR_PRATELEIRA, pedido::INSERIR, pedido::INSERIR_ITEM, reserva::INSERIR);
     // Prepared before the pipeline (cached: no round trip after a connection's first checkout),
     // so each write goes out on its first poll, the order row ahead of the rows referencing it;
     // a statement still being prepared would be sent late, and an item before its order fails
     // the foreign key (a fresh connection's first checkouts answered 500 before this).
-    giro_infra::db::Sql::aquecer(tx, &[upd, ped, item, res, prazo]).await?;
-    // The reservations' deadline is the database's clock (SPEC §4.7), read in the same pipeline.
+    giro_infra::db::Sql::aquecer(tx, &[upd, ped, item, res]).await?;
+    // The reservations' deadline is the database's clock (SPEC §4.7), returned by the order's row.
     let ttl_s = ttl.as_secs_f64();
     let status: Vec<&'static str> = tocados.iter().map(|p| p.status.nome()).collect();
     let reservas: Vec<Uuid> = linhas.iter().map(|_| Uuid::new_v4()).collect();
     // Every statement's parameters first: the pipelined futures borrow them.
     let prateleiras: Vec<[&dyn Param; 3]> =
         tocados.iter().zip(&status).map(|(p, st)| [&p.sku as &dyn Param, &p.prateleira, st]).collect();
-    let cabeca = [&pedido_id as &dyn Param, &total, &cliente];
+    let cabeca = [&pedido_id as &dyn Param, &total, &cliente, &ttl_s];
     let itens: Vec<[&dyn Param; 4]> =
         linhas.iter().map(|l| [&pedido_id as &dyn Param, &l.sku, &l.qtd, &l.preco_unitario]).collect();
     let reservadas: Vec<[&dyn Param; 5]> = linhas
@@ -350,21 +357,27 @@ async fn gravar(
         .zip(&reservas)
         .map(|(l, id)| [id as &dyn Param, &l.sku, &l.qtd, &pedido_id, &ttl_s])
         .collect();
-    let params_prazo = [&ttl_s as &dyn Param];
     let mut escritas = Vec::with_capacity(1 + tocados.len() + 2 * linhas.len());
     escritas.extend(prateleiras.iter().map(|p| tx.execute(upd, p)));
     escritas.extend(itens.iter().map(|p| tx.execute(item, p)));
     escritas.extend(reservadas.iter().map(|p| tx.execute(res, p)));
     // The order row is sent first (polled first by the join below), then the rows referencing it.
     let pedido = tx.query_one(ped, &cabeca);
-    let (pedido, escritas, expira_em) = tokio::join!(
-        pedido,
-        futures_util::future::try_join_all(escritas),
-        tx.query_one(prazo, &params_prazo)
-    );
+    // The COMMIT is polled last: it goes out behind every write, since `try_join_all` polls up to
+    // 30 futures in order on its first poll (futures-util's small case). A larger cart commits
+    // after its writes' answers: a write sent after the COMMIT would run outside the transaction.
+    let commit = commit && escritas.len() <= 30;
+    let fim = async {
+        match commit {
+            true => tx.commit_em_seguida().await,
+            false => Ok(()),
+        }
+    };
+    let (pedido, escritas, fim) = tokio::join!(pedido, futures_util::future::try_join_all(escritas), fim);
     let pedido = pedido?;
     escritas?;
-    Ok((expira_em?.try_get(0)?, pedido.try_get(0)?, pedido.try_get(1)?))
+    fim?;
+    Ok((pedido.try_get(2)?, pedido.try_get(0)?, pedido.try_get(1)?))
 }
 
 #[cfg(test)]

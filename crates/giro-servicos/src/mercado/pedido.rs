@@ -57,9 +57,12 @@ pub struct ItemNovo {
 }
 
 /// A new order: `$1` id, `$2` total, `$3` cliente; dated by the database's clock (SPEC §4.7), it
-/// returns its `numero` and `criado_em` as stored, so the checkout's answer shows what the page will.
+/// returns its `numero` and `criado_em` as stored, so the checkout's answer shows what the page will,
+/// and its reservations' deadline for a TTL of `$4` seconds (what [`super::reserva::INSERIR`]
+/// writes in the same transaction: `now()` is the transaction's start), with no statement of its own.
 pub const INSERIR: &str = "INSERT INTO pedido (id, status, total, criado_em, cliente) \
-                           VALUES ($1, 'AGUARDANDO_PAGAMENTO', $2, now(), $3) RETURNING numero, criado_em";
+                           VALUES ($1, 'AGUARDANDO_PAGAMENTO', $2, now(), $3) \
+                           RETURNING numero, criado_em, now() + make_interval(secs => $4)";
 /// One of its lines: `$1` pedido_id, `$2` sku, `$3` qtd, `$4` preco_unitario.
 pub const INSERIR_ITEM: &str =
     "INSERT INTO item_pedido (pedido_id, sku, qtd, preco_unitario) VALUES ($1, $2, $3, $4)";

@@ -41,10 +41,6 @@ status! {
 pub const INSERIR: &str = "INSERT INTO reserva (id, sku, qtd, pedido_id, expira_em, status) \
                            VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5), 'ATIVA')";
 
-/// `$1` the TTL in seconds: the deadline [`INSERIR`] writes in the same transaction (`now()` is the
-/// transaction's start, the same in both statements).
-pub const PRAZO: &str = "SELECT now() + make_interval(secs => $1)";
-
 /// The order's reservations, by SKU (the product lock order); `vencida` at `agora` (`None` = the
 /// database's clock; tests pass an instant).
 pub async fn do_pedido(
