@@ -171,9 +171,11 @@ pub async fn listar(
     let stmt = concat!(
         "WITH s AS (",
         saldos_sql!(),
-        "WHERE ($2::text IS NULL OR p.sku LIKE $3 ESCAPE '\\' \
-                OR translate(lower(p.descricao), 'áàâãäéèêëíìîïóòôõöúùûüçÁÀÂÃÄÉÈÊËÍÌÎÏÓÒÔÕÖÚÙÛÜÇ', 'aaaaaeeeeiiiiooooouuuucaaaaaeeeeiiiiooooouuuuc') \
-                   LIKE translate(lower($2), 'áàâãäéèêëíìîïóòôõöúùûüçÁÀÂÃÄÉÈÊËÍÌÎÏÓÒÔÕÖÚÙÛÜÇ', 'aaaaaeeeeiiiiooooouuuucaaaaaeeeeiiiiooooouuuuc') ESCAPE '\\') \
+        "WHERE ($2::text IS NULL OR p.sku LIKE $3 ESCAPE '\\' OR ",
+        sem_acentos!("p.descricao"),
+        " LIKE ",
+        sem_acentos!("$2"),
+        " ESCAPE '\\') \
               GROUP BY p.sku, d.qtd, d.n), \
              f AS (SELECT * FROM s WHERE CASE $4::text \
                 WHEN 'com-saldo' THEN valido > 0 \

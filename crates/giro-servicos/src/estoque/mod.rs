@@ -24,6 +24,19 @@
 //! date "today" for lot expiry is computed from it in SQL, in `America/Sao_Paulo`, so tests can
 //! drive the clock. Entry points pass [`agora`].
 
+/// `$texto` in lower case without accents, as SQL (a literal, for `concat!`): the warehouse's
+/// database has no `unaccent`, so its searches fold by hand, both sides alike — the console's
+/// product search and the inventory's (issue 39 §6).
+macro_rules! sem_acentos {
+    ($texto:literal) => {
+        concat!(
+            "translate(lower(",
+            $texto,
+            "), 'áàâãäéèêëíìîïóòôõöúùûüçÁÀÂÃÄÉÈÊËÍÌÎÏÓÒÔÕÖÚÙÛÜÇ', 'aaaaaeeeeiiiiooooouuuucaaaaaeeeeiiiiooooouuuuc')"
+        )
+    };
+}
+
 pub mod atendimento;
 pub mod classificacao;
 pub mod demanda;
@@ -65,12 +78,13 @@ pub fn build(ctx: &Contexto) -> anyhow::Result<Role<Estoque>> {
         series: &[],
         reparo: Arc::new(saida::ReparoEstoque),
         // Accents aside by hand: the warehouse's database has no `unaccent`.
-        busca_produto: Some(
-            "SELECT sku FROM produto_estoque \
-              WHERE (SELECT bool_and(translate(lower(descricao), 'áàâãäéèêëíìîïóòôõöúùûüç', 'aaaaaeeeeiiiiooooouuuuc') \
-                                     LIKE translate(lower(w), 'áàâãäéèêëíìîïóòôõöúùûüç', 'aaaaaeeeeiiiiooooouuuuc')) \
-                       FROM unnest($1::text[]) AS w)",
-        ),
+        busca_produto: Some(concat!(
+            "SELECT sku FROM produto_estoque WHERE (SELECT bool_and(",
+            sem_acentos!("descricao"),
+            " LIKE ",
+            sem_acentos!("w"),
+            ") FROM unnest($1::text[]) AS w)"
+        )),
     })
 }
 
