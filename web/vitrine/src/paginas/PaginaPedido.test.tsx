@@ -87,18 +87,24 @@ describe('PaginaPedido', () => {
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Pedido pago');
   });
 
-  it('payment refused (409): says so and asks again', async () => {
+  /** The page opened and "Pagar" clicked; the payment is refused (409), the order having become
+   * `depois` meanwhile (what the page reads again). */
+  async function pagarRecusado(depois: string) {
     const expira = new Date(Date.now() + 15 * 60_000).toISOString();
     let status = 'AGUARDANDO_PAGAMENTO';
     fetchFalso({
       [`GET /api/pedidos/${ID}`]: () => ({ status: 200, corpo: pedido(status, expira) }),
       [`POST /api/pedidos/${ID}/pagamento`]: () => {
-        status = 'EXPIRADO';
+        status = depois;
         return { status: 409, corpo: { title: 'Pagamento recusado', status: 409 } };
       },
     });
     abrir();
     fireEvent.click(await screen.findByRole('button', { name: 'Pagar R$\u00a034,45' }));
+  }
+
+  it('payment refused (409): says so and asks again', async () => {
+    await pagarRecusado('EXPIRADO');
     expect((await screen.findByRole('alert')).textContent).toBe(
       'O prazo da reserva terminou antes do pagamento.',
     );
@@ -106,17 +112,7 @@ describe('PaginaPedido', () => {
   });
 
   it('an order the shop cancelled while the shopper paid says so, not that time ran out', async () => {
-    const expira = new Date(Date.now() + 15 * 60_000).toISOString();
-    let status = 'AGUARDANDO_PAGAMENTO';
-    fetchFalso({
-      [`GET /api/pedidos/${ID}`]: () => ({ status: 200, corpo: pedido(status, expira) }),
-      [`POST /api/pedidos/${ID}/pagamento`]: () => {
-        status = 'CANCELADO';
-        return { status: 409, corpo: { title: 'Pagamento recusado', status: 409 } };
-      },
-    });
-    abrir();
-    fireEvent.click(await screen.findByRole('button', { name: 'Pagar R$\u00a034,45' }));
+    await pagarRecusado('CANCELADO');
     expect((await screen.findByText('Pedido cancelado')).tagName).toBe('H1');
     expect((await screen.findByRole('alert')).textContent).toBe(
       'A loja cancelou este pedido antes do pagamento. Nada foi cobrado.',
