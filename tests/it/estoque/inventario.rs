@@ -498,12 +498,22 @@ async fn a_bad_quantity_or_reason_is_a_400_naming_it_and_writes_nothing() {
             r#"{"quantidade": 11, "motivo": "avaria"}"#,
             "baixa inválida: quantidade deve ser de 1 a 10 (as unidades do lote C-10): 11",
         ),
+        (
+            r#"{"quantidade": 1, "motivo": "avaria", "quantidadeDisponivel": -1}"#,
+            "baixa inválida: quantidadeDisponivel deve ser 0 ou mais: -1",
+        ),
     ] {
         let (status, p) = baixar_com(&app, &op, COCA, "C-10", corpo).await;
         assert_eq!(status, 400, "{corpo}: {p}");
         assert_eq!(p["detail"], detalhe, "{corpo}");
     }
-    for corpo in [r#"{"quantidade": "3"}"#, r#"{"quantidade": 2.5}"#, r#"{"motivo": 3}"#, "{"] {
+    for corpo in [
+        r#"{"quantidade": "3"}"#,
+        r#"{"quantidade": 2.5}"#,
+        r#"{"motivo": 3}"#,
+        r#"{"quantidadeDisponivel": "10"}"#,
+        "{",
+    ] {
         let (status, p) = baixar_com(&app, &op, COCA, "C-10", corpo).await;
         assert_eq!(status, 400, "{corpo}: {p}");
         let d = p["detail"].as_str().unwrap();

@@ -402,6 +402,9 @@ pub async fn baixar(
     if let Some(q) = pedido.quantidade.filter(|q| *q <= 0) {
         return Err(invalida(format!("quantidade deve ser maior que 0: {q}")));
     }
+    if let Some(v) = pedido.quantidade_disponivel.filter(|v| *v < 0) {
+        return Err(invalida(format!("quantidadeDisponivel deve ser 0 ou mais: {v}")));
+    }
     if !sku_valido(sku) {
         return Err(sku_desconhecido(sku));
     }
