@@ -89,6 +89,12 @@ pub fn tabela(r: &serde_json::Value) -> String {
         if let Some(x) = r["processos"]["razaoLimiteBanco"].as_f64() {
             row("separate publishers as a ratio of the DB-only limit".into(), format!("{:.0} %", 100.0 * x));
         }
+        if let Some(x) = r["processos"]["razaoPorEvento"].as_f64() {
+            row(
+                "separate publishers ÷ the receiver's statements, one transaction per event (pgbench)".into(),
+                format!("{x:.2}× ({} events/s)", r["limiteBanco"]["umaTransacaoPorEventoEventosPorSegundo"]),
+            );
+        }
         if let Some(lim) = r["processos"]["limiteBancoNoLote"]["eventosPorSegundo"].as_f64() {
             row(
                 format!(
