@@ -24,7 +24,8 @@ pub struct BuscaArgs {
 
 /// The queries measured: common words (a tenth of the catalogue), two and three words, a
 /// quantity, a rare pair, a word nothing has, the exact SKU, a word naming a common category
-/// (`bebida`, issue 39) and one naming a category with no product (`racao`, `pet`).
+/// (`bebida`, issue 39), one naming a category with no product (`racao`, `pet`), and words shorter
+/// than a trigram: one letter (`a`, in most names) and two letters no name holds (`zq`).
 pub const CONSULTAS: &[&str] = &[
     "cafe",
     "CAFÉ moído",
@@ -35,6 +36,8 @@ pub const CONSULTAS: &[&str] = &[
     "7800000012345",
     "bebida",
     "racao",
+    "a",
+    "zq",
 ];
 
 /// Product type, its tag and its category (a tenth of the catalogue are drinks, `bebidas`).
