@@ -37,7 +37,7 @@ async fn both_schemas_migrate_from_empty_and_a_second_run_changes_nothing() {
                 "sessao_operador",
                 "solicitacao_reposicao",
             ][..],
-            27,
+            28,
         ),
         (
             Servico::Estoque,

@@ -44,8 +44,10 @@
 //!   order alone). One probe per length is why few matches do not go that way: every length
 //!   would be probed, each probe decoding the words' posting lists again (17 ms for `oleo soja
 //!   liza 900 ml`, 25 matches). A word shorter than a trigram (`a`, `5`) gives the index nothing
-//!   to intersect: it is matched by `strpos`, each length read in order through V28, cheap when
-//!   the word is common, the whole catalogue when it is rare, as before. The words are normalised
+//!   to intersect: it is matched by `strpos`, each length read in order through V28 when the
+//!   word is common; when every word is that short and few products match, mercado V31's trigram
+//!   index of the text with each character tripled finds them (`zq` is `zzzqqq` there: 30 ms →
+//!   0.1 ms for a two-letter word no name holds, 100 000 products). The words are normalised
 //!   once (a CTE), so the plan does not depend on them and PostgreSQL's generic plan for the
 //!   cached statement is the same. Trigram `similarity` ranked before (issue 26: 92 ms for
 //!   `cafe`, docs/benchmarks.md).
@@ -303,10 +305,18 @@ pub async fn buscar_texto(
     // Each word normalised once (a materialised CTE: its values are parameters of the per-length
     // scans, never recomputed per row), then matched by LIKE, which the trigram index serves, or,
     // shorter than a trigram, by strpos, so the index is not asked to scan every trigram.
+    // Every word shorter than a trigram: with few matches, mercado V31's index of the tripled text
+    // finds them (`zq` is `zzzqqq` there), instead of `strpos` reading every text.
+    let curtas = ws.iter().all(|w| w.chars().count() <= 2);
     let mut normalizadas = Vec::new();
     let mut condicoes = String::new();
+    let mut triplicadas = String::new();
     for (i, w) in ws.iter().enumerate() {
         normalizadas.push(format!("giro_normalizar(${}) AS p{i}", i + 3));
+        if curtas {
+            normalizadas.push(format!("giro_triplicar(giro_normalizar(${})) AS t{i}", i + 3));
+            triplicadas.push_str(&format!(" AND giro_triplicar(busca) LIKE '%' || p.t{i} || '%'"));
+        }
         let texto = match w.chars().count() {
             0..=2 => format!("strpos(busca, p.p{i}) > 0"),
             _ => format!("busca LIKE '%' || p.p{i} || '%'"),
@@ -325,6 +335,9 @@ pub async fn buscar_texto(
     // through one index intersection, sorted (OFFSET 0 keeps V28's walk out of it).
     let filtro =
         format!("listado AND ($1::text IS NULL OR categoria = $1) AND (sku = $2 OR (true{condicoes}))");
+    let filtro_poucos = format!(
+        "listado AND ($1::text IS NULL OR categoria = $1) AND (sku = $2 OR (true{condicoes}{triplicadas}))"
+    );
     let stmt = &format!(
         "WITH p AS MATERIALIZED (SELECT {}), \
          muitos AS MATERIALIZED (SELECT count(*) * 100 / {AMOSTRA} >= {MUITOS} AS sim \
@@ -337,7 +350,7 @@ pub async fn buscar_texto(
           WHERE (SELECT sim FROM muitos) LIMIT {MAX_RESULTADOS}) \
          UNION ALL \
          (SELECT {COLUNAS} FROM (SELECT {COLUNAS}, length(busca) AS tamanho FROM p, produto_vitrine \
-              WHERE NOT (SELECT sim FROM muitos) AND {filtro} OFFSET 0) AS s \
+              WHERE NOT (SELECT sim FROM muitos) AND {filtro_poucos} OFFSET 0) AS s \
           ORDER BY tamanho, {ORDEM} LIMIT {MAX_RESULTADOS})",
         normalizadas.join(", ")
     );
