@@ -132,13 +132,15 @@ fn giro_bench_busca_generates_the_catalogue_and_reports_each_query() {
     let x = &r["busca"];
     assert_eq!(x["produtos"], 2000, "{x}");
     let consultas = x["consultas"].as_array().unwrap();
-    assert_eq!(consultas.len(), 9, "{x}");
+    assert_eq!(consultas.len(), 11, "{x}");
     let achados = |q: &str| consultas.iter().find(|c| c["busca"] == q).unwrap()["achados"].as_u64().unwrap();
     // The generator's words are found as a shopper types them; nothing has "xyzzy".
     assert!(achados("cafe") > 0 && achados("CAFÉ moído") > 0, "{x}");
     assert_eq!(achados("xyzzy"), 0, "{x}");
     // A category's word finds its products (a tenth are drinks); no product is a pet's.
     assert_eq!((achados("bebida"), achados("racao")), (100, 0), "{x}");
+    // Words shorter than a trigram: one letter most names hold, two letters none does.
+    assert_eq!((achados("a"), achados("zq")), (100, 0), "{x}");
     assert!(consultas.iter().all(|c| c["p99Ms"].as_f64().is_some()), "{x}");
 }
 
@@ -201,6 +203,10 @@ fn giro_bench_relay_processos_runs_and_reports_json() {
         "{:#}",
         p["limiteBancoNoLote"]
     );
+    // Issue 40's floor: the receiver's statements, one transaction per event, and Girô's ratio to it.
+    let piso = &r["limiteBanco"]["umaTransacaoPorEventoEventosPorSegundo"];
+    assert!(piso.as_f64().unwrap() > 0.0, "{:#}", r["limiteBanco"]);
+    assert!(p["razaoPorEvento"].as_f64().unwrap() > 0.0, "{p:#}");
 }
 
 /// The peers need node and npm (CI has both; `bench/peers/setup.sh` installs the pinned packages).
