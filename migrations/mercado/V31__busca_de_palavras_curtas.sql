@@ -3,8 +3,8 @@
 -- `strpos` ran on every text (30 ms on 100 000 products, growing with the catalogue; a query any
 -- client can send). Here every character of `busca` is written three times: a word of one or
 -- two letters is a substring of `busca` exactly when the word so tripled (`zq` → `zzzqqq`, two to
--- four trigrams) is one of this text, which a trigram index finds (0.1 ms). The search asks it
--- only when every word is that short and few products match
+-- four trigrams) is one of this text, which a trigram index finds (about 1 ms). The search asks
+-- it only when every word is that short, of ASCII letters and digits, and few products match
 -- (crates/giro-servicos/src/mercado/produto.rs, "Words"); common short words walk V28's order.
 -- Like V29, no pending list, and it changes only with a product's name, tags or listing.
 CREATE FUNCTION giro_triplicar(t text) RETURNS text

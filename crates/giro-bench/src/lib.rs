@@ -92,7 +92,10 @@ pub fn tabela(r: &serde_json::Value) -> String {
         if let Some(x) = r["processos"]["razaoPorEvento"].as_f64() {
             row(
                 "separate publishers ÷ the receiver's statements, one transaction per event (pgbench)".into(),
-                format!("{x:.2}× ({} events/s)", r["limiteBanco"]["umaTransacaoPorEventoEventosPorSegundo"]),
+                format!(
+                    "{x:.2}× ({:.0} events/s)",
+                    r["limiteBanco"]["umaTransacaoPorEventoEventosPorSegundo"].as_f64().unwrap_or(0.0)
+                ),
             );
         }
         if let Some(lim) = r["processos"]["limiteBancoNoLote"]["eventosPorSegundo"].as_f64() {

@@ -425,7 +425,7 @@ async fn referencia_db(
         "\\set t random(1, 9000000000000000000)".to_string(),
         "\\set u random(1, 1000000000000)".to_string(),
         format!(
-            "WITH c AS ({}) SELECT array_agg(id)::text AS ids FROM c \\gset",
+            "WITH c AS ({}) SELECT coalesce(array_agg(id), '{{}}')::text AS ids FROM c \\gset",
             bind(
                 giro_outbox::internos::CLAIM,
                 &[

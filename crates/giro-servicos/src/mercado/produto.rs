@@ -45,9 +45,10 @@
 //!   would be probed, each probe decoding the words' posting lists again (17 ms for `oleo soja
 //!   liza 900 ml`, 25 matches). A word shorter than a trigram (`a`, `5`) gives the index nothing
 //!   to intersect: it is matched by `strpos`, each length read in order through V28 when the
-//!   word is common; when every word is that short and few products match, mercado V31's trigram
-//!   index of the text with each character tripled finds them (`zq` is `zzzqqq` there: 30 ms →
-//!   0.1 ms for a two-letter word no name holds, 100 000 products). The words are normalised
+//!   word is common; when every word is that short, of ASCII letters and digits, and few products
+//!   match (no category filter), mercado V31's trigram index of the text with each character
+//!   tripled finds them (`zq` is `zzzqqq` there: 30 ms → about 1 ms for a two-letter word no name
+//!   holds, 100 000 products). The words are normalised
 //!   once (a CTE), so the plan does not depend on them and PostgreSQL's generic plan for the
 //!   cached statement is the same. Trigram `similarity` ranked before (issue 26: 92 ms for
 //!   `cafe`, docs/benchmarks.md).
@@ -306,8 +307,15 @@ pub async fn buscar_texto(
     // scans, never recomputed per row), then matched by LIKE, which the trigram index serves, or,
     // shorter than a trigram, by strpos, so the index is not asked to scan every trigram.
     // Every word shorter than a trigram: with few matches, mercado V31's index of the tripled text
-    // finds them (`zq` is `zzzqqq` there), instead of `strpos` reading every text.
-    let curtas = ws.iter().all(|w| w.chars().count() <= 2);
+    // finds them (`zq` is `zzzqqq` there), instead of `strpos` reading every text. Only ASCII
+    // letters and digits, which are word characters to pg_trgm in every locale (a character it
+    // does not index leaves the pattern no trigram, and the index would hand back every row, each
+    // tripled again to recheck), and only when the words alone are rare: the sample counts the
+    // category filter and a category word's products too, which this index cannot narrow (`a` in a
+    // small category: 400 ms instead of 12–36).
+    let curtas = categoria.is_none()
+        && categorias.is_empty()
+        && ws.iter().all(|w| w.len() <= 2 && w.chars().all(|c| c.is_ascii_alphanumeric()));
     let mut normalizadas = Vec::new();
     let mut condicoes = String::new();
     let mut triplicadas = String::new();
