@@ -25,14 +25,13 @@ pub async fn pagar(db: &Db, id: Uuid, agora: Option<DateTime<Utc>>) -> Result<Pe
     // Prepared first (cached: no round trip after the connection's first payment), so each
     // statement goes out on its first poll, in poll order: the lock before the read, the writes
     // before the detail's reads.
-    let (detalhe, itens) = (pedido::DETALHE, pedido::DETALHE_ITENS);
     let sqls = [
         pedido::TRAVAR,
         reserva::DO_PEDIDO,
         pedido::MUDAR_STATUS,
         reserva::CONFIRMAR_DO_PEDIDO,
-        detalhe,
-        itens,
+        pedido::DETALHE,
+        pedido::DETALHE_ITENS,
     ];
     Sql::aquecer(&tx, &sqls).await?;
     let (status, reservas) = tokio::join!(pedido::travar(&tx, id), reserva::do_pedido(&tx, id, agora));

@@ -44,7 +44,7 @@ pub const INSERIR: &str = "INSERT INTO reserva (id, sku, qtd, pedido_id, expira_
 /// [`do_pedido`]'s read: `$1` pedido_id, `$2` the instant (NULL = the database's clock).
 pub const DO_PEDIDO: &str =
     "SELECT id, sku, qtd, expira_em, status, expira_em <= COALESCE($2, now()) AS vencida \
-                             FROM reserva WHERE pedido_id = $1 ORDER BY sku, id";
+     FROM reserva WHERE pedido_id = $1 ORDER BY sku, id";
 
 /// The order's reservations, by SKU (the product lock order); `vencida` at `agora` (`None` = the
 /// database's clock; tests pass an instant).
