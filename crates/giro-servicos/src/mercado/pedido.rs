@@ -9,7 +9,7 @@
 //! time zone, not the server's).
 
 use chrono::{DateTime, Utc};
-use giro_infra::db::Sql;
+use giro_infra::db::{Param, Sql};
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
@@ -67,10 +67,12 @@ pub const INSERIR: &str = "INSERT INTO pedido (id, status, total, criado_em, cli
 pub const INSERIR_ITEM: &str =
     "INSERT INTO item_pedido (pedido_id, sku, qtd, preco_unitario) VALUES ($1, $2, $3, $4)";
 
-/// Locks the order, waiting for a lock held elsewhere (payment).
+/// Locks order `$1`, waiting for a lock held elsewhere (payment).
+pub const TRAVAR: &str = "SELECT status FROM pedido WHERE id = $1 FOR UPDATE";
+
+/// Locks the order ([`TRAVAR`]).
 pub async fn travar(tx: &Tx<'_>, id: Uuid) -> Result<Option<StatusPedido>, ErroMercado> {
-    let stmt = "SELECT status FROM pedido WHERE id = $1 FOR UPDATE";
-    status_de(tx.query_opt(stmt, &[&id]).await?)
+    status_de(tx.query_opt(TRAVAR, &[&id]).await?)
 }
 
 /// Locks the order unless someone else holds it (the expiry sweep: a payment in progress or
@@ -87,10 +89,13 @@ fn status_de(r: Option<tokio_postgres::Row>) -> Result<Option<StatusPedido>, Err
     .transpose()
 }
 
-/// Also stamps `pago_em` (the database's clock) when the order becomes PAGO.
+/// Order `$1` becomes status `$2`; also stamps `pago_em` (the database's clock) when it becomes PAGO.
+pub const MUDAR_STATUS: &str = "UPDATE pedido SET status = $2::text, \
+                                pago_em = CASE WHEN $2::text = 'PAGO' THEN now() ELSE pago_em END WHERE id = $1";
+
+/// [`MUDAR_STATUS`].
 pub async fn mudar_status(tx: &Tx<'_>, id: Uuid, status: StatusPedido) -> Result<(), ErroMercado> {
-    let stmt = "UPDATE pedido SET status = $2::text, pago_em = CASE WHEN $2::text = 'PAGO' THEN now() ELSE pago_em END WHERE id = $1";
-    tx.execute(stmt, &[&id, &status.nome()]).await?;
+    tx.execute(MUDAR_STATUS, &[&id, &status.nome()]).await?;
     Ok(())
 }
 
@@ -123,20 +128,23 @@ pub struct PedidoDetalhe {
     pub itens: Vec<ItemDetalhe>,
 }
 
+/// The detail's order row: `$1` id.
+pub const DETALHE: &str = "SELECT p.numero, p.status, p.total, p.criado_em, \
+                               (SELECT min(r.expira_em) FROM reserva r WHERE r.pedido_id = p.id) AS reserva_expira_em \
+                           FROM pedido p WHERE p.id = $1";
+/// The detail's lines: `$1` pedido_id.
+pub const DETALHE_ITENS: &str = "SELECT i.sku, coalesce(v.nome, i.sku) AS nome, i.qtd, i.preco_unitario \
+                                 FROM item_pedido i LEFT JOIN produto_vitrine v ON v.sku = i.sku \
+                                 WHERE i.pedido_id = $1 ORDER BY i.id";
+
 pub async fn detalhe(db: &impl Sql, id: Uuid) -> Result<Option<PedidoDetalhe>, ErroMercado> {
-    let stmt = "SELECT p.numero, p.status, p.total, p.criado_em, \
-                    (SELECT min(r.expira_em) FROM reserva r WHERE r.pedido_id = p.id) AS reserva_expira_em \
-             FROM pedido p WHERE p.id = $1";
-    let Some(p) = db.query_opt(stmt, &[&id]).await? else {
+    // Independent reads, sent together (pipelined on one connection): one round trip.
+    let param: [&dyn Param; 1] = [&id];
+    let (p, itens) = tokio::join!(db.query_opt(DETALHE, &param), db.query(DETALHE_ITENS, &param));
+    let Some(p) = p? else {
         return Ok(None);
     };
-    let itens = "SELECT i.sku, coalesce(v.nome, i.sku) AS nome, i.qtd, i.preco_unitario \
-             FROM item_pedido i LEFT JOIN produto_vitrine v ON v.sku = i.sku \
-             WHERE i.pedido_id = $1 ORDER BY i.id";
-    let itens = giro_infra::da_linhas!(
-        db.query(itens, &[&id]).await?,
-        ItemDetalhe { sku, nome, qtd, preco_unitario }
-    )?;
+    let itens = giro_infra::da_linhas!(itens?, ItemDetalhe { sku, nome, qtd, preco_unitario })?;
     let status: String = p.try_get("status")?;
     Ok(Some(PedidoDetalhe {
         id,

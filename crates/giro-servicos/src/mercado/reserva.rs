@@ -41,6 +41,11 @@ status! {
 pub const INSERIR: &str = "INSERT INTO reserva (id, sku, qtd, pedido_id, expira_em, status) \
                            VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5), 'ATIVA')";
 
+/// [`do_pedido`]'s read: `$1` pedido_id, `$2` the instant (NULL = the database's clock).
+pub const DO_PEDIDO: &str =
+    "SELECT id, sku, qtd, expira_em, status, expira_em <= COALESCE($2, now()) AS vencida \
+     FROM reserva WHERE pedido_id = $1 ORDER BY sku, id";
+
 /// The order's reservations, by SKU (the product lock order); `vencida` at `agora` (`None` = the
 /// database's clock; tests pass an instant).
 pub async fn do_pedido(
@@ -48,9 +53,7 @@ pub async fn do_pedido(
     pedido_id: Uuid,
     agora: Option<DateTime<Utc>>,
 ) -> Result<Vec<Reserva>, ErroMercado> {
-    let stmt = "SELECT id, sku, qtd, expira_em, status, expira_em <= COALESCE($2, now()) AS vencida \
-               FROM reserva WHERE pedido_id = $1 ORDER BY sku, id";
-    tx.query(stmt, &[&pedido_id, &agora])
+    tx.query(DO_PEDIDO, &[&pedido_id, &agora])
         .await?
         .iter()
         .map(|r| {
@@ -66,10 +69,13 @@ pub async fn do_pedido(
         .collect()
 }
 
-/// `confirmar()` for every active reservation of a paid order.
+/// `confirmar()` for every active reservation of paid order `$1`.
+pub const CONFIRMAR_DO_PEDIDO: &str =
+    "UPDATE reserva SET status = 'CONFIRMADA' WHERE pedido_id = $1 AND status = 'ATIVA'";
+
+/// [`CONFIRMAR_DO_PEDIDO`]; returns how many were confirmed.
 pub async fn confirmar_do_pedido(tx: &Tx<'_>, pedido_id: Uuid) -> Result<u64, ErroMercado> {
-    let stmt = "UPDATE reserva SET status = 'CONFIRMADA' WHERE pedido_id = $1 AND status = 'ATIVA'";
-    Ok(tx.execute(stmt, &[&pedido_id]).await?)
+    Ok(tx.execute(CONFIRMAR_DO_PEDIDO, &[&pedido_id]).await?)
 }
 
 /// `expirar()`: ATIVA → EXPIRADA; false when it was no longer active.
