@@ -444,58 +444,52 @@ async fn referencia_db(
         format!("{};", bind(giro_outbox::internos::MARK_SENT, &[":ids::uuid[]", token])),
     ]
     .join("\n");
-    let mut estoque_linhas = vec![
-        "BEGIN;".to_string(),
-        format!(
-            "{};",
-            bind(
-                giro_outbox::internos::REGISTRAR_NOVOS,
-                &[&format!("ARRAY(SELECT gen_random_uuid() FROM generate_series(1, {chunk}))")]
-            )
-        ),
-    ];
-    for i in 0..chunk {
-        estoque_linhas.push(format!("\\set s{i} random(7890000000001, 7899999999999)"));
-        estoque_linhas.push(format!(
-            "{};",
-            bind(&giro_servicos::estoque::produto::sql_bloquear(), &[&format!(":s{i}::bigint::text")])
-        ));
-        estoque_linhas.push(format!(
-            "{};",
-            bind(
-                giro_outbox::internos::REGISTRAR,
-                &[
-                    "gen_random_uuid()",
-                    "'ReposicaoNegada'",
-                    &format!("jsonb_build_object('sku', :s{i}::bigint::text, 'motivo', 'SKU_DESCONHECIDO')"),
-                    "'00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'",
-                ]
-            )
-        ));
-    }
-    estoque_linhas.push("COMMIT;".into());
-    let script_estoque = estoque_linhas.join("\n");
+    // One event's statements, its SKU in pgbench variable `v`: the SKU drawn, the product locked,
+    // the answer written.
+    let evento = |v: &str| {
+        [
+            format!("\\set {v} random(7890000000001, 7899999999999)"),
+            format!(
+                "{};",
+                bind(&giro_servicos::estoque::produto::sql_bloquear(), &[&format!(":{v}::bigint::text")])
+            ),
+            format!(
+                "{};",
+                bind(
+                    giro_outbox::internos::REGISTRAR,
+                    &[
+                        "gen_random_uuid()",
+                        "'ReposicaoNegada'",
+                        &format!(
+                            "jsonb_build_object('sku', :{v}::bigint::text, 'motivo', 'SKU_DESCONHECIDO')"
+                        ),
+                        "'00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'",
+                    ]
+                )
+            ),
+        ]
+    };
+    // One transaction of `n` events: their inbox rows in one statement, then each event's.
+    let transacao = |n: usize| {
+        let mut linhas = vec![
+            "BEGIN;".to_string(),
+            format!(
+                "{};",
+                bind(
+                    giro_outbox::internos::REGISTRAR_NOVOS,
+                    &[&format!("ARRAY(SELECT gen_random_uuid() FROM generate_series(1, {n}))")]
+                )
+            ),
+        ];
+        for i in 0..n {
+            linhas.extend(evento(&format!("s{i}")));
+        }
+        linhas.push("COMMIT;".into());
+        linhas.join("\n")
+    };
+    let script_estoque = transacao(chunk);
     // The naive receiver: the same statements, one transaction per event.
-    let script_por_evento = [
-        "\\set s random(7890000000001, 7899999999999)".to_string(),
-        "BEGIN;".to_string(),
-        format!("{};", bind(giro_outbox::internos::REGISTRAR_NOVOS, &["ARRAY[gen_random_uuid()]"])),
-        format!("{};", bind(&giro_servicos::estoque::produto::sql_bloquear(), &[":s::bigint::text"])),
-        format!(
-            "{};",
-            bind(
-                giro_outbox::internos::REGISTRAR,
-                &[
-                    "gen_random_uuid()",
-                    "'ReposicaoNegada'",
-                    "jsonb_build_object('sku', :s::bigint::text, 'motivo', 'SKU_DESCONHECIDO')",
-                    "'00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'",
-                ]
-            )
-        ),
-        "COMMIT;".to_string(),
-    ]
-    .join("\n");
+    let script_por_evento = transacao(1);
 
     let dir = std::env::temp_dir();
     let (fm, fe, f1) = (
