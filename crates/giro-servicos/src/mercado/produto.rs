@@ -46,11 +46,11 @@
 //!   liza 900 ml`, 25 matches). A word shorter than a trigram (`a`, `5`) gives the index nothing
 //!   to intersect: it is matched by `strpos`, each length read in order through V28 when the
 //!   word is common; when every word is that short, of ASCII letters and digits, and few products
-//!   match (no category filter), mercado V31's trigram index of the text with each character
-//!   tripled finds them (`zq` is `zzzqqq` there: 30 ms → about 1 ms for a two-letter word no name
-//!   holds, 100 000 products). The words are normalised
-//!   once (a CTE), so the plan does not depend on them and PostgreSQL's generic plan for the
-//!   cached statement is the same. Trigram `similarity` ranked before (issue 26: 92 ms for
+//!   match (no category filter nor category word), mercado V31's trigram index of the text with
+//!   each character tripled finds them (`zq` is `zzzqqq` there: 30 ms → about 1 ms for a
+//!   two-letter word no name holds, 100 000 products). The words are normalised once (a CTE), so
+//!   the plan does not depend on them and PostgreSQL's generic plan for the cached statement is
+//!   the same. Trigram `similarity` ranked before (issue 26: 92 ms for
 //!   `cafe`, docs/benchmarks.md).
 //! - **Categories** (issue 39): a word that names a category — its name, singular or plural, or a
 //!   word a shopper uses for it ("refrigerante", "suco" for `bebidas`; [`CATEGORIAS_POR_PALAVRA`],
